@@ -1,0 +1,47 @@
+//! htmlabs makes every link in an HTML document absolute, by RFC 1808.
+//!
+//! The pipeline (see `DESIGN.md` in the project's shared folder):
+//!
+//! ```text
+//! bytes in ─► sniff encoding ─► establish base (§3 layers) ─► rewrite URL values ─► bytes out
+//! ```
+//!
+//! - [`rfc1808`]: the resolver, §2.4 parsing and §4 resolution.
+//! - [`rfc3986`]: the opt-in second standard, RFC 3986 §5.2.
+
+use std::borrow::Cow;
+
+pub mod rfc1808;
+pub mod rfc3986;
+
+/// Which standard resolves references.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Standard {
+    /// RFC 1808 §4, the default: `..` above the root is kept, `;params` are
+    /// their own component, the empty reference keeps the base's fragment.
+    #[default]
+    Rfc1808,
+    /// RFC 3986 §5.2 with a strict parser, as browsers resolve these cases.
+    Rfc3986,
+}
+
+impl Standard {
+    /// Resolves `reference` against `base`. An empty base leaves every
+    /// reference as it is (RFC 1808 §4 step 1, §3.4), in both standards.
+    pub fn resolve<'a>(self, base: &'a str, reference: &'a str) -> Cow<'a, str> {
+        match self {
+            Standard::Rfc1808 => rfc1808::resolve(base, reference),
+            Standard::Rfc3986 if base.is_empty() => Cow::Borrowed(reference),
+            Standard::Rfc3986 => Cow::Owned(rfc3986::resolve(base, reference)),
+        }
+    }
+
+    /// Whether `value` starts with a scheme, by this standard's parser: such a
+    /// value is absolute and is left as it is.
+    pub fn has_scheme(self, value: &str) -> bool {
+        match self {
+            Standard::Rfc1808 => rfc1808::scheme_len(value).is_some(),
+            Standard::Rfc3986 => rfc3986::scheme_len(value).is_some(),
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)] // each test binary uses its own part of this module
+
+use std::path::{Path, PathBuf};
+
+/// One row of a resolution table: `source, base, reference, expected`.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// `file:line` and the row's source tag, to name a failing case.
+    pub name: String,
+    pub base: String,
+    pub reference: String,
+    pub expected: String,
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Every row of every `.tsv` file in `fixtures/<dir>`; `#` starts a comment
+/// line. A malformed row panics with its place, so a typo cannot drop a case.
+pub fn load_table(dir: &str) -> Vec<Case> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures().join(dir))
+        .unwrap_or_else(|e| panic!("fixtures/{dir}: {e}"))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "tsv"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') || line.is_empty() {
+                continue;
+            }
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [source, base, reference, expected] = fields[..] else {
+                panic!(
+                    "{dir}/{file_name}:{}: want 4 tab-separated fields, got {}",
+                    i + 1,
+                    fields.len()
+                );
+            };
+            cases.push(Case {
+                name: format!("{dir}/{file_name}:{} [{source}]", i + 1),
+                base: base.to_owned(),
+                reference: reference.to_owned(),
+                expected: expected.to_owned(),
+            });
+        }
+    }
+    cases
+}
+
+/// `../shared` beside the checkout, or `None` with a one-line note: users'
+/// clones do not have it, CI's do.
+pub fn shared(test: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("note: {test} skipped: ../shared is not beside this checkout");
+        None
+    }
+}
