@@ -36,12 +36,30 @@ impl Standard {
         }
     }
 
-    /// Whether `value` starts with a scheme, by this standard's parser: such a
-    /// value is absolute and is left as it is.
-    pub fn has_scheme(self, value: &str) -> bool {
+    /// The length of the scheme `value` starts with, by this standard's
+    /// parser, without its colon.
+    pub fn scheme_len(self, value: &str) -> Option<usize> {
         match self {
-            Standard::Rfc1808 => rfc1808::scheme_len(value).is_some(),
-            Standard::Rfc3986 => rfc3986::scheme_len(value).is_some(),
+            Standard::Rfc1808 => rfc1808::scheme_len(value),
+            Standard::Rfc3986 => rfc3986::scheme_len(value),
         }
     }
+
+    /// Whether `value` starts with a scheme: such a value is absolute and is
+    /// left as it is.
+    pub fn has_scheme(self, value: &str) -> bool {
+        self.scheme_len(value).is_some()
+    }
 }
+
+pub mod attrs;
+pub mod base;
+pub mod cli;
+pub mod lookahead;
+pub mod report;
+pub mod rewrite;
+pub mod value;
+
+pub use base::{Base, Layer, Layers};
+pub use report::{Counts, Report, Warning};
+pub use rewrite::{Config, Error, Rewriter, rewrite};

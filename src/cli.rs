@@ -1,0 +1,109 @@
+//! The command line, as the user typed it (clap derive), and its checks on
+//! the way to a [`Config`].
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+use crate::{Config, Layers, Standard};
+
+const EXAMPLES: &str = "\
+Examples:
+  htmlabs --retrieved-from https://example.com/docs/page.html < page.html > out.html
+  htmlabs -r https://example.com/docs/ -o site/index.html site/index.html
+  htmlabs -v -r https://example.com/a/b.html page.html > /dev/null
+
+The base is, in RFC 1808 §3's order: the page's first <base href> in the head
+(resolved against what lies below it), else --retrieved-from, else none, and
+then the page comes out unchanged.";
+
+/// Make every link in an HTML document absolute, by RFC 1808.
+///
+/// Reads HTML, resolves every href and src against the document's base URL,
+/// and writes the page back with only those values changed, byte for byte.
+#[derive(Debug, Parser)]
+#[command(name = "htmlabs", version, after_help = EXAMPLES)]
+pub struct Cli {
+    /// The HTML file to read: standard input when absent or `-`.
+    pub file: Option<PathBuf>,
+
+    /// The URL the document was retrieved from (RFC 1808 §3.3); it must have
+    /// a scheme.
+    #[arg(short = 'r', long, value_name = "URL")]
+    pub retrieved_from: Option<String>,
+
+    /// Write to FILE (through a temporary file beside it, renamed into place
+    /// at the end) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// How references are resolved.
+    #[arg(long, value_enum, default_value_t = StandardArg::Rfc1808)]
+    pub standard: StandardArg,
+
+    /// Leave same-document references (`#top`, and the empty `""`) as they are.
+    #[arg(long)]
+    pub keep_fragments: bool,
+
+    /// Hold at most this many bytes while looking for `<base href>`.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub max_lookahead: usize,
+
+    /// Say which layer set the base, and count the URL values by outcome.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
+
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StandardArg {
+    /// RFC 1808 §4 (the default)
+    Rfc1808,
+    /// RFC 3986 §5.2, as browsers resolve
+    Rfc3986,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error("--retrieved-from must be an absolute URL, with a scheme: `{0}`")]
+    RelativeRetrieval(String),
+    #[error("--retrieved-from holds a control character: `{0}`")]
+    ControlCharacter(String),
+}
+
+impl Cli {
+    /// The validated configuration of a run.
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        let standard = match self.standard {
+            StandardArg::Rfc1808 => Standard::Rfc1808,
+            StandardArg::Rfc3986 => Standard::Rfc3986,
+        };
+        if let Some(url) = &self.retrieved_from {
+            if url.chars().any(char::is_control) {
+                return Err(ConfigError::ControlCharacter(
+                    url.escape_debug().to_string(),
+                ));
+            }
+            if !standard.has_scheme(url) {
+                return Err(ConfigError::RelativeRetrieval(url.clone()));
+            }
+        }
+        Ok(Config {
+            layers: Layers {
+                encapsulating: None,
+                retrieval: self.retrieved_from.clone(),
+            },
+            standard,
+            keep_fragments: self.keep_fragments,
+            max_lookahead: self.max_lookahead,
+        })
+    }
+
+    /// The input file, or `None` for standard input.
+    pub fn input(&self) -> Option<&PathBuf> {
+        self.file.as_ref().filter(|f| f.as_os_str() != "-")
+    }
+}

@@ -1,0 +1,253 @@
+//! Finding the embedded base (RFC 1808 §3.1) before the first URL is written.
+//!
+//! `<base>` may follow `<link href>` in the head, so the output is held until
+//! the first `<base href>` is seen or the head is over. The head is over at a
+//! start tag other than those a head holds, at text that is not whitespace
+//! outside title, script, style, noscript, noframes and template, or at the
+//! end of input; the hold is also bounded by a byte limit.
+//!
+//! The probe is its own read-only lol_html pass, fed the same writes as the
+//! rewriter, and dropped once it has decided: the rewriter itself must not
+//! carry text handlers, because lol_html writes handled text back re-encoded
+//! (invalid bytes would become U+FFFD). Heads are small, so the second pass
+//! costs little.
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::rc::Rc;
+
+use lol_html::html_content::{Element, TextChunk, TextType};
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, doc_text, element};
+
+/// Start tags that leave the head open (the HTML standard's "in head"
+/// insertion mode, plus `html` and `head` themselves).
+const HEAD_ELEMENTS: &[&str] = &[
+    "html", "head", "base", "basefont", "bgsound", "link", "meta", "noframes", "script", "style",
+    "template", "title", "noscript",
+];
+
+/// What ended the hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// The first `<base>` with an `href` in the head: its tag's byte offset,
+    /// its raw value, and the value's byte range.
+    Base {
+        offset: usize,
+        href: String,
+        value: Range<usize>,
+    },
+    /// The head ended at this byte offset with no `<base href>`.
+    HeadOver { offset: usize },
+    /// Nothing decided within the lookahead limit.
+    Limit,
+    /// The input ended first.
+    End,
+}
+
+#[derive(Default)]
+struct State {
+    /// Open `<template>` elements: what is inside one does not count.
+    template_depth: usize,
+    decision: Option<Decision>,
+}
+
+/// The probe's output goes nowhere: the rewriter writes the document.
+type Discard = fn(&[u8]);
+
+pub struct Probe {
+    rewriter: Option<HtmlRewriter<'static, Discard>>,
+    state: Rc<RefCell<State>>,
+    limit: usize,
+    fed: usize,
+}
+
+impl Probe {
+    /// A probe that decides by byte `limit` at the latest. Only tokens that
+    /// end within the limit count, so where the hold ends does not depend on
+    /// how the input is split into writes.
+    pub fn new(encoding: AsciiCompatibleEncoding, limit: usize) -> Self {
+        let state = Rc::new(RefCell::new(State::default()));
+        let on_element = {
+            let state = Rc::clone(&state);
+            move |el: &mut Element| {
+                on_start_tag(&state, el, limit);
+                Ok(())
+            }
+        };
+        let on_text = {
+            let state = Rc::clone(&state);
+            move |text: &mut TextChunk| {
+                on_text(&mut state.borrow_mut(), text, limit);
+                Ok(())
+            }
+        };
+        let settings = Settings::new()
+            .append_element_content_handler(element!("*", on_element))
+            .append_document_content_handler(doc_text!(on_text))
+            .with_encoding(encoding)
+            .with_strict(false);
+        let sink: Discard = |_| {};
+        Probe {
+            rewriter: Some(HtmlRewriter::new(settings, sink)),
+            state,
+            limit,
+            fed: 0,
+        }
+    }
+
+    /// Feeds the next bytes of the input; returns the decision once there is
+    /// one, and from then on ignores its input.
+    pub fn write(&mut self, chunk: &[u8]) -> Option<Decision> {
+        let rewriter = self.rewriter.as_mut()?;
+        self.fed += chunk.len();
+        // A probe that fails (a memory limit) has nothing more to say: the
+        // hold ends as at the limit.
+        let failed = rewriter.write(chunk).is_err();
+        let mut state = self.state.borrow_mut();
+        if state.decision.is_none() && (failed || self.fed > self.limit) {
+            state.decision = Some(Decision::Limit);
+        }
+        let decision = state.decision.clone();
+        if decision.is_some() {
+            self.rewriter = None;
+        }
+        decision
+    }
+
+    /// The end of input decides whatever is still open.
+    pub fn end(&mut self) -> Decision {
+        if let Some(rewriter) = self.rewriter.take() {
+            // Text held back at the end is flushed by `end`.
+            let _ = rewriter.end();
+        }
+        let mut state = self.state.borrow_mut();
+        state.decision.get_or_insert(Decision::End).clone()
+    }
+}
+
+fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize) {
+    let location = el.source_location().bytes();
+    let mut s = state.borrow_mut();
+    if s.decision.is_some() || location.end > limit {
+        return;
+    }
+    let tag = el.tag_name();
+    if tag == "template" {
+        s.template_depth += 1;
+        let state = Rc::clone(state);
+        if let Some(handlers) = el.end_tag_handlers() {
+            handlers.push(Box::new(move |_| {
+                let mut s = state.borrow_mut();
+                s.template_depth = s.template_depth.saturating_sub(1);
+                Ok(())
+            }));
+        }
+        return;
+    }
+    if s.template_depth > 0 {
+        return;
+    }
+    if tag == "base" {
+        // "the first <base> element with an href": one without does not count.
+        let href = el.attributes().iter().find(|a| a.name() == "href");
+        if let Some((href, value)) =
+            href.and_then(|a| Some((a.value(), a.value_source_location()?)))
+        {
+            s.decision = Some(Decision::Base {
+                offset: location.start,
+                href,
+                value: value.bytes(),
+            });
+        }
+    } else if !HEAD_ELEMENTS.contains(&tag.as_str()) {
+        s.decision = Some(Decision::HeadOver {
+            offset: location.start,
+        });
+    }
+}
+
+fn on_text(s: &mut State, text: &TextChunk, limit: usize) {
+    if s.decision.is_some() || s.template_depth > 0 || text.text_type() != TextType::Data {
+        return;
+    }
+    let start = text.source_location().bytes().start;
+    let content = text.as_str();
+    if let Some(i) = content.find(|c| !matches!(c, '\t' | '\n' | '\x0C' | '\r' | ' ')) {
+        // The offset is exact for UTF-8 input and close enough for a message
+        // otherwise; it is checked against the limit like a tag's end.
+        let offset = start + i;
+        if offset < limit {
+            s.decision = Some(Decision::HeadOver { offset });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decide(html: &str, limit: usize) -> Decision {
+        let mut probe = Probe::new(encoding_rs::UTF_8.try_into().unwrap(), limit);
+        probe.write(html.as_bytes()).unwrap_or_else(|| probe.end())
+    }
+
+    fn decide_bytewise(html: &str, limit: usize) -> Decision {
+        let mut probe = Probe::new(encoding_rs::UTF_8.try_into().unwrap(), limit);
+        for b in html.as_bytes() {
+            if let Some(d) = probe.write(std::slice::from_ref(b)) {
+                return d;
+            }
+        }
+        probe.end()
+    }
+
+    fn base_href(d: Decision) -> Option<String> {
+        match d {
+            Decision::Base { href, .. } => Some(href),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn base_after_links_title_and_script_is_found() {
+        let html = "<html><head><link href=a.css><title>T</title><script>x</script>\n<BASE HREF='http://b/'><a href=x>";
+        assert_eq!(
+            base_href(decide(html, 1 << 20)).as_deref(),
+            Some("http://b/")
+        );
+    }
+
+    #[test]
+    fn head_is_over_at_body_content() {
+        assert_eq!(
+            decide("<head><title>x</title></head><body><base href=x>", 1 << 20),
+            Decision::HeadOver { offset: 29 }
+        );
+        assert_eq!(
+            decide("<meta charset=utf-8>\n  hello<base href=x>", 1 << 20),
+            Decision::HeadOver { offset: 23 }
+        );
+        assert_eq!(decide("<title>a</title>", 1 << 20), Decision::End);
+    }
+
+    #[test]
+    fn base_without_href_and_base_in_template_do_not_count() {
+        let html = "<base target=_top><template><base href=t><p>x</p></template><base href=h>";
+        assert_eq!(base_href(decide(html, 1 << 20)).as_deref(), Some("h"));
+    }
+
+    #[test]
+    fn limit_counts_whole_tokens_however_the_input_is_split() {
+        let html = "<head><base href=\"http://b/\"><a>";
+        let end_of_base = html.find("><a>").unwrap() + 1;
+        for limit in [end_of_base - 1, end_of_base, end_of_base + 1] {
+            assert_eq!(
+                decide(html, limit),
+                decide_bytewise(html, limit),
+                "limit {limit}"
+            );
+        }
+        assert_eq!(decide(html, end_of_base - 1), Decision::Limit);
+        assert!(base_href(decide(html, end_of_base)).is_some());
+    }
+}
