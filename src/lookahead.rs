@@ -49,6 +49,9 @@ struct State {
     /// Open `<template>` elements: what is inside one does not count.
     template_depth: usize,
     decision: Option<Decision>,
+    /// Offsets of the `<base>` tags passed over inside a `<template>`, so the
+    /// rewriter can say why it ignores them, whatever the split of writes.
+    template_bases: Rc<RefCell<Vec<usize>>>,
 }
 
 /// The probe's output goes nowhere: the rewriter writes the document.
@@ -93,6 +96,12 @@ impl Probe {
             limit,
             fed: 0,
         }
+    }
+
+    /// The offsets of the `<base>` tags seen inside a `<template>` before the
+    /// decision, filled in as the probe reads.
+    pub fn template_bases(&self) -> Rc<RefCell<Vec<usize>>> {
+        Rc::clone(&self.state.borrow().template_bases)
     }
 
     /// Feeds the next bytes of the input; returns the decision once there is
@@ -145,6 +154,9 @@ fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize) {
         return;
     }
     if s.template_depth > 0 {
+        if tag == "base" {
+            s.template_bases.borrow_mut().push(location.start);
+        }
         return;
     }
     if tag == "base" {

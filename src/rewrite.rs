@@ -123,10 +123,12 @@ impl<W: Write> Rewriter<W> {
             standard: config.standard,
             keep_fragments: config.keep_fragments,
         }));
+        let probe = Probe::new(encoding, config.max_lookahead);
         let on_element = {
             let shared = Rc::clone(&shared);
+            let template_bases = probe.template_bases();
             move |el: &mut Element| {
-                record(&mut shared.borrow_mut(), el);
+                record(&mut shared.borrow_mut(), el, &template_bases.borrow());
                 Ok(())
             }
         };
@@ -136,7 +138,7 @@ impl<W: Write> Rewriter<W> {
             .with_strict(false);
         Rewriter {
             html: HtmlRewriter::new(settings, Sink(Rc::clone(&splicer))),
-            probe: Probe::new(encoding, config.max_lookahead),
+            probe,
             shared,
             splicer,
             config,
@@ -281,7 +283,7 @@ pub fn rewrite(config: Config, mut input: impl Read, output: impl Write) -> Resu
 }
 
 /// The element handler: records the byte range of each URL value.
-fn record(s: &mut Shared, el: &Element) {
+fn record(s: &mut Shared, el: &Element, template_bases: &[usize]) {
     let tag = el.tag_name();
     let svg = el.namespace_uri() == SVG_NAMESPACE;
     let tag_offset = el.source_location().bytes().start;
@@ -313,6 +315,9 @@ fn record(s: &mut Shared, el: &Element) {
                     offset: tag_offset,
                     href: attr.value(),
                     why: match s.decision {
+                        _ if template_bases.contains(&tag_offset) => "it is inside a `<template>`",
+                        // The probe reads ahead of the rewriter: an undecided
+                        // base at this point can only be one it passed over.
                         None => "it is inside a `<template>`",
                         Some(Decision::Base { .. }) => "only the first `<base href>` counts",
                         Some(Decision::Limit) => "it comes after the lookahead limit",

@@ -1,0 +1,138 @@
+//! Golden files: `fixtures/filter/<case>/` holds `input.html`, `args` (one
+//! command-line argument a line), `expected.html`, and `warnings` (the exact
+//! warning lines) when there are any. Each case runs whole, in 1-byte writes
+//! and in random chunk sizes, and its output is run again to show that a
+//! second run changes nothing.
+
+mod common;
+
+use clap::Parser;
+use htmlabs::cli::Cli;
+use htmlabs::{Config, Report, Rewriter};
+
+struct Case {
+    name: String,
+    config: Config,
+    input: Vec<u8>,
+    expected: Vec<u8>,
+    warnings: Vec<String>,
+}
+
+fn cases() -> Vec<Case> {
+    let root = common::fixtures().join("filter");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.into_iter()
+        .map(|dir| {
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let read = |file: &str| std::fs::read(dir.join(file));
+            let args = String::from_utf8(read("args").unwrap()).unwrap();
+            let cli = Cli::try_parse_from(std::iter::once("htmlabs").chain(args.lines()))
+                .unwrap_or_else(|e| panic!("{name}/args: {e}"));
+            Case {
+                config: cli.config().unwrap_or_else(|e| panic!("{name}/args: {e}")),
+                input: read("input.html").unwrap(),
+                expected: read("expected.html").unwrap(),
+                warnings: read("warnings")
+                    .map(|w| {
+                        String::from_utf8(w)
+                            .unwrap()
+                            .lines()
+                            .map(String::from)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                name,
+            }
+        })
+        .collect()
+}
+
+/// Runs `input` through the library in writes of the sizes `sizes` gives.
+fn run(config: &Config, input: &[u8], mut sizes: impl FnMut() -> usize) -> (Vec<u8>, Report) {
+    let mut rewriter = Rewriter::new(config.clone(), Vec::new());
+    let mut rest = input;
+    while !rest.is_empty() {
+        let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
+        rewriter.write(chunk).unwrap();
+        rest = tail;
+    }
+    let (report, output) = rewriter.end().unwrap();
+    (output, report)
+}
+
+/// A small deterministic generator (xorshift), so a failure can be replayed.
+fn chunk_sizes(seed: u64, max: usize) -> impl FnMut() -> usize {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % max as u64) as usize + 1
+    }
+}
+
+fn show(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn golden_files() {
+    let cases = cases();
+    assert!(
+        cases.len() >= 20,
+        "fixtures/filter holds {} cases",
+        cases.len()
+    );
+    let mut failures = Vec::new();
+    for case in &cases {
+        let mut splits: Vec<(String, Box<dyn FnMut() -> usize>)> = vec![
+            ("whole".into(), Box::new(|| usize::MAX)),
+            ("1-byte writes".into(), Box::new(|| 1)),
+        ];
+        for seed in 1..=8 {
+            let max = [2, 3, 7, 16, 64][seed as usize % 5];
+            splits.push((
+                format!("random chunks (seed {seed}, up to {max})"),
+                Box::new(chunk_sizes(seed, max)),
+            ));
+        }
+        for (split, sizes) in splits {
+            let (output, report) = run(&case.config, &case.input, sizes);
+            if output != case.expected {
+                failures.push(format!(
+                    "{} ({split}):\n  expected: {}\n  got:      {}",
+                    case.name,
+                    show(&case.expected),
+                    show(&output)
+                ));
+            }
+            let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+            if warnings != case.warnings {
+                failures.push(format!(
+                    "{} ({split}): warnings:\n  expected: {:?}\n  got:      {:?}",
+                    case.name, case.warnings, warnings
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_second_run_changes_nothing() {
+    for case in cases() {
+        let (once, _) = run(&case.config, &case.input, || usize::MAX);
+        let (twice, _) = run(&case.config, &once, || usize::MAX);
+        assert_eq!(
+            show(&twice),
+            show(&once),
+            "{}: a second run changed the output",
+            case.name
+        );
+    }
+}
