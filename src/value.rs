@@ -102,10 +102,13 @@ pub fn encode(raw_core: &str, decoded: &str, resolved: &str, quote: Quote, out: 
     }
 }
 
-/// What ends or breaks an unquoted attribute value.
+/// What ends an unquoted attribute value (whitespace, `>`), or is a parse
+/// error in one (quotes, `<`, `` ` ``). `=` is a parse error only as the
+/// first character, and a resolved URL starts with its scheme: queries
+/// (`?a=1`) stay unquoted.
 fn needs_quotes(s: &str) -> bool {
     s.chars()
-        .any(|c| is_html_whitespace(c) || matches!(c, '"' | '\'' | '=' | '<' | '>' | '`'))
+        .any(|c| is_html_whitespace(c) || matches!(c, '"' | '\'' | '<' | '>' | '`'))
 }
 
 fn escape(s: &str, quote: Quote, out: &mut Vec<u8>) {
@@ -186,6 +189,8 @@ mod tests {
     #[test]
     fn unquoted_values_get_quotes_only_when_they_need_them() {
         assert_eq!(encoded("g", "http://h/g", Quote::Unquoted), "http://h/g");
+        assert_eq!(encoded("g?a=1", "http://h/g?a=1", Quote::Unquoted), "http://h/g?a=1");
+        assert_eq!(encoded("../g?a=1", "http://g?a=1", Quote::Unquoted), "http://g?a=1");
         assert_eq!(
             encoded("g", "http://h/a b/g", Quote::Unquoted),
             "\"http://h/a b/g\""
