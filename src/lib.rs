@@ -63,3 +63,8 @@ pub mod value;
 pub use base::{Base, Layer, Layers};
 pub use report::{Counts, Report, Warning};
 pub use rewrite::{Config, Error, Rewriter, rewrite};
+
+/// The README's examples, compiled as doctests so they stay true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
