@@ -189,8 +189,14 @@ mod tests {
     #[test]
     fn unquoted_values_get_quotes_only_when_they_need_them() {
         assert_eq!(encoded("g", "http://h/g", Quote::Unquoted), "http://h/g");
-        assert_eq!(encoded("g?a=1", "http://h/g?a=1", Quote::Unquoted), "http://h/g?a=1");
-        assert_eq!(encoded("../g?a=1", "http://g?a=1", Quote::Unquoted), "http://g?a=1");
+        assert_eq!(
+            encoded("g?a=1", "http://h/g?a=1", Quote::Unquoted),
+            "http://h/g?a=1"
+        );
+        assert_eq!(
+            encoded("../g?a=1", "http://g?a=1", Quote::Unquoted),
+            "http://g?a=1"
+        );
         assert_eq!(
             encoded("g", "http://h/a b/g", Quote::Unquoted),
             "\"http://h/a b/g\""

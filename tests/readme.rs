@@ -13,8 +13,14 @@ const EXAMPLE_ARGS: [&str; 3] = [
 fn the_first_command_is_the_bundled_example() {
     let command = format!("cargo run --release -- {}", EXAMPLE_ARGS.join(" "));
     let first_screen: String = README.lines().take(20).collect::<Vec<_>>().join("\n");
-    assert!(first_screen.contains(&command), "README's first screen lacks `{command}`");
-    assert!(first_screen.contains("\ncargo test\n"), "README's first screen lacks `cargo test`");
+    assert!(
+        first_screen.contains(&command),
+        "README's first screen lacks `{command}`"
+    );
+    assert!(
+        first_screen.contains("\ncargo test\n"),
+        "README's first screen lacks `cargo test`"
+    );
 }
 
 #[test]
