@@ -10,7 +10,7 @@ use std::fmt;
 /// with nothing after it. The RFC treats both as "empty" (§2.4.4: "If the
 /// question mark is the last character, or no question mark is present, then
 /// the query information is empty"), and so does the resolver when it decides
-/// what to inherit; the difference is kept so that [`Components::fmt`] gives
+/// what to inherit; the difference is kept so that `Components`' `Display` gives
 /// back the parsed string exactly, and so that a delimiter written in a
 /// reference survives resolution (`g?` → `http://a/b/c/g?`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,7 +106,7 @@ fn split_off_at<'a>(rest: &mut &'a str, delimiter: char) -> Option<&'a str> {
 }
 
 impl Components<'_> {
-    /// The number of bytes [`Components::fmt`] writes.
+    /// The number of bytes `Components`' `Display` writes.
     pub fn len(&self) -> usize {
         let opt = |c: Option<&str>, delimiter: usize| c.map_or(0, |c| c.len() + delimiter);
         opt(self.scheme, 1)
