@@ -360,7 +360,9 @@ fn quiet_does_not_silence_errors() {
 
 #[test]
 fn warnings_go_to_stderr_and_never_into_the_output() {
-    let cases: &[(&[&str], &[u8], &[u8], &str)] = &[
+    // (flags, input, output, stderr)
+    type Case<'a> = (&'a [&'a str], &'a [u8], &'a [u8], &'a str);
+    let cases: &[Case] = &[
         (
             &["-r", "http://h/d/p"],
             b"<head><base href=\"javascript:x\"></head><a href=y>",
