@@ -249,6 +249,48 @@ fn a_failed_run_leaves_no_file_and_the_old_file_as_it_was() {
 
 #[cfg(unix)]
 #[test]
+fn output_onto_a_directory_fails_and_leaves_no_temporary() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("site")).unwrap();
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/", "-o", "site"])
+        .write_stdin(PAGE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: cannot write `site`: is a directory (os error 21)\n"
+    );
+    assert_eq!(names(dir.path()), ["site"]);
+    assert!(names(&dir.path().join("site")).is_empty());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_an_error_naming_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    let full = fs::File::create("/dev/full").unwrap();
+    let out = StdCommand::new(BIN)
+        .current_dir(dir.path())
+        .args(["-r", "http://h/", "in.html"])
+        .stdin(Stdio::null())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: cannot write standard output: no space left on device (os error 28)\n"
+    );
+}
+
+#[cfg(unix)]
+#[test]
 fn output_over_an_existing_file_keeps_its_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
