@@ -7,9 +7,10 @@
 //! 3. every value is absolute afterwards, or is the input's and was left for
 //!    a documented reason (valueless, already absolute, `#id` inside SVG, not
 //!    valid UTF-8, a duplicate attribute that HTML drops); a rewritten value
-//!    lies on the host of the base the page should get (its first absolute
-//!    `<base href>` in the head, a relative one resolved against `-r`, else
-//!    `-r`);
+//!    is what RFC 1808 §4 makes of it against the base the page should get
+//!    (its first absolute `<base href>` in the head, a relative one resolved
+//!    against `-r`, else `-r`) where that needs no dot-segment or query
+//!    work, and otherwise at least lies on that base's scheme and net_loc;
 //! 4. a second run over the output changes nothing;
 //! 5. without `-r`, a page comes out byte for byte unless its first
 //!    `<base href>` is absolute, and then it passes 1–3.
@@ -72,7 +73,7 @@ fn pages(dir: &Path) -> Vec<Page> {
     pages
 }
 
-/// Runs the binary with `args` on `input` (given as standard input).
+/// Runs the binary with `args`, `input` on its standard input.
 fn run(args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
     let out = assert_cmd::Command::new(BIN)
         .args(args)
@@ -412,8 +413,9 @@ fn check_page(page: &Page) -> (Vec<String>, Tally, Tally) {
     let input = std::fs::read(&page.path).expect("the page reads");
     let input_spans = spans::list(&input);
 
-    // With -r: checks 1-3, then 4.
-    match run(&["-q", "-r", &page.url], &input) {
+    // With -r, reading the file: checks 1-3; then 4, reading stdin.
+    let path = page.path.to_str().expect("a UTF-8 path");
+    match run(&["-q", "-r", &page.url, path], &[]) {
         Err(e) => failures.push(e),
         Ok(output) => {
             let base = expected_base(&input, &input_spans, Some(&page.url)).expect("-r is given");
@@ -438,7 +440,7 @@ fn check_page(page: &Page) -> (Vec<String>, Tally, Tally) {
     }
 
     // Without -r: 5.
-    match run(&["-q"], &input) {
+    match run(&["-q", path], &[]) {
         Err(e) => failures.push(format!("without -r: {e}")),
         Ok(output) => match expected_base(&input, &input_spans, None) {
             None if output != input => {
