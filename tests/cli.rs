@@ -1,0 +1,570 @@
+//! The command line as users meet it: exit statuses, the exact text of
+//! errors, warnings and `-v`, `-o`'s temporary file, standard input, and a
+//! reader that goes away.
+//!
+//! Messages are snapshotted as literals: their wording is part of the
+//! interface (DESIGN.md, "Error text is part of the interface").
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command as StdCommand, Stdio};
+
+use assert_cmd::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
+
+/// The binary, with colours off whatever the environment says, so that
+/// clap's messages are plain text.
+fn htmlabs() -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.env_remove("CLICOLOR_FORCE").env("NO_COLOR", "1");
+    cmd
+}
+
+fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).expect("UTF-8 output")
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+const PAGE: &str =
+    "<head><link href=s.css></head>\n<a href=\"x?a=1&amp;b=2\">x</a> <img src='/i.png'>\n";
+const PAGE_OUT: &str = "<head><link href=http://h/d/s.css></head>\n<a href=\"http://h/d/x?a=1&amp;b=2\">x</a> <img src='http://h/i.png'>\n";
+const NO_BASE: &str = "htmlabs: warning: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged\n";
+
+// ---------------------------------------------------------------- errors
+
+#[cfg(unix)]
+#[test]
+fn missing_input_file_is_named_in_backticks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/", "no-such-page.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: cannot open `no-such-page.html`: no such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn relative_retrieved_from_is_refused_with_its_value() {
+    let out = htmlabs()
+        .args(["-r", "docs/page.html"])
+        .write_stdin(PAGE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "", "nothing is written on an error");
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: --retrieved-from must be an absolute URL, with a scheme: `docs/page.html`\n"
+    );
+}
+
+#[test]
+fn retrieved_from_with_a_newline_is_refused_on_one_line() {
+    let out = htmlabs()
+        .args(["-r", "http://h/a\nb"])
+        .write_stdin(PAGE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    // The newline is shown escaped, so the message stays one line.
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: --retrieved-from holds a control character: `http://h/a\\nb`\n"
+    );
+}
+
+#[test]
+fn unknown_flag_is_a_usage_error_in_claps_format() {
+    let out = htmlabs().arg("--bogus").write_stdin(PAGE).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stderr),
+        "error: unexpected argument '--bogus' found\n\
+         \n  tip: to pass '--bogus' as a value, use '-- --bogus'\n\
+         \nUsage: htmlabs [OPTIONS] [FILE]\n\
+         \nFor more information, try '--help'.\n"
+    );
+}
+
+#[test]
+fn other_usage_errors_exit_2_too() {
+    for args in [
+        &["-v", "-q"][..],
+        &["--standard", "rfc2396"],
+        &["--max-lookahead", "lots"],
+        &["-r"],
+        &["a.html", "b.html"],
+    ] {
+        let out = htmlabs().args(args).write_stdin(PAGE).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(text(&out.stdout), "", "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(
+            stderr.ends_with("\nFor more information, try '--help'.\n"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- -o
+
+#[test]
+fn output_file_gets_the_page_and_no_temporary_is_left() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "-o", "out.html", "in.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(text(&out.stderr), "");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out.html")).unwrap(),
+        PAGE_OUT
+    );
+    assert_eq!(names(dir.path()), ["in.html", "out.html"]);
+}
+
+#[test]
+fn output_file_may_be_the_input_file() {
+    // The README's second example: rewrite a file in place.
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("index.html");
+    fs::write(&page, PAGE).unwrap();
+    htmlabs()
+        .arg("-r")
+        .arg("http://h/d/p")
+        .arg("-o")
+        .arg(&page)
+        .arg(&page)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    assert_eq!(fs::read_to_string(&page).unwrap(), PAGE_OUT);
+    assert_eq!(names(dir.path()), ["index.html"]);
+}
+
+#[test]
+fn output_into_a_missing_directory_fails_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("missing").join("out.html");
+    let out = htmlabs()
+        .args(["-r", "http://h/"])
+        .arg("-o")
+        .arg(&target)
+        .write_stdin(PAGE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    let stderr = text(&out.stderr);
+    let expected_start = format!(
+        "htmlabs: error: cannot write `{}`: no such file or directory",
+        target.display()
+    );
+    assert!(stderr.starts_with(&expected_start), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!dir.path().join("missing").exists());
+    assert!(names(dir.path()).is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "bug: the message ends with tempfile's ` at path \"DIR/.htmlabs-XXXXXX\"`, a random name the user never gave, in double quotes"]
+fn output_into_a_missing_directory_message_is_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("missing").join("out.html");
+    let out = htmlabs()
+        .args(["-r", "http://h/"])
+        .arg("-o")
+        .arg(&target)
+        .write_stdin(PAGE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "htmlabs: error: cannot write `{}`: no such file or directory (os error 2)\n",
+            target.display()
+        )
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_failed_run_leaves_no_file_and_the_old_file_as_it_was() {
+    // A directory opens but cannot be read: the run fails after the
+    // temporary file was made.
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("in")).unwrap();
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/", "-o", "new.html", "in"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: cannot read `in`: is a directory (os error 21)\n"
+    );
+    assert_eq!(names(dir.path()), ["in"]);
+
+    fs::write(dir.path().join("old.html"), "old").unwrap();
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/", "-o", "old.html", "in"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("old.html")).unwrap(),
+        "old"
+    );
+    assert_eq!(names(dir.path()), ["in", "old.html"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn output_onto_a_directory_fails_and_leaves_no_temporary() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("site")).unwrap();
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/", "-o", "site"])
+        .write_stdin(PAGE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: cannot write `site`: is a directory (os error 21)\n"
+    );
+    assert_eq!(names(dir.path()), ["site"]);
+    assert!(names(&dir.path().join("site")).is_empty());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_an_error_naming_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    let full = fs::File::create("/dev/full").unwrap();
+    let out = StdCommand::new(BIN)
+        .current_dir(dir.path())
+        .args(["-r", "http://h/", "in.html"])
+        .stdin(Stdio::null())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: cannot write standard output: no space left on device (os error 28)\n"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn output_over_an_existing_file_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out.html");
+    fs::write(&target, "old").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+    htmlabs()
+        .args(["-r", "http://h/d/p", "-o"])
+        .arg(&target)
+        .write_stdin(PAGE)
+        .assert()
+        .code(0)
+        .stderr("");
+    assert_eq!(fs::read_to_string(&target).unwrap(), PAGE_OUT);
+    let mode = fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640, "mode {mode:o}");
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "bug: a new -o file is created 0600 (tempfile's mode), not 0666 less the umask as `> out.html` would make it"]
+fn a_new_output_file_gets_the_usual_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // What the umask makes of a new file, as a shell redirection would.
+    let reference = dir.path().join("reference");
+    fs::File::create(&reference).unwrap();
+    let usual = fs::metadata(&reference).unwrap().permissions().mode() & 0o777;
+    let target = dir.path().join("out.html");
+    htmlabs()
+        .args(["-r", "http://h/d/p", "-o"])
+        .arg(&target)
+        .write_stdin(PAGE)
+        .assert()
+        .code(0);
+    let mode = fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, usual, "mode {mode:o}, a new file here gets {usual:o}");
+}
+
+// ---------------------------------------------------------------- input
+
+#[test]
+fn dash_reads_standard_input() {
+    htmlabs()
+        .args(["-r", "http://h/d/p", "-"])
+        .write_stdin(PAGE)
+        .assert()
+        .code(0)
+        .stdout(PAGE_OUT)
+        .stderr("");
+}
+
+#[test]
+fn no_file_reads_standard_input_and_a_file_argument_is_read() {
+    htmlabs()
+        .args(["-r", "http://h/d/p"])
+        .write_stdin(PAGE)
+        .assert()
+        .code(0)
+        .stdout(PAGE_OUT)
+        .stderr("");
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "in.html"])
+        .write_stdin("<a href=not-this>")
+        .assert()
+        .code(0)
+        .stdout(PAGE_OUT)
+        .stderr("");
+}
+
+// ---------------------------------------------------------------- warnings, -q, -v
+
+#[test]
+fn no_base_passes_the_page_through_with_a_warning_on_stderr_only() {
+    htmlabs()
+        .write_stdin(PAGE)
+        .assert()
+        .code(0)
+        .stdout(PAGE)
+        .stderr(NO_BASE);
+}
+
+#[test]
+fn quiet_silences_the_no_base_warning() {
+    htmlabs()
+        .arg("-q")
+        .write_stdin(PAGE)
+        .assert()
+        .code(0)
+        .stdout(PAGE)
+        .stderr("");
+}
+
+#[test]
+fn quiet_does_not_silence_errors() {
+    htmlabs()
+        .args(["-q", "-r", "page.html"])
+        .write_stdin(PAGE)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            "htmlabs: error: --retrieved-from must be an absolute URL, with a scheme: `page.html`\n",
+        );
+}
+
+#[test]
+fn warnings_go_to_stderr_and_never_into_the_output() {
+    // (flags, input, output, stderr)
+    type Case<'a> = (&'a [&'a str], &'a [u8], &'a [u8], &'a str);
+    let cases: &[Case] = &[
+        (
+            &["-r", "http://h/d/p"],
+            b"<head><base href=\"javascript:x\"></head><a href=y>",
+            b"<head><base href=\"javascript:x\"></head><a href=http://h/d/y>",
+            "htmlabs: warning: `<base href>` at byte 6 ignored: `javascript:x`: browsers ignore a `javascript:` or `data:` base\n",
+        ),
+        (
+            &["-r", "http://h/d/p"],
+            b"<head></head><body><base href=\"http://b/\"><a href=y>",
+            b"<head></head><body><base href=\"http://b/\"><a href=http://h/d/y>",
+            "htmlabs: warning: `<base href>` at byte 19 ignored: `http://b/`: it comes after the head (browsers would use it)\n",
+        ),
+        (
+            &["-r", "http://h/d/p", "--max-lookahead", "10"],
+            b"<head><title>t</title><link href=a.css></head><a href=y>",
+            b"<head><title>t</title><link href=http://h/d/a.css></head><a href=http://h/d/y>",
+            "htmlabs: warning: no `<base href>` and no end of the head in the first 10 bytes (--max-lookahead): going on without an embedded base\n",
+        ),
+        (
+            &["-r", "http://h/d/p"],
+            b"<a href=\"\xff.html\">x</a><a href=y>",
+            b"<a href=\"\xff.html\">x</a><a href=http://h/d/y>",
+            "htmlabs: warning: URL value at byte 9 is not valid UTF-8: left as it is\n",
+        ),
+        (&[], b"<a href=y>", b"<a href=y>", NO_BASE),
+    ];
+    for (args, input, expected, warning) in cases {
+        let out = htmlabs().args(*args).write_stdin(*input).output().unwrap();
+        let name = String::from_utf8_lossy(input);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(expected),
+            "{name}"
+        );
+        assert_eq!(out.stdout, *expected, "{name}");
+        assert_eq!(text(&out.stderr), *warning, "{name}");
+        assert!(!out.stdout.windows(8).any(|w| w == b"htmlabs:"), "{name}");
+
+        let quiet = htmlabs()
+            .arg("-q")
+            .args(*args)
+            .write_stdin(*input)
+            .output()
+            .unwrap();
+        assert_eq!(quiet.status.code(), Some(0), "-q {name}");
+        assert_eq!(quiet.stdout, *expected, "-q {name}");
+        assert_eq!(text(&quiet.stderr), "", "-q {name}");
+    }
+}
+
+#[test]
+fn verbose_lines_are_exact() {
+    // One value of each outcome: rewritten (the link, the anchor, the base
+    // href itself is "unchanged"), absolute, valueless, same-document in
+    // SVG, undecodable.
+    let input: &[u8] = b"<head><link href=s.css><base href=\"http://h/d/\"></head>\n\
+        <a href=x>1</a> <a href=\"mailto:m\">2</a> <a href>3</a>\n\
+        <svg><use href=\"#i\"/></svg><img src=\"\xff.png\">\n";
+    let expected: &[u8] = b"<head><link href=http://h/d/s.css><base href=\"http://h/d/\"></head>\n\
+        <a href=http://h/d/x>1</a> <a href=\"mailto:m\">2</a> <a href>3</a>\n\
+        <svg><use href=\"#i\"/></svg><img src=\"\xff.png\">\n";
+    let out = htmlabs()
+        .args(["-v", "-r", "http://r/p"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, expected);
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: warning: URL value at byte 148 is not valid UTF-8: left as it is\n\
+         htmlabs: base: `http://h/d/` (embedded <base href> at byte 23)\n\
+         htmlabs: lookahead: ended at the `<base href>` at byte 23\n\
+         htmlabs: values: 6 seen, 2 rewritten, 4 left as they were\n\
+         htmlabs: left: 1 already absolute, 1 same-document, 1 undecodable, 0 without a base, 1 unchanged\n\
+         htmlabs: valueless attributes: 1\n"
+    );
+}
+
+#[test]
+fn verbose_lines_without_a_base() {
+    htmlabs()
+        .arg("-v")
+        .write_stdin(PAGE)
+        .assert()
+        .code(0)
+        .stdout(PAGE)
+        .stderr(
+            "htmlabs: warning: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged\n\
+             htmlabs: base: none: every URL is left as it is\n\
+             htmlabs: lookahead: ended at the end of the head, byte 31\n\
+             htmlabs: values: 3 seen, 0 rewritten, 3 left as they were\n\
+             htmlabs: left: 0 already absolute, 0 same-document, 0 undecodable, 3 without a base, 0 unchanged\n\
+             htmlabs: valueless attributes: 0\n",
+        );
+}
+
+// ---------------------------------------------------------------- --help, --version
+
+#[test]
+fn help_shows_examples() {
+    let out = htmlabs().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stderr), "");
+    let help = text(&out.stdout);
+    assert!(help.contains("Usage: htmlabs [OPTIONS] [FILE]"), "{help}");
+    assert!(help.contains("\nExamples:\n"), "{help}");
+    assert!(
+        help.contains(
+            "\n  htmlabs --retrieved-from https://example.com/docs/page.html < page.html > out.html\n"
+        ),
+        "{help}"
+    );
+    for flag in [
+        "--retrieved-from",
+        "--output",
+        "--standard",
+        "--keep-fragments",
+        "--max-lookahead",
+        "--verbose",
+        "--quiet",
+    ] {
+        assert!(help.contains(flag), "{flag} is not in --help");
+    }
+}
+
+#[test]
+fn version_prints_name_and_version() {
+    htmlabs()
+        .arg("--version")
+        .assert()
+        .code(0)
+        .stdout(format!("htmlabs {}\n", env!("CARGO_PKG_VERSION")))
+        .stderr("");
+}
+
+// ---------------------------------------------------------------- broken pipe
+
+#[test]
+fn a_reader_that_goes_away_is_not_an_error() {
+    // 20 MB: far more than a pipe holds, so the program is still writing
+    // when the reader goes away.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.html");
+    fs::write(&big, "<a href=x>\n".repeat(20_000_000 / 11)).unwrap();
+    let mut child = StdCommand::new(BIN)
+        .args(["-r", "http://h/"])
+        .arg(&big)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut start = [0; 20];
+    stdout.read_exact(&mut start).unwrap();
+    assert_eq!(&start, b"<a href=http://h/x>\n");
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(text(&out.stderr), "", "no message, no panic");
+    assert_eq!(out.status.code(), Some(0), "{:?}", out.status);
+}

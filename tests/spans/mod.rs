@@ -1,0 +1,158 @@
+//! An independent lister of URL attribute spans, for checking the program's
+//! output from outside: a read-only lol_html pass that shares no code with
+//! `src/` and changes nothing. It lists every `href`, `src` and `xlink:href`
+//! attribute on every element, in document order, with its value's byte
+//! range in the input.
+#![allow(dead_code)] // each test binary uses its own part of this module
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::rc::Rc;
+
+use lol_html::html_content::Element;
+use lol_html::{HtmlRewriter, Settings, element};
+
+pub const SVG: &str = "http://www.w3.org/2000/svg";
+
+/// The attributes listed, as lol_html names them (ASCII lowercase).
+pub const NAMES: &[&str] = &["href", "src", "xlink:href"];
+
+/// One attribute of [`NAMES`] as it stands in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    /// The attribute's name, lowercase.
+    pub name: String,
+    /// The value's byte range, quotes excluded; `None` for a valueless
+    /// attribute (`<a href>`).
+    pub value: Option<Range<usize>>,
+    /// The element's tag name, lowercase.
+    pub tag: String,
+    /// The element's namespace URI.
+    pub namespace: &'static str,
+    /// The byte offset of the element's start tag.
+    pub tag_start: usize,
+    /// Whether an attribute of the same name came earlier in the same tag
+    /// (HTML keeps only the first).
+    pub duplicate: bool,
+}
+
+impl Span {
+    /// The value's bytes in `html`, empty for a valueless attribute.
+    pub fn bytes<'a>(&self, html: &'a [u8]) -> &'a [u8] {
+        self.value.clone().map_or(&[][..], |r| &html[r])
+    }
+}
+
+/// Every `href`, `src` and `xlink:href` attribute of `html`, in order.
+pub fn list(html: &[u8]) -> Vec<Span> {
+    let spans = Rc::new(RefCell::new(Vec::new()));
+    let handler = {
+        let spans = Rc::clone(&spans);
+        move |el: &mut Element| {
+            let tag = el.tag_name();
+            let namespace = el.namespace_uri();
+            let tag_start = el.source_location().bytes().start;
+            let mut seen: Vec<String> = Vec::new();
+            let mut spans = spans.borrow_mut();
+            for attr in el.attributes() {
+                let name = attr.name();
+                if !NAMES.contains(&name.as_str()) {
+                    continue;
+                }
+                let duplicate = seen.contains(&name);
+                seen.push(name.clone());
+                spans.push(Span {
+                    name,
+                    value: attr.value_source_location().map(|l| l.bytes()),
+                    tag: tag.clone(),
+                    namespace,
+                    tag_start,
+                    duplicate,
+                });
+            }
+            Ok(())
+        }
+    };
+    let settings = Settings::new()
+        .append_element_content_handler(element!(r"[href],[src],[xlink\:href]", handler))
+        .with_strict(false);
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    rewriter.write(html).expect("lol_html lists the page");
+    rewriter.end().expect("lol_html lists the page");
+    Rc::try_unwrap(spans)
+        .expect("the handler was dropped with the rewriter")
+        .into_inner()
+}
+
+/// RFC 1808 §2.4.2: a value has a scheme if it starts with one or more of
+/// `[A-Za-z0-9+.-]` followed by `:`.
+pub fn has_scheme(value: &str) -> bool {
+    match value.find(':') {
+        Some(colon) => {
+            colon > 0
+                && value[..colon]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+        }
+        None => false,
+    }
+}
+
+/// HTML's ASCII whitespace, stripped from around a URL value.
+pub fn trim(value: &str) -> &str {
+    value.trim_matches(|c| matches!(c, '\t' | '\n' | '\x0C' | '\r' | ' '))
+}
+
+/// A value as a browser reads it: character references decoded by the
+/// attribute-value rules, then whitespace around it stripped.
+pub fn decoded(raw: &str) -> String {
+    trim(&htmlize::unescape_attribute(trim(raw))).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_names_ranges_tags_and_namespaces() {
+        let html =
+            b"<A HREF='x' src=y><p id=q><svg><use xlink:href=\"#i\" href></svg><a href=1 href=2>";
+        let spans = list(html);
+        let got: Vec<_> = spans
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    s.bytes(html),
+                    s.tag.as_str(),
+                    s.namespace == SVG,
+                    s.duplicate,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("href", &b"x"[..], "a", false, false),
+                ("src", b"y", "a", false, false),
+                ("xlink:href", b"#i", "use", true, false),
+                ("href", b"", "use", true, false),
+                ("href", b"1", "a", false, false),
+                ("href", b"2", "a", false, true),
+            ]
+        );
+        assert_eq!(spans[3].value, None);
+    }
+
+    #[test]
+    fn schemes_by_rfc_1808() {
+        assert!(has_scheme("http://h/"));
+        assert!(has_scheme("mailto:x"));
+        assert!(has_scheme("a+b.c-1:x"));
+        assert!(has_scheme("1:x"));
+        assert!(!has_scheme(":x"));
+        assert!(!has_scheme("a/b:c"));
+        assert!(!has_scheme("a b:c"));
+        assert!(!has_scheme("//h/p"));
+    }
+}
