@@ -107,10 +107,15 @@ fn write_through_temporary(
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".htmlabs-")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".htmlabs-");
+    // tempfile makes its files 0600; a new output gets what `> FILE` would
+    // give it (0666 less the umask), an existing one keeps its own below.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temporary = builder
         .tempfile_in(dir)
-        .map_err(|e| Failure::Write(name(), e))?;
+        .map_err(|e| Failure::Write(name(), without_path(e)))?;
     let report = write(temporary.as_file_mut())?;
     if let Ok(existing) = std::fs::metadata(path) {
         temporary
@@ -124,6 +129,18 @@ fn write_through_temporary(
         .map_err(|e| Failure::Write(name(), e))?;
     temporary
         .persist(path)
-        .map_err(|e| Failure::Write(name(), e.error))?;
+        .map_err(|e| Failure::Write(name(), without_path(e.error)))?;
     Ok(report)
+}
+
+/// tempfile's errors end with ` at path "…"`, naming the temporary file the
+/// user never gave; the message names the output file instead.
+/// (Its wrapper hides the OS error from `source()`, so the text is all
+/// there is to go by.)
+fn without_path(e: io::Error) -> io::Error {
+    let message = e.to_string();
+    match message.rfind(" at path \"") {
+        Some(at) => io::Error::new(e.kind(), &message[..at]),
+        None => e,
+    }
 }
