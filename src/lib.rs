@@ -56,8 +56,10 @@ pub mod attrs;
 pub mod base;
 pub mod cli;
 pub mod lookahead;
+pub mod refresh;
 pub mod report;
 pub mod rewrite;
+pub mod srcset;
 pub mod value;
 
 pub use base::{Base, Layer, Layers};
