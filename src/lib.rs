@@ -55,6 +55,7 @@ impl Standard {
 pub mod attrs;
 pub mod base;
 pub mod cli;
+pub mod css;
 pub mod lookahead;
 pub mod refresh;
 pub mod report;

@@ -1,0 +1,1120 @@
+//! URLs in CSS text: where they stand, what they stand for, and how to write
+//! a new one in the same place.
+//!
+//! [`find`] walks the text once with a tokenizer after CSS Syntax Level 3 §4
+//! ("Tokenization") and reports byte ranges, so that a caller can splice a
+//! replacement into each range and keep every other byte as it was. It keeps
+//! no tokens, only the few facts it needs: whether the last token was `url(`
+//! or `@import`, and which brackets are open, to know the strings of
+//! `image-set(...)`.
+//!
+//! The tokenizer works on bytes. Every byte it treats specially is ASCII; the
+//! bytes of a non-ASCII character are all `0x80` or above, and every step
+//! treats them as it would treat the whole character (an ident code point, or
+//! "anything else"), so token boundaries, and the ranges, fall between
+//! characters. §3.3's preprocessing is applied on the fly: CR LF, CR and FF
+//! are each one newline, and NUL stands for U+FFFD.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::ops::Range;
+
+/// A URL found in CSS text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Byte range of the URL's source text inside the scanned text: for
+    /// `url(  a\)b.png  )` the range covers `a\)b.png` (not the whitespace,
+    /// not the parens); for `url("a.png")` and `@import 'a.css'` it covers
+    /// the string's contents, without the quotes.
+    pub range: Range<usize>,
+    pub context: Context,
+}
+
+/// Where a found URL stands, which decides how a new one is escaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// The body of an unquoted `url(...)`.
+    Unquoted,
+    /// The contents of a string, between two of this quote (`b'"'` or `b'\''`).
+    Quoted(u8),
+}
+
+/// Every URL in `css`, in order: `url(...)` tokens, unquoted or with a
+/// string, the name in any case (`URL(`, `Url(`) and with escapes (`u\rl(`
+/// is `url(`, as §4.3.4 compares the name after decoding it); the string
+/// after `@import` (whitespace and comments may come between); and the
+/// strings that start the options of `image-set(...)` and
+/// `-webkit-image-set(...)` (`image-set("a.png" 1x, "b.png" 2x)`), but not
+/// strings nested deeper, as in `type("image/avif")`.
+///
+/// Not returned:
+/// - anything in a comment, or in another string (`content: "url(x)"`);
+/// - bad urls (§4.3.6: a quote, `(`, a non-printable code point, an invalid
+///   escape or inner whitespace in an unquoted url) and bad strings (an
+///   unescaped newline);
+/// - a url or string that the end of the input cuts off (`url(a`, `"a`): the
+///   text may have been truncated, and its value with it;
+/// - values that decode to the empty string (`url()`, `url("")`): CSS Values
+///   4 ("Empty URLs", `#url-empty`) makes them resolve to an invalid
+///   resource, and resolving one against a base would make it point
+///   somewhere;
+/// - values that decode to text starting with `#` (`url(#grad)`,
+///   `url("#a")`): CSS Values 4 ("Fragment URLs", `#local-urls`) makes them
+///   local urls, that refer to an element of the current document whatever
+///   the base, so they must be left as they are.
+///
+/// Linear in the length of `css`, and never panics, whatever the text.
+pub fn find(css: &str) -> Vec<Found> {
+    let mut scanner = Scanner { css, pos: 0 };
+    let mut found = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    // The last token was `url(` (followed by a string, §4.3.4) or `@import`.
+    let mut next_string_is_url = false;
+    loop {
+        let token = scanner.next_token();
+        if token == Token::Whitespace {
+            // Whitespace changes nothing: `@import  "a.css"`, `url( "a" )`,
+            // `image-set( "a" 1x)`.
+            continue;
+        }
+        let option_start = frames
+            .last_mut()
+            .is_some_and(|frame| std::mem::take(&mut frame.option_start));
+        let string_is_url = std::mem::take(&mut next_string_is_url) || option_start;
+        match token {
+            Token::Eof => break,
+            Token::String(Some((range, quote))) if string_is_url => {
+                keep(css, range, Context::Quoted(quote), &mut found);
+            }
+            Token::Url(Some(range)) => keep(css, range, Context::Unquoted, &mut found),
+            Token::AtKeyword { import } => next_string_is_url = import,
+            Token::Function(function) => {
+                frames.push(Frame {
+                    closer: b')',
+                    image_set: function == Function::ImageSet,
+                    option_start: function == Function::ImageSet,
+                });
+                next_string_is_url = function == Function::Url;
+            }
+            Token::Open(closer) => frames.push(Frame {
+                closer,
+                image_set: false,
+                option_start: false,
+            }),
+            // §5.4.8–9: a block or function ends only at its own closer; any
+            // other closer inside it is just a token.
+            Token::Close(closer) if frames.last().is_some_and(|frame| frame.closer == closer) => {
+                frames.pop();
+            }
+            Token::Comma => {
+                if let Some(frame) = frames.last_mut() {
+                    frame.option_start = frame.image_set;
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Adds the URL at `range` unless it is empty or a local url, as [`find`]
+/// explains.
+fn keep(css: &str, range: Range<usize>, context: Context, found: &mut Vec<Found>) {
+    match Decoded::new(&css[range.clone()]).next() {
+        None | Some('#') => {}
+        Some(_) => found.push(Found { range, context }),
+    }
+}
+
+/// The URL a found range stands for: §4.3.7's escapes decoded (`\28` → `(`,
+/// `\)` → `)`, `\"`: a backslash and up to six hex digits, then one optional
+/// whitespace, or a backslash and any other code point), an escaped newline
+/// decoded to nothing (as in a string, §4.3.5), and §3.3's preprocessing
+/// (NUL, and an escape of zero, a surrogate or past U+10FFFF, is U+FFFD; CR
+/// LF, CR and FF are a newline). A `\` at the very end is U+FFFD (§4.3.7);
+/// no found range ends so.
+pub fn unescape(raw: &str) -> Cow<'_, str> {
+    if !raw
+        .bytes()
+        .any(|b| matches!(b, b'\\' | b'\0' | b'\r' | b'\x0C'))
+    {
+        return Cow::Borrowed(raw);
+    }
+    Cow::Owned(Decoded::new(raw).collect())
+}
+
+/// `url` escaped so that, written in place of a found range in `context`, it
+/// reads back (by [`unescape`]) as `url` and cannot change the CSS around it.
+///
+/// In [`Context::Unquoted`], `(`, `)`, `"`, `'` and `\` get a backslash, and
+/// whitespace and non-printable code points a hex escape and a space
+/// (`\a `), since either would end the url or make it a bad url. In
+/// [`Context::Quoted`], the quote and `\` get a backslash, and newlines a hex
+/// escape. CSS has no way to write U+0000: it reads back as U+FFFD.
+pub fn escape(url: &str, context: Context) -> Cow<'_, str> {
+    let needs_escape = |c: char| match context {
+        Context::Unquoted => {
+            matches!(c, '(' | ')' | '"' | '\'' | '\\')
+                || is_whitespace(c)
+                || c == '\0'
+                || is_non_printable(c)
+        }
+        Context::Quoted(quote) => c == char::from(quote) || c == '\\' || is_newline(c),
+    };
+    if !url.chars().any(needs_escape) {
+        return Cow::Borrowed(url);
+    }
+    let mut out = String::with_capacity(url.len() + 8);
+    for c in url.chars() {
+        if !needs_escape(c) {
+            out.push(c);
+        } else if c.is_ascii_graphic() {
+            out.push('\\');
+            out.push(c);
+        } else {
+            // The space ends the hex escape, whatever follows (§4.3.7).
+            let _ = write!(out, "\\{:x} ", u32::from(c));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// §4.2: newline, tab or space; CR and FF are newlines after §3.3.
+fn is_whitespace(c: char) -> bool {
+    matches!(c, ' ' | '\t') || is_newline(c)
+}
+
+fn is_newline(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\x0C')
+}
+
+/// §4.2: U+0000–U+0008, U+000B, U+000E–U+001F, U+007F. (§3.3 has made U+0000
+/// a U+FFFD by then, so a raw NUL is not one.)
+fn is_non_printable(c: char) -> bool {
+    matches!(c, '\x01'..='\x08' | '\x0B' | '\x0E'..='\x1F' | '\x7F')
+}
+
+/// The byte classes of §4.2, on the byte at some position (`None` past the
+/// end, §4.2's EOF code point).
+fn whitespace(b: Option<u8>) -> bool {
+    b.is_some_and(|b| is_whitespace(char::from(b)))
+}
+
+fn newline(b: Option<u8>) -> bool {
+    b.is_some_and(|b| is_newline(char::from(b)))
+}
+
+fn non_printable(b: Option<u8>) -> bool {
+    b.is_some_and(|b| is_non_printable(char::from(b)))
+}
+
+fn digit(b: Option<u8>) -> bool {
+    b.is_some_and(|b| b.is_ascii_digit())
+}
+
+fn hex_digit(b: Option<u8>) -> bool {
+    b.is_some_and(|b| b.is_ascii_hexdigit())
+}
+
+/// §4.2 "ident-start code point": a letter, a non-ASCII code point, or `_`.
+/// NUL counts as it is U+FFFD after §3.3.
+fn ident_start(b: Option<u8>) -> bool {
+    b.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 || b == 0)
+}
+
+/// §4.2 "ident code point": an ident-start code point, a digit, or `-`.
+fn ident_char(b: Option<u8>) -> bool {
+    ident_start(b) || digit(b) || b == Some(b'-')
+}
+
+/// What a bracket or function leaves open.
+struct Frame {
+    /// The byte that closes it.
+    closer: u8,
+    /// It is `image-set(` or `-webkit-image-set(`.
+    image_set: bool,
+    /// Only whitespace has come since its opening or its last comma, in an
+    /// image set: a string here is an option's image.
+    option_start: bool,
+}
+
+/// The tokens of §4 as far as [`find`] tells them apart.
+#[derive(Debug, PartialEq, Eq)]
+enum Token {
+    Whitespace,
+    /// A string's contents and quote; `None` for a bad string, or one the
+    /// end of the input cuts off.
+    String(Option<(Range<usize>, u8)>),
+    /// An unquoted url's value, without the whitespace around it; `None` for
+    /// a bad url, or one the end of the input cuts off.
+    Url(Option<Range<usize>>),
+    Function(Function),
+    AtKeyword {
+        import: bool,
+    },
+    /// `(`, `[` or `{`, with the byte that closes it.
+    Open(u8),
+    /// `)`, `]` or `}`.
+    Close(u8),
+    Comma,
+    /// Any other token: ident, hash, number, delim, CDO, and so on.
+    Other,
+    Eof,
+}
+
+/// The function names [`find`] cares about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Function {
+    /// `url(` followed by a string (an unquoted url is a [`Token::Url`]).
+    Url,
+    ImageSet,
+    Other,
+}
+
+struct Scanner<'a> {
+    css: &'a str,
+    /// A byte offset into `css`, between characters whenever a token starts.
+    pos: usize,
+}
+
+impl Scanner<'_> {
+    /// The byte `ahead` bytes on, `None` past the end.
+    fn byte(&self, ahead: usize) -> Option<u8> {
+        self.css.as_bytes().get(self.pos + ahead).copied()
+    }
+
+    fn starts_with(&self, s: &[u8]) -> bool {
+        self.css.as_bytes()[self.pos..].starts_with(s)
+    }
+
+    fn skip_whitespace(&mut self) {
+        while whitespace(self.byte(0)) {
+            self.pos += 1;
+        }
+    }
+
+    /// One whitespace, CR LF being one (§3.3).
+    fn skip_one_whitespace(&mut self) {
+        if self.starts_with(b"\r\n") {
+            self.pos += 2;
+        } else if whitespace(self.byte(0)) {
+            self.pos += 1;
+        }
+    }
+
+    /// §4.3.1 Consume a token.
+    fn next_token(&mut self) -> Token {
+        self.skip_comments();
+        let Some(b) = self.byte(0) else {
+            return Token::Eof;
+        };
+        let single = |scanner: &mut Self, token| {
+            scanner.pos += 1;
+            token
+        };
+        match b {
+            _ if whitespace(Some(b)) => {
+                self.skip_whitespace();
+                Token::Whitespace
+            }
+            b'"' | b'\'' => {
+                self.pos += 1;
+                self.string(b)
+            }
+            b'#' => {
+                // "If the next input code point is an ident code point or the
+                // next two input code points are a valid escape": a hash
+                // token, so `#url(` is no url.
+                self.pos += 1;
+                if ident_char(self.byte(0)) || self.valid_escape(0) {
+                    self.ident_sequence();
+                }
+                Token::Other
+            }
+            b'(' => single(self, Token::Open(b')')),
+            b'[' => single(self, Token::Open(b']')),
+            b'{' => single(self, Token::Open(b'}')),
+            b')' | b']' | b'}' => single(self, Token::Close(b)),
+            b',' => single(self, Token::Comma),
+            b'+' | b'.' if self.starts_number() => self.numeric(),
+            b'-' if self.starts_number() => self.numeric(),
+            // CDC, so that `-->url(` is a url.
+            b'-' if self.starts_with(b"-->") => {
+                self.pos += 3;
+                Token::Other
+            }
+            b'-' if self.starts_ident(0) => self.ident_like(),
+            // CDO, so that `<!--url(` is a url and not the function `--url(`.
+            b'<' if self.starts_with(b"<!--") => {
+                self.pos += 4;
+                Token::Other
+            }
+            b'@' => {
+                self.pos += 1;
+                if !self.starts_ident(0) {
+                    return Token::Other;
+                }
+                let name = self.ident_sequence();
+                Token::AtKeyword {
+                    import: self.is_named(name, "import"),
+                }
+            }
+            b'\\' if self.valid_escape(0) => self.ident_like(),
+            b'0'..=b'9' => self.numeric(),
+            _ if ident_start(Some(b)) => self.ident_like(),
+            _ => single(self, Token::Other),
+        }
+    }
+
+    /// §4.3.2 Consume comments: "If the next two input code point are U+002F
+    /// SOLIDUS (/) followed by a U+002A ASTERISK (*), consume them and all
+    /// following code points up to and including the first U+002A ASTERISK
+    /// (*) followed by a U+002F SOLIDUS (/), or up to an EOF code point."
+    fn skip_comments(&mut self) {
+        while self.starts_with(b"/*") {
+            let body = &self.css.as_bytes()[self.pos + 2..];
+            self.pos += 2 + body
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(body.len(), |i| i + 2);
+        }
+    }
+
+    /// §4.3.8 Check if two code points are a valid escape: a `\` not followed
+    /// by a newline.
+    fn valid_escape(&self, ahead: usize) -> bool {
+        self.byte(ahead) == Some(b'\\') && !newline(self.byte(ahead + 1))
+    }
+
+    /// §4.3.9 Check if three code points would start an ident sequence.
+    fn starts_ident(&self, ahead: usize) -> bool {
+        match self.byte(ahead) {
+            Some(b'-') => {
+                let second = self.byte(ahead + 1);
+                ident_start(second) || second == Some(b'-') || self.valid_escape(ahead + 1)
+            }
+            Some(b'\\') => self.valid_escape(ahead),
+            first => ident_start(first),
+        }
+    }
+
+    /// §4.3.10 Check if three code points would start a number.
+    fn starts_number(&self) -> bool {
+        match self.byte(0) {
+            Some(b'+' | b'-') => {
+                digit(self.byte(1)) || (self.byte(1) == Some(b'.') && digit(self.byte(2)))
+            }
+            Some(b'.') => digit(self.byte(1)),
+            first => digit(first),
+        }
+    }
+
+    /// §4.3.7 Consume an escaped code point, the `\` already consumed.
+    fn escaped_code_point(&mut self) {
+        match self.byte(0) {
+            // "Consume as many hex digits as possible, but no more than 5
+            // [after the first]. ... If the next input code point is
+            // whitespace, consume it as well."
+            first if hex_digit(first) => {
+                let digits = self.css.as_bytes()[self.pos..]
+                    .iter()
+                    .take(6)
+                    .take_while(|b| b.is_ascii_hexdigit())
+                    .count();
+                self.pos += digits;
+                self.skip_one_whitespace();
+            }
+            // "EOF: This is a parse error. Return U+FFFD."
+            None => {}
+            // "anything else: Return the current input code point." A
+            // non-ASCII one's other bytes follow as non-ASCII bytes, which
+            // every caller takes as the code point would be taken.
+            Some(_) => self.pos += 1,
+        }
+    }
+
+    /// §4.3.11 Consume an ident sequence; its source text.
+    fn ident_sequence(&mut self) -> Range<usize> {
+        let start = self.pos;
+        loop {
+            if ident_char(self.byte(0)) {
+                self.pos += 1;
+            } else if self.valid_escape(0) {
+                self.pos += 1;
+                self.escaped_code_point();
+            } else {
+                return start..self.pos;
+            }
+        }
+    }
+
+    /// Whether the ident sequence at `range` is `name` (lowercase ASCII), by
+    /// its value, ASCII case-insensitively: `URL`, `u\rl` and `\75 rl` are
+    /// all `url`.
+    fn is_named(&self, range: Range<usize>, name: &str) -> bool {
+        // Ident sequences start and end at ASCII bytes or the ends of the
+        // text, so the range holds whole characters.
+        self.css.get(range).is_some_and(|raw| {
+            Decoded::new(raw)
+                .map(|c| c.to_ascii_lowercase())
+                .eq(name.chars())
+        })
+    }
+
+    /// §4.3.3 Consume a numeric token: a number, then a unit (an ident
+    /// sequence, so `1url(` is no url) or `%`.
+    fn numeric(&mut self) -> Token {
+        self.number();
+        if self.starts_ident(0) {
+            self.ident_sequence();
+        } else if self.byte(0) == Some(b'%') {
+            self.pos += 1;
+        }
+        Token::Other
+    }
+
+    /// §4.3.12 Consume a number.
+    fn number(&mut self) {
+        let digits = |scanner: &mut Self| {
+            while digit(scanner.byte(0)) {
+                scanner.pos += 1;
+            }
+        };
+        if matches!(self.byte(0), Some(b'+' | b'-')) {
+            self.pos += 1;
+        }
+        digits(self);
+        // "If the next 2 input code points are U+002E FULL STOP (.) followed
+        // by a digit": so in `1.url(` the `.` is a delim, and `url(` a url.
+        if self.byte(0) == Some(b'.') && digit(self.byte(1)) {
+            self.pos += 1;
+            digits(self);
+        }
+        // "If the next 2 or 3 input code points are U+0045 (E) or U+0065 (e),
+        // optionally followed by U+002D (-) or U+002B (+), followed by a
+        // digit".
+        if matches!(self.byte(0), Some(b'e' | b'E')) {
+            let sign = usize::from(matches!(self.byte(1), Some(b'+' | b'-')));
+            if digit(self.byte(1 + sign)) {
+                self.pos += 1 + sign;
+                digits(self);
+            }
+        }
+    }
+
+    /// §4.3.4 Consume an ident-like token.
+    fn ident_like(&mut self) -> Token {
+        let name = self.ident_sequence();
+        if self.byte(0) != Some(b'(') {
+            return Token::Other;
+        }
+        self.pos += 1;
+        if self.is_named(name.clone(), "url") {
+            // "While the next two input code points are whitespace, consume
+            // the next input code point."
+            while whitespace(self.byte(0)) && whitespace(self.byte(1)) {
+                self.pos += 1;
+            }
+            // "If the next one or two input code points are U+0022 ("),
+            // U+0027 ('), or whitespace followed by U+0022 (") or U+0027 ('),
+            // then create a <function-token> ... Otherwise, consume a url
+            // token".
+            let quote = |b: Option<u8>| matches!(b, Some(b'"' | b'\''));
+            if quote(self.byte(0)) || (whitespace(self.byte(0)) && quote(self.byte(1))) {
+                return Token::Function(Function::Url);
+            }
+            return self.url();
+        }
+        if self.is_named(name.clone(), "image-set") || self.is_named(name, "-webkit-image-set") {
+            Token::Function(Function::ImageSet)
+        } else {
+            Token::Function(Function::Other)
+        }
+    }
+
+    /// §4.3.5 Consume a string token, the opening `quote` already consumed.
+    fn string(&mut self, quote: u8) -> Token {
+        let start = self.pos;
+        loop {
+            match self.byte(0) {
+                Some(b) if b == quote => {
+                    let contents = start..self.pos;
+                    self.pos += 1;
+                    return Token::String(Some((contents, quote)));
+                }
+                // "EOF: This is a parse error. Return the <string-token>." It
+                // is not returned here: the text may have been cut off.
+                None => return Token::String(None),
+                // "newline: This is a parse error. Reconsume the current input
+                // code point, create a <bad-string-token>, and return it."
+                b if newline(b) => return Token::String(None),
+                Some(b'\\') => {
+                    self.pos += 1;
+                    // "If the next input code point is EOF, do nothing.
+                    // Otherwise, if the next input code point is a newline,
+                    // consume it. Otherwise, ... consume an escaped code
+                    // point".
+                    if newline(self.byte(0)) {
+                        self.skip_one_whitespace();
+                    } else {
+                        self.escaped_code_point();
+                    }
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    /// §4.3.6 Consume a url token, after `url(` and all but one whitespace.
+    fn url(&mut self) -> Token {
+        // "Consume as much whitespace as possible."
+        self.skip_whitespace();
+        let start = self.pos;
+        loop {
+            let end = self.pos;
+            match self.byte(0) {
+                Some(b')') => {
+                    self.pos += 1;
+                    return Token::Url(Some(start..end));
+                }
+                // "EOF: This is a parse error. Return the <url-token>." Not
+                // returned here: the text may have been cut off.
+                None => return Token::Url(None),
+                // "whitespace: Consume as much whitespace as possible. If the
+                // next input code point is U+0029 RIGHT PARENTHESIS ()) or
+                // EOF, consume it and return the <url-token> ...; otherwise,
+                // consume the remnants of a bad url".
+                b if whitespace(b) => {
+                    self.skip_whitespace();
+                    return match self.byte(0) {
+                        Some(b')') => {
+                            self.pos += 1;
+                            Token::Url(Some(start..end))
+                        }
+                        None => Token::Url(None),
+                        Some(_) => self.bad_url(),
+                    };
+                }
+                // "U+0022 ("), U+0027 ('), U+0028 ((), non-printable code
+                // point: This is a parse error. Consume the remnants of a bad
+                // url".
+                Some(b'"' | b'\'' | b'(') => return self.bad_url(),
+                b if non_printable(b) => return self.bad_url(),
+                // "U+005C REVERSE SOLIDUS (\): If the stream starts with a
+                // valid escape, consume an escaped code point ... Otherwise,
+                // this is a parse error. Consume the remnants of a bad url".
+                Some(b'\\') if self.valid_escape(0) => {
+                    self.pos += 1;
+                    self.escaped_code_point();
+                }
+                Some(b'\\') => return self.bad_url(),
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    /// §4.3.14 Consume the remnants of a bad url: up to and including the
+    /// next `)` that is not escaped, or to the end.
+    fn bad_url(&mut self) -> Token {
+        loop {
+            match self.byte(0) {
+                None => return Token::Url(None),
+                Some(b')') => {
+                    self.pos += 1;
+                    return Token::Url(None);
+                }
+                _ if self.valid_escape(0) => {
+                    self.pos += 1;
+                    self.escaped_code_point();
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+}
+
+/// The code points a piece of CSS source text stands for; see [`unescape`].
+struct Decoded<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Decoded<'a> {
+    fn new(raw: &'a str) -> Self {
+        Decoded { rest: raw }
+    }
+
+    fn skip(&mut self, prefix: char) {
+        self.rest = self.rest.strip_prefix(prefix).unwrap_or(self.rest);
+    }
+
+    /// After a `\`: the code point it escapes, or `None` for an escaped
+    /// newline, which stands for nothing in a string (§4.3.5).
+    fn escaped(&mut self) -> Option<char> {
+        let mut chars = self.rest.chars();
+        // "EOF: This is a parse error. Return U+FFFD."
+        let Some(c) = chars.next() else {
+            return Some(char::REPLACEMENT_CHARACTER);
+        };
+        if c.is_ascii_hexdigit() {
+            let digits = self
+                .rest
+                .bytes()
+                .take(6)
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            let value = self.rest.as_bytes()[..digits].iter().fold(0, |value, &b| {
+                value * 16 + char::from(b).to_digit(16).unwrap_or(0)
+            });
+            self.rest = &self.rest[digits..];
+            // "If the next input code point is whitespace, consume it as well."
+            if self.rest.starts_with("\r\n") {
+                self.rest = &self.rest[2..];
+            } else if self.rest.starts_with(is_whitespace) {
+                self.rest = &self.rest[1..];
+            }
+            // "If this number is zero, or is for a surrogate, or is greater
+            // than the maximum allowed code point, return U+FFFD".
+            return Some(
+                char::from_u32(value)
+                    .filter(|&c| c != '\0')
+                    .unwrap_or(char::REPLACEMENT_CHARACTER),
+            );
+        }
+        self.rest = chars.as_str();
+        match c {
+            '\r' => {
+                self.skip('\n');
+                None
+            }
+            '\n' | '\x0C' => None,
+            '\0' => Some(char::REPLACEMENT_CHARACTER),
+            c => Some(c),
+        }
+    }
+}
+
+impl Iterator for Decoded<'_> {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        loop {
+            let mut chars = self.rest.chars();
+            let c = chars.next()?;
+            self.rest = chars.as_str();
+            return Some(match c {
+                '\\' => match self.escaped() {
+                    Some(c) => c,
+                    None => continue,
+                },
+                '\0' => char::REPLACEMENT_CHARACTER,
+                '\r' => {
+                    self.skip('\n');
+                    '\n'
+                }
+                '\x0C' => '\n',
+                c => c,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The control pictures the fixture table writes for characters a TSV
+    /// cannot hold or an editor might eat.
+    fn from_pictures(s: &str) -> String {
+        s.chars()
+            .map(|c| match c {
+                '␤' => '\n',
+                '␍' => '\r',
+                '␌' => '\x0C',
+                '␉' => '\t',
+                '␠' => ' ',
+                '␀' => '\0',
+                '␁' => '\x01',
+                '␡' => '\x7F',
+                c => c,
+            })
+            .collect()
+    }
+
+    /// The context a range is in, by the byte before it: a quote opens a
+    /// string; anything else (`(`, whitespace) comes before an unquoted url.
+    fn context_before(css: &str, start: usize) -> Context {
+        match css.as_bytes()[start - 1] {
+            q @ (b'"' | b'\'') => Context::Quoted(q),
+            _ => Context::Unquoted,
+        }
+    }
+
+    /// `fixtures/css/find.tsv`: each row's CSS with every URL [`find`] should
+    /// return marked `⟦…⟧`, then the URLs as [`unescape`] should give them.
+    #[test]
+    fn fixture_table() {
+        let table = include_str!("../fixtures/css/find.tsv");
+        let mut failures = Vec::new();
+        let mut rows = 0;
+        for (i, line) in table.lines().enumerate() {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            rows += 1;
+            let mut fields = line.split('\t');
+            let name = fields.next().unwrap();
+            let marked = from_pictures(fields.next().unwrap_or_else(|| {
+                panic!("find.tsv:{}: no css column", i + 1);
+            }));
+            let urls: Vec<String> = fields.map(from_pictures).collect();
+            let mut css = String::new();
+            let mut ranges = Vec::new();
+            for c in marked.chars() {
+                match c {
+                    '⟦' => ranges.push(css.len()..css.len()),
+                    '⟧' => ranges.last_mut().unwrap().end = css.len(),
+                    c => css.push(c),
+                }
+            }
+            assert_eq!(
+                ranges.len(),
+                urls.len(),
+                "find.tsv:{}: {} marked ranges but {} urls",
+                i + 1,
+                ranges.len(),
+                urls.len()
+            );
+            let expected: Vec<(Found, &str)> = ranges
+                .into_iter()
+                .zip(&urls)
+                .map(|(range, url)| {
+                    let context = context_before(&css, range.start);
+                    (Found { range, context }, url.as_str())
+                })
+                .collect();
+            let got: Vec<(Found, String)> = find(&css)
+                .into_iter()
+                .map(|f| {
+                    let url = unescape(&css[f.range.clone()]).into_owned();
+                    (f, url)
+                })
+                .collect();
+            let got_view: Vec<(Found, &str)> =
+                got.iter().map(|(f, u)| (f.clone(), u.as_str())).collect();
+            if got_view != expected {
+                failures.push(format!(
+                    "find.tsv:{} [{name}] {css:?}\n  expected {expected:?}\n  got      {got_view:?}",
+                    i + 1
+                ));
+            }
+        }
+        assert!(rows > 0, "find.tsv holds no cases");
+        assert!(
+            failures.is_empty(),
+            "{} of {rows} rows failed:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    }
+
+    #[test]
+    fn unescape_decodes_css_escapes() {
+        for (raw, expected) in [
+            ("a.png", "a.png"),
+            (r"a\)b", "a)b"),
+            (r"\28 x\29", "(x)"),
+            (r"\28x", "(x"),
+            (r"a\20 b", "a b"),
+            (r"a\20b", "a\u{20b}"),
+            (r"\0000411", "A1"),
+            ("\\41\r\nb", "Ab"),
+            ("\\41\tb", "Ab"),
+            (r"\0", "\u{FFFD}"),
+            (r"\d800", "\u{FFFD}"),
+            (r"\110000", "\u{FFFD}"),
+            (r#"a\"b\'c\\"#, r#"a"b'c\"#),
+            ("a\\\nb", "ab"),
+            ("a\\\r\nb", "ab"),
+            ("a\\\x0Cb", "ab"),
+            ("a\0b", "a\u{FFFD}b"),
+            ("a\\\0b", "a\u{FFFD}b"),
+            ("a\rb\r\nc\x0Cd", "a\nb\nc\nd"),
+            ("\\é", "é"),
+            ("a\\", "a\u{FFFD}"),
+        ] {
+            assert_eq!(unescape(raw), expected, "unescape({raw:?})");
+        }
+        assert!(matches!(unescape("a/b.png?x=1"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn escape_writes_what_each_context_needs() {
+        let q = Context::Quoted(b'"');
+        let s = Context::Quoted(b'\'');
+        for (url, context, expected) in [
+            ("http://h/a.png", Context::Unquoted, "http://h/a.png"),
+            ("a b(c)", Context::Unquoted, r"a\20 b\(c\)"),
+            (r#"a"b'c\d"#, Context::Unquoted, r#"a\"b\'c\\d"#),
+            ("a\tb\nc\rd\x0Ce", Context::Unquoted, r"a\9 b\a c\d d\c e"),
+            ("a\x01b\x7Fc\0d", Context::Unquoted, r"a\1 b\7f c\0 d"),
+            ("é/*x*/;{}", Context::Unquoted, "é/*x*/;{}"),
+            (r#"a b(c)'d"e\f"#, q, r#"a b(c)'d\"e\\f"#),
+            (r#"a"b'c"#, s, r#"a"b\'c"#),
+            ("a\nb\rc\x0Cd\te", q, "a\\a b\\d c\\c d\te"),
+        ] {
+            assert_eq!(
+                escape(url, context),
+                expected,
+                "escape({url:?}, {context:?})"
+            );
+        }
+        assert!(matches!(
+            escape("http://h/a.png", Context::Unquoted),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    /// Long runs of what could make a scanner go back over the text.
+    #[test]
+    fn adversarial_inputs_take_linear_time() {
+        let n = 100_000;
+        for piece in [
+            "url(",
+            "url( ",
+            "@import ",
+            "image-set(",
+            "(",
+            "\\",
+            "\\)",
+            "/*",
+            "\"",
+            "u\\",
+            "1e",
+            "-",
+            "<!-",
+            "#",
+            "url(a b",
+        ] {
+            let css = piece.repeat(n);
+            let start = std::time::Instant::now();
+            let _ = find(&css);
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(5),
+                "{piece:?} × {n} took {:?}",
+                start.elapsed()
+            );
+        }
+    }
+
+    /// Loose pieces of CSS: enough of each construct [`find`] knows, and of
+    /// what breaks them.
+    fn piece() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            "url(",
+            "URL(",
+            "u\\rl(",
+            ")",
+            "(",
+            "\"",
+            "'",
+            "\\",
+            "\\)",
+            "\\28 ",
+            "\\61",
+            "\\\n",
+            "\\\"",
+            "/*",
+            "*/",
+            " ",
+            "\n",
+            "\r\n",
+            "\t",
+            "@import ",
+            "image-set(",
+            "-webkit-image-set(",
+            "type(",
+            ",",
+            " 1x",
+            "#",
+            "a",
+            "b.png",
+            "é",
+            "\0",
+            "\u{1}",
+            ";",
+            "{",
+            "}",
+            "[",
+            "]",
+            "-->",
+            "<!--",
+            "-",
+            "1",
+            ".",
+            "%",
+            "e",
+            "content:",
+        ])
+        .prop_map(str::to_owned)
+    }
+
+    /// The inside of a url or string: mostly plain, sometimes escaped,
+    /// sometimes broken.
+    fn body() -> impl Strategy<Value = String> {
+        let part = prop::sample::select(vec![
+            "a", "b.png", "/", "é", "?x=1", "#f", "\\)", "\\28 ", "\\61", "\\20b", "\\\"", "\\'",
+            "\\\\", "\\\n", "\\\r\n", "\\0", "\\é", " ", "\"", "'", "(", ")", "\0", "\u{1}", "/*",
+            "*/",
+        ]);
+        prop::collection::vec(part, 0..6).prop_map(|parts| parts.concat())
+    }
+
+    /// Whitespace and comments, where CSS allows them or near enough.
+    fn gap() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "", "", " ", "  ", "\n", "\r\n", "\t", "/**/", " /*x*/ ",
+        ])
+    }
+
+    fn quote() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec!["\"", "'"])
+    }
+
+    /// A string-valued image-set option.
+    fn option() -> impl Strategy<Value = String> {
+        (
+            quote(),
+            body(),
+            prop::sample::select(vec!["", " 1x", " type('a/b')"]),
+        )
+            .prop_map(|(q, body, rest)| format!("{q}{body}{q}{rest}"))
+    }
+
+    /// Text from a small CSS-ish grammar: url(), @import and image-set()
+    /// with bodies that are often valid and sometimes not, among loose
+    /// pieces.
+    fn css_ish() -> impl Strategy<Value = String> {
+        let name = prop::sample::select(vec!["url", "URL", "u\\rl", "\\75 rl"]);
+        let construct = prop_oneof![
+            (name.clone(), gap(), body(), gap())
+                .prop_map(|(n, a, body, b)| format!("{n}({a}{body}{b})")),
+            (name, gap(), quote(), body(), gap())
+                .prop_map(|(n, a, q, body, b)| format!("{n}({a}{q}{body}{q}{b})")),
+            (gap(), quote(), body()).prop_map(|(a, q, body)| format!("@import{a}{q}{body}{q};")),
+            prop::collection::vec(option(), 1..4)
+                .prop_map(|options| format!("image-set({})", options.join(", "))),
+            piece(),
+            piece(),
+        ];
+        prop::collection::vec(construct, 0..12).prop_map(|parts| parts.concat())
+    }
+
+    /// New URLs to write in place of found ones: any text but the empty
+    /// string and local urls, which [`find`] leaves out, and weighted to
+    /// what needs escaping.
+    fn new_url() -> impl Strategy<Value = String> {
+        let c = prop_oneof![
+            any::<char>(),
+            prop::sample::select(vec![
+                'a', '/', ':', ')', '(', '"', '\'', '\\', ' ', '\t', '\n', '\r', '\x0C', '\0',
+                '\x01', '\x7F', '#', '*', 'f', '0', 'é',
+            ]),
+        ];
+        prop::collection::vec(c, 1..12)
+            .prop_map(|cs| cs.into_iter().collect::<String>())
+            .prop_filter("a local url", |s| !s.starts_with('#'))
+    }
+
+    /// `css` with every found range replaced by `by(raw, context)`.
+    fn splice(css: &str, found: &[Found], by: impl Fn(usize, &str, Context) -> String) -> String {
+        let mut out = String::new();
+        let mut at = 0;
+        for (i, f) in found.iter().enumerate() {
+            out.push_str(&css[at..f.range.start]);
+            out.push_str(&by(i, &css[f.range.clone()], f.context));
+            at = f.range.end;
+        }
+        out.push_str(&css[at..]);
+        out
+    }
+
+    /// The facts every result holds: ranges in order, apart, on character
+    /// boundaries, with the context the byte before them says.
+    fn check_ranges(css: &str, found: &[Found]) {
+        let mut end = 0;
+        for f in found {
+            assert!(end <= f.range.start && f.range.start < f.range.end);
+            assert!(css.is_char_boundary(f.range.start) && css.is_char_boundary(f.range.end));
+            assert_eq!(f.context, context_before(css, f.range.start));
+            if let Context::Quoted(q) = f.context {
+                assert_eq!(css.as_bytes()[f.range.end], q);
+            }
+            end = f.range.end;
+        }
+    }
+
+    fn values(css: &str, found: &[Found]) -> Vec<(String, Context)> {
+        found
+            .iter()
+            .map(|f| (unescape(&css[f.range.clone()]).into_owned(), f.context))
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_any_text(css in any::<String>()) {
+            let found = find(&css);
+            check_ranges(&css, &found);
+            for f in &found {
+                let _ = escape(&unescape(&css[f.range.clone()]), f.context);
+            }
+        }
+
+        #[test]
+        fn never_panics_on_css_ish_text(css in css_ish()) {
+            check_ranges(&css, &find(&css));
+        }
+
+        #[test]
+        fn escape_then_unescape_is_the_url(url in new_url(), quote in prop::sample::select(vec![None, Some(b'"'), Some(b'\'')])) {
+            let context = quote.map_or(Context::Unquoted, Context::Quoted);
+            let expected = url.replace('\0', "\u{FFFD}");
+            let escaped = escape(&url, context);
+            prop_assert_eq!(unescape(&escaped), expected);
+        }
+
+        /// Writing each found URL back, unescaped and escaped again, finds
+        /// the same URLs.
+        #[test]
+        fn found_urls_written_back_are_found_again(css in css_ish()) {
+            let found = find(&css);
+            let rewritten = splice(&css, &found, |_, raw, context| {
+                escape(&unescape(raw), context).into_owned()
+            });
+            let again = find(&rewritten);
+            check_ranges(&rewritten, &again);
+            prop_assert_eq!(values(&css, &found), values(&rewritten, &again));
+        }
+
+        /// Writing new URLs in place of the found ones finds the new URLs,
+        /// and no others: escaping keeps the CSS around them as it was.
+        #[test]
+        fn new_urls_written_in_are_found_as_written(
+            css in css_ish(),
+            urls in prop::collection::vec(new_url(), 1..8),
+        ) {
+            let found = find(&css);
+            let new = |i: usize| urls[i % urls.len()].as_str();
+            let rewritten = splice(&css, &found, |i, _, context| escape(new(i), context).into_owned());
+            let again = find(&rewritten);
+            check_ranges(&rewritten, &again);
+            let expected: Vec<(String, Context)> = found
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (new(i).replace('\0', "\u{FFFD}"), f.context))
+                .collect();
+            prop_assert_eq!(values(&rewritten, &again), expected);
+        }
+    }
+}
