@@ -2,57 +2,339 @@
 //! code: the rewriter's selector and its per-attribute decisions both come
 //! from here, and the README lists the same rows.
 
+use std::fmt;
+
 /// How an attribute's value holds URLs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// The whole value is one URL.
     Url,
+    /// URLs separated by ASCII whitespace (`ping`, `archive`).
+    List,
+    /// Image candidates: URLs with descriptors, separated by commas.
+    Srcset,
+    /// `<meta http-equiv=refresh content="5; url=…">`.
+    Refresh,
+    /// CSS declarations (`style`): `url(…)`, `image-set(…)`.
+    Css,
+    /// A whole HTML document (`<iframe srcdoc>`), rewritten with the same base.
+    Html,
 }
 
-/// One row: `element` is a lowercase tag name, or `*` for every element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Row {
-    pub element: &'static str,
-    pub attribute: &'static str,
-    pub kind: Kind,
-}
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Url => "url",
+            Kind::List => "list",
+            Kind::Srcset => "srcset",
+            Kind::Refresh => "refresh",
+            Kind::Css => "css",
+            Kind::Html => "html",
+        }
+    }
 
-const fn row(element: &'static str, attribute: &'static str, kind: Kind) -> Row {
-    Row {
-        element,
-        attribute,
-        kind,
+    /// The kinds a user may give to `--attr`.
+    pub fn from_name(name: &str) -> Option<Kind> {
+        [Kind::Url, Kind::List, Kind::Srcset, Kind::Css]
+            .into_iter()
+            .find(|k| k.name() == name)
     }
 }
 
-pub const TABLE: &[Row] = &[
-    row("*", "href", Kind::Url),
-    row("*", "src", Kind::Url),
-    // SVG 1.1's link attribute (`<use xlink:href>`, `<image xlink:href>`).
-    row("*", "xlink:href", Kind::Url),
-];
-
-/// The row for `attribute` on `element` (both lowercase), if it is rewritten.
-pub fn lookup(element: &str, attribute: &str) -> Option<&'static Row> {
-    TABLE
-        .iter()
-        .find(|r| r.attribute == attribute && (r.element == "*" || r.element == element))
+/// A condition on another attribute of the same element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    Always,
+    /// The attribute has this value, ASCII case-insensitively
+    /// (`<param valuetype=ref>`, `<meta http-equiv=refresh>`).
+    Equals(&'static str, &'static str),
+    /// The attribute's value is one of these, ASCII case-insensitively
+    /// (`<meta property=og:image>`).
+    OneOf(&'static str, &'static [&'static str]),
 }
 
-/// A CSS selector matching every element that has an attribute of the table,
-/// so that lol_html calls the handler for those elements only.
-pub fn selector() -> String {
-    let mut selectors: Vec<String> = TABLE
-        .iter()
-        .map(|r| {
+/// Which rows a run uses: the default set, and the opt-in ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Default,
+    /// `--lazy`: lazy-loading attributes of script libraries.
+    Lazy,
+    /// `--social`: Open Graph and Twitter card `<meta content>` URLs.
+    Social,
+    /// Added with `--attr`.
+    User,
+}
+
+/// One row: `element` is a lowercase tag name, or `*` for every element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub element: String,
+    pub attribute: String,
+    pub kind: Kind,
+    pub when: When,
+    pub group: Group,
+}
+
+impl fmt::Display for Row {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}",
+            self.element,
+            self.attribute,
+            self.kind.name()
+        )
+    }
+}
+
+type Static = (&'static str, &'static str, Kind, When, Group);
+
+const SOCIAL_URLS: &[&str] = &[
+    "og:url",
+    "og:image",
+    "og:image:url",
+    "og:image:secure_url",
+    "og:video",
+    "og:video:url",
+    "og:video:secure_url",
+    "og:audio",
+    "og:audio:url",
+    "og:audio:secure_url",
+    "twitter:image",
+    "twitter:image:src",
+    "twitter:player",
+    "twitter:player:stream",
+];
+
+use Group::{Default as D, Lazy, Social};
+use Kind::{Css, Html, List, Refresh, Srcset, Url};
+use When::Always as A;
+
+/// The built-in rows. Elements of HTML, SVG and MathML alike: `*` rows apply
+/// in every namespace.
+pub const BUILT_IN: &[Static] = &[
+    ("*", "href", Url, A, D),
+    ("*", "src", Url, A, D),
+    // SVG 1.1 and MathML links (`<use xlink:href>`, `<image xlink:href>`).
+    ("*", "xlink:href", Url, A, D),
+    ("*", "style", Css, A, D),
+    ("*", "itemid", Url, A, D),
+    ("*", "itemtype", List, A, D),
+    ("form", "action", Url, A, D),
+    ("button", "formaction", Url, A, D),
+    ("input", "formaction", Url, A, D),
+    ("video", "poster", Url, A, D),
+    ("blockquote", "cite", Url, A, D),
+    ("q", "cite", Url, A, D),
+    ("del", "cite", Url, A, D),
+    ("ins", "cite", Url, A, D),
+    ("object", "data", Url, A, D),
+    ("object", "codebase", Url, A, D),
+    ("object", "classid", Url, A, D),
+    // HTML 4: "a space-separated list of URIs ... relative to codebase".
+    ("object", "archive", List, A, D),
+    ("applet", "code", Url, A, D),
+    ("applet", "codebase", Url, A, D),
+    ("applet", "object", Url, A, D),
+    ("applet", "archive", List, A, D),
+    ("param", "value", Url, When::Equals("valuetype", "ref"), D),
+    ("html", "manifest", Url, A, D),
+    ("command", "icon", Url, A, D),
+    ("menuitem", "icon", Url, A, D),
+    ("img", "longdesc", Url, A, D),
+    ("frame", "longdesc", Url, A, D),
+    ("iframe", "longdesc", Url, A, D),
+    ("img", "lowsrc", Url, A, D),
+    ("img", "dynsrc", Url, A, D),
+    ("body", "background", Url, A, D),
+    ("table", "background", Url, A, D),
+    ("thead", "background", Url, A, D),
+    ("tbody", "background", Url, A, D),
+    ("tfoot", "background", Url, A, D),
+    ("tr", "background", Url, A, D),
+    ("td", "background", Url, A, D),
+    ("th", "background", Url, A, D),
+    ("embed", "pluginspage", Url, A, D),
+    ("a", "ping", List, A, D),
+    ("area", "ping", List, A, D),
+    ("head", "profile", List, A, D),
+    ("img", "srcset", Srcset, A, D),
+    ("source", "srcset", Srcset, A, D),
+    ("link", "imagesrcset", Srcset, A, D),
+    (
+        "meta",
+        "content",
+        Refresh,
+        When::Equals("http-equiv", "refresh"),
+        D,
+    ),
+    ("iframe", "srcdoc", Html, A, D),
+    // Lazy loading, as the common script libraries write it.
+    ("*", "data-src", Url, A, Lazy),
+    ("*", "data-original", Url, A, Lazy),
+    ("*", "data-lazy-src", Url, A, Lazy),
+    ("*", "data-lazyload", Url, A, Lazy),
+    ("*", "data-hires", Url, A, Lazy),
+    ("*", "data-srcset", Srcset, A, Lazy),
+    ("*", "data-lazy-srcset", Srcset, A, Lazy),
+    (
+        "meta",
+        "content",
+        Url,
+        When::OneOf("property", SOCIAL_URLS),
+        Social,
+    ),
+    (
+        "meta",
+        "content",
+        Url,
+        When::OneOf("name", SOCIAL_URLS),
+        Social,
+    ),
+];
+
+/// The rows of a run: the defaults, the opt-in groups asked for, and the
+/// user's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    pub rows: Vec<Row>,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table::new(false, false, Vec::new())
+    }
+}
+
+impl Table {
+    pub fn new(lazy: bool, social: bool, user: Vec<Row>) -> Self {
+        let mut rows: Vec<Row> = BUILT_IN
+            .iter()
+            .filter(|(.., group)| match group {
+                Group::Default | Group::User => true,
+                Group::Lazy => lazy,
+                Group::Social => social,
+            })
+            .map(|&(element, attribute, kind, when, group)| Row {
+                element: element.into(),
+                attribute: attribute.into(),
+                kind,
+                when,
+                group,
+            })
+            .collect();
+        // A user's row comes first, so it wins over a built-in one for the
+        // same element and attribute.
+        rows.splice(0..0, user);
+        Table { rows }
+    }
+
+    /// The row for `attribute` on `element` (both lowercase): the first
+    /// whose condition `holds` on the element.
+    pub fn find(
+        &self,
+        element: &str,
+        attribute: &str,
+        holds: impl Fn(When) -> bool,
+    ) -> Option<&Row> {
+        self.rows.iter().find(|r| {
+            r.attribute == attribute && (r.element == "*" || r.element == element) && holds(r.when)
+        })
+    }
+
+    /// A CSS selector matching every element that has an attribute of the
+    /// table, so that lol_html calls the handler for those elements only.
+    pub fn selector(&self) -> String {
+        let mut selectors: Vec<String> = Vec::new();
+        for row in &self.rows {
             // `:` must be escaped in a CSS attribute name.
-            let attribute = r.attribute.replace(':', "\\:");
-            match r.element {
+            let attribute = row.attribute.replace(':', "\\:");
+            let selector = match row.element.as_str() {
                 "*" => format!("[{attribute}]"),
                 element => format!("{element}[{attribute}]"),
+            };
+            if !selectors.contains(&selector) {
+                selectors.push(selector);
             }
-        })
-        .collect();
-    selectors.dedup();
-    selectors.join(",")
+        }
+        selectors.join(",")
+    }
+}
+
+/// `--attr ELEMENT:ATTRIBUTE[:KIND]`, `*` for every element.
+pub fn parse_user_row(spec: &str) -> Result<Row, String> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    // `xlink:href`-style names hold a colon: the kind is the last part only
+    // when it names a kind.
+    let (element, attribute, kind) = match parts.as_slice() {
+        [element, rest @ .., last] if !rest.is_empty() && Kind::from_name(last).is_some() => (
+            *element,
+            rest.join(":"),
+            Kind::from_name(last).unwrap_or(Kind::Url),
+        ),
+        [element, rest @ ..] if !rest.is_empty() => (*element, rest.join(":"), Kind::Url),
+        _ => return Err(format!("--attr wants ELEMENT:ATTRIBUTE[:KIND]: `{spec}`")),
+    };
+    let valid_name = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.'))
+    };
+    if !(element == "*" || valid_name(element)) || !valid_name(&attribute) {
+        return Err(format!("--attr wants ELEMENT:ATTRIBUTE[:KIND]: `{spec}`"));
+    }
+    Ok(Row {
+        element: element.to_ascii_lowercase(),
+        attribute: attribute.to_ascii_lowercase(),
+        kind,
+        when: When::Always,
+        group: Group::User,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_rows_parse_with_or_without_a_kind() {
+        let row = parse_user_row("img:data-hires").unwrap();
+        assert_eq!(row.to_string(), "img:data-hires:url");
+        assert_eq!(
+            parse_user_row("IMG:Data-Set:srcset").unwrap().to_string(),
+            "img:data-set:srcset"
+        );
+        assert_eq!(
+            parse_user_row("*:xlink:role").unwrap().to_string(),
+            "*:xlink:role:url"
+        );
+        assert_eq!(
+            parse_user_row("svg:xlink:href:list").unwrap().to_string(),
+            "svg:xlink:href:list"
+        );
+        for bad in ["img", "img:", ":src", "img:a b", "img:src:refresh-ish:x y"] {
+            assert!(parse_user_row(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn opt_in_groups_only_when_asked() {
+        let has = |t: &Table, a: &str| t.rows.iter().any(|r| r.attribute == a);
+        assert!(!has(&Table::default(), "data-src"));
+        assert!(has(&Table::new(true, false, vec![]), "data-src"));
+        let social = Table::new(false, true, vec![]);
+        let og = |w| w == When::Always || matches!(w, When::OneOf("property", _));
+        assert_eq!(
+            social.find("meta", "content", og).map(|r| r.group),
+            Some(Group::Social)
+        );
+        assert_eq!(Table::default().find("meta", "content", og), None);
+    }
+
+    #[test]
+    fn selector_lists_each_attribute_once() {
+        let selector = Table::default().selector();
+        assert!(selector.starts_with("[href],[src],[xlink\\:href],[style]"));
+        assert_eq!(selector.matches("[href]").count(), 1);
+    }
 }

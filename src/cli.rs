@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
+use crate::attrs::{self, Table};
 use crate::{Config, Layers, Standard};
 
 const EXAMPLES: &str = "\
@@ -45,6 +46,23 @@ pub struct Cli {
     #[arg(long)]
     pub keep_fragments: bool,
 
+    /// Also rewrite lazy-loading attributes (`data-src`, `data-srcset`,
+    /// `data-original`, `data-lazy-src`, `data-lazyload`, `data-hires`,
+    /// `data-lazy-srcset`).
+    #[arg(long)]
+    pub lazy: bool,
+
+    /// Also rewrite Open Graph and Twitter card URLs (`<meta property="og:image"
+    /// content=…>`, `<meta name="twitter:image" content=…>`, …).
+    #[arg(long)]
+    pub social: bool,
+
+    /// Also rewrite ATTRIBUTE on ELEMENT (`*` for every element), whose value
+    /// is of KIND: url (the default), list, srcset or css. Repeatable:
+    /// `--attr img:data-hires --attr img:data-set:srcset`.
+    #[arg(long, value_name = "ELEMENT:ATTRIBUTE[:KIND]")]
+    pub attr: Vec<String>,
+
     /// Hold at most this many bytes while looking for `<base href>`.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub max_lookahead: usize,
@@ -68,6 +86,8 @@ pub enum StandardArg {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
+    #[error("{0}")]
+    Attr(String),
     #[error("--retrieved-from must be an absolute URL, with a scheme: `{0}`")]
     RelativeRetrieval(String),
     #[error("--retrieved-from holds a control character: `{0}`")]
@@ -91,6 +111,11 @@ impl Cli {
                 return Err(ConfigError::RelativeRetrieval(url.clone()));
             }
         }
+        let user = self
+            .attr
+            .iter()
+            .map(|spec| attrs::parse_user_row(spec).map_err(ConfigError::Attr))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Config {
             layers: Layers {
                 encapsulating: None,
@@ -99,6 +124,8 @@ impl Cli {
             standard,
             keep_fragments: self.keep_fragments,
             max_lookahead: self.max_lookahead,
+            table: Table::new(self.lazy, self.social, user),
+            ..Config::default()
         })
     }
 

@@ -56,6 +56,7 @@ pub mod attrs;
 pub mod base;
 pub mod cli;
 pub mod css;
+pub mod edit;
 pub mod lookahead;
 pub mod refresh;
 pub mod report;

@@ -42,6 +42,8 @@ pub enum Decision {
     Limit,
     /// The input ended first.
     End,
+    /// Not looked for: the contents of `<noscript>` have no base of their own.
+    Skipped,
 }
 
 #[derive(Default)]

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::attrs::Kind;
 use crate::base::Base;
 use crate::lookahead::Decision;
 
@@ -25,11 +26,29 @@ pub struct Counts {
     pub unchanged: usize,
     /// Attributes written without a value (`<a href>`), not counted in `seen`.
     pub valueless: usize,
+    /// `rewritten`, by the kind of value they stood in (`attrs::Kind as usize`;
+    /// `<style>` counts as CSS, `<noscript>` as what is inside it).
+    pub by_kind: [usize; 6],
 }
 
 impl Counts {
     pub fn left(&self) -> usize {
         self.seen - self.rewritten
+    }
+
+    /// Adds a nested document's counts.
+    pub fn add(&mut self, other: &Counts) {
+        self.seen += other.seen;
+        self.rewritten += other.rewritten;
+        self.absolute += other.absolute;
+        self.same_document += other.same_document;
+        self.undecodable += other.undecodable;
+        self.no_base += other.no_base;
+        self.unchanged += other.unchanged;
+        self.valueless += other.valueless;
+        for (mine, theirs) in self.by_kind.iter_mut().zip(other.by_kind) {
+            *mine += theirs;
+        }
     }
 }
 
@@ -51,12 +70,24 @@ impl Report {
             Decision::HeadOver { offset } => format!("ended at the end of the head, byte {offset}"),
             Decision::Limit => "ended at the lookahead limit".to_owned(),
             Decision::End => "ended at the end of the input".to_owned(),
+            Decision::Skipped => "none (nested content)".to_owned(),
         };
+        let by_kind: Vec<String> = [
+            Kind::Url,
+            Kind::List,
+            Kind::Srcset,
+            Kind::Refresh,
+            Kind::Css,
+            Kind::Html,
+        ]
+        .into_iter()
+        .map(|k| format!("{} {}", k.name(), c.by_kind[k as usize]))
+        .collect();
         vec![
             format!("base: {}", self.base),
             format!("lookahead: {lookahead}"),
             format!(
-                "values: {} seen, {} rewritten, {} left as they were",
+                "urls: {} seen, {} rewritten, {} left as they were",
                 c.seen,
                 c.rewritten,
                 c.left()
@@ -65,6 +96,7 @@ impl Report {
                 "left: {} already absolute, {} same-document, {} undecodable, {} without a base, {} unchanged",
                 c.absolute, c.same_document, c.undecodable, c.no_base, c.unchanged
             ),
+            format!("rewritten by kind: {}", by_kind.join(", ")),
             format!("valueless attributes: {}", c.valueless),
         ]
     }
@@ -86,6 +118,36 @@ pub enum Warning {
     Undecodable {
         offset: usize,
     },
+    /// A rewritten URL would have closed its raw-text element early.
+    WouldClose {
+        element: &'static str,
+    },
+    /// `srcdoc` documents nested deeper than we follow.
+    TooDeep {
+        offset: usize,
+    },
+}
+
+impl Warning {
+    /// The warning of a nested document, with its offsets made the outer
+    /// document's (exact inside `<noscript>`; the start of the attribute
+    /// value plus an offset in the decoded `srcdoc`).
+    pub fn shifted(self, by: usize) -> Warning {
+        match self {
+            Warning::BaseIgnored { offset, href, why } => Warning::BaseIgnored {
+                offset: offset + by,
+                href,
+                why,
+            },
+            Warning::Undecodable { offset } => Warning::Undecodable {
+                offset: offset + by,
+            },
+            Warning::TooDeep { offset } => Warning::TooDeep {
+                offset: offset + by,
+            },
+            other => other,
+        }
+    }
 }
 
 impl fmt::Display for Warning {
@@ -104,6 +166,14 @@ impl fmt::Display for Warning {
             Warning::Undecodable { offset } => {
                 write!(f, "URL value at byte {offset} is not valid UTF-8: left as it is")
             }
+            Warning::WouldClose { element } => write!(
+                f,
+                "a rewritten URL would close `<{element}>` early: its contents are left as they are"
+            ),
+            Warning::TooDeep { offset } => write!(
+                f,
+                "`srcdoc` at byte {offset} nests documents deeper than 8: left as it is"
+            ),
         }
     }
 }

@@ -1,13 +1,15 @@
-//! The rewriter: lol_html finds the URL attributes; a splicing output sink
-//! substitutes their value bytes and copies everything else as it came.
+//! The rewriter: lol_html finds the URL attributes and the `<style>` and
+//! `<noscript>` contents; a splicing output sink substitutes their bytes and
+//! copies everything else as it came.
 //!
 //! lol_html's output is the input byte for byte as long as no handler changes
 //! anything, and ours never do (`set_attribute` would re-serialize the whole
-//! tag). So an offset in lol_html's output is the same offset in the input,
-//! and the handlers only record each value's byte range; the sink, which sees
-//! the bytes of the range go by, decides what to put there. Until the base is
-//! known (see [`crate::lookahead`]) the sink holds the output, and the ranges
-//! recorded meanwhile are resolved when it lets go.
+//! tag; a text handler would re-encode the text). So an offset in lol_html's
+//! output is the same offset in the input, and the handlers only record byte
+//! ranges; the sink, which sees the bytes of each range go by, decides what
+//! to put there (see [`crate::edit`]). Until the base is known (see
+//! [`crate::lookahead`]) the sink holds the output, and the ranges recorded
+//! meanwhile are resolved when it lets go.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -19,16 +21,21 @@ use lol_html::html_content::Element;
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, OutputSink, Settings, element};
 
 use crate::Standard;
-use crate::attrs;
+use crate::attrs::{Kind, Table, When};
 use crate::base::{Base, Ignored, Layer, Layers};
+use crate::edit::Resolver;
 use crate::lookahead::{Decision, Probe};
 use crate::report::{Counts, Report, Warning};
-use crate::value::{self, Quote};
+use crate::value::{self, Decoded, Quote};
 
 /// Reads and writes of this size keep system calls few.
 pub const CHUNK: usize = 64 * 1024;
 
 const SVG_NAMESPACE: &str = "http://www.w3.org/2000/svg";
+const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
+
+/// An open content range: its end is the start of the end tag, not yet seen.
+const OPEN: usize = usize::MAX;
 
 /// Everything a run needs to know, validated.
 #[derive(Debug, Clone)]
@@ -40,6 +47,13 @@ pub struct Config {
     pub keep_fragments: bool,
     /// How many bytes to hold at most while looking for `<base href>`.
     pub max_lookahead: usize,
+    /// What is rewritten.
+    pub table: Table,
+    /// Whether the document's own `<base href>` counts (§3.1); not for the
+    /// contents of `<noscript>`, which are part of the page around them.
+    pub embedded: bool,
+    /// How deeply this document is nested in others (`srcdoc`).
+    pub depth: u8,
 }
 
 impl Default for Config {
@@ -49,6 +63,9 @@ impl Default for Config {
             standard: Standard::default(),
             keep_fragments: false,
             max_lookahead: 1 << 20,
+            table: Table::default(),
+            embedded: true,
+            depth: 0,
         }
     }
 }
@@ -63,13 +80,22 @@ pub enum Error {
     Parse(String),
 }
 
-/// Where a recorded value stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a recorded range holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Role {
-    /// A URL; `svg` is set inside SVG, where `#id` references stay.
-    Url { svg: bool },
+    /// An attribute value of the table. `svg`: the element is SVG's, where
+    /// `#id` references stay. `codebase`: the element's, for `archive`.
+    Attr {
+        kind: Kind,
+        svg: bool,
+        codebase: Option<String>,
+    },
     /// The href of the `<base>` that set the base: it becomes that base.
     BaseHref,
+    /// The text of a `<style>` element.
+    Style,
+    /// The text of a `<noscript>` element.
+    Noscript,
 }
 
 #[derive(Debug)]
@@ -78,9 +104,15 @@ struct Span {
     role: Role,
 }
 
+/// A replacement made: the input range and its new bytes.
+pub type Splice = (Range<usize>, Vec<u8>);
+
 /// What the handlers and the sink share.
 struct Shared {
     spans: VecDeque<Span>,
+    /// The end of the `<style>` or `<noscript>` content the sink is
+    /// collecting, once its end tag is seen.
+    content_end: Option<usize>,
     /// `None` while the lookahead has not decided.
     base: Option<Base>,
     /// The value range of the `<base href>` that set the base, if one did.
@@ -93,7 +125,7 @@ struct Shared {
 /// A streaming rewriter that writes to `W`.
 pub struct Rewriter<W: Write> {
     html: HtmlRewriter<'static, Sink<W>>,
-    probe: Probe,
+    probe: Option<Probe>,
     shared: Rc<RefCell<Shared>>,
     splicer: Rc<RefCell<Splicer<W>>>,
     config: Config,
@@ -105,6 +137,7 @@ impl<W: Write> Rewriter<W> {
             AsciiCompatibleEncoding::new(encoding_rs::UTF_8).expect("UTF-8 is ASCII-compatible");
         let shared = Rc::new(RefCell::new(Shared {
             spans: VecDeque::new(),
+            content_end: None,
             base: None,
             base_value: None,
             decision: None,
@@ -119,30 +152,49 @@ impl<W: Write> Rewriter<W> {
             current: None,
             buffer: Vec::new(),
             error: None,
+            splices: None,
             shared: Rc::clone(&shared),
-            standard: config.standard,
-            keep_fragments: config.keep_fragments,
+            config: config.clone(),
         }));
-        let probe = Probe::new(encoding, config.max_lookahead);
+        let probe = config
+            .embedded
+            .then(|| Probe::new(encoding, config.max_lookahead));
+        let template_bases = probe.as_ref().map(Probe::template_bases);
         let on_element = {
             let shared = Rc::clone(&shared);
-            let template_bases = probe.template_bases();
+            let table = config.table.clone();
             move |el: &mut Element| {
-                record(&mut shared.borrow_mut(), el, &template_bases.borrow());
+                let template_bases = template_bases.as_ref().map(|t| t.borrow());
+                record(
+                    &shared,
+                    &table,
+                    el,
+                    template_bases.as_deref().map_or(&[], |t| t),
+                );
                 Ok(())
             }
         };
+        let selector = format!("{},style,noscript", config.table.selector());
         let settings = Settings::new()
-            .append_element_content_handler(element!(attrs::selector(), on_element))
+            .append_element_content_handler(element!(selector, on_element))
             .with_encoding(encoding)
             .with_strict(false);
-        Rewriter {
+        let mut rewriter = Rewriter {
             html: HtmlRewriter::new(settings, Sink(Rc::clone(&splicer))),
             probe,
             shared,
             splicer,
             config,
+        };
+        if rewriter.probe.is_none() {
+            rewriter.decide(Decision::Skipped);
         }
+        rewriter
+    }
+
+    /// Keep a list of the replacements made, for [`Rewriter::end_with_splices`].
+    pub fn record_splices(&mut self) {
+        self.splicer.borrow_mut().splices = Some(Vec::new());
     }
 
     /// Rewrites the next bytes of the input, however it is split.
@@ -150,7 +202,7 @@ impl<W: Write> Rewriter<W> {
         // The probe goes first, so that the base is decided before the
         // rewriter's handlers meet the `<base>` element.
         if self.shared.borrow().decision.is_none() {
-            if let Some(decision) = self.probe.write(chunk) {
+            if let Some(decision) = self.probe.as_mut().and_then(|p| p.write(chunk)) {
                 self.decide(decision);
             }
         }
@@ -160,9 +212,15 @@ impl<W: Write> Rewriter<W> {
 
     /// Ends the input: writes what is held, flushes, and gives back the report
     /// and the output.
-    pub fn end(mut self) -> Result<(Report, W), Error> {
+    pub fn end(self) -> Result<(Report, W), Error> {
+        self.end_with_splices()
+            .map(|(report, output, _)| (report, output))
+    }
+
+    /// [`Rewriter::end`], and the replacements made, when recorded.
+    pub fn end_with_splices(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
         if self.shared.borrow().decision.is_none() {
-            let decision = self.probe.end();
+            let decision = self.probe.as_mut().map_or(Decision::End, Probe::end);
             self.decide(decision);
         }
         let Rewriter {
@@ -174,10 +232,12 @@ impl<W: Write> Rewriter<W> {
         // `end` drops lol_html and its handlers, so the sink and the handlers
         // give back their shares.
         let result = html.end();
-        let splicer = Rc::try_unwrap(splicer)
+        let mut splicer = Rc::try_unwrap(splicer)
             .ok()
             .expect("the sink was dropped with lol_html")
             .into_inner();
+        // A `<style>` or `<noscript>` the input did not close ends with it.
+        splicer.close_content();
         if let Some(e) = splicer.error {
             return Err(Error::Write(e));
         }
@@ -186,6 +246,7 @@ impl<W: Write> Rewriter<W> {
             .out
             .into_inner()
             .map_err(|e| Error::Write(e.into_error()))?;
+        let splices = splicer.splices.unwrap_or_default();
         drop(splicer.shared);
         let shared = Rc::try_unwrap(shared)
             .ok()
@@ -197,7 +258,7 @@ impl<W: Write> Rewriter<W> {
             counts: shared.counts,
             warnings: shared.warnings,
         };
-        Ok((report, output))
+        Ok((report, output, splices))
     }
 
     fn check(&self, result: Result<(), lol_html::errors::RewritingError>) -> Result<(), Error> {
@@ -218,8 +279,9 @@ impl<W: Write> Rewriter<W> {
                 href,
                 value,
             } => {
-                let href = value::decode(value::split_whitespace(href).core);
-                match layers.embedded(&href, *offset, self.config.standard) {
+                let decoded = Decoded::new(href);
+                let href = &decoded.text()[value::trimmed(decoded.text())];
+                match layers.embedded(href, *offset, self.config.standard) {
                     Ok(base) => {
                         base_value = Some(value.clone());
                         base
@@ -227,7 +289,7 @@ impl<W: Write> Rewriter<W> {
                     Err(why) => {
                         warnings.push(Warning::BaseIgnored {
                             offset: *offset,
-                            href: href.into_owned(),
+                            href: href.to_owned(),
                             why: match why {
                                 Ignored::Relative => {
                                     "it is relative and nothing lies below it to resolve it against"
@@ -247,7 +309,7 @@ impl<W: Write> Rewriter<W> {
                 });
                 layers.outer()
             }
-            Decision::HeadOver { .. } | Decision::End => layers.outer(),
+            Decision::HeadOver { .. } | Decision::End | Decision::Skipped => layers.outer(),
         };
         if base.layer == Layer::Empty {
             warnings.push(Warning::NoBase);
@@ -282,28 +344,37 @@ pub fn rewrite(config: Config, mut input: impl Read, output: impl Write) -> Resu
     rewriter.end().map(|(report, _)| report)
 }
 
-/// The element handler: records the byte range of each URL value.
-fn record(s: &mut Shared, el: &Element, template_bases: &[usize]) {
+/// The element handler: records the byte range of each URL value, and of the
+/// contents of `<style>` and `<noscript>`.
+fn record(shared: &Rc<RefCell<Shared>>, table: &Table, el: &mut Element, template_bases: &[usize]) {
     let tag = el.tag_name();
-    let svg = el.namespace_uri() == SVG_NAMESPACE;
-    let tag_offset = el.source_location().bytes().start;
+    let namespace = el.namespace_uri();
+    let svg = namespace == SVG_NAMESPACE;
+    let tag_location = el.source_location().bytes();
+    let mut s = shared.borrow_mut();
     // "Only the first of duplicate attributes counts", as in HTML.
-    let mut done: Vec<&'static str> = Vec::new();
+    let mut done: Vec<String> = Vec::new();
     for attr in el.attributes() {
         let name = attr.name();
-        let Some(row) = attrs::lookup(&tag, &name) else {
+        let Some(row) = table.find(&tag, &name, |when| holds(when, el)) else {
             continue;
         };
-        if done.contains(&row.attribute) {
+        if done.contains(&name) {
             continue;
         }
-        done.push(row.attribute);
+        done.push(name);
         let Some(location) = attr.value_source_location() else {
             s.counts.valueless += 1;
             continue;
         };
         let range = location.bytes();
-        let mut role = Role::Url { svg };
+        let mut role = Role::Attr {
+            kind: row.kind,
+            svg,
+            codebase: (row.attribute == "archive")
+                .then(|| el.get_attribute("codebase"))
+                .flatten(),
+        };
         if tag == "base" && row.attribute == "href" {
             let deciding =
                 matches!(&s.decision, Some(Decision::Base { value, .. }) if *value == range);
@@ -311,22 +382,68 @@ fn record(s: &mut Shared, el: &Element, template_bases: &[usize]) {
                 role = Role::BaseHref;
             } else if !deciding {
                 // The deciding `<base>`, when ignored, was reported then.
+                let why = match s.decision {
+                    _ if template_bases.contains(&tag_location.start) => {
+                        "it is inside a `<template>`"
+                    }
+                    // The probe reads ahead of the rewriter: an undecided
+                    // base at this point can only be one it passed over.
+                    None => "it is inside a `<template>`",
+                    Some(Decision::Base { .. }) => "only the first `<base href>` counts",
+                    Some(Decision::Limit) => "it comes after the lookahead limit",
+                    Some(Decision::Skipped) => "it is inside a `<noscript>`",
+                    Some(_) => "it comes after the head (browsers would use it)",
+                };
                 s.warnings.push(Warning::BaseIgnored {
-                    offset: tag_offset,
+                    offset: tag_location.start,
                     href: attr.value(),
-                    why: match s.decision {
-                        _ if template_bases.contains(&tag_offset) => "it is inside a `<template>`",
-                        // The probe reads ahead of the rewriter: an undecided
-                        // base at this point can only be one it passed over.
-                        None => "it is inside a `<template>`",
-                        Some(Decision::Base { .. }) => "only the first `<base href>` counts",
-                        Some(Decision::Limit) => "it comes after the lookahead limit",
-                        Some(_) => "it comes after the head (browsers would use it)",
-                    },
+                    why,
                 });
             }
         }
         s.spans.push_back(Span { range, role });
+    }
+    // Raw text to lol_html: no handler sees inside, so the sink takes the
+    // bytes between the tags. Only HTML's own: in SVG, `<style>` has markup.
+    let content = match tag.as_str() {
+        "style" => Role::Style,
+        "noscript" => Role::Noscript,
+        _ => return,
+    };
+    if namespace != HTML_NAMESPACE {
+        return;
+    }
+    if let Some(handlers) = el.end_tag_handlers() {
+        s.spans.push_back(Span {
+            range: tag_location.end..OPEN,
+            role: content,
+        });
+        let shared = Rc::clone(shared);
+        handlers.push(Box::new(move |end| {
+            let at = end.source_location().bytes().start;
+            let mut s = shared.borrow_mut();
+            // Raw text holds no elements, so the open range is the last one
+            // recorded: still queued (the output may be held, and later
+            // `<style>`s queued behind it), or else the one the sink collects.
+            match s.spans.back_mut() {
+                Some(span) if span.range.end == OPEN => span.range.end = at,
+                _ => s.content_end = Some(at),
+            }
+            Ok(())
+        }));
+    }
+}
+
+/// Whether a row's condition holds on the element.
+fn holds(when: When, el: &Element) -> bool {
+    let value = |name| {
+        el.get_attribute(name)
+            .map(|v| v.trim().to_ascii_lowercase())
+    };
+    match when {
+        When::Always => true,
+        When::Equals(name, expected) => value(name).is_some_and(|v| v == expected),
+        When::OneOf(name, expected) => value(name).is_some_and(|v| expected.contains(&v.as_str())),
     }
 }
 
@@ -351,33 +468,44 @@ struct Splicer<W: Write> {
     pos: usize,
     /// The byte before `pos`: before a value, it tells the quoting.
     previous: u8,
-    /// The value being collected, and the byte before it.
+    /// The range being collected, and the byte before it.
     current: Option<(Span, u8)>,
     buffer: Vec<u8>,
     /// The first write error; later output is dropped.
     error: Option<io::Error>,
+    /// The replacements made, when asked for.
+    splices: Option<Vec<Splice>>,
     shared: Rc<RefCell<Shared>>,
-    standard: Standard,
-    keep_fragments: bool,
+    config: Config,
 }
 
 impl<W: Write> Splicer<W> {
     fn splice(&mut self, mut chunk: &[u8]) {
-        while !chunk.is_empty() || self.current_ends_here() {
-            if let Some((span, _)) = &self.current {
-                let take = (span.range.end - self.pos).min(chunk.len());
+        loop {
+            if let Some((span, _)) = &mut self.current {
+                if span.range.end == OPEN {
+                    if let Some(end) = self.shared.borrow_mut().content_end.take() {
+                        span.range.end = end.max(span.range.start);
+                    }
+                }
+                let end = span.range.end;
+                let take = end.saturating_sub(self.pos).min(chunk.len());
                 self.buffer.extend_from_slice(&chunk[..take]);
                 self.advance(&chunk[..take]);
                 chunk = &chunk[take..];
-                if self.current_ends_here() {
-                    self.finish_value();
+                if self.pos >= end {
+                    self.finish();
+                    continue;
+                }
+                if chunk.is_empty() {
+                    return;
                 }
                 continue;
             }
             let next_start = self.shared.borrow().spans.front().map(|s| s.range.start);
             match next_start {
                 // A range behind the output cannot happen while lol_html's
-                // output is its input; were it to, the value stays as it is.
+                // output is its input; were it to, it stays as it is.
                 Some(start) if start < self.pos => {
                     self.shared.borrow_mut().spans.pop_front();
                 }
@@ -393,16 +521,10 @@ impl<W: Write> Splicer<W> {
                 _ => {
                     self.emit(chunk);
                     self.advance(chunk);
-                    chunk = &[];
+                    return;
                 }
             }
         }
-    }
-
-    fn current_ends_here(&self) -> bool {
-        self.current
-            .as_ref()
-            .is_some_and(|(span, _)| span.range.end == self.pos)
     }
 
     fn advance(&mut self, bytes: &[u8]) {
@@ -420,17 +542,33 @@ impl<W: Write> Splicer<W> {
         }
     }
 
-    /// The whole value has gone by: write it, rewritten or as it was.
-    fn finish_value(&mut self) {
-        let (span, before) = self.current.take().expect("a value is being collected");
+    /// At the end of input: an open content range ends here.
+    fn close_content(&mut self) {
+        if self.current.is_some() {
+            self.finish();
+        }
+    }
+
+    /// The whole range has gone by: write it, rewritten or as it was.
+    fn finish(&mut self) {
+        let (mut span, before) = self.current.take().expect("a range is being collected");
+        span.range.end = self.pos;
         let raw = std::mem::take(&mut self.buffer);
-        let replacement = self.rewrite_value(&span, Quote::from_preceding(before), &raw);
-        self.emit(replacement.as_deref().unwrap_or(&raw));
+        let replacement = self.rewrite(&span, Quote::from_preceding(before), &raw);
+        match replacement {
+            Some(new) => {
+                self.emit(&new);
+                if let Some(splices) = &mut self.splices {
+                    splices.push((span.range, new));
+                }
+            }
+            None => self.emit(&raw),
+        }
         self.buffer = raw;
     }
 
-    /// The new bytes for a value, or `None` to leave it as it is.
-    fn rewrite_value(&self, span: &Span, quote: Quote, raw: &[u8]) -> Option<Vec<u8>> {
+    /// The new bytes for a range, or `None` to leave it as it is.
+    fn rewrite(&self, span: &Span, quote: Quote, raw: &[u8]) -> Option<Vec<u8>> {
         let mut shared = self.shared.borrow_mut();
         let Shared {
             base,
@@ -438,47 +576,47 @@ impl<W: Write> Splicer<W> {
             warnings,
             ..
         } = &mut *shared;
-        counts.seen += 1;
         let base = base
             .as_ref()
-            .expect("values are written once the base is known");
+            .expect("ranges are written once the base is known");
         if base.is_empty() {
+            counts.seen += 1;
             counts.no_base += 1;
             return None;
         }
         let Ok(raw) = std::str::from_utf8(raw) else {
+            counts.seen += 1;
             counts.undecodable += 1;
             warnings.push(Warning::Undecodable {
                 offset: span.range.start,
             });
             return None;
         };
-        let parts = value::split_whitespace(raw);
-        let decoded = value::decode(parts.core);
-        let resolved = match span.role {
-            Role::BaseHref => base.url.as_str().into(),
-            Role::Url { svg } => {
-                let same_document = decoded.starts_with('#') || decoded.is_empty();
-                if same_document && (self.keep_fragments || (svg && !decoded.is_empty())) {
-                    counts.same_document += 1;
-                    return None;
-                }
-                if self.standard.has_scheme(&decoded) {
-                    counts.absolute += 1;
-                    return None;
-                }
-                self.standard.resolve(&base.url, &decoded)
-            }
+        let mut resolver = Resolver {
+            base: &base.url,
+            standard: self.config.standard,
+            keep_fragments: self.config.keep_fragments,
+            table: &self.config.table,
+            depth: self.config.depth,
+            counts,
+            warnings,
         };
-        if resolved == decoded {
-            counts.unchanged += 1;
-            return None;
+        match &span.role {
+            Role::Attr {
+                kind,
+                svg,
+                codebase,
+            } => resolver.attribute(
+                *kind,
+                *svg,
+                codebase.as_deref(),
+                raw,
+                quote,
+                span.range.start,
+            ),
+            Role::BaseHref => resolver.base_href(raw, quote),
+            Role::Style => resolver.style_text(raw),
+            Role::Noscript => resolver.noscript(raw, span.range.start),
         }
-        counts.rewritten += 1;
-        let mut out = Vec::with_capacity(raw.len() + resolved.len() + 2);
-        out.extend_from_slice(parts.lead.as_bytes());
-        value::encode(parts.core, &decoded, &resolved, quote, &mut out);
-        out.extend_from_slice(parts.trail.as_bytes());
-        Some(out)
     }
 }

@@ -1,8 +1,9 @@
-//! Attribute values as they stand in the source: quoting, surrounding
-//! whitespace and character references on the way in, and escaping for the
-//! same place on the way out.
+//! Attribute values as they stand in the source: quoting and character
+//! references on the way in; edits spliced back into the source bytes, with
+//! only what is new escaped, on the way out.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// How the value was written: the byte before it tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,82 +25,191 @@ impl Quote {
     }
 }
 
-/// HTML's ASCII whitespace: what a URL-valued attribute is stripped of.
-fn is_html_whitespace(c: char) -> bool {
+/// HTML's ASCII whitespace, which URL-valued attributes are stripped of.
+pub fn is_html_whitespace(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\x0C' | '\r' | ' ')
 }
 
-/// A value split into the whitespace around it and its core, as raw text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Parts<'a> {
-    pub lead: &'a str,
-    pub core: &'a str,
-    pub trail: &'a str,
+/// The range of `text` without the ASCII whitespace around it.
+pub fn trimmed(text: &str) -> Range<usize> {
+    let start = text.len() - text.trim_start_matches(is_html_whitespace).len();
+    let end = text.trim_end_matches(is_html_whitespace).len().max(start);
+    start..end
 }
 
-pub fn split_whitespace(raw: &str) -> Parts<'_> {
-    let core = raw.trim_matches(is_html_whitespace);
-    let lead = raw.len() - raw.trim_start_matches(is_html_whitespace).len();
-    Parts {
-        lead: &raw[..lead],
-        core,
-        trail: &raw[lead + core.len()..],
+/// A raw value with its character references decoded by the HTML rules for
+/// attribute values (a legacy reference without `;` before an alphanumeric or
+/// `=` is not one: `?a=1&timestamp=2` keeps its `&times`), and a map from
+/// offsets in the decoded text back to the raw bytes.
+#[derive(Debug)]
+pub struct Decoded<'a> {
+    raw: &'a str,
+    text: Cow<'a, str>,
+    /// One entry for each run that starts at a `&`: (decoded start, raw
+    /// start, decoded length, raw length, length of the literal suffix the
+    /// two share). Empty when the value has no `&`: then the map is identity.
+    segments: Vec<Segment>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    decoded: usize,
+    raw: usize,
+    decoded_len: usize,
+    raw_len: usize,
+    literal_suffix: usize,
+}
+
+impl<'a> Decoded<'a> {
+    pub fn new(raw: &'a str) -> Self {
+        if !raw.contains('&') {
+            return Decoded {
+                raw,
+                text: Cow::Borrowed(raw),
+                segments: Vec::new(),
+            };
+        }
+        // A character reference starts at a `&` and holds none, and whether
+        // a legacy one counts looks only at the character after it, which a
+        // `&` never is: so each run from one `&` to the next decodes alone,
+        // and only at its start.
+        let mut text = String::with_capacity(raw.len());
+        let mut segments = Vec::new();
+        let mut start = 0;
+        while start < raw.len() {
+            let end = raw[start + 1..]
+                .find('&')
+                .map_or(raw.len(), |i| start + 1 + i);
+            let run = &raw[start..end];
+            let decoded = htmlize::unescape_attribute(run);
+            let mut literal_suffix = common_suffix(run, &decoded);
+            if decoded != run {
+                // The first decoded character is the reference's, even when
+                // it equals the raw text's (`&#59;` is `;`).
+                literal_suffix = literal_suffix.min(decoded.len().saturating_sub(1));
+            }
+            segments.push(Segment {
+                decoded: text.len(),
+                raw: start,
+                decoded_len: decoded.len(),
+                raw_len: run.len(),
+                literal_suffix,
+            });
+            text.push_str(&decoded);
+            start = end;
+        }
+        Decoded {
+            raw,
+            text: Cow::Owned(text),
+            segments,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The raw offset of a decoded offset, where the two line up: at the
+    /// start of a run and anywhere in its literal part, not inside a decoded
+    /// reference.
+    fn raw_offset(&self, at: usize) -> Option<usize> {
+        if self.segments.is_empty() {
+            return Some(at);
+        }
+        if at == self.text.len() {
+            return Some(self.raw.len());
+        }
+        let i = self.segments.partition_point(|s| s.decoded <= at) - 1;
+        let s = self.segments[i];
+        let from_end = s.decoded + s.decoded_len - at;
+        if at == s.decoded {
+            Some(s.raw)
+        } else if from_end <= s.literal_suffix {
+            Some(s.raw + s.raw_len - from_end)
+        } else {
+            None
+        }
     }
 }
 
-/// Decodes character references by the HTML standard's rules for attribute
-/// values (a legacy reference without `;` before an alphanumeric or `=` is
-/// not one: `?a=1&timestamp=2` keeps its `&times`), then strips whitespace
-/// that references wrote (`&#32;`), as a browser does before parsing a URL.
-pub fn decode(core: &str) -> Cow<'_, str> {
-    match htmlize::unescape_attribute(core) {
-        Cow::Borrowed(s) => Cow::Borrowed(s),
-        Cow::Owned(s) => {
-            let trimmed = s.trim_matches(is_html_whitespace);
-            if trimmed.len() == s.len() {
-                Cow::Owned(s)
+fn common_suffix(a: &str, b: &str) -> usize {
+    let n = a
+        .bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    // On a character boundary of both, so that offsets stay valid.
+    (0..=n)
+        .rev()
+        .find(|&k| a.is_char_boundary(a.len() - k) && b.is_char_boundary(b.len() - k))
+        .unwrap_or(0)
+}
+
+/// Replace `range` of the decoded text with `text`, which is already escaped
+/// for the syntax it stands in (CSS, srcset, …) but not for HTML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Range<usize>,
+    pub text: String,
+}
+
+/// The new raw value: `edits` (in order, not overlapping) applied. Where each
+/// edit's range maps back to the raw bytes, those bytes are replaced and every
+/// other byte stays as the author wrote it (entities and all); otherwise the
+/// whole edited text is escaped anew. An unquoted value that now needs quotes
+/// gets double quotes.
+pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
+    let raw_ranges: Option<Vec<Range<usize>>> = edits
+        .iter()
+        .map(|e| Some(decoded.raw_offset(e.range.start)?..decoded.raw_offset(e.range.end)?))
+        .collect();
+    let new_text_needs_quotes = edits.iter().any(|e| needs_quotes(&e.text));
+    let mut out = Vec::with_capacity(
+        decoded.raw.len() + edits.iter().map(|e| e.text.len()).sum::<usize>() + 2,
+    );
+    match raw_ranges {
+        Some(ranges) if quote != Quote::Unquoted || !new_text_needs_quotes => {
+            splice(decoded.raw, &ranges, edits, quote, &mut out);
+        }
+        // Quotes are added around the raw bytes, which then must not hold
+        // the double quote themselves (an unquoted value may: a parse error
+        // that the tokenizer keeps).
+        Some(ranges) if !decoded.raw.contains('"') => {
+            out.push(b'"');
+            splice(decoded.raw, &ranges, edits, Quote::Double, &mut out);
+            out.push(b'"');
+        }
+        _ => {
+            let text = decoded.text();
+            let mut edited = String::with_capacity(text.len());
+            let mut at = 0;
+            for e in edits {
+                edited.push_str(&text[at..e.range.start]);
+                edited.push_str(&e.text);
+                at = e.range.end;
+            }
+            edited.push_str(&text[at..]);
+            if quote == Quote::Unquoted && (needs_quotes(&edited) || edited.is_empty()) {
+                out.push(b'"');
+                escape(&edited, Quote::Double, &mut out);
+                out.push(b'"');
             } else {
-                Cow::Owned(trimmed.to_owned())
+                escape(&edited, quote, &mut out);
             }
         }
     }
+    out
 }
 
-/// Writes `resolved`, the new value of the core `raw_core` (which decoded to
-/// `decoded`), escaped for the place it stands in, into `out`.
-///
-/// Where resolution only put something in front of the reference (the common
-/// case: `page?a=1&amp;b=2` → `https://h/page?a=1&amp;b=2`), the reference's
-/// own bytes are kept as the author wrote them and only the new prefix is
-/// escaped; otherwise the whole URL is escaped.
-pub fn encode(raw_core: &str, decoded: &str, resolved: &str, quote: Quote, out: &mut Vec<u8>) {
-    let (prefix, tail) = match resolved.strip_suffix(decoded) {
-        Some(prefix) if htmlize::unescape_attribute(raw_core) == decoded => (prefix, raw_core),
-        _ => (resolved, ""),
-    };
-    match quote {
-        Quote::Double | Quote::Single => {
-            escape(prefix, quote, out);
-            out.extend_from_slice(tail.as_bytes());
-        }
-        Quote::Unquoted if !needs_quotes(prefix) && !needs_quotes(tail) && !resolved.is_empty() => {
-            escape(prefix, quote, out);
-            out.extend_from_slice(tail.as_bytes());
-        }
-        Quote::Unquoted => {
-            // The value now needs quotes; the range being replaced is the bare
-            // value, so they go inside it. The raw tail may hold a `"` (a
-            // parse error the tokenizer keeps), so then escape it all.
-            out.push(b'"');
-            if tail.contains('"') {
-                escape(resolved, Quote::Double, out);
-            } else {
-                escape(prefix, Quote::Double, out);
-                out.extend_from_slice(tail.as_bytes());
-            }
-            out.push(b'"');
-        }
+fn splice(raw: &str, ranges: &[Range<usize>], edits: &[Edit], quote: Quote, out: &mut Vec<u8>) {
+    let mut at = 0;
+    for (range, edit) in ranges.iter().zip(edits) {
+        out.extend_from_slice(&raw.as_bytes()[at..range.start]);
+        escape(&edit.text, quote, out);
+        at = range.end;
     }
+    out.extend_from_slice(&raw.as_bytes()[at..]);
 }
 
 /// What ends an unquoted attribute value (whitespace, `>`), or is a parse
@@ -111,6 +221,8 @@ fn needs_quotes(s: &str) -> bool {
         .any(|c| is_html_whitespace(c) || matches!(c, '"' | '\'' | '<' | '>' | '`'))
 }
 
+/// `&` as `&amp;`, so that nothing new reads as a character reference, and
+/// the attribute's own quote.
 fn escape(s: &str, quote: Quote, out: &mut Vec<u8>) {
     for c in s.chars() {
         match (c, quote) {
@@ -126,87 +238,132 @@ fn escape(s: &str, quote: Quote, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
 
-    fn encoded(raw_core: &str, resolved: &str, quote: Quote) -> String {
-        let mut out = Vec::new();
-        encode(raw_core, &decode(raw_core), resolved, quote, &mut out);
-        String::from_utf8(out).unwrap()
+    /// One URL in a value: `resolved` put in place of the trimmed text, the
+    /// way the rewriter does for a single-URL attribute (prefix inserted when
+    /// the reference ends the resolved URL).
+    fn rewritten(raw: &str, resolved: &str, quote: Quote) -> String {
+        let decoded = Decoded::new(raw);
+        let core = trimmed(decoded.text());
+        let reference = &decoded.text()[core.clone()];
+        let edit = match resolved.strip_suffix(reference) {
+            Some(prefix) => Edit {
+                range: core.start..core.start,
+                text: prefix.into(),
+            },
+            None => Edit {
+                range: core,
+                text: resolved.into(),
+            },
+        };
+        String::from_utf8(apply(&decoded, &[edit], quote)).unwrap()
     }
 
     #[test]
-    fn whitespace_around_is_split_off() {
-        let p = split_whitespace(" \n\tpage.html \r");
-        assert_eq!((p.lead, p.core, p.trail), (" \n\t", "page.html", " \r"));
-        let p = split_whitespace("   ");
-        assert_eq!((p.lead, p.core, p.trail), ("   ", "", ""));
-        // U+00A0 is not ASCII whitespace.
-        assert_eq!(split_whitespace("\u{a0}x").core, "\u{a0}x");
+    fn decoding_follows_the_attribute_value_rules() {
+        let text = |raw| Decoded::new(raw).text().to_owned();
+        assert_eq!(text("a?x=1&amp;y=2"), "a?x=1&y=2");
+        assert_eq!(text("a?x=1&timestamp=2"), "a?x=1&timestamp=2");
+        assert_eq!(text("a?x=1&copy=2"), "a?x=1&copy=2");
+        assert_eq!(text("&copy;&copy"), "\u{a9}\u{a9}");
+        assert_eq!(text("&amp&lt;"), "&<");
+        assert_eq!(text("&#x2F;g&#47;h"), "/g/h");
     }
 
     #[test]
-    fn decode_follows_the_attribute_value_rules() {
-        assert_eq!(decode("a?x=1&amp;y=2"), "a?x=1&y=2");
-        assert_eq!(decode("a?x=1&timestamp=2"), "a?x=1&timestamp=2");
-        assert_eq!(decode("a?x=1&copy=2"), "a?x=1&copy=2");
-        assert_eq!(decode("&copy;"), "\u{a9}");
-        assert_eq!(decode("&copy"), "\u{a9}");
-        assert_eq!(decode("&#x2F;g&#47;h"), "/g/h");
-        assert_eq!(decode("&#32;g&#9;"), "g");
-    }
-
-    #[test]
-    fn the_authors_bytes_are_kept_after_a_new_prefix() {
+    fn offsets_map_back_outside_references_only() {
+        let d = Decoded::new("x&amp;yz&#47;w");
+        assert_eq!(d.text(), "x&yz/w");
+        let raw: Vec<Option<usize>> = (0..=d.text().len()).map(|i| d.raw_offset(i)).collect();
+        // x | & | y z | / | w
         assert_eq!(
-            encoded("page?a=1&amp;b=2", "https://h/page?a=1&b=2", Quote::Double),
+            raw,
+            [
+                Some(0),
+                Some(1),
+                Some(6),
+                Some(7),
+                Some(8),
+                Some(13),
+                Some(14)
+            ]
+        );
+        let d = Decoded::new("&amp;");
+        assert_eq!(d.raw_offset(0), Some(0));
+        assert_eq!(d.raw_offset(1), Some(5));
+    }
+
+    #[test]
+    fn the_authors_bytes_are_kept_around_an_edit() {
+        assert_eq!(
+            rewritten("page?a=1&amp;b=2", "https://h/page?a=1&b=2", Quote::Double),
             "https://h/page?a=1&amp;b=2"
         );
         assert_eq!(
-            encoded("page?a=1&b=2", "https://h/page?a=1&b=2", Quote::Double),
+            rewritten("page?a=1&b=2", "https://h/page?a=1&b=2", Quote::Double),
             "https://h/page?a=1&b=2"
+        );
+        assert_eq!(
+            rewritten(" \n g ", "http://h/g", Quote::Double),
+            " \n http://h/g "
+        );
+        assert_eq!(
+            rewritten("&#32;g", "http://h/g", Quote::Double),
+            "&#32;http://h/g"
         );
     }
 
     #[test]
-    fn the_whole_url_is_escaped_when_the_reference_changed() {
+    fn a_changed_reference_is_escaped_whole() {
         assert_eq!(
-            encoded("../x?a=1&amp;b=2", "https://h/x?a=1&b=2", Quote::Double),
+            rewritten("../x?a=1&amp;b=2", "https://h/x?a=1&b=2", Quote::Double),
             "https://h/x?a=1&amp;b=2"
         );
     }
 
     #[test]
-    fn quotes_in_the_base_are_escaped_for_the_attribute() {
+    fn an_edit_inside_a_reference_escapes_the_whole_value() {
+        // `&#x2E;&#x2E;/up`: the reference is written with references, and the
+        // resolved URL does not end with it.
         assert_eq!(
-            encoded("g", "http://h/\"/g", Quote::Double),
+            rewritten("&#x2E;&#x2E;/up", "http://h/up", Quote::Single),
+            "http://h/up"
+        );
+    }
+
+    #[test]
+    fn quotes_in_new_text_are_escaped_for_the_attribute() {
+        assert_eq!(
+            rewritten("g", "http://h/\"/g", Quote::Double),
             "http://h/&quot;/g"
         );
         assert_eq!(
-            encoded("g", "http://h/'/g", Quote::Single),
+            rewritten("g", "http://h/'/g", Quote::Single),
             "http://h/&#39;/g"
         );
-        assert_eq!(encoded("g", "http://h/'/g", Quote::Double), "http://h/'/g");
+        assert_eq!(
+            rewritten("g", "http://h/'/g", Quote::Double),
+            "http://h/'/g"
+        );
     }
 
     #[test]
     fn unquoted_values_get_quotes_only_when_they_need_them() {
-        assert_eq!(encoded("g", "http://h/g", Quote::Unquoted), "http://h/g");
+        assert_eq!(rewritten("g", "http://h/g", Quote::Unquoted), "http://h/g");
         assert_eq!(
-            encoded("g?a=1", "http://h/g?a=1", Quote::Unquoted),
+            rewritten("g?a=1", "http://h/g?a=1", Quote::Unquoted),
             "http://h/g?a=1"
         );
         assert_eq!(
-            encoded("../g?a=1", "http://g?a=1", Quote::Unquoted),
-            "http://g?a=1"
-        );
-        assert_eq!(
-            encoded("g", "http://h/a b/g", Quote::Unquoted),
+            rewritten("g", "http://h/a b/g", Quote::Unquoted),
             "\"http://h/a b/g\""
         );
         assert_eq!(
-            encoded("g", "http://h/>/g", Quote::Unquoted),
+            rewritten("g", "http://h/>/g", Quote::Unquoted),
             "\"http://h/>/g\""
         );
+        // The raw part holds a `"`: the whole value is escaped.
         assert_eq!(
-            encoded("a\"b", "http://h /a\"b", Quote::Unquoted),
+            rewritten("a\"b", "http://h /a\"b", Quote::Unquoted),
             "\"http://h /a&quot;b\""
         );
     }

@@ -477,8 +477,9 @@ fn verbose_lines_are_exact() {
         "htmlabs: warning: URL value at byte 148 is not valid UTF-8: left as it is\n\
          htmlabs: base: `http://h/d/` (embedded <base href> at byte 23)\n\
          htmlabs: lookahead: ended at the `<base href>` at byte 23\n\
-         htmlabs: values: 6 seen, 2 rewritten, 4 left as they were\n\
+         htmlabs: urls: 6 seen, 2 rewritten, 4 left as they were\n\
          htmlabs: left: 1 already absolute, 1 same-document, 1 undecodable, 0 without a base, 1 unchanged\n\
+         htmlabs: rewritten by kind: url 2, list 0, srcset 0, refresh 0, css 0, html 0\n\
          htmlabs: valueless attributes: 1\n"
     );
 }
@@ -495,8 +496,9 @@ fn verbose_lines_without_a_base() {
             "htmlabs: warning: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged\n\
              htmlabs: base: none: every URL is left as it is\n\
              htmlabs: lookahead: ended at the end of the head, byte 31\n\
-             htmlabs: values: 3 seen, 0 rewritten, 3 left as they were\n\
+             htmlabs: urls: 3 seen, 0 rewritten, 3 left as they were\n\
              htmlabs: left: 0 already absolute, 0 same-document, 0 undecodable, 3 without a base, 0 unchanged\n\
+             htmlabs: rewritten by kind: url 0, list 0, srcset 0, refresh 0, css 0, html 0\n\
              htmlabs: valueless attributes: 0\n",
         );
 }

@@ -40,3 +40,51 @@ fn the_verbose_lines_are_what_the_example_prints() {
     assert!(output.status.success());
     assert_eq!(String::from_utf8(output.stderr).unwrap(), block);
 }
+
+/// The README's table of what is rewritten, as `src/attrs.rs` has it.
+fn table() -> String {
+    use htmlabs::attrs::{BUILT_IN, Group, When};
+    let mut out =
+        String::from("| element | attribute | kind | when |\n| --- | --- | --- | --- |\n");
+    for (element, attribute, kind, when, group) in BUILT_IN {
+        let element = match *element {
+            "*" => "every element".to_owned(),
+            e => format!("`{e}`"),
+        };
+        let mut conditions = Vec::new();
+        match when {
+            When::Always => {}
+            When::Equals(name, value) => conditions.push(format!("`{name}={value}`")),
+            When::OneOf(name, values) => conditions.push(format!(
+                "`{name}` is one of {} URL properties",
+                values.len()
+            )),
+        }
+        match group {
+            Group::Default | Group::User => {}
+            Group::Lazy => conditions.push("with `--lazy`".into()),
+            Group::Social => conditions.push("with `--social`".into()),
+        }
+        out.push_str(&format!(
+            "| {element} | `{attribute}` | {} | {} |\n",
+            kind.name(),
+            conditions.join(", ")
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_table_is_the_attribute_table() {
+    let start = "<!-- table: generated from src/attrs.rs, checked by tests/readme.rs -->\n";
+    let block = README
+        .split(start)
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- end of table -->").next())
+        .expect("README has the table markers");
+    let expected = table();
+    assert!(
+        block.trim_end() == expected.trim_end(),
+        "README's table is not src/attrs.rs's; it should read:\n{expected}"
+    );
+}

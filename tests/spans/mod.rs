@@ -1,21 +1,30 @@
 //! An independent lister of URL attribute spans, for checking the program's
 //! output from outside: a read-only lol_html pass that shares no code with
-//! `src/` and changes nothing. It lists every `href`, `src` and `xlink:href`
-//! attribute on every element, in document order, with its value's byte
-//! range in the input.
+//! the rewriter's code path and changes nothing. It lists, in document order
+//! with its value's byte range in the input, every attribute of the default
+//! table (`htmlabs::attrs`, read as data; the conditions on other attributes
+//! are evaluated here), and the contents of HTML `<style>` and `<noscript>`
+//! (name [`CONTENT`]). `href`, `src` and `xlink:href` ([`NAMES`]) are the
+//! ones checked value by value.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
 
+use htmlabs::attrs::{Table, When};
 use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, element};
 
 pub const SVG: &str = "http://www.w3.org/2000/svg";
 
-/// The attributes listed, as lol_html names them (ASCII lowercase).
+/// The attributes checked value by value, as lol_html names them.
 pub const NAMES: &[&str] = &["href", "src", "xlink:href"];
+
+/// The name of a span that is the text of a `<style>` or `<noscript>`.
+pub const CONTENT: &str = "#content";
+
+const HTML: &str = "http://www.w3.org/1999/xhtml";
 
 /// One attribute of [`NAMES`] as it stands in the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,25 +52,45 @@ impl Span {
     }
 }
 
-/// Every `href`, `src` and `xlink:href` attribute of `html`, in order.
+/// Whether the default table rewrites `name` on this element.
+fn in_table(table: &Table, tag: &str, name: &str, el: &Element) -> bool {
+    let value = |attribute: &str| {
+        el.get_attribute(attribute)
+            .map(|v| v.trim().to_ascii_lowercase())
+    };
+    table
+        .find(tag, name, |when| match when {
+            When::Always => true,
+            When::Equals(attribute, expected) => value(attribute).is_some_and(|v| v == expected),
+            When::OneOf(attribute, expected) => {
+                value(attribute).is_some_and(|v| expected.contains(&v.as_str()))
+            }
+        })
+        .is_some()
+}
+
+/// Every attribute of the default table in `html`, and every `<style>` and
+/// `<noscript>` text, in order.
 pub fn list(html: &[u8]) -> Vec<Span> {
     let spans = Rc::new(RefCell::new(Vec::new()));
+    let table = Table::default();
     let handler = {
         let spans = Rc::clone(&spans);
         move |el: &mut Element| {
             let tag = el.tag_name();
             let namespace = el.namespace_uri();
-            let tag_start = el.source_location().bytes().start;
+            let location = el.source_location().bytes();
+            let tag_start = location.start;
             let mut seen: Vec<String> = Vec::new();
-            let mut spans = spans.borrow_mut();
+            let mut list = spans.borrow_mut();
             for attr in el.attributes() {
                 let name = attr.name();
-                if !NAMES.contains(&name.as_str()) {
+                if !in_table(&table, &tag, &name, el) {
                     continue;
                 }
                 let duplicate = seen.contains(&name);
                 seen.push(name.clone());
-                spans.push(Span {
+                list.push(Span {
                     name,
                     value: attr.value_source_location().map(|l| l.bytes()),
                     tag: tag.clone(),
@@ -70,11 +99,33 @@ pub fn list(html: &[u8]) -> Vec<Span> {
                     duplicate,
                 });
             }
+            if matches!(tag.as_str(), "style" | "noscript") && namespace == HTML {
+                // The text runs to the end tag; its end is filled in there.
+                let index = list.len();
+                list.push(Span {
+                    name: CONTENT.into(),
+                    value: Some(location.end..location.end),
+                    tag,
+                    namespace,
+                    tag_start,
+                    duplicate: false,
+                });
+                let spans = Rc::clone(&spans);
+                if let Some(handlers) = el.end_tag_handlers() {
+                    handlers.push(Box::new(move |end| {
+                        let at = end.source_location().bytes().start;
+                        if let Some(range) = &mut spans.borrow_mut()[index].value {
+                            range.end = at;
+                        }
+                        Ok(())
+                    }));
+                }
+            }
             Ok(())
         }
     };
     let settings = Settings::new()
-        .append_element_content_handler(element!(r"[href],[src],[xlink\:href]", handler))
+        .append_element_content_handler(element!("*", handler))
         .with_strict(false);
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     rewriter.write(html).expect("lol_html lists the page");

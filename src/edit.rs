@@ -1,0 +1,336 @@
+//! One value at a time: find its URLs by its kind, resolve them, and say what
+//! its bytes become.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use crate::attrs::{Kind, Table};
+use crate::base::Layers;
+use crate::report::{Counts, Warning};
+use crate::rewrite::{Config, Rewriter, Splice};
+use crate::value::{self, Decoded, Edit, Quote};
+use crate::{Standard, css, refresh, srcset};
+
+/// How deep `srcdoc` documents may nest inside each other.
+const MAX_DEPTH: u8 = 8;
+
+/// What resolution needs, once the base is known.
+pub struct Resolver<'a> {
+    pub base: &'a str,
+    pub standard: Standard,
+    pub keep_fragments: bool,
+    pub table: &'a Table,
+    pub depth: u8,
+    pub counts: &'a mut Counts,
+    pub warnings: &'a mut Vec<Warning>,
+}
+
+/// How a URL is escaped for the syntax around it, before HTML's escaping.
+#[derive(Debug, Clone, Copy)]
+enum Syntax {
+    Plain,
+    Srcset,
+    Refresh(Option<char>),
+    Css(css::Context),
+}
+
+impl Syntax {
+    fn escape(self, url: &str) -> String {
+        match self {
+            Syntax::Plain => url.to_owned(),
+            Syntax::Srcset => srcset::escape(url).into_owned(),
+            Syntax::Refresh(quote) => refresh::escape(url, quote).into_owned(),
+            Syntax::Css(context) => css::escape(url, context).into_owned(),
+        }
+    }
+}
+
+impl Resolver<'_> {
+    /// The new bytes of an attribute value of `kind`, or `None` to leave it.
+    /// `svg`: the element is in the SVG namespace. `codebase`: the element's
+    /// `codebase`, against which an `archive` list resolves.
+    pub fn attribute(
+        &mut self,
+        kind: Kind,
+        svg: bool,
+        codebase: Option<&str>,
+        raw: &str,
+        quote: Quote,
+        offset: usize,
+    ) -> Option<Vec<u8>> {
+        let decoded = Decoded::new(raw);
+        let text = decoded.text();
+        let mut edits = Vec::new();
+        match kind {
+            Kind::Url => {
+                let core = value::trimmed(text);
+                let url = &text[core.clone()];
+                let svg_local = svg && url.starts_with('#');
+                edits.extend(self.edit(url, core, Syntax::Plain, kind, svg_local));
+            }
+            Kind::List => {
+                // HTML 4: archive URLs "are relative to the codebase".
+                let codebase = codebase.map(|c| {
+                    let c = Decoded::new(c);
+                    let c = &c.text()[value::trimmed(c.text())];
+                    self.standard.resolve(self.base, c).into_owned()
+                });
+                let mut inner = Resolver {
+                    base: codebase.as_deref().unwrap_or(self.base),
+                    standard: self.standard,
+                    keep_fragments: self.keep_fragments,
+                    table: self.table,
+                    depth: self.depth,
+                    counts: self.counts,
+                    warnings: self.warnings,
+                };
+                for token in tokens(text) {
+                    edits.extend(inner.edit(
+                        &text[token.clone()],
+                        token,
+                        Syntax::Plain,
+                        kind,
+                        false,
+                    ));
+                }
+            }
+            Kind::Srcset => {
+                for candidate in srcset::candidates(text) {
+                    let url = &text[candidate.url.clone()];
+                    edits.extend(self.edit(url, candidate.url, Syntax::Srcset, kind, false));
+                }
+            }
+            Kind::Refresh => {
+                if let Some(found) = refresh::url(text) {
+                    let url = &text[found.range.clone()];
+                    edits.extend(self.edit(
+                        url,
+                        found.range,
+                        Syntax::Refresh(found.quote),
+                        kind,
+                        false,
+                    ));
+                }
+            }
+            Kind::Css => edits = self.css(text, kind),
+            Kind::Html => edits = self.srcdoc(text, offset),
+        }
+        (!edits.is_empty()).then(|| value::apply(&decoded, &edits, quote))
+    }
+
+    /// The href of the `<base>` that set the base becomes that base.
+    pub fn base_href(&mut self, raw: &str, quote: Quote) -> Option<Vec<u8>> {
+        let decoded = Decoded::new(raw);
+        let core = value::trimmed(decoded.text());
+        let href = &decoded.text()[core.clone()];
+        self.counts.seen += 1;
+        if href == self.base {
+            self.counts.unchanged += 1;
+            return None;
+        }
+        self.counts.rewritten += 1;
+        self.counts.by_kind[Kind::Url as usize] += 1;
+        let edit = edit_to(self.base, href, core, Syntax::Plain);
+        Some(value::apply(&decoded, &[edit], quote))
+    }
+
+    /// The new text of a `<style>` element, or `None`. Raw text: no
+    /// character references, and nothing new may close the element.
+    pub fn style_text(&mut self, text: &str) -> Option<Vec<u8>> {
+        let edits = self.css(text, Kind::Css);
+        let edited = splice_text(text, &edits)?;
+        if closes_anew(text, &edited, "</style") {
+            self.warnings.push(Warning::WouldClose { element: "style" });
+            return None;
+        }
+        Some(edited.into_bytes())
+    }
+
+    /// The new text of a `<noscript>` element (raw text to lol_html, which
+    /// reads with scripting on, but markup to a reader with scripts off, as
+    /// archives are read): rewritten as HTML with the same base, no `<base>`
+    /// of its own.
+    pub fn noscript(&mut self, text: &str, offset: usize) -> Option<Vec<u8>> {
+        let (output, _) = self.nested(text, offset, false)?;
+        let edited = String::from_utf8(output).ok()?;
+        if edited == text {
+            return None;
+        }
+        if closes_anew(text, &edited, "</noscript") {
+            self.warnings.push(Warning::WouldClose {
+                element: "noscript",
+            });
+            return None;
+        }
+        Some(edited.into_bytes())
+    }
+
+    /// `srcdoc`: a document of its own, whose base is this one's (RFC 1808
+    /// §3.2: the encapsulating entity), with its own `<base>` on top. Only
+    /// its URL values change; they come back as edits of the decoded text.
+    fn srcdoc(&mut self, text: &str, offset: usize) -> Vec<Edit> {
+        let Some((_, splices)) = self.nested(text, offset, true) else {
+            return Vec::new();
+        };
+        splices
+            .into_iter()
+            .filter_map(|(range, bytes)| {
+                Some(Edit {
+                    range,
+                    text: String::from_utf8(bytes).ok()?,
+                })
+            })
+            .collect()
+    }
+
+    /// Runs a nested document through a rewriter of its own.
+    fn nested(
+        &mut self,
+        text: &str,
+        offset: usize,
+        embedded: bool,
+    ) -> Option<(Vec<u8>, Vec<Splice>)> {
+        if self.depth >= MAX_DEPTH {
+            self.warnings.push(Warning::TooDeep { offset });
+            return None;
+        }
+        let config = Config {
+            layers: Layers {
+                encapsulating: Some(self.base.to_owned()),
+                retrieval: None,
+            },
+            standard: self.standard,
+            keep_fragments: self.keep_fragments,
+            table: self.table.clone(),
+            embedded,
+            depth: self.depth + 1,
+            ..Config::default()
+        };
+        let mut rewriter = Rewriter::new(config, Vec::new());
+        rewriter.record_splices();
+        rewriter.write(text.as_bytes()).ok()?;
+        let (report, output, splices) = rewriter.end_with_splices().ok()?;
+        self.counts.add(&report.counts);
+        self.warnings.extend(
+            report
+                .warnings
+                .into_iter()
+                .filter(|w| *w != Warning::NoBase)
+                .map(|w| w.shifted(offset)),
+        );
+        Some((output, splices))
+    }
+
+    fn css(&mut self, text: &str, kind: Kind) -> Vec<Edit> {
+        let mut edits = Vec::new();
+        for found in css::find(text) {
+            let raw = &text[found.range.clone()];
+            let url = css::unescape(raw);
+            // `url(#grad)` is a same-document reference: SVG paint servers
+            // and filters, which an absolute URL breaks.
+            let local = url.starts_with('#');
+            // The prefix of an edit goes before the CSS text as written, which
+            // still says `url` after it.
+            edits.extend(self.edit(&url, found.range, Syntax::Css(found.context), kind, local));
+        }
+        edits
+    }
+
+    /// The edit for the URL `url` standing at `range` (where its syntax may
+    /// write it escaped), or `None` to leave it. Counts the outcome.
+    fn edit(
+        &mut self,
+        url: &str,
+        range: Range<usize>,
+        syntax: Syntax,
+        kind: Kind,
+        local: bool,
+    ) -> Option<Edit> {
+        self.counts.seen += 1;
+        let same_document = url.is_empty() || url.starts_with('#');
+        if local || (self.keep_fragments && same_document) {
+            self.counts.same_document += 1;
+            return None;
+        }
+        if self.standard.has_scheme(url) {
+            self.counts.absolute += 1;
+            return None;
+        }
+        let resolved: Cow<'_, str> = self.standard.resolve(self.base, url);
+        if resolved == url {
+            self.counts.unchanged += 1;
+            return None;
+        }
+        self.counts.rewritten += 1;
+        self.counts.by_kind[kind as usize] += 1;
+        Some(edit_to(&resolved, url, range, syntax))
+    }
+}
+
+/// The edit that makes `url`, standing at `range`, say `resolved`. Where
+/// resolution only put something in front (the usual case), the reference
+/// stays as written and only the prefix is new.
+fn edit_to(resolved: &str, url: &str, range: Range<usize>, syntax: Syntax) -> Edit {
+    match resolved.strip_suffix(url) {
+        Some(prefix) => Edit {
+            range: range.start..range.start,
+            text: syntax.escape(prefix),
+        },
+        None => Edit {
+            range,
+            text: syntax.escape(resolved),
+        },
+    }
+}
+
+/// The ranges of the ASCII-whitespace-separated tokens of `text`.
+fn tokens(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let rest = &text[at..];
+        let start = at + rest.len() - rest.trim_start_matches(value::is_html_whitespace).len();
+        let len = text[start..]
+            .find(value::is_html_whitespace)
+            .unwrap_or(text.len() - start);
+        at = start + len;
+        (len > 0).then_some(start..start + len)
+    })
+}
+
+/// `text` with `edits` applied, or `None` when there are none.
+fn splice_text(text: &str, edits: &[Edit]) -> Option<String> {
+    if edits.is_empty() {
+        return None;
+    }
+    let mut out =
+        String::with_capacity(text.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
+    let mut at = 0;
+    for e in edits {
+        out.push_str(&text[at..e.range.start]);
+        out.push_str(&e.text);
+        at = e.range.end;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
+}
+
+/// Whether `edited` holds more `closing` tags (any case) than `text` did: a
+/// URL that would end its raw-text element early.
+fn closes_anew(text: &str, edited: &str, closing: &str) -> bool {
+    let count = |s: &str| s.to_ascii_lowercase().matches(closing).count();
+    count(edited) > count(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_split_on_ascii_whitespace() {
+        let text = "  a.jar\tb.jar\n c.jar ";
+        let found: Vec<&str> = tokens(text).map(|r| &text[r]).collect();
+        assert_eq!(found, ["a.jar", "b.jar", "c.jar"]);
+        assert_eq!(tokens("   ").count(), 0);
+        assert_eq!(tokens("").count(), 0);
+    }
+}
