@@ -67,6 +67,12 @@ pub struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub max_lookahead: usize,
 
+    /// The most memory the parser's buffers may take; past it, the rest of
+    /// the input is copied unchanged, with a warning, and the exit status
+    /// is 2.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    pub max_memory: usize,
+
     /// Say which layer set the base, and count the URL values by outcome.
     #[arg(short, long, conflicts_with = "quiet")]
     pub verbose: bool,
@@ -124,6 +130,7 @@ impl Cli {
             standard,
             keep_fragments: self.keep_fragments,
             max_lookahead: self.max_lookahead,
+            max_memory: self.max_memory,
             table: Table::new(self.lazy, self.social, user),
             ..Config::default()
         })

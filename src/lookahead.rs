@@ -70,7 +70,7 @@ impl Probe {
     /// A probe that decides by byte `limit` at the latest. Only tokens that
     /// end within the limit count, so where the hold ends does not depend on
     /// how the input is split into writes.
-    pub fn new(encoding: AsciiCompatibleEncoding, limit: usize) -> Self {
+    pub fn new(encoding: AsciiCompatibleEncoding, limit: usize, max_memory: usize) -> Self {
         let state = Rc::new(RefCell::new(State::default()));
         let on_element = {
             let state = Rc::clone(&state);
@@ -90,6 +90,7 @@ impl Probe {
             .append_element_content_handler(element!("*", on_element))
             .append_document_content_handler(doc_text!(on_text))
             .with_encoding(encoding)
+            .with_memory_settings(crate::rewrite::memory_settings(max_memory))
             .with_strict(false);
         let sink: Discard = |_| {};
         Probe {
@@ -201,12 +202,12 @@ mod tests {
     use super::*;
 
     fn decide(html: &str, limit: usize) -> Decision {
-        let mut probe = Probe::new(encoding_rs::UTF_8.try_into().unwrap(), limit);
+        let mut probe = Probe::new(encoding_rs::UTF_8.try_into().unwrap(), limit, 1 << 20);
         probe.write(html.as_bytes()).unwrap_or_else(|| probe.end())
     }
 
     fn decide_bytewise(html: &str, limit: usize) -> Decision {
-        let mut probe = Probe::new(encoding_rs::UTF_8.try_into().unwrap(), limit);
+        let mut probe = Probe::new(encoding_rs::UTF_8.try_into().unwrap(), limit, 1 << 20);
         for b in html.as_bytes() {
             if let Some(d) = probe.write(std::slice::from_ref(b)) {
                 return d;

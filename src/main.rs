@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use htmlabs::cli::Cli;
-use htmlabs::{Error, Report};
+use htmlabs::{Error, Report, Warning};
 
 /// 0 success; 1 is kept for a check mode; 2 any error.
 const FAILURE: u8 = 2;
@@ -16,8 +16,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {
         Ok(report) => {
-            if !cli.quiet {
-                for warning in &report.warnings {
+            for warning in &report.warnings {
+                // Stopping at the memory limit fails the run: say why even
+                // under -q.
+                let fails = matches!(warning, Warning::MemoryLimit { .. });
+                if !cli.quiet || fails {
                     eprintln!("htmlabs: warning: {warning}");
                 }
             }
@@ -26,7 +29,11 @@ fn main() -> ExitCode {
                     eprintln!("htmlabs: {line}");
                 }
             }
-            ExitCode::SUCCESS
+            if report.incomplete() {
+                ExitCode::from(FAILURE)
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         // The reader of our output went away (`| head`): nothing is wrong.
         Err(Failure::Write(_, e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

@@ -62,6 +62,14 @@ pub struct Report {
 }
 
 impl Report {
+    /// Whether the run stopped rewriting before the end (the memory limit):
+    /// the output is complete, but not all of it is rewritten.
+    pub fn incomplete(&self) -> bool {
+        self.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::MemoryLimit { .. }))
+    }
+
     /// The lines of `-v`, without the program name.
     pub fn verbose_lines(&self) -> Vec<String> {
         let c = &self.counts;
@@ -126,6 +134,16 @@ pub enum Warning {
     TooDeep {
         offset: usize,
     },
+    /// lol_html's memory limit was hit: rewriting stopped at this offset.
+    MemoryLimit {
+        limit: usize,
+        offset: usize,
+    },
+    /// A `<style>` or `<noscript>` text larger than the memory limit.
+    TooLarge {
+        offset: usize,
+        limit: usize,
+    },
 }
 
 impl Warning {
@@ -173,6 +191,14 @@ impl fmt::Display for Warning {
             Warning::TooDeep { offset } => write!(
                 f,
                 "`srcdoc` at byte {offset} nests documents deeper than 8: left as it is"
+            ),
+            Warning::MemoryLimit { limit, offset } => write!(
+                f,
+                "memory limit of {limit} bytes (--max-memory) reached: rewriting stopped at byte {offset}, the rest is copied unchanged"
+            ),
+            Warning::TooLarge { offset, limit } => write!(
+                f,
+                "the text at byte {offset} is larger than the memory limit of {limit} bytes (--max-memory): left as it is"
             ),
         }
     }

@@ -17,8 +17,11 @@ use std::io::{self, BufWriter, Read, Write};
 use std::ops::Range;
 use std::rc::Rc;
 
+use lol_html::errors::RewritingError;
 use lol_html::html_content::Element;
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, OutputSink, Settings, element};
+use lol_html::{
+    AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, OutputSink, Settings, element,
+};
 
 use crate::Standard;
 use crate::attrs::{Kind, Table, When};
@@ -47,6 +50,9 @@ pub struct Config {
     pub keep_fragments: bool,
     /// How many bytes to hold at most while looking for `<base href>`.
     pub max_lookahead: usize,
+    /// The most memory lol_html's buffers, and ours for one value, may take;
+    /// past it, the rest of the input passes through unchanged.
+    pub max_memory: usize,
     /// What is rewritten.
     pub table: Table,
     /// Whether the document's own `<base href>` counts (§3.1); not for the
@@ -63,6 +69,7 @@ impl Default for Config {
             standard: Standard::default(),
             keep_fragments: false,
             max_lookahead: 1 << 20,
+            max_memory: 64 << 20,
             table: Table::default(),
             embedded: true,
             depth: 0,
@@ -124,7 +131,10 @@ struct Shared {
 
 /// A streaming rewriter that writes to `W`.
 pub struct Rewriter<W: Write> {
-    html: HtmlRewriter<'static, Sink<W>>,
+    /// `None` once lol_html has bailed out at the memory limit.
+    html: Option<HtmlRewriter<'static, Sink<W>>>,
+    /// Input bytes written so far.
+    fed: usize,
     probe: Option<Probe>,
     shared: Rc<RefCell<Shared>>,
     splicer: Rc<RefCell<Splicer<W>>>,
@@ -153,12 +163,13 @@ impl<W: Write> Rewriter<W> {
             buffer: Vec::new(),
             error: None,
             splices: None,
+            abandoned: false,
             shared: Rc::clone(&shared),
             config: config.clone(),
         }));
         let probe = config
             .embedded
-            .then(|| Probe::new(encoding, config.max_lookahead));
+            .then(|| Probe::new(encoding, config.max_lookahead, config.max_memory));
         let template_bases = probe.as_ref().map(Probe::template_bases);
         let on_element = {
             let shared = Rc::clone(&shared);
@@ -178,9 +189,11 @@ impl<W: Write> Rewriter<W> {
         let settings = Settings::new()
             .append_element_content_handler(element!(selector, on_element))
             .with_encoding(encoding)
+            .with_memory_settings(memory_settings(config.max_memory))
             .with_strict(false);
         let mut rewriter = Rewriter {
-            html: HtmlRewriter::new(settings, Sink(Rc::clone(&splicer))),
+            html: Some(HtmlRewriter::new(settings, Sink(Rc::clone(&splicer)))),
+            fed: 0,
             probe,
             shared,
             splicer,
@@ -206,8 +219,35 @@ impl<W: Write> Rewriter<W> {
                 self.decide(decision);
             }
         }
-        let result = self.html.write(chunk);
-        self.check(result)
+        let Some(html) = &mut self.html else {
+            // Past the memory limit: the rest goes through as it is.
+            self.splicer.borrow_mut().emit(chunk);
+            self.fed += chunk.len();
+            return self.check(Ok(()));
+        };
+        let result = html.write(chunk);
+        let at = self.fed;
+        self.fed += chunk.len();
+        match result {
+            Err(RewritingError::MemoryLimitExceeded(_)) => {
+                // lol_html has flushed what it held, unchanged; from here on
+                // the input is copied, so the output is always complete.
+                self.html = None;
+                if self.shared.borrow().decision.is_none() {
+                    self.decide(Decision::Limit);
+                }
+                self.splicer.borrow_mut().pass_through();
+                self.shared
+                    .borrow_mut()
+                    .warnings
+                    .push(Warning::MemoryLimit {
+                        limit: self.config.max_memory,
+                        offset: at,
+                    });
+                self.check(Ok(()))
+            }
+            result => self.check(result),
+        }
     }
 
     /// Ends the input: writes what is held, flushes, and gives back the report
@@ -231,7 +271,7 @@ impl<W: Write> Rewriter<W> {
         } = self;
         // `end` drops lol_html and its handlers, so the sink and the handlers
         // give back their shares.
-        let result = html.end();
+        let result = html.map_or(Ok(()), HtmlRewriter::end);
         let mut splicer = Rc::try_unwrap(splicer)
             .ok()
             .expect("the sink was dropped with lol_html")
@@ -261,7 +301,7 @@ impl<W: Write> Rewriter<W> {
         Ok((report, output, splices))
     }
 
-    fn check(&self, result: Result<(), lol_html::errors::RewritingError>) -> Result<(), Error> {
+    fn check(&self, result: Result<(), RewritingError>) -> Result<(), Error> {
         if let Some(e) = self.splicer.borrow_mut().error.take() {
             return Err(Error::Write(e));
         }
@@ -326,6 +366,13 @@ impl<W: Write> Rewriter<W> {
             splicer.splice(&held);
         }
     }
+}
+
+/// lol_html's limit, with the bail-out that flushes what it holds unchanged.
+pub(crate) fn memory_settings(max_memory: usize) -> MemorySettings {
+    MemorySettings::new()
+        .with_max_allowed_memory_usage(max_memory)
+        .with_graceful_bail_out_on_memory_limit_exceeded(true)
 }
 
 /// Rewrites all of `input` into `output`, reading 64 KiB at a time.
@@ -475,6 +522,9 @@ struct Splicer<W: Write> {
     error: Option<io::Error>,
     /// The replacements made, when asked for.
     splices: Option<Vec<Splice>>,
+    /// The range being collected grew past the memory limit: its bytes go
+    /// through as they come.
+    abandoned: bool,
     shared: Rc<RefCell<Shared>>,
     config: Config,
 }
@@ -488,9 +538,24 @@ impl<W: Write> Splicer<W> {
                         span.range.end = end.max(span.range.start);
                     }
                 }
-                let end = span.range.end;
+                let (end, start) = (span.range.end, span.range.start);
                 let take = end.saturating_sub(self.pos).min(chunk.len());
-                self.buffer.extend_from_slice(&chunk[..take]);
+                if self.abandoned {
+                    self.emit(&chunk[..take]);
+                } else {
+                    self.buffer.extend_from_slice(&chunk[..take]);
+                    if self.buffer.len() > self.config.max_memory {
+                        // Too large to hold (a huge `<style>`): what came
+                        // goes out as it was, and the rest as it comes.
+                        let held = std::mem::take(&mut self.buffer);
+                        self.emit(&held);
+                        self.abandoned = true;
+                        self.shared.borrow_mut().warnings.push(Warning::TooLarge {
+                            offset: start,
+                            limit: self.config.max_memory,
+                        });
+                    }
+                }
                 self.advance(&chunk[..take]);
                 chunk = &chunk[take..];
                 if self.pos >= end {
@@ -542,6 +607,17 @@ impl<W: Write> Splicer<W> {
         }
     }
 
+    /// After lol_html's bail-out: what is being collected is written as it
+    /// was, and no more ranges are rewritten.
+    fn pass_through(&mut self) {
+        if self.current.take().is_some() {
+            let raw = std::mem::take(&mut self.buffer);
+            self.emit(&raw);
+        }
+        self.abandoned = false;
+        self.shared.borrow_mut().spans.clear();
+    }
+
     /// At the end of input: an open content range ends here.
     fn close_content(&mut self) {
         if self.current.is_some() {
@@ -552,6 +628,9 @@ impl<W: Write> Splicer<W> {
     /// The whole range has gone by: write it, rewritten or as it was.
     fn finish(&mut self) {
         let (mut span, before) = self.current.take().expect("a range is being collected");
+        if std::mem::take(&mut self.abandoned) {
+            return;
+        }
         span.range.end = self.pos;
         let raw = std::mem::take(&mut self.buffer);
         let replacement = self.rewrite(&span, Quote::from_preceding(before), &raw);
