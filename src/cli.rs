@@ -38,6 +38,12 @@ pub struct Cli {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// The document's encoding, by any WHATWG label (`latin1`, `sjis`,
+    /// `gb2312`, `utf-16le`, …); a byte order mark still wins. Without it:
+    /// `<meta charset>` in the first 1024 bytes, else detection.
+    #[arg(long, value_name = "LABEL")]
+    pub encoding: Option<String>,
+
     /// How references are resolved.
     #[arg(long, value_enum, default_value_t = StandardArg::Rfc1808)]
     pub standard: StandardArg,
@@ -94,6 +100,8 @@ pub enum StandardArg {
 pub enum ConfigError {
     #[error("{0}")]
     Attr(String),
+    #[error("unknown encoding label: `{0}`")]
+    UnknownEncoding(String),
     #[error("--retrieved-from must be an absolute URL, with a scheme: `{0}`")]
     RelativeRetrieval(String),
     #[error("--retrieved-from holds a control character: `{0}`")]
@@ -117,6 +125,13 @@ impl Cli {
                 return Err(ConfigError::RelativeRetrieval(url.clone()));
             }
         }
+        let encoding = match &self.encoding {
+            Some(label) => Some(
+                crate::encoding::for_label(label)
+                    .ok_or_else(|| ConfigError::UnknownEncoding(label.clone()))?,
+            ),
+            None => None,
+        };
         let user = self
             .attr
             .iter()
@@ -131,6 +146,7 @@ impl Cli {
             keep_fragments: self.keep_fragments,
             max_lookahead: self.max_lookahead,
             max_memory: self.max_memory,
+            encoding,
             table: Table::new(self.lazy, self.social, user),
             ..Config::default()
         })

@@ -10,6 +10,7 @@ use crate::report::{Counts, Warning};
 use crate::rewrite::{Config, Rewriter, Splice};
 use crate::value::{self, Decoded, Edit, Quote};
 use crate::{Standard, css, refresh, srcset};
+use encoding_rs::{Encoding, UTF_8};
 
 /// How deep `srcdoc` documents may nest inside each other.
 const MAX_DEPTH: u8 = 8;
@@ -17,6 +18,8 @@ const MAX_DEPTH: u8 = 8;
 /// What resolution needs, once the base is known.
 pub struct Resolver<'a> {
     pub base: &'a str,
+    /// The document's.
+    pub encoding: &'static Encoding,
     pub standard: Standard,
     pub keep_fragments: bool,
     pub table: &'a Table,
@@ -54,11 +57,11 @@ impl Resolver<'_> {
         kind: Kind,
         svg: bool,
         codebase: Option<&str>,
-        raw: &str,
+        raw: &[u8],
         quote: Quote,
         offset: usize,
     ) -> Option<Vec<u8>> {
-        let decoded = Decoded::new(raw);
+        let decoded = self.decode(Decoded::new(raw, self.encoding), offset)?;
         let text = decoded.text();
         let mut edits = Vec::new();
         match kind {
@@ -70,13 +73,14 @@ impl Resolver<'_> {
             }
             Kind::List => {
                 // HTML 4: archive URLs "are relative to the codebase".
-                let codebase = codebase.map(|c| {
-                    let c = Decoded::new(c);
+                let codebase = codebase.and_then(|c| {
+                    let c = Decoded::new(c.as_bytes(), UTF_8)?;
                     let c = &c.text()[value::trimmed(c.text())];
-                    self.standard.resolve(self.base, c).into_owned()
+                    Some(self.standard.resolve(self.base, c).into_owned())
                 });
                 let mut inner = Resolver {
                     base: codebase.as_deref().unwrap_or(self.base),
+                    encoding: self.encoding,
                     standard: self.standard,
                     keep_fragments: self.keep_fragments,
                     table: self.table,
@@ -119,8 +123,8 @@ impl Resolver<'_> {
     }
 
     /// The href of the `<base>` that set the base becomes that base.
-    pub fn base_href(&mut self, raw: &str, quote: Quote) -> Option<Vec<u8>> {
-        let decoded = Decoded::new(raw);
+    pub fn base_href(&mut self, raw: &[u8], quote: Quote, offset: usize) -> Option<Vec<u8>> {
+        let decoded = self.decode(Decoded::new(raw, self.encoding), offset)?;
         let core = value::trimmed(decoded.text());
         let href = &decoded.text()[core.clone()];
         self.counts.seen += 1;
@@ -136,40 +140,57 @@ impl Resolver<'_> {
 
     /// The new text of a `<style>` element, or `None`. Raw text: no
     /// character references, and nothing new may close the element.
-    pub fn style_text(&mut self, text: &str) -> Option<Vec<u8>> {
-        let edits = self.css(text, Kind::Css);
-        let edited = splice_text(text, &edits)?;
-        if closes_anew(text, &edited, "</style") {
+    pub fn style_text(&mut self, raw: &[u8], offset: usize) -> Option<Vec<u8>> {
+        let decoded = self.decode(Decoded::text_only(raw, self.encoding), offset)?;
+        let edits = self.css(decoded.text(), Kind::Css);
+        if edits.is_empty() {
+            return None;
+        }
+        let edited = value::apply(&decoded, &edits, Quote::Text);
+        if closes_anew(raw, &edited, b"</style") {
             self.warnings.push(Warning::WouldClose { element: "style" });
             return None;
         }
-        Some(edited.into_bytes())
+        Some(edited)
+    }
+
+    /// A decoded value, or the warning that it is not valid in the
+    /// document's encoding: it is then left exactly as it is.
+    fn decode<'d>(&mut self, decoded: Option<Decoded<'d>>, offset: usize) -> Option<Decoded<'d>> {
+        if decoded.is_none() {
+            self.counts.seen += 1;
+            self.counts.undecodable += 1;
+            self.warnings.push(Warning::Undecodable {
+                offset,
+                encoding: self.encoding.name(),
+            });
+        }
+        decoded
     }
 
     /// The new text of a `<noscript>` element (raw text to lol_html, which
     /// reads with scripting on, but markup to a reader with scripts off, as
     /// archives are read): rewritten as HTML with the same base, no `<base>`
     /// of its own.
-    pub fn noscript(&mut self, text: &str, offset: usize) -> Option<Vec<u8>> {
-        let (output, _) = self.nested(text, offset, false)?;
-        let edited = String::from_utf8(output).ok()?;
-        if edited == text {
+    pub fn noscript(&mut self, raw: &[u8], offset: usize) -> Option<Vec<u8>> {
+        let (edited, _) = self.nested(raw, self.encoding, offset, false)?;
+        if edited == raw {
             return None;
         }
-        if closes_anew(text, &edited, "</noscript") {
+        if closes_anew(raw, &edited, b"</noscript") {
             self.warnings.push(Warning::WouldClose {
                 element: "noscript",
             });
             return None;
         }
-        Some(edited.into_bytes())
+        Some(edited)
     }
 
     /// `srcdoc`: a document of its own, whose base is this one's (RFC 1808
     /// §3.2: the encapsulating entity), with its own `<base>` on top. Only
     /// its URL values change; they come back as edits of the decoded text.
     fn srcdoc(&mut self, text: &str, offset: usize) -> Vec<Edit> {
-        let Some((_, splices)) = self.nested(text, offset, true) else {
+        let Some((_, splices)) = self.nested(text.as_bytes(), UTF_8, offset, true) else {
             return Vec::new();
         };
         splices
@@ -186,7 +207,8 @@ impl Resolver<'_> {
     /// Runs a nested document through a rewriter of its own.
     fn nested(
         &mut self,
-        text: &str,
+        bytes: &[u8],
+        encoding: &'static Encoding,
         offset: usize,
         embedded: bool,
     ) -> Option<(Vec<u8>, Vec<Splice>)> {
@@ -202,13 +224,14 @@ impl Resolver<'_> {
             standard: self.standard,
             keep_fragments: self.keep_fragments,
             table: self.table.clone(),
+            encoding: Some(encoding),
             embedded,
             depth: self.depth + 1,
             ..Config::default()
         };
         let mut rewriter = Rewriter::new(config, Vec::new());
         rewriter.record_splices();
-        rewriter.write(text.as_bytes()).ok()?;
+        rewriter.write(bytes).ok()?;
         let (report, output, splices) = rewriter.end_with_splices().ok()?;
         self.counts.add(&report.counts);
         self.warnings.extend(
@@ -297,28 +320,15 @@ fn tokens(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     })
 }
 
-/// `text` with `edits` applied, or `None` when there are none.
-fn splice_text(text: &str, edits: &[Edit]) -> Option<String> {
-    if edits.is_empty() {
-        return None;
-    }
-    let mut out =
-        String::with_capacity(text.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
-    let mut at = 0;
-    for e in edits {
-        out.push_str(&text[at..e.range.start]);
-        out.push_str(&e.text);
-        at = e.range.end;
-    }
-    out.push_str(&text[at..]);
-    Some(out)
-}
-
-/// Whether `edited` holds more `closing` tags (any case) than `text` did: a
+/// Whether `edited` holds more `closing` tags (any case) than `raw` did: a
 /// URL that would end its raw-text element early.
-fn closes_anew(text: &str, edited: &str, closing: &str) -> bool {
-    let count = |s: &str| s.to_ascii_lowercase().matches(closing).count();
-    count(edited) > count(text)
+fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
+    let count = |s: &[u8]| {
+        s.windows(closing.len())
+            .filter(|w| w.eq_ignore_ascii_case(closing))
+            .count()
+    };
+    count(edited) > count(raw)
 }
 
 #[cfg(test)]

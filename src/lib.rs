@@ -57,6 +57,7 @@ pub mod base;
 pub mod cli;
 pub mod css;
 pub mod edit;
+pub mod encoding;
 pub mod lookahead;
 pub mod refresh;
 pub mod report;

@@ -187,7 +187,18 @@ fn on_text(s: &mut State, text: &TextChunk, limit: usize) {
     }
     let start = text.source_location().bytes().start;
     let content = text.as_str();
-    if let Some(i) = content.find(|c| !matches!(c, '\t' | '\n' | '\x0C' | '\r' | ' ')) {
+    // A byte order mark at the very start is no text: the HTML standard
+    // strips it before the tokenizer sees the input. (A character split
+    // across writes is located at its last byte: the mark lies within the
+    // first three bytes.)
+    let bom = if start < 3 && content.starts_with('\u{FEFF}') {
+        3
+    } else {
+        0
+    };
+    let text = &content[bom..];
+    if let Some(i) = text.find(|c| !matches!(c, '\t' | '\n' | '\x0C' | '\r' | ' ')) {
+        let i = i + bom;
         // The offset is exact for UTF-8 input and close enough for a message
         // otherwise; it is checked against the limit like a tag's end.
         let offset = start + i;
@@ -229,6 +240,23 @@ mod tests {
         assert_eq!(
             base_href(decide(html, 1 << 20)).as_deref(),
             Some("http://b/")
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_text() {
+        let html = "\u{FEFF}<link href=a><base href=\"http://b/\">";
+        assert_eq!(
+            base_href(decide(html, 1 << 20)).as_deref(),
+            Some("http://b/")
+        );
+        assert_eq!(
+            base_href(decide_bytewise(html, 1 << 20)).as_deref(),
+            Some("http://b/")
+        );
+        assert_eq!(
+            decide("x\u{FEFF}", 1 << 20),
+            Decision::HeadOver { offset: 0 }
         );
     }
 

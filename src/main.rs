@@ -56,6 +56,8 @@ enum Failure {
     Write(String, io::Error),
     #[error("cannot parse {0}: {1}")]
     Parse(String, String),
+    #[error("cannot rewrite {0}: {1}")]
+    Encoding(String, String),
 }
 
 /// io errors read "No such file or directory (os error 2)"; ours are lowercase.
@@ -84,6 +86,7 @@ fn run(cli: &Cli) -> Result<Report, Failure> {
             Error::Read(e) => Failure::Read(input_name.clone(), lowercase(&e)),
             Error::Write(e) => Failure::Write(output_name.clone(), e),
             Error::Parse(e) => Failure::Parse(input_name.clone(), lowercase(&e)),
+            Error::Encoding(e) => Failure::Encoding(input_name.clone(), e),
         }
     };
     match &cli.output {

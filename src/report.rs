@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::attrs::Kind;
 use crate::base::Base;
+use crate::encoding::Chosen;
 use crate::lookahead::Decision;
 
 /// URL values met, by outcome.
@@ -57,6 +58,8 @@ pub struct Report {
     pub base: Base,
     /// What ended the lookahead for `<base href>`.
     pub decision: Decision,
+    /// The document's encoding and where it came from.
+    pub encoding: Chosen,
     pub counts: Counts,
     pub warnings: Vec<Warning>,
 }
@@ -92,6 +95,7 @@ impl Report {
         .map(|k| format!("{} {}", k.name(), c.by_kind[k as usize]))
         .collect();
         vec![
+            format!("encoding: {}", self.encoding),
             format!("base: {}", self.base),
             format!("lookahead: {lookahead}"),
             format!(
@@ -125,6 +129,7 @@ pub enum Warning {
     },
     Undecodable {
         offset: usize,
+        encoding: &'static str,
     },
     /// A rewritten URL would have closed its raw-text element early.
     WouldClose {
@@ -157,8 +162,9 @@ impl Warning {
                 href,
                 why,
             },
-            Warning::Undecodable { offset } => Warning::Undecodable {
+            Warning::Undecodable { offset, encoding } => Warning::Undecodable {
                 offset: offset + by,
+                encoding,
             },
             Warning::TooDeep { offset } => Warning::TooDeep {
                 offset: offset + by,
@@ -181,8 +187,8 @@ impl fmt::Display for Warning {
                 f,
                 "no `<base href>` and no end of the head in the first {limit} bytes (--max-lookahead): going on without an embedded base"
             ),
-            Warning::Undecodable { offset } => {
-                write!(f, "URL value at byte {offset} is not valid UTF-8: left as it is")
+            Warning::Undecodable { offset, encoding } => {
+                write!(f, "URL value at byte {offset} is not valid {encoding}: left as it is")
             }
             Warning::WouldClose { element } => write!(
                 f,

@@ -27,9 +27,11 @@ use crate::Standard;
 use crate::attrs::{Kind, Table, When};
 use crate::base::{Base, Ignored, Layer, Layers};
 use crate::edit::Resolver;
+use crate::encoding::{self, Chosen, Sniffer, Source};
 use crate::lookahead::{Decision, Probe};
 use crate::report::{Counts, Report, Warning};
 use crate::value::{self, Decoded, Quote};
+use encoding_rs::{DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
 /// Reads and writes of this size keep system calls few.
 pub const CHUNK: usize = 64 * 1024;
@@ -53,6 +55,9 @@ pub struct Config {
     /// The most memory lol_html's buffers, and ours for one value, may take;
     /// past it, the rest of the input passes through unchanged.
     pub max_memory: usize,
+    /// `--encoding`: the document's encoding, unless a byte order mark says
+    /// otherwise.
+    pub encoding: Option<&'static Encoding>,
     /// What is rewritten.
     pub table: Table,
     /// Whether the document's own `<base href>` counts (§3.1); not for the
@@ -70,6 +75,7 @@ impl Default for Config {
             keep_fragments: false,
             max_lookahead: 1 << 20,
             max_memory: 64 << 20,
+            encoding: None,
             table: Table::default(),
             embedded: true,
             depth: 0,
@@ -85,6 +91,8 @@ pub enum Error {
     Write(#[source] io::Error),
     #[error("cannot parse the input: {0}")]
     Parse(String),
+    #[error("{0}")]
+    Encoding(String),
 }
 
 /// What a recorded range holds.
@@ -97,7 +105,8 @@ enum Role {
         svg: bool,
         codebase: Option<String>,
     },
-    /// The href of the `<base>` that set the base: it becomes that base.
+    /// The href of the first `<base href>`: if it set the base, it becomes
+    /// that base; if not, it is an href like another.
     BaseHref,
     /// The text of a `<style>` element.
     Style,
@@ -122,34 +131,285 @@ struct Shared {
     content_end: Option<usize>,
     /// `None` while the lookahead has not decided.
     base: Option<Base>,
-    /// The value range of the `<base href>` that set the base, if one did.
-    base_value: Option<Range<usize>>,
+    /// What ended the lookahead, once it has.
     decision: Option<Decision>,
     counts: Counts,
     warnings: Vec<Warning>,
 }
 
-/// A streaming rewriter that writes to `W`.
+/// A streaming rewriter that writes to `W`. The first bytes decide how the
+/// input is read: UTF-16 (by its byte order mark, or `--encoding`) is
+/// transcoded as a whole; every other encoding goes through as bytes.
 pub struct Rewriter<W: Write> {
+    mode: Mode<W>,
+    config: Config,
+    record_splices: bool,
+}
+
+enum Mode<W: Write> {
+    /// Fewer than three bytes seen: not yet known whether a BOM says UTF-16.
+    Start {
+        pending: Vec<u8>,
+        output: W,
+    },
+    Bytes(Core<W>),
+    Utf16(Utf16<W>),
+    /// A write failed: nothing more can be done.
+    Failed,
+}
+
+impl<W: Write> Rewriter<W> {
+    pub fn new(config: Config, output: W) -> Self {
+        Rewriter {
+            mode: Mode::Start {
+                pending: Vec::with_capacity(3),
+                output,
+            },
+            config,
+            record_splices: false,
+        }
+    }
+
+    /// Keep a list of the replacements made, for [`Rewriter::end_with_splices`].
+    pub fn record_splices(&mut self) {
+        self.record_splices = true;
+    }
+
+    /// Rewrites the next bytes of the input, however it is split.
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        let result = self.write_inner(chunk, false);
+        if result.is_err() {
+            self.mode = Mode::Failed;
+        }
+        result
+    }
+
+    fn write_inner(&mut self, chunk: &[u8], end: bool) -> Result<(), Error> {
+        if let Mode::Start { pending, .. } = &mut self.mode {
+            let take = (3 - pending.len()).min(chunk.len());
+            pending.extend_from_slice(&chunk[..take]);
+            if pending.len() < 3 && !end {
+                return Ok(());
+            }
+            let Mode::Start { pending, output } = std::mem::replace(&mut self.mode, Mode::Failed)
+            else {
+                unreachable!("matched above")
+            };
+            self.mode = self.choose_mode(&pending, output)?;
+            self.write_inner(&pending, end)?;
+            return self.write_inner(&chunk[take..], end);
+        }
+        match &mut self.mode {
+            Mode::Bytes(core) => core.write(chunk),
+            Mode::Utf16(utf16) => utf16.write(chunk),
+            Mode::Start { .. } | Mode::Failed => Err(Error::Write(io::Error::other(
+                "the rewriter failed before and cannot go on",
+            ))),
+        }
+    }
+
+    fn choose_mode(&self, first: &[u8], mut output: W) -> Result<Mode<W>, Error> {
+        let flag = self.config.encoding;
+        let (utf16, bom) = match Encoding::for_bom(first) {
+            Some((e, bom)) if e == UTF_16LE || e == UTF_16BE => (Some(e), bom),
+            Some(_) => (None, 0),
+            None => match flag {
+                Some(e) if e == UTF_16LE || e == UTF_16BE => (Some(e), 0),
+                _ => (None, 0),
+            },
+        };
+        if let Some(encoding) = utf16 {
+            // The byte order mark goes out as it came.
+            output.write_all(&first[..bom]).map_err(Error::Write)?;
+            let source = if bom > 0 { Source::Bom } else { Source::Flag };
+            let chosen = Chosen { encoding, source };
+            let mut core = Core::new(
+                self.config.clone(),
+                Utf16Writer::new(output, encoding),
+                Some((chosen, UTF_8)),
+            );
+            if self.record_splices {
+                core.record_splices();
+            }
+            return Ok(Mode::Utf16(Utf16 {
+                decoder: encoding.new_decoder_without_bom_handling(),
+                core,
+                skip: bom,
+                read: 0,
+            }));
+        }
+        if let Some(e) =
+            flag.filter(|e| Encoding::for_bom(first).is_none() && !e.is_ascii_compatible())
+        {
+            return Err(unsupported(e));
+        }
+        let mut core = Core::new(self.config.clone(), output, None);
+        if self.record_splices {
+            core.record_splices();
+        }
+        Ok(Mode::Bytes(core))
+    }
+
+    /// Ends the input: writes what is held, flushes, and gives back the report
+    /// and the output.
+    pub fn end(self) -> Result<(Report, W), Error> {
+        self.end_with_splices()
+            .map(|(report, output, _)| (report, output))
+    }
+
+    /// [`Rewriter::end`], and the replacements made, when recorded.
+    pub fn end_with_splices(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
+        if matches!(self.mode, Mode::Start { .. }) {
+            self.write_inner(&[], true)?;
+        }
+        match self.mode {
+            Mode::Bytes(core) => core.end(),
+            Mode::Utf16(utf16) => utf16.end(),
+            Mode::Start { .. } | Mode::Failed => Err(Error::Write(io::Error::other(
+                "the rewriter failed before and cannot go on",
+            ))),
+        }
+    }
+}
+
+fn unsupported(encoding: &'static Encoding) -> Error {
+    Error::Encoding(format!(
+        "`{}` cannot be rewritten in place (its bytes are not ASCII-compatible); convert the page to UTF-8 first",
+        encoding.name()
+    ))
+}
+
+/// UTF-16 input: decoded to UTF-8 for the rewrite, and the output encoded
+/// back. Valid UTF-16 goes there and back exactly; an unpaired surrogate
+/// would not, so it is refused.
+struct Utf16<W: Write> {
+    decoder: encoding_rs::Decoder,
+    core: Core<Utf16Writer<W>>,
+    /// Bytes of the byte order mark still to skip.
+    skip: usize,
+    read: usize,
+}
+
+impl<W: Write> Utf16<W> {
+    fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        let skip = self.skip.min(chunk.len());
+        self.skip -= skip;
+        self.read += skip;
+        self.decode(&chunk[skip..], false)
+    }
+
+    fn decode(&mut self, mut chunk: &[u8], last: bool) -> Result<(), Error> {
+        let mut buf = [0u8; 8192];
+        loop {
+            let (result, read, written) = self
+                .decoder
+                .decode_to_utf8_without_replacement(chunk, &mut buf, last);
+            self.core.write(&buf[..written])?;
+            self.read += read;
+            chunk = &chunk[read..];
+            match result {
+                DecoderResult::InputEmpty => return Ok(()),
+                DecoderResult::OutputFull => {}
+                DecoderResult::Malformed(bad, after) => {
+                    let at = self.read - usize::from(bad) - usize::from(after);
+                    return Err(Error::Encoding(format!(
+                        "not valid `{}` at byte {at}: an unpaired surrogate or a lone byte; it is refused rather than changed",
+                        self.decoder.encoding().name(),
+                    )));
+                }
+            }
+        }
+    }
+
+    fn end(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
+        self.decode(&[], true)?;
+        let (report, writer, splices) = self.core.end()?;
+        Ok((report, writer.finish()?, splices))
+    }
+}
+
+/// Takes UTF-8 and writes UTF-16 of the given byte order.
+struct Utf16Writer<W: Write> {
+    inner: W,
+    big_endian: bool,
+    /// The start of a character cut off at the end of the last write.
+    partial: Vec<u8>,
+}
+
+impl<W: Write> Utf16Writer<W> {
+    fn new(inner: W, encoding: &'static Encoding) -> Self {
+        Utf16Writer {
+            inner,
+            big_endian: encoding == UTF_16BE,
+            partial: Vec::new(),
+        }
+    }
+
+    fn finish(mut self) -> Result<W, Error> {
+        if !self.partial.is_empty() {
+            return Err(Error::Write(io::Error::other(
+                "output ended inside a character",
+            )));
+        }
+        self.inner.flush().map_err(Error::Write)?;
+        Ok(self.inner)
+    }
+}
+
+impl<W: Write> Write for Utf16Writer<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.partial.extend_from_slice(buf);
+        let valid = match std::str::from_utf8(&self.partial) {
+            Ok(s) => s.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+        };
+        let text = std::str::from_utf8(&self.partial[..valid]).expect("checked");
+        let mut out = Vec::with_capacity(valid * 2);
+        for unit in text.encode_utf16() {
+            let bytes = if self.big_endian {
+                unit.to_be_bytes()
+            } else {
+                unit.to_le_bytes()
+            };
+            out.extend_from_slice(&bytes);
+        }
+        self.inner.write_all(&out)?;
+        self.partial.drain(..valid);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The rewriter over bytes of an ASCII-compatible encoding.
+struct Core<W: Write> {
     /// `None` once lol_html has bailed out at the memory limit.
     html: Option<HtmlRewriter<'static, Sink<W>>>,
     /// Input bytes written so far.
     fed: usize,
     probe: Option<Probe>,
+    sniffer: Option<Sniffer>,
+    /// The document's encoding, and the one its bytes here are in (UTF-8
+    /// when UTF-16 was transcoded).
+    chosen: Option<(Chosen, &'static Encoding)>,
+    /// Whether the held output was let go.
+    released: bool,
     shared: Rc<RefCell<Shared>>,
     splicer: Rc<RefCell<Splicer<W>>>,
     config: Config,
 }
 
-impl<W: Write> Rewriter<W> {
-    pub fn new(config: Config, output: W) -> Self {
+impl<W: Write> Core<W> {
+    fn new(config: Config, output: W, chosen: Option<(Chosen, &'static Encoding)>) -> Self {
         let encoding =
             AsciiCompatibleEncoding::new(encoding_rs::UTF_8).expect("UTF-8 is ASCII-compatible");
         let shared = Rc::new(RefCell::new(Shared {
             spans: VecDeque::new(),
             content_end: None,
             base: None,
-            base_value: None,
             decision: None,
             counts: Counts::default(),
             warnings: Vec::new(),
@@ -164,6 +424,7 @@ impl<W: Write> Rewriter<W> {
             error: None,
             splices: None,
             abandoned: false,
+            encoding: UTF_8,
             shared: Rc::clone(&shared),
             config: config.clone(),
         }));
@@ -191,32 +452,43 @@ impl<W: Write> Rewriter<W> {
             .with_encoding(encoding)
             .with_memory_settings(memory_settings(config.max_memory))
             .with_strict(false);
-        let mut rewriter = Rewriter {
+        let sniffer = chosen.is_none().then(|| {
+            let window = encoding::DETECTION.min(config.max_lookahead);
+            Sniffer::new(config.encoding, window, config.layers.retrieval.as_deref())
+        });
+        let core = Core {
             html: Some(HtmlRewriter::new(settings, Sink(Rc::clone(&splicer)))),
             fed: 0,
             probe,
+            sniffer,
+            chosen,
+            released: false,
             shared,
             splicer,
             config,
         };
-        if rewriter.probe.is_none() {
-            rewriter.decide(Decision::Skipped);
+        if core.probe.is_none() {
+            core.shared.borrow_mut().decision = Some(Decision::Skipped);
         }
-        rewriter
+        core
     }
 
-    /// Keep a list of the replacements made, for [`Rewriter::end_with_splices`].
-    pub fn record_splices(&mut self) {
+    fn record_splices(&mut self) {
         self.splicer.borrow_mut().splices = Some(Vec::new());
     }
 
-    /// Rewrites the next bytes of the input, however it is split.
-    pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        // The probe goes first, so that the base is decided before the
-        // rewriter's handlers meet the `<base>` element.
-        if self.shared.borrow().decision.is_none() {
-            if let Some(decision) = self.probe.as_mut().and_then(|p| p.write(chunk)) {
-                self.decide(decision);
+    fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        if !self.released {
+            // The probe goes first, so that the base is decided before the
+            // rewriter's handlers meet the `<base>` element.
+            if self.shared.borrow().decision.is_none() {
+                if let Some(decision) = self.probe.as_mut().and_then(|p| p.write(chunk)) {
+                    self.decided(decision);
+                }
+            }
+            if self.chosen.is_none() {
+                let chosen = self.sniffer.as_mut().and_then(|s| s.feed(chunk));
+                self.chosen = chosen.map(|c| (c, c.encoding));
             }
         }
         let Some(html) = &mut self.html else {
@@ -233,9 +505,7 @@ impl<W: Write> Rewriter<W> {
                 // lol_html has flushed what it held, unchanged; from here on
                 // the input is copied, so the output is always complete.
                 self.html = None;
-                if self.shared.borrow().decision.is_none() {
-                    self.decide(Decision::Limit);
-                }
+                self.release(Decision::Limit)?;
                 self.splicer.borrow_mut().pass_through();
                 self.shared
                     .borrow_mut()
@@ -246,27 +516,24 @@ impl<W: Write> Rewriter<W> {
                     });
                 self.check(Ok(()))
             }
-            result => self.check(result),
+            result => {
+                let decided = self.shared.borrow().decision.is_some() && self.chosen.is_some();
+                if !self.released && decided {
+                    self.release(Decision::End)?;
+                }
+                self.check(result)
+            }
         }
     }
 
-    /// Ends the input: writes what is held, flushes, and gives back the report
-    /// and the output.
-    pub fn end(self) -> Result<(Report, W), Error> {
-        self.end_with_splices()
-            .map(|(report, output, _)| (report, output))
-    }
-
-    /// [`Rewriter::end`], and the replacements made, when recorded.
-    pub fn end_with_splices(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
-        if self.shared.borrow().decision.is_none() {
-            let decision = self.probe.as_mut().map_or(Decision::End, Probe::end);
-            self.decide(decision);
-        }
-        let Rewriter {
+    fn end(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
+        let decision = self.probe.as_mut().map_or(Decision::End, Probe::end);
+        self.release(decision)?;
+        let Core {
             html,
             shared,
             splicer,
+            chosen,
             ..
         } = self;
         // `end` drops lol_html and its handlers, so the sink and the handlers
@@ -295,6 +562,7 @@ impl<W: Write> Rewriter<W> {
         let report = Report {
             base: shared.base.expect("decided at the end at the latest"),
             decision: shared.decision.expect("decided at the end at the latest"),
+            encoding: chosen.expect("decided at the end at the latest").0,
             counts: shared.counts,
             warnings: shared.warnings,
         };
@@ -308,24 +576,67 @@ impl<W: Write> Rewriter<W> {
         result.map_err(|e| Error::Parse(e.to_string()))
     }
 
-    /// The lookahead is over: establish the base and let the output go.
-    fn decide(&mut self, decision: Decision) {
+    /// The probe has decided: said at once, so that the warning comes in
+    /// the order of the input.
+    fn decided(&self, decision: Decision) {
+        let mut s = self.shared.borrow_mut();
+        if decision == Decision::Limit {
+            s.warnings.push(Warning::LookaheadLimit {
+                limit: self.config.max_lookahead,
+            });
+        }
+        s.decision = Some(decision);
+    }
+
+    /// The lookahead is over (what decided it, if the probe has not: the end
+    /// of input or the memory limit): settle the encoding and the base, and
+    /// let the held output go.
+    fn release(&mut self, otherwise: Decision) -> Result<(), Error> {
+        if self.released {
+            return Ok(());
+        }
+        self.released = true;
+        let (_, bytes_encoding) = match self.chosen {
+            Some(chosen) => chosen,
+            None => {
+                let c = self.sniffer.as_mut().map(Sniffer::end).unwrap_or(Chosen {
+                    encoding: UTF_8,
+                    source: Source::Ascii,
+                });
+                self.chosen = Some((c, c.encoding));
+                (c, c.encoding)
+            }
+        };
+        self.probe = None;
+        self.sniffer = None;
+        if !bytes_encoding.is_ascii_compatible() {
+            return Err(unsupported(bytes_encoding));
+        }
+        if self.shared.borrow().decision.is_none() {
+            self.decided(otherwise);
+        }
+        let decision = self.shared.borrow().decision.clone().expect("decided");
+        let mut splicer = self.splicer.borrow_mut();
+        splicer.encoding = bytes_encoding;
+        let held = splicer.held.take().unwrap_or_default();
         let layers = &self.config.layers;
         let mut warnings = Vec::new();
-        let mut base_value = None;
         let base = match &decision {
             Decision::Base {
                 offset,
                 href,
                 value,
             } => {
-                let decoded = Decoded::new(href);
-                let href = &decoded.text()[value::trimmed(decoded.text())];
+                // The href's own bytes, decoded with the document's encoding
+                // (the probe read it as UTF-8).
+                let raw = held.get(value.clone()).unwrap_or(href.as_bytes());
+                let decoded = Decoded::new(raw, bytes_encoding)
+                    .or_else(|| Decoded::new(href.as_bytes(), UTF_8));
+                let href = decoded
+                    .as_ref()
+                    .map_or("", |d| &d.text()[value::trimmed(d.text())]);
                 match layers.embedded(href, *offset, self.config.standard) {
-                    Ok(base) => {
-                        base_value = Some(value.clone());
-                        base
-                    }
+                    Ok(base) => base,
                     Err(why) => {
                         warnings.push(Warning::BaseIgnored {
                             offset: *offset,
@@ -343,13 +654,9 @@ impl<W: Write> Rewriter<W> {
                     }
                 }
             }
-            Decision::Limit => {
-                warnings.push(Warning::LookaheadLimit {
-                    limit: self.config.max_lookahead,
-                });
+            Decision::Limit | Decision::HeadOver { .. } | Decision::End | Decision::Skipped => {
                 layers.outer()
             }
-            Decision::HeadOver { .. } | Decision::End | Decision::Skipped => layers.outer(),
         };
         if base.layer == Layer::Empty {
             warnings.push(Warning::NoBase);
@@ -357,14 +664,10 @@ impl<W: Write> Rewriter<W> {
         {
             let mut s = self.shared.borrow_mut();
             s.base = Some(base);
-            s.base_value = base_value;
-            s.decision = Some(decision);
             s.warnings.extend(warnings);
         }
-        let mut splicer = self.splicer.borrow_mut();
-        if let Some(held) = splicer.held.take() {
-            splicer.splice(&held);
-        }
+        splicer.splice(&held);
+        Ok(())
     }
 }
 
@@ -425,9 +728,11 @@ fn record(shared: &Rc<RefCell<Shared>>, table: &Table, el: &mut Element, templat
         if tag == "base" && row.attribute == "href" {
             let deciding =
                 matches!(&s.decision, Some(Decision::Base { value, .. }) if *value == range);
-            if s.base_value.as_ref() == Some(&range) {
+            if deciding {
+                // Whether it is used is known once the encoding is: then,
+                // if it is, it becomes the base.
                 role = Role::BaseHref;
-            } else if !deciding {
+            } else {
                 // The deciding `<base>`, when ignored, was reported then.
                 let why = match s.decision {
                     _ if template_bases.contains(&tag_location.start) => {
@@ -525,6 +830,8 @@ struct Splicer<W: Write> {
     /// The range being collected grew past the memory limit: its bytes go
     /// through as they come.
     abandoned: bool,
+    /// The encoding the bytes are in, once known.
+    encoding: &'static Encoding,
     shared: Rc<RefCell<Shared>>,
     config: Config,
 }
@@ -648,6 +955,7 @@ impl<W: Write> Splicer<W> {
 
     /// The new bytes for a range, or `None` to leave it as it is.
     fn rewrite(&self, span: &Span, quote: Quote, raw: &[u8]) -> Option<Vec<u8>> {
+        let start = span.range.start;
         let mut shared = self.shared.borrow_mut();
         let Shared {
             base,
@@ -663,16 +971,10 @@ impl<W: Write> Splicer<W> {
             counts.no_base += 1;
             return None;
         }
-        let Ok(raw) = std::str::from_utf8(raw) else {
-            counts.seen += 1;
-            counts.undecodable += 1;
-            warnings.push(Warning::Undecodable {
-                offset: span.range.start,
-            });
-            return None;
-        };
+        let embedded = matches!(base.layer, Layer::Embedded { .. });
         let mut resolver = Resolver {
             base: &base.url,
+            encoding: self.encoding,
             standard: self.config.standard,
             keep_fragments: self.config.keep_fragments,
             table: &self.config.table,
@@ -685,17 +987,11 @@ impl<W: Write> Splicer<W> {
                 kind,
                 svg,
                 codebase,
-            } => resolver.attribute(
-                *kind,
-                *svg,
-                codebase.as_deref(),
-                raw,
-                quote,
-                span.range.start,
-            ),
-            Role::BaseHref => resolver.base_href(raw, quote),
-            Role::Style => resolver.style_text(raw),
-            Role::Noscript => resolver.noscript(raw, span.range.start),
+            } => resolver.attribute(*kind, *svg, codebase.as_deref(), raw, quote, start),
+            Role::BaseHref if embedded => resolver.base_href(raw, quote, start),
+            Role::BaseHref => resolver.attribute(Kind::Url, false, None, raw, quote, start),
+            Role::Style => resolver.style_text(raw, start),
+            Role::Noscript => resolver.noscript(raw, start),
         }
     }
 }

@@ -2,8 +2,11 @@
 //! references on the way in; edits spliced back into the source bytes, with
 //! only what is new escaped, on the way out.
 
-use std::borrow::Cow;
 use std::ops::Range;
+
+use encoding_rs::Encoding;
+
+use crate::encoding;
 
 /// How the value was written: the byte before it tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,6 +14,9 @@ pub enum Quote {
     Double,
     Single,
     Unquoted,
+    /// Not an attribute: the text of a raw-text element (`<style>`), where
+    /// no character reference is read and none is written.
+    Text,
 }
 
 impl Quote {
@@ -37,17 +43,22 @@ pub fn trimmed(text: &str) -> Range<usize> {
     start..end
 }
 
-/// A raw value with its character references decoded by the HTML rules for
-/// attribute values (a legacy reference without `;` before an alphanumeric or
-/// `=` is not one: `?a=1&timestamp=2` keeps its `&times`), and a map from
-/// offsets in the decoded text back to the raw bytes.
+/// A raw value decoded: first with the document's encoding, then its
+/// character references by the HTML rules for attribute values (a legacy
+/// reference without `;` before an alphanumeric or `=` is not one:
+/// `?a=1&timestamp=2` keeps its `&times`), with a map from offsets in the
+/// decoded text back to the raw bytes.
 #[derive(Debug)]
 pub struct Decoded<'a> {
-    raw: &'a str,
-    text: Cow<'a, str>,
-    /// One entry for each run that starts at a `&`: (decoded start, raw
-    /// start, decoded length, raw length, length of the literal suffix the
-    /// two share). Empty when the value has no `&`: then the map is identity.
+    raw: &'a [u8],
+    encoding: &'static Encoding,
+    /// The value in the document's encoding, decoded.
+    source: encoding::Decoded,
+    text: String,
+    /// One entry for each run of `source` that starts at a `&`: (decoded
+    /// start, source start, decoded length, source length, length of the
+    /// literal suffix the two share). Empty when the value has no `&`: then
+    /// `text` is `source`.
     segments: Vec<Segment>,
 }
 
@@ -61,63 +72,86 @@ struct Segment {
 }
 
 impl<'a> Decoded<'a> {
-    pub fn new(raw: &'a str) -> Self {
-        if !raw.contains('&') {
-            return Decoded {
-                raw,
-                text: Cow::Borrowed(raw),
-                segments: Vec::new(),
-            };
+    /// The text of a raw-text element: decoded with the document's encoding
+    /// only. `None` when `raw` is not valid in `encoding`.
+    pub fn text_only(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
+        let source = encoding::Decoded::new(raw, encoding)?;
+        Some(Decoded {
+            raw,
+            encoding,
+            text: source.text.clone(),
+            segments: Vec::new(),
+            source,
+        })
+    }
+
+    /// An attribute value. `None` when `raw` is not valid in `encoding`.
+    pub fn new(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
+        let source = encoding::Decoded::new(raw, encoding)?;
+        let mut decoded = Decoded {
+            raw,
+            encoding,
+            text: String::new(),
+            segments: Vec::new(),
+            source,
+        };
+        let src = decoded.source.text.as_str();
+        if !src.contains('&') {
+            decoded.text = src.to_owned();
+            return Some(decoded);
         }
         // A character reference starts at a `&` and holds none, and whether
         // a legacy one counts looks only at the character after it, which a
         // `&` never is: so each run from one `&` to the next decodes alone,
         // and only at its start.
-        let mut text = String::with_capacity(raw.len());
+        let mut text = String::with_capacity(src.len());
         let mut segments = Vec::new();
         let mut start = 0;
-        while start < raw.len() {
-            let end = raw[start + 1..]
+        while start < src.len() {
+            let end = src[start + 1..]
                 .find('&')
-                .map_or(raw.len(), |i| start + 1 + i);
-            let run = &raw[start..end];
-            let decoded = htmlize::unescape_attribute(run);
-            let mut literal_suffix = common_suffix(run, &decoded);
-            if decoded != run {
+                .map_or(src.len(), |i| start + 1 + i);
+            let run = &src[start..end];
+            let unescaped = htmlize::unescape_attribute(run);
+            let mut literal_suffix = common_suffix(run, &unescaped);
+            if unescaped != run {
                 // The first decoded character is the reference's, even when
                 // it equals the raw text's (`&#59;` is `;`).
-                literal_suffix = literal_suffix.min(decoded.len().saturating_sub(1));
+                literal_suffix = literal_suffix.min(unescaped.len().saturating_sub(1));
             }
             segments.push(Segment {
                 decoded: text.len(),
                 raw: start,
-                decoded_len: decoded.len(),
+                decoded_len: unescaped.len(),
                 raw_len: run.len(),
                 literal_suffix,
             });
-            text.push_str(&decoded);
+            text.push_str(&unescaped);
             start = end;
         }
-        Decoded {
-            raw,
-            text: Cow::Owned(text),
-            segments,
-        }
+        decoded.text = text;
+        decoded.segments = segments;
+        Some(decoded)
     }
 
     pub fn text(&self) -> &str {
         &self.text
     }
 
-    /// The raw offset of a decoded offset, where the two line up: at the
+    /// The raw byte offset of a decoded offset, where the two line up: at the
     /// start of a run and anywhere in its literal part, not inside a decoded
-    /// reference.
+    /// reference, nor inside a character.
     fn raw_offset(&self, at: usize) -> Option<usize> {
+        let in_source = self.source_offset(at)?;
+        self.source.byte_offset(in_source)
+    }
+
+    fn source_offset(&self, at: usize) -> Option<usize> {
         if self.segments.is_empty() {
             return Some(at);
         }
         if at == self.text.len() {
-            return Some(self.raw.len());
+            return Some(self.source.text.len());
         }
         let i = self.segments.partition_point(|s| s.decoded <= at) - 1;
         let s = self.segments[i];
@@ -160,6 +194,7 @@ pub struct Edit {
 /// whole edited text is escaped anew. An unquoted value that now needs quotes
 /// gets double quotes.
 pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
+    let encoding = decoded.encoding;
     let raw_ranges: Option<Vec<Range<usize>>> = edits
         .iter()
         .map(|e| Some(decoded.raw_offset(e.range.start)?..decoded.raw_offset(e.range.end)?))
@@ -170,14 +205,21 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
     );
     match raw_ranges {
         Some(ranges) if quote != Quote::Unquoted || !new_text_needs_quotes => {
-            splice(decoded.raw, &ranges, edits, quote, &mut out);
+            splice(decoded.raw, &ranges, edits, quote, encoding, &mut out);
         }
         // Quotes are added around the raw bytes, which then must not hold
         // the double quote themselves (an unquoted value may: a parse error
         // that the tokenizer keeps).
-        Some(ranges) if !decoded.raw.contains('"') => {
+        Some(ranges) if !decoded.raw.contains(&b'"') => {
             out.push(b'"');
-            splice(decoded.raw, &ranges, edits, Quote::Double, &mut out);
+            splice(
+                decoded.raw,
+                &ranges,
+                edits,
+                Quote::Double,
+                encoding,
+                &mut out,
+            );
             out.push(b'"');
         }
         _ => {
@@ -192,24 +234,31 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
             edited.push_str(&text[at..]);
             if quote == Quote::Unquoted && (needs_quotes(&edited) || edited.is_empty()) {
                 out.push(b'"');
-                escape(&edited, Quote::Double, &mut out);
+                escape(&edited, Quote::Double, encoding, &mut out);
                 out.push(b'"');
             } else {
-                escape(&edited, quote, &mut out);
+                escape(&edited, quote, encoding, &mut out);
             }
         }
     }
     out
 }
 
-fn splice(raw: &str, ranges: &[Range<usize>], edits: &[Edit], quote: Quote, out: &mut Vec<u8>) {
+fn splice(
+    raw: &[u8],
+    ranges: &[Range<usize>],
+    edits: &[Edit],
+    quote: Quote,
+    encoding: &'static Encoding,
+    out: &mut Vec<u8>,
+) {
     let mut at = 0;
     for (range, edit) in ranges.iter().zip(edits) {
-        out.extend_from_slice(&raw.as_bytes()[at..range.start]);
-        escape(&edit.text, quote, out);
+        out.extend_from_slice(&raw[at..range.start]);
+        escape(&edit.text, quote, encoding, out);
         at = range.end;
     }
-    out.extend_from_slice(&raw.as_bytes()[at..]);
+    out.extend_from_slice(&raw[at..]);
 }
 
 /// What ends an unquoted attribute value (whitespace, `>`), or is a parse
@@ -222,16 +271,22 @@ fn needs_quotes(s: &str) -> bool {
 }
 
 /// `&` as `&amp;`, so that nothing new reads as a character reference, and
-/// the attribute's own quote.
-fn escape(s: &str, quote: Quote, out: &mut Vec<u8>) {
+/// the attribute's own quote; then in the document's encoding.
+fn escape(s: &str, quote: Quote, encoding: &'static Encoding, out: &mut Vec<u8>) {
+    if quote == Quote::Text {
+        encoding::encode_into(s, encoding, out);
+        return;
+    }
+    let mut escaped = String::with_capacity(s.len());
     for c in s.chars() {
         match (c, quote) {
-            ('&', _) => out.extend_from_slice(b"&amp;"),
-            ('"', Quote::Double) => out.extend_from_slice(b"&quot;"),
-            ('\'', Quote::Single) => out.extend_from_slice(b"&#39;"),
-            _ => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            ('&', _) => escaped.push_str("&amp;"),
+            ('"', Quote::Double) => escaped.push_str("&quot;"),
+            ('\'', Quote::Single) => escaped.push_str("&#39;"),
+            _ => escaped.push(c),
         }
     }
+    encoding::encode_into(&escaped, encoding, out);
 }
 
 #[cfg(test)]
@@ -242,7 +297,7 @@ mod tests {
     /// way the rewriter does for a single-URL attribute (prefix inserted when
     /// the reference ends the resolved URL).
     fn rewritten(raw: &str, resolved: &str, quote: Quote) -> String {
-        let decoded = Decoded::new(raw);
+        let decoded = Decoded::new(raw.as_bytes(), encoding_rs::UTF_8).unwrap();
         let core = trimmed(decoded.text());
         let reference = &decoded.text()[core.clone()];
         let edit = match resolved.strip_suffix(reference) {
@@ -260,7 +315,12 @@ mod tests {
 
     #[test]
     fn decoding_follows_the_attribute_value_rules() {
-        let text = |raw| Decoded::new(raw).text().to_owned();
+        let text = |raw: &str| {
+            Decoded::new(raw.as_bytes(), encoding_rs::UTF_8)
+                .unwrap()
+                .text()
+                .to_owned()
+        };
         assert_eq!(text("a?x=1&amp;y=2"), "a?x=1&y=2");
         assert_eq!(text("a?x=1&timestamp=2"), "a?x=1&timestamp=2");
         assert_eq!(text("a?x=1&copy=2"), "a?x=1&copy=2");
@@ -271,7 +331,7 @@ mod tests {
 
     #[test]
     fn offsets_map_back_outside_references_only() {
-        let d = Decoded::new("x&amp;yz&#47;w");
+        let d = Decoded::new(b"x&amp;yz&#47;w", encoding_rs::UTF_8).unwrap();
         assert_eq!(d.text(), "x&yz/w");
         let raw: Vec<Option<usize>> = (0..=d.text().len()).map(|i| d.raw_offset(i)).collect();
         // x | & | y z | / | w
@@ -287,7 +347,7 @@ mod tests {
                 Some(14)
             ]
         );
-        let d = Decoded::new("&amp;");
+        let d = Decoded::new(b"&amp;", encoding_rs::UTF_8).unwrap();
         assert_eq!(d.raw_offset(0), Some(0));
         assert_eq!(d.raw_offset(1), Some(5));
     }

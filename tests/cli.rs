@@ -422,7 +422,7 @@ fn warnings_go_to_stderr_and_never_into_the_output() {
             "htmlabs: warning: no `<base href>` and no end of the head in the first 10 bytes (--max-lookahead): going on without an embedded base\n",
         ),
         (
-            &["-r", "http://h/d/p"],
+            &["-r", "http://h/d/p", "--encoding", "utf-8"],
             b"<a href=\"\xff.html\">x</a><a href=y>",
             b"<a href=\"\xff.html\">x</a><a href=http://h/d/y>",
             "htmlabs: warning: URL value at byte 9 is not valid UTF-8: left as it is\n",
@@ -466,7 +466,7 @@ fn verbose_lines_are_exact() {
         <a href=http://h/d/x>1</a> <a href=\"mailto:m\">2</a> <a href>3</a>\n\
         <svg><use href=\"#i\"/></svg><img src=\"\xff.png\">\n";
     let out = htmlabs()
-        .args(["-v", "-r", "http://r/p"])
+        .args(["-v", "-r", "http://r/p", "--encoding", "utf-8"])
         .write_stdin(input)
         .output()
         .unwrap();
@@ -475,6 +475,7 @@ fn verbose_lines_are_exact() {
     assert_eq!(
         text(&out.stderr),
         "htmlabs: warning: URL value at byte 148 is not valid UTF-8: left as it is\n\
+         htmlabs: encoding: UTF-8 (--encoding)\n\
          htmlabs: base: `http://h/d/` (embedded <base href> at byte 23)\n\
          htmlabs: lookahead: ended at the `<base href>` at byte 23\n\
          htmlabs: urls: 6 seen, 2 rewritten, 4 left as they were\n\
@@ -494,6 +495,7 @@ fn verbose_lines_without_a_base() {
         .stdout(PAGE)
         .stderr(
             "htmlabs: warning: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged\n\
+             htmlabs: encoding: UTF-8 (no byte above 0x7F in the lookahead)\n\
              htmlabs: base: none: every URL is left as it is\n\
              htmlabs: lookahead: ended at the end of the head, byte 31\n\
              htmlabs: urls: 3 seen, 0 rewritten, 3 left as they were\n\
@@ -567,4 +569,65 @@ fn a_reader_that_goes_away_is_not_an_error() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(text(&out.stderr), "", "no message, no panic");
     assert_eq!(out.status.code(), Some(0), "{:?}", out.status);
+}
+
+// ---------------------------------------------------------------- encodings
+
+#[test]
+fn an_unknown_encoding_label_is_refused_with_its_name() {
+    htmlabs()
+        .args(["--encoding", "klingon"])
+        .write_stdin("<a href=x>")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("htmlabs: error: unknown encoding label: `klingon`\n");
+}
+
+const ISO_2022_JP: &str = "htmlabs: error: cannot rewrite standard input: `ISO-2022-JP` cannot be rewritten in place (its bytes are not ASCII-compatible); convert the page to UTF-8 first\n";
+
+#[test]
+fn iso_2022_jp_is_refused_by_flag_or_by_meta() {
+    htmlabs()
+        .args(["-r", "http://h/", "--encoding", "csISO2022JP"])
+        .write_stdin("<a href=x>")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(ISO_2022_JP);
+    htmlabs()
+        .args(["-r", "http://h/"])
+        .write_stdin("<meta charset=iso-2022-jp><a href=x>")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(ISO_2022_JP);
+}
+
+#[test]
+fn utf16_with_an_unpaired_surrogate_is_refused_rather_than_changed() {
+    // BOM, "<a", a lone high surrogate (00 D8) at byte 6, then "b".
+    htmlabs()
+        .args(["-r", "http://h/"])
+        .write_stdin(&b"\xff\xfe<\x00a\x00\x00\xd8b\x00"[..])
+        .assert()
+        .code(2)
+        .stderr("htmlabs: error: cannot rewrite standard input: not valid `UTF-16LE` at byte 6: an unpaired surrogate or a lone byte; it is refused rather than changed\n");
+}
+
+#[test]
+fn a_legacy_page_is_rewritten_in_its_own_encoding() {
+    // windows-1251, declared: "новости" stays in its bytes, the base's "ж" is
+    // written in windows-1251, its "ü" (not in it) percent-encoded as UTF-8.
+    let input = b"<meta charset=windows-1251><a href=\"\xed\xee\xe2\xee\xf1\xf2\xe8/\">x</a>";
+    let expected = b"<meta charset=windows-1251><a href=\"http://h/%C3%BC/\xe6/\xed\xee\xe2\xee\xf1\xf2\xe8/\">x</a>";
+    htmlabs()
+        .args(["-v", "-r", "http://h/ü/ж/p"])
+        .write_stdin(&input[..])
+        .assert()
+        .code(0)
+        .stdout(&expected[..])
+        .stderr(predicates::str::starts_with(
+            "htmlabs: encoding: windows-1251 (<meta> in the first 1024 bytes)\n",
+        ));
 }

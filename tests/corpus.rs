@@ -352,13 +352,23 @@ fn check_value(
     base: &Base,
     tally: &mut Tally,
 ) -> Result<(), String> {
-    let Ok(text_in) = std::str::from_utf8(raw_in) else {
-        if raw_in != raw_out {
-            return Err("a value that is not UTF-8 was changed".into());
+    // A value that is not UTF-8 is in the page's legacy encoding (or the
+    // page lies): left as it is, or rewritten with its bytes kept. Read
+    // byte for byte as Latin-1, its structure is checked all the same (the
+    // bases here are ASCII).
+    let latin1 = |raw: &[u8]| raw.iter().map(|&b| char::from(b)).collect::<String>();
+    let (text_in, legacy) = match std::str::from_utf8(raw_in) {
+        Ok(text) => (text.to_owned(), false),
+        Err(_) if raw_in == raw_out => {
+            tally.undecodable += 1;
+            return Ok(());
         }
-        tally.undecodable += 1;
-        return Ok(());
+        Err(_) if !raw_out.ends_with(raw_in) => {
+            return Err("a value that is not UTF-8 was changed, not only prefixed".into());
+        }
+        Err(_) => (latin1(raw_in), true),
     };
+    let text_in = text_in.as_str();
     let decoded_in = spans::decoded(text_in);
     let absolute = spans::has_scheme(&decoded_in);
     let svg_id = span.namespace == SVG && decoded_in.starts_with('#');
@@ -383,9 +393,12 @@ fn check_value(
     if span.duplicate {
         return Err("a duplicate attribute, which HTML drops, was changed".into());
     }
-    let Ok(text_out) = std::str::from_utf8(raw_out) else {
-        return Err("the new value is not UTF-8".into());
+    let text_out = match std::str::from_utf8(raw_out) {
+        Ok(text) if !legacy => text.to_owned(),
+        Err(_) if legacy => latin1(raw_out),
+        _ => return Err("the new value is not UTF-8".into()),
     };
+    let text_out = text_out.as_str();
     let decoded_out = spans::decoded(text_out);
     if !spans::has_scheme(&decoded_out) {
         return Err("the new value is not absolute".into());

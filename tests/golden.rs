@@ -1,6 +1,7 @@
 //! Golden files: `fixtures/filter/<case>/` holds `input.html`, `args` (one
-//! command-line argument a line), `expected.html`, and `warnings` (the exact
-//! warning lines) when there are any. Each case runs whole, in 1-byte writes
+//! command-line argument a line), `expected.html`, `warnings` (the exact
+//! warning lines) when there are any, and optionally `encoding` (the
+//! encoding the report names, and where it came from). Each case runs whole, in 1-byte writes
 //! and in random chunk sizes, and its output is run again to show that a
 //! second run changes nothing.
 
@@ -16,6 +17,7 @@ struct Case {
     input: Vec<u8>,
     expected: Vec<u8>,
     warnings: Vec<String>,
+    encoding: Option<String>,
 }
 
 fn cases() -> Vec<Case> {
@@ -46,6 +48,9 @@ fn cases() -> Vec<Case> {
                             .collect()
                     })
                     .unwrap_or_default(),
+                encoding: read("encoding")
+                    .ok()
+                    .map(|e| String::from_utf8(e).unwrap().trim_end().to_owned()),
                 name,
             }
         })
@@ -110,6 +115,15 @@ fn golden_files() {
                     show(&case.expected),
                     show(&output)
                 ));
+            }
+            if let Some(encoding) = &case.encoding {
+                let got = report.encoding.to_string();
+                if got != *encoding {
+                    failures.push(format!(
+                        "{} ({split}): encoding: expected `{encoding}`, got `{got}`",
+                        case.name
+                    ));
+                }
             }
             let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
             if warnings != case.warnings {

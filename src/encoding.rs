@@ -1,0 +1,571 @@
+//! The document's encoding: chosen as the HTML standard's encoding sniffing
+//! algorithm does, used to decode URL values (only they are ever decoded) and
+//! to encode what is new in them.
+
+use std::fmt;
+
+use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
+use encoding_rs::{DecoderResult, EncoderResult, Encoding, UTF_8, WINDOWS_1252};
+
+/// How many bytes the `<meta>` prescan reads: "the first 1024 bytes".
+pub const PRESCAN: usize = 1024;
+
+/// How many bytes the detector reads at most (or the lookahead limit).
+pub const DETECTION: usize = 64 * 1024;
+
+/// Where the document's encoding came from, in the order they are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A byte order mark.
+    Bom,
+    /// `--encoding`.
+    Flag,
+    /// `<meta charset>` or `<meta http-equiv=Content-Type>` in the first 1024
+    /// bytes.
+    Meta,
+    /// chardetng's guess over the lookahead.
+    Detected,
+    /// No non-ASCII byte in the lookahead: UTF-8.
+    Ascii,
+}
+
+/// The document's encoding and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chosen {
+    pub encoding: &'static Encoding,
+    pub source: Source,
+}
+
+impl fmt::Display for Chosen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let source = match self.source {
+            Source::Bom => "byte order mark",
+            Source::Flag => "--encoding",
+            Source::Meta => "<meta> in the first 1024 bytes",
+            Source::Detected => "detected",
+            Source::Ascii => "no byte above 0x7F in the lookahead",
+        };
+        write!(f, "{} ({source})", self.encoding.name())
+    }
+}
+
+/// The encoding a WHATWG label names (`latin1`, `sjis`, `gb2312`, …).
+pub fn for_label(label: &str) -> Option<&'static Encoding> {
+    Encoding::for_label(label.trim().as_bytes())
+}
+
+/// Sniffs a stream of bytes: feed it until it says, or to the end.
+pub struct Sniffer {
+    flag: Option<&'static Encoding>,
+    /// The first bytes, for the BOM and the prescan.
+    head: Vec<u8>,
+    detector: EncodingDetector,
+    detected: usize,
+    window: usize,
+    non_ascii: bool,
+    tld: Option<Vec<u8>>,
+}
+
+impl Sniffer {
+    /// `flag` is `--encoding`; `window` how much the detector may read;
+    /// `retrieved_from` lends its top-level domain to the detector.
+    pub fn new(
+        flag: Option<&'static Encoding>,
+        window: usize,
+        retrieved_from: Option<&str>,
+    ) -> Self {
+        Sniffer {
+            flag,
+            head: Vec::with_capacity(PRESCAN),
+            detector: EncodingDetector::new(Iso2022JpDetection::Deny),
+            detected: 0,
+            window: window.max(PRESCAN),
+            non_ascii: false,
+            tld: retrieved_from.and_then(tld),
+        }
+    }
+
+    /// Feeds the next bytes; the encoding once it is known.
+    pub fn feed(&mut self, chunk: &[u8]) -> Option<Chosen> {
+        let room = PRESCAN.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&chunk[..room.min(chunk.len())]);
+        let take = self.window.saturating_sub(self.detected).min(chunk.len());
+        if take > 0 {
+            self.non_ascii |= !chunk[..take].is_ascii();
+            self.detector.feed(&chunk[..take], false);
+            self.detected += take;
+        }
+        self.decide(false)
+    }
+
+    /// The encoding at the end of input, when it was not known before.
+    pub fn end(&mut self) -> Chosen {
+        self.decide(true).expect("the end decides")
+    }
+
+    fn decide(&mut self, end: bool) -> Option<Chosen> {
+        let chosen = |encoding, source| Some(Chosen { encoding, source });
+        // "1. If the result of BOM sniffing is an encoding, return that
+        // encoding with confidence certain."
+        if self.head.len() >= 3 || end {
+            if let Some((encoding, _)) = Encoding::for_bom(&self.head) {
+                return chosen(encoding, Source::Bom);
+            }
+        } else {
+            return None;
+        }
+        // "2. If the user has explicitly instructed the user agent to override
+        // the document's character encoding ..."
+        if let Some(encoding) = self.flag {
+            return chosen(encoding, Source::Flag);
+        }
+        // "5. Optionally prescan the byte stream to determine its encoding,
+        // with the end condition being when the user agent decides that
+        // scanning further bytes would not be efficient." (1024 bytes.)
+        if self.head.len() < PRESCAN && !end {
+            return None;
+        }
+        if let Some(encoding) = prescan(&self.head) {
+            return chosen(encoding, Source::Meta);
+        }
+        // "9. Otherwise, ... autodetection", over the held lookahead.
+        if self.detected < self.window && !end {
+            return None;
+        }
+        if !self.non_ascii {
+            return chosen(UTF_8, Source::Ascii);
+        }
+        self.detector.feed(&[], true);
+        let encoding = self
+            .detector
+            .guess(self.tld.as_deref(), Utf8Detection::Allow);
+        chosen(encoding, Source::Detected)
+    }
+}
+
+/// The top-level domain of a URL's host, lowercase, as chardetng wants it.
+fn tld(url: &str) -> Option<Vec<u8>> {
+    let rest = &url[url.find("//")? + 2..];
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit('@').next()?.split(':').next()?;
+    let label = host
+        .trim_end_matches('.')
+        .rsplit('.')
+        .next()?
+        .to_ascii_lowercase();
+    (!label.is_empty()
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+    .then(|| label.into_bytes())
+}
+
+/// The HTML standard's "prescan a byte stream to determine its encoding".
+pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
+    let mut at = 0;
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        if rest.starts_with(b"<!--") {
+            // "advance the position pointer so that it points at the first
+            // 0x3E byte which is preceded by two 0x2D bytes ... (The two 0x2D
+            // bytes can be the same as those in the '<!--' sequence.)"
+            at += find(&rest[2..], b"-->").map_or(rest.len(), |i| 2 + i + 3);
+        } else if rest.len() > 5
+            && rest[..5].eq_ignore_ascii_case(b"<meta")
+            && is_space_or_slash(rest[5])
+        {
+            let (found, next) = meta(bytes, at + 5);
+            if found.is_some() {
+                return found;
+            }
+            at = next;
+        } else if rest.len() > 1
+            && (rest[1].is_ascii_alphabetic()
+                || (rest[1] == b'/' && rest.get(2).is_some_and(u8::is_ascii_alphabetic)))
+            && rest[0] == b'<'
+        {
+            // A start or end tag: "advance the position pointer so that it
+            // points at the next 0x09, 0x0A, 0x0C, 0x0D, 0x20, or 0x3E byte"
+            // and skip its attributes.
+            at += rest
+                .iter()
+                .position(|&b| is_space(b) || b == b'>')
+                .unwrap_or(rest.len());
+            while let Some((_, _, next)) = attribute(bytes, at) {
+                at = next;
+            }
+        } else if rest.starts_with(b"<!") || rest.starts_with(b"</") || rest.starts_with(b"<?") {
+            at += rest.iter().position(|&b| b == b'>').unwrap_or(rest.len());
+        } else {
+            at += 1;
+        }
+    }
+    None
+}
+
+/// Attributes of a `<meta>` from `at`: the encoding it declares, if any, and
+/// where the scan goes on.
+fn meta(bytes: &[u8], mut at: usize) -> (Option<&'static Encoding>, usize) {
+    let mut seen: Vec<Vec<u8>> = Vec::new();
+    let mut got_pragma = false;
+    let mut need_pragma: Option<bool> = None;
+    let mut charset: Option<&'static Encoding> = None;
+    while let Some((name, value, next)) = attribute(bytes, at) {
+        at = next;
+        if seen.contains(&name) {
+            continue;
+        }
+        match name.as_slice() {
+            b"http-equiv" if value == b"content-type" => got_pragma = true,
+            b"content" if charset.is_none() => {
+                if let Some(found) = charset_in_content(&value) {
+                    charset = Some(found);
+                    need_pragma = Some(true);
+                }
+            }
+            b"charset" => {
+                charset = Encoding::for_label(&value);
+                need_pragma = Some(false);
+            }
+            _ => {}
+        }
+        seen.push(name);
+    }
+    let found = match (need_pragma, charset) {
+        (Some(true), _) if !got_pragma => None,
+        (Some(_), Some(encoding)) => Some(encoding),
+        _ => None,
+    };
+    // "If charset is UTF-16BE/LE, then set charset to UTF-8. If charset is
+    // x-user-defined, then set charset to windows-1252."
+    let found = found.map(|e| match e.name() {
+        "UTF-16BE" | "UTF-16LE" => UTF_8,
+        "x-user-defined" => WINDOWS_1252,
+        _ => e,
+    });
+    (found, at)
+}
+
+/// "get an attribute": the next attribute's lowercase name and value (value
+/// lowercased too, as the algorithm does), and the position after it.
+fn attribute(bytes: &[u8], mut at: usize) -> Option<(Vec<u8>, Vec<u8>, usize)> {
+    while at < bytes.len() && (is_space(bytes[at]) || bytes[at] == b'/') {
+        at += 1;
+    }
+    if at >= bytes.len() || bytes[at] == b'>' {
+        return None;
+    }
+    let mut name = Vec::new();
+    let mut value = Vec::new();
+    loop {
+        let b = *bytes.get(at)?;
+        if b == b'=' && !name.is_empty() {
+            at += 1;
+            break;
+        }
+        if is_space(b) {
+            while bytes.get(at).is_some_and(|&b| is_space(b)) {
+                at += 1;
+            }
+            if bytes.get(at) != Some(&b'=') {
+                return Some((name, value, at));
+            }
+            at += 1;
+            break;
+        }
+        if b == b'/' || b == b'>' {
+            return Some((name, value, at));
+        }
+        name.push(b.to_ascii_lowercase());
+        at += 1;
+    }
+    while bytes.get(at).is_some_and(|&b| is_space(b)) {
+        at += 1;
+    }
+    match *bytes.get(at)? {
+        quote @ (b'"' | b'\'') => {
+            at += 1;
+            let end = bytes[at..].iter().position(|&b| b == quote)?;
+            value.extend(bytes[at..at + end].iter().map(u8::to_ascii_lowercase));
+            Some((name, value, at + end + 1))
+        }
+        b'>' => Some((name, value, at)),
+        _ => {
+            let end = bytes[at..]
+                .iter()
+                .position(|&b| is_space(b) || b == b'>')
+                .unwrap_or(bytes.len() - at);
+            value.extend(bytes[at..at + end].iter().map(u8::to_ascii_lowercase));
+            Some((name, value, at + end))
+        }
+    }
+}
+
+/// "algorithm for extracting a character encoding from a meta element",
+/// over a `content` value.
+fn charset_in_content(content: &[u8]) -> Option<&'static Encoding> {
+    let mut at = 0;
+    loop {
+        let i = find(&content[at..], b"charset")?;
+        at += i + 7;
+        while content.get(at).is_some_and(|&b| is_space(b)) {
+            at += 1;
+        }
+        if content.get(at) != Some(&b'=') {
+            continue;
+        }
+        at += 1;
+        while content.get(at).is_some_and(|&b| is_space(b)) {
+            at += 1;
+        }
+        let rest = &content[at..];
+        return match rest.first()? {
+            quote @ (b'"' | b'\'') => {
+                let end = rest[1..].iter().position(|b| b == quote)?;
+                Encoding::for_label(&rest[1..1 + end])
+            }
+            _ => {
+                let end = rest
+                    .iter()
+                    .position(|&b| is_space(b) || b == b';')
+                    .unwrap_or(rest.len());
+                Encoding::for_label(&rest[..end])
+            }
+        };
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
+}
+
+fn is_space_or_slash(b: u8) -> bool {
+    is_space(b) || b == b'/'
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A value decoded with the document's encoding, with the byte offset of
+/// each character, to map positions in the text back to the bytes.
+#[derive(Debug)]
+pub struct Decoded {
+    pub text: String,
+    /// (text offset, byte offset) at each character boundary where the two
+    /// line up; empty for UTF-8, where they are the same.
+    map: Vec<(usize, usize)>,
+    len: usize,
+}
+
+impl Decoded {
+    /// `bytes` decoded strictly: `None` when they are not valid in
+    /// `encoding`.
+    pub fn new(bytes: &[u8], encoding: &'static Encoding) -> Option<Decoded> {
+        if encoding == UTF_8 {
+            return std::str::from_utf8(bytes).ok().map(|text| Decoded {
+                text: text.to_owned(),
+                map: Vec::new(),
+                len: bytes.len(),
+            });
+        }
+        if bytes.is_ascii() {
+            return Some(Decoded {
+                text: String::from_utf8(bytes.to_vec()).ok()?,
+                map: Vec::new(),
+                len: bytes.len(),
+            });
+        }
+        // Byte by byte, so that every character's first byte is known: a
+        // character comes out once its last byte is in.
+        let mut decoder = encoding.new_decoder_without_bom_handling();
+        let mut text = String::with_capacity(bytes.len() * 2);
+        let mut map = Vec::with_capacity(bytes.len());
+        let mut start = 0;
+        for i in 0..bytes.len() {
+            let before = text.len();
+            text.reserve(8);
+            let (result, _) = decoder.decode_to_string_without_replacement(
+                &bytes[i..=i],
+                &mut text,
+                i + 1 == bytes.len(),
+            );
+            // Room was made for what one byte can complete, so the output
+            // is never full.
+            if result != DecoderResult::InputEmpty {
+                return None;
+            }
+            if text.len() > before {
+                map.push((before, start));
+                start = i + 1;
+            }
+        }
+        map.push((text.len(), bytes.len()));
+        Some(Decoded {
+            text,
+            map,
+            len: bytes.len(),
+        })
+    }
+
+    /// The byte offset of a text offset, where a character starts there.
+    pub fn byte_offset(&self, at: usize) -> Option<usize> {
+        if self.map.is_empty() {
+            return (at <= self.len).then_some(at);
+        }
+        self.map
+            .binary_search_by_key(&at, |&(text, _)| text)
+            .ok()
+            .map(|i| self.map[i].1)
+    }
+}
+
+/// `text` in `encoding`, appended to `out`; a character the encoding cannot
+/// represent is percent-encoded as UTF-8, which is valid wherever a URL
+/// stands (a numeric character reference would not be read inside
+/// `<style>`).
+pub fn encode_into(text: &str, encoding: &'static Encoding, out: &mut Vec<u8>) {
+    let encoding = encoding.output_encoding();
+    if encoding == UTF_8 || text.is_ascii() {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
+    let mut encoder = encoding.new_encoder();
+    let mut rest = text;
+    loop {
+        let mut buf = [0u8; 1024];
+        let (result, read, written) =
+            encoder.encode_from_utf8_without_replacement(rest, &mut buf, true);
+        out.extend_from_slice(&buf[..written]);
+        rest = &rest[read..];
+        match result {
+            EncoderResult::InputEmpty => return,
+            EncoderResult::OutputFull => {}
+            EncoderResult::Unmappable(c) => {
+                for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                    out.extend_from_slice(format!("%{b:02X}").as_bytes());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use encoding_rs::{EUC_JP, GBK, SHIFT_JIS, UTF_16LE, WINDOWS_1251};
+
+    #[test]
+    fn prescan_finds_meta_charset_and_http_equiv() {
+        assert_eq!(prescan(b"<meta charset=shift_jis>"), Some(SHIFT_JIS));
+        assert_eq!(
+            prescan(b"<!-- <meta charset=gbk> --><META CHARSET='euc-jp'>"),
+            Some(EUC_JP)
+        );
+        assert_eq!(
+            prescan(
+                b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
+            ),
+            Some(WINDOWS_1251)
+        );
+        // content without the pragma does not count.
+        assert_eq!(prescan(b"<meta content=\"text/html; charset=gbk\">"), None);
+        assert_eq!(prescan(b"<meta charset=utf-16le>"), Some(UTF_8));
+        assert_eq!(prescan(b"<title>charset=gbk</title><meta name=x>"), None);
+        assert_eq!(
+            prescan(b"<a title='<meta charset=gbk>'><meta charset=sjis>"),
+            Some(SHIFT_JIS)
+        );
+        assert_eq!(prescan(b"<meta charset=nonsense>"), None);
+    }
+
+    #[test]
+    fn bom_comes_before_flag_and_meta() {
+        let mut s = Sniffer::new(Some(GBK), DETECTION, None);
+        let chosen = s.feed(b"\xEF\xBB\xBF<meta charset=sjis>");
+        assert_eq!(
+            chosen,
+            Some(Chosen {
+                encoding: UTF_8,
+                source: Source::Bom
+            })
+        );
+        let mut s = Sniffer::new(Some(GBK), DETECTION, None);
+        assert_eq!(
+            s.feed(b"<meta charset=sjis>").map(|c| c.source),
+            Some(Source::Flag)
+        );
+        let mut s = Sniffer::new(None, DETECTION, None);
+        assert_eq!(s.feed(b"\xFF\xFEx\0").map(|c| c.encoding), Some(UTF_16LE));
+    }
+
+    #[test]
+    fn meta_waits_for_1024_bytes_or_the_end() {
+        let mut s = Sniffer::new(None, DETECTION, None);
+        assert_eq!(s.feed(b"<meta charset=sjis>"), None);
+        assert_eq!(
+            s.end(),
+            Chosen {
+                encoding: SHIFT_JIS,
+                source: Source::Meta
+            }
+        );
+    }
+
+    #[test]
+    fn ascii_only_is_utf8_and_the_detector_guesses_the_rest() {
+        let mut s = Sniffer::new(None, DETECTION, None);
+        s.feed(b"<p>plain");
+        assert_eq!(s.end().source, Source::Ascii);
+        let text = "Съешь же ещё этих мягких французских булок, да выпей чаю. ".repeat(20);
+        let (bytes, _, _) = WINDOWS_1251.encode(&text);
+        let mut s = Sniffer::new(None, DETECTION, Some("http://example.ru/a"));
+        s.feed(&bytes);
+        assert_eq!(
+            s.end(),
+            Chosen {
+                encoding: WINDOWS_1251,
+                source: Source::Detected
+            }
+        );
+    }
+
+    #[test]
+    fn decoding_maps_characters_to_their_bytes() {
+        // "テスト" in Shift_JIS: 0x83 0x65, 0x83 0x58, 0x83 0x67; 0x5C trail bytes too ("ソ" 0x83 0x5C).
+        let bytes = b"a\x83\x65\x83\x5Cb";
+        let d = Decoded::new(bytes, SHIFT_JIS).unwrap();
+        assert_eq!(d.text, "aテソb");
+        assert_eq!(d.byte_offset(0), Some(0));
+        assert_eq!(d.byte_offset(1), Some(1));
+        assert_eq!(d.byte_offset(4), Some(3));
+        assert_eq!(d.byte_offset(7), Some(5));
+        assert_eq!(d.byte_offset(8), Some(6));
+        assert_eq!(d.byte_offset(2), None);
+        assert!(Decoded::new(b"\x83", SHIFT_JIS).is_none());
+        assert!(Decoded::new(b"caf\xe9", UTF_8).is_none());
+    }
+
+    #[test]
+    fn unmappable_characters_are_percent_encoded() {
+        let mut out = Vec::new();
+        encode_into("http://h/ü/€/日本", WINDOWS_1251, &mut out);
+        assert_eq!(out, b"http://h/%C3%BC/\x88/%E6%97%A5%E6%9C%AC");
+        let mut out = Vec::new();
+        encode_into("http://h/日本", SHIFT_JIS, &mut out);
+        assert_eq!(out, b"http://h/\x93\xfa\x96\x7b");
+    }
+
+    #[test]
+    fn tld_for_the_detector() {
+        assert_eq!(tld("https://www.Example.RU:8080/x"), Some(b"ru".to_vec()));
+        assert_eq!(tld("http://user@host.jp./"), Some(b"jp".to_vec()));
+        assert_eq!(tld("http://例え.jp/"), Some(b"jp".to_vec()));
+        assert_eq!(
+            tld("http://xn--r8jz45g.xn--wgv71a/"),
+            Some(b"xn--wgv71a".to_vec())
+        );
+        assert_eq!(tld("http://日本/"), None);
+        assert_eq!(tld("file:///x"), None);
+    }
+}
