@@ -2,7 +2,11 @@
 //! code: the rewriter's selector and its per-attribute decisions both come
 //! from here, and the README lists the same rows.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
+
+use lol_html::Selector;
 
 /// How an attribute's value holds URLs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,10 +198,17 @@ pub const BUILT_IN: &[Static] = &[
 ];
 
 /// The rows of a run: the defaults, the opt-in groups asked for, and the
-/// user's own.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Table {
-    pub rows: Vec<Row>,
+/// user's own; indexed by attribute, with the rewriter's selector parsed
+/// once (nested documents, `<noscript>` and `srcdoc`, reuse it).
+/// Cheap to clone: a nested document shares its page's.
+#[derive(Debug, Clone)]
+pub struct Table(Rc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    rows: Vec<Row>,
+    by_attribute: HashMap<String, Vec<usize>>,
+    selector: Selector,
 }
 
 impl Default for Table {
@@ -226,7 +237,31 @@ impl Table {
         // A user's row comes first, so it wins over a built-in one for the
         // same element and attribute.
         rows.splice(0..0, user);
-        Table { rows }
+        let mut by_attribute: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, row) in rows.iter().enumerate() {
+            by_attribute
+                .entry(row.attribute.clone())
+                .or_default()
+                .push(i);
+        }
+        let selector = format!("{},style,noscript", selector_text(&rows))
+            .parse()
+            .expect("names are escaped, so the selector parses");
+        Table(Rc::new(Inner {
+            rows,
+            by_attribute,
+            selector,
+        }))
+    }
+
+    pub fn rows(&self) -> &[Row] {
+        &self.0.rows
+    }
+
+    /// The rewriter's selector: every element with an attribute of the
+    /// table, and `<style>` and `<noscript>`, whose texts it reads.
+    pub fn element_selector(&self) -> &Selector {
+        &self.0.selector
     }
 
     /// The row for `attribute` on `element` (both lowercase): the first
@@ -237,28 +272,43 @@ impl Table {
         attribute: &str,
         holds: impl Fn(When) -> bool,
     ) -> Option<&Row> {
-        self.rows.iter().find(|r| {
-            r.attribute == attribute && (r.element == "*" || r.element == element) && holds(r.when)
-        })
+        self.0
+            .by_attribute
+            .get(attribute)?
+            .iter()
+            .map(|&i| &self.0.rows[i])
+            .find(|r| (r.element == "*" || r.element == element) && holds(r.when))
     }
 
     /// A CSS selector matching every element that has an attribute of the
     /// table, so that lol_html calls the handler for those elements only.
     pub fn selector(&self) -> String {
-        let mut selectors: Vec<String> = Vec::new();
-        for row in &self.rows {
-            // `:` must be escaped in a CSS attribute name.
-            let attribute = row.attribute.replace(':', "\\:");
-            let selector = match row.element.as_str() {
-                "*" => format!("[{attribute}]"),
-                element => format!("{element}[{attribute}]"),
-            };
-            if !selectors.contains(&selector) {
-                selectors.push(selector);
-            }
-        }
-        selectors.join(",")
+        selector_text(&self.0.rows)
     }
+}
+
+fn selector_text(rows: &[Row]) -> String {
+    let mut selectors: Vec<String> = Vec::new();
+    for row in rows {
+        // Anything but letters, digits, `-` and `_` is escaped in a CSS name
+        // (`xlink\:href`), so that every name the table holds parses.
+        let attribute: String = row
+            .attribute
+            .chars()
+            .flat_map(|c| {
+                let escape = !(c.is_ascii_alphanumeric() || c == '-' || c == '_');
+                escape.then_some('\\').into_iter().chain([c])
+            })
+            .collect();
+        let selector = match row.element.as_str() {
+            "*" => format!("[{attribute}]"),
+            element => format!("{element}[{attribute}]"),
+        };
+        if !selectors.contains(&selector) {
+            selectors.push(selector);
+        }
+    }
+    selectors.join(",")
 }
 
 /// `--attr ELEMENT:ATTRIBUTE[:KIND]`, `*` for every element.
@@ -315,11 +365,15 @@ mod tests {
         for bad in ["img", "img:", ":src", "img:a b", "img:src:refresh-ish:x y"] {
             assert!(parse_user_row(bad).is_err(), "{bad}");
         }
+        // Names with `.` and `:` make a selector that parses.
+        let row = parse_user_row("img:data.hi-res:x").unwrap();
+        let table = Table::new(false, false, vec![row]);
+        assert!(table.selector().starts_with("img[data\\.hi-res\\:x],"));
     }
 
     #[test]
     fn opt_in_groups_only_when_asked() {
-        let has = |t: &Table, a: &str| t.rows.iter().any(|r| r.attribute == a);
+        let has = |t: &Table, a: &str| t.rows().iter().any(|r| r.attribute == a);
         assert!(!has(&Table::default(), "data-src"));
         assert!(has(&Table::new(true, false, vec![]), "data-src"));
         let social = Table::new(false, true, vec![]);

@@ -216,6 +216,7 @@ impl Resolver<'_> {
             self.warnings.push(Warning::TooDeep { offset });
             return None;
         }
+        // Every field, so that no default table is built for each one.
         let config = Config {
             layers: Layers {
                 encapsulating: Some(self.base.to_owned()),
@@ -223,11 +224,13 @@ impl Resolver<'_> {
             },
             standard: self.standard,
             keep_fragments: self.keep_fragments,
+            max_lookahead: 1 << 20,
+            // Its bytes are in memory already; the parser holds a part of them.
+            max_memory: bytes.len().max(1 << 20).saturating_mul(4),
             table: self.table.clone(),
             encoding: Some(encoding),
             embedded,
             depth: self.depth + 1,
-            ..Config::default()
         };
         let mut rewriter = Rewriter::new(config, Vec::new());
         rewriter.record_splices();

@@ -59,7 +59,8 @@ pub struct Sniffer {
     flag: Option<&'static Encoding>,
     /// The first bytes, for the BOM and the prescan.
     head: Vec<u8>,
-    detector: EncodingDetector,
+    /// Made when the first bytes have not decided: it is large.
+    detector: Option<EncodingDetector>,
     detected: usize,
     window: usize,
     non_ascii: bool,
@@ -77,7 +78,7 @@ impl Sniffer {
         Sniffer {
             flag,
             head: Vec::with_capacity(PRESCAN),
-            detector: EncodingDetector::new(Iso2022JpDetection::Deny),
+            detector: None,
             detected: 0,
             window: window.max(PRESCAN),
             non_ascii: false,
@@ -90,9 +91,11 @@ impl Sniffer {
         let room = PRESCAN.saturating_sub(self.head.len());
         self.head.extend_from_slice(&chunk[..room.min(chunk.len())]);
         let take = self.window.saturating_sub(self.detected).min(chunk.len());
-        if take > 0 {
+        if take > 0 && self.flag.is_none() {
             self.non_ascii |= !chunk[..take].is_ascii();
-            self.detector.feed(&chunk[..take], false);
+            self.detector
+                .get_or_insert_with(|| EncodingDetector::new(Iso2022JpDetection::Deny))
+                .feed(&chunk[..take], false);
             self.detected += take;
         }
         self.decide(false)
@@ -135,10 +138,11 @@ impl Sniffer {
         if !self.non_ascii {
             return chosen(UTF_8, Source::Ascii);
         }
-        self.detector.feed(&[], true);
-        let encoding = self
+        let detector = self
             .detector
-            .guess(self.tld.as_deref(), Utf8Detection::Allow);
+            .get_or_insert_with(|| EncodingDetector::new(Iso2022JpDetection::Deny));
+        detector.feed(&[], true);
+        let encoding = detector.guess(self.tld.as_deref(), Utf8Detection::Allow);
         chosen(encoding, Source::Detected)
     }
 }

@@ -11,6 +11,7 @@
 //! [`crate::lookahead`]) the sink holds the output, and the ranges recorded
 //! meanwhile are resolved when it lets go.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, BufWriter, Read, Write};
@@ -20,7 +21,8 @@ use std::rc::Rc;
 use lol_html::errors::RewritingError;
 use lol_html::html_content::Element;
 use lol_html::{
-    AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, OutputSink, Settings, element,
+    AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, MemorySettings, OutputSink,
+    Settings,
 };
 
 use crate::Standard;
@@ -415,7 +417,8 @@ impl<W: Write> Core<W> {
             warnings: Vec::new(),
         }));
         let splicer = Rc::new(RefCell::new(Splicer {
-            out: BufWriter::with_capacity(CHUNK, output),
+            // Nested documents are small, and there may be many.
+            out: BufWriter::with_capacity(if config.depth == 0 { CHUNK } else { 1024 }, output),
             held: Some(Vec::new()),
             pos: 0,
             previous: 0,
@@ -446,9 +449,11 @@ impl<W: Write> Core<W> {
                 Ok(())
             }
         };
-        let selector = format!("{},style,noscript", config.table.selector());
         let settings = Settings::new()
-            .append_element_content_handler(element!(selector, on_element))
+            .append_element_content_handler((
+                Cow::Borrowed(config.table.element_selector()),
+                ElementContentHandlers::default().element(on_element),
+            ))
             .with_encoding(encoding)
             .with_memory_settings(memory_settings(config.max_memory))
             .with_strict(false);
