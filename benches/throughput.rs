@@ -49,7 +49,7 @@ const STREAM: usize = 100_000_000;
 const GENERATED: usize = 8_000_000;
 const GENERATED_URL: &str = "https://example.com/docs/guide/page.html";
 /// Timed rounds, after one untimed warm-up round.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 7;
 /// The project's targets.
 const TARGET_ENGINE: f64 = 0.85;
 const TARGET_LXML: f64 = 15.0;
@@ -61,6 +61,10 @@ fn main() {
         .filter(|&n| n > 0)
         .unwrap_or(ROUNDS);
     ensure_lxml();
+    // A shared machine: say how busy it was.
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned());
 
     let pages = match common::corpus_dir() {
         Some(dir) => common::pages(&dir),
@@ -154,17 +158,26 @@ fn main() {
             }
         }
     }
-    let speed: HashMap<String, f64> = measures
+    // MB/s: the median, and the slowest and fastest rounds.
+    let speed: HashMap<String, Speed> = measures
         .iter()
         .zip(&mut times)
         .map(|((key, len, _), times)| {
-            (key.clone(), *len as f64 / 1e6 / median(times).as_secs_f64())
+            let mbs = |t: Duration| *len as f64 / 1e6 / t.as_secs_f64();
+            times.sort();
+            let speed = Speed {
+                median: mbs(times[times.len() / 2]),
+                slowest: mbs(times[times.len() - 1]),
+                fastest: mbs(times[0]),
+            };
+            (key.clone(), speed)
         })
         .collect();
     drop(measures);
 
     println!("command: cargo bench --bench throughput");
     println!("machine: {}", common::machine());
+    println!("load average at the start: {load}");
     println!("binary: {}", bin.display());
     println!(
         "method: MB = 10^6 bytes; each figure the median of {rounds} interleaved rounds (after a warm-up round); lxml {}",
@@ -193,9 +206,10 @@ fn main() {
     lxml.stop();
 }
 
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times[times.len() / 2]
+struct Speed {
+    median: f64,
+    slowest: f64,
+    fastest: f64,
 }
 
 fn time<T>(run: impl FnOnce() -> T) -> Duration {
@@ -218,13 +232,13 @@ fn each(docs: &[Page], rewrite: fn(&[u8], &str) -> usize) {
 
 /// The rows of one input, with ratios to the engine ceiling (b) read the
 /// same way: page by page to page by page, stream to stream.
-fn table(speed: &HashMap<String, f64>, set: &str, stream: bool, lxml: &Lxml) {
+fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
     const A: &str = "lol_html, no handlers (parse ceiling)";
     const B: &str = "lol_html, `[href],[src]` get + set_attribute (engine ceiling)";
     const C: &str = "htmlabs library";
     const C_BIN: &str = "htmlabs binary, wall time, file → /dev/null";
     const D: &str = "lxml make_links_absolute, parse + tostring";
-    let at = |key: String| speed[key.as_str()];
+    let at = |key: String| &speed[key.as_str()];
     let page = |row: &str| at(format!("{set} {row}"));
     let mut rows = vec![
         ("a", A, "page by page", page("a"), page("b")),
@@ -243,26 +257,29 @@ fn table(speed: &HashMap<String, f64>, set: &str, stream: bool, lxml: &Lxml) {
         rows.push(("c", C_BIN, "page by page", page("c-bin"), page("b")));
         rows.push(("d", D, "page by page", page("d"), page("b")));
     }
-    println!("| row | what | input | MB/s | × engine ceiling (b) |");
-    println!("| --- | --- | --- | ---: | ---: |");
-    for (row, what, how, mbs, ceiling) in rows {
+    println!("| row | what | input | MB/s | rounds: slowest–fastest | × engine ceiling (b) |");
+    println!("| --- | --- | --- | ---: | ---: | ---: |");
+    for (row, what, how, s, ceiling) in rows {
         println!(
-            "| {row} | {what} | {how} | {mbs:.1} | {:.2} |",
-            mbs / ceiling
+            "| {row} | {what} | {how} | {:.1} | {:.1}–{:.1} | {:.2} |",
+            s.median,
+            s.slowest,
+            s.fastest,
+            s.median / ceiling.median
         );
     }
-    let vs_lxml = page("c") / page("d");
+    let vs_lxml = page("c").median / page("d").median;
     println!(
         "htmlabs library page by page ÷ lxml: {vs_lxml:.1}× (target ≥ {TARGET_LXML}×: {})",
         met(vs_lxml >= TARGET_LXML)
     );
-    let c_page = page("c") / page("b");
+    let c_page = page("c").median / page("b").median;
     print!(
         "htmlabs library ÷ engine ceiling: page by page {c_page:.2} (target ≥ {TARGET_ENGINE}: {})",
         met(c_page >= TARGET_ENGINE)
     );
     if stream {
-        let c_stream = at("stream c".into()) / at("stream b".into());
+        let c_stream = at("stream c".into()).median / at("stream b".into()).median;
         print!(
             ", stream {c_stream:.2} ({})",
             met(c_stream >= TARGET_ENGINE)
