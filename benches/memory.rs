@@ -327,7 +327,7 @@ fn run(bin: &std::path::Path, input: &Input, args: &[&str]) -> Outcome {
                 l.trim_start_matches("htmlabs: warning: ")
                     .replace('|', "\\|")
             })
-            .map(|l| l.chars().take(100).collect())
+            .map(|l| l.chars().take(64).collect::<String>().trim_end().to_owned())
             .unwrap_or_default(),
     }
 }
