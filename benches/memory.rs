@@ -1,0 +1,396 @@
+//! `cargo bench --bench memory`: the release binary's peak memory, as a
+//! subprocess, over a 1 GiB stream of the real pages and over hostile inputs,
+//! with the default `--max-memory` and with a small one.
+//!
+//! Inputs are made on the fly and written to the binary's standard input
+//! through a pipe (nothing large goes to disk); its output is read through a
+//! pipe, counted, and its tail kept. Each input ends with a comment that
+//! holds no URL, so the output is complete when it is at least as long as
+//! the input (URLs only grow when made absolute) and ends with that comment
+//! unchanged.
+//!
+//! Peak RSS comes from `wait4`, taken by a launcher: this bench binary run
+//! again with `HTMLABS_MEMORY_LAUNCHER` set, which starts htmlabs and
+//! reports its exit status and `ru_maxrss`. The launcher is needed because
+//! Linux carries the peak RSS of the process that spawned a child into the
+//! child's figure (the spawning process's memory is the child's until
+//! `exec`): spawned from this bench, which holds the corpus, htmlabs would
+//! show this bench's 27 MiB. The launcher holds about 2 MiB, printed as the
+//! floor of the measurement.
+
+mod common;
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::process::{self, Command, Stdio};
+use std::thread;
+use std::time::Instant;
+
+const KIB: usize = 1 << 10;
+const MIB: usize = 1 << 20;
+const GIB: usize = 1 << 30;
+/// The base the binary gets (`-r`), for pages without their own.
+const URL: &str = "https://example.com/bench/page.html";
+/// The end of every input: a comment with no URL, to find unchanged at the
+/// end of the output.
+const TRAILER: &[u8] = b"\n<!-- htmlabs memory bench: the end of the input -->\n";
+/// The project's target for the 1 GiB stream of real pages.
+const TARGET_RSS: usize = 16 * MIB;
+/// The `--max-memory` of the second run of each hostile input.
+const SMALL_LIMIT: &str = "8000000";
+/// Set in the environment of the launcher (see the top of the file).
+const LAUNCHER: &str = "HTMLABS_MEMORY_LAUNCHER";
+/// The launcher's last line on standard error: `MARK status maxrss floor`.
+const MARK: &str = "htmlabs-memory-bench:";
+
+/// An input: `head`, then `units` over and over (whole units) until the
+/// filler reaches `fill` bytes, then `tail` and the trailer.
+struct Input {
+    name: String,
+    head: Vec<u8>,
+    units: Vec<Vec<u8>>,
+    fill: usize,
+    tail: Vec<u8>,
+}
+
+impl Input {
+    fn new(name: &str, head: &str, unit: &str, fill: usize, tail: &str) -> Input {
+        Input {
+            name: name.to_owned(),
+            head: head.into(),
+            units: vec![unit.into()],
+            fill,
+            tail: tail.into(),
+        }
+    }
+
+    /// Writes the input to `out`; returns its length. Stops early, with the
+    /// length so far, when the reader goes away (the binary failed).
+    fn write_to(&self, out: &mut impl Write) -> usize {
+        let mut written = 0;
+        let mut put = |bytes: &[u8]| -> bool {
+            if out.write_all(bytes).is_err() {
+                return false;
+            }
+            written += bytes.len();
+            true
+        };
+        if !put(&self.head) {
+            return written;
+        }
+        let mut filled = 0;
+        // Units are small (tags, text), and pages are written whole: an
+        // input never ends inside a tag, where the trailer would be a value.
+        'fill: while filled < self.fill {
+            for unit in &self.units {
+                if !put(unit) {
+                    break 'fill;
+                }
+                filled += unit.len();
+                if filled >= self.fill {
+                    break;
+                }
+            }
+        }
+        put(&self.tail);
+        put(TRAILER);
+        written
+    }
+}
+
+/// What a run of the binary came to.
+struct Outcome {
+    input: usize,
+    output: usize,
+    complete: bool,
+    status: String,
+    peak_rss: usize,
+    /// The launcher's own peak RSS, a lower bound of `peak_rss`.
+    floor: usize,
+    seconds: f64,
+    /// Lines on standard error, and the last of them.
+    warnings: usize,
+    last_warning: String,
+}
+
+fn main() {
+    if std::env::var_os(LAUNCHER).is_some() {
+        launcher();
+    }
+    let bin = common::binary();
+    let mut inputs = Vec::new();
+    inputs.push(Input::new(
+        "baseline: a small page",
+        "<!DOCTYPE html><html><head><title>t</title></head><body>",
+        "<p><a href=\"a/b.html\">link</a> <img src=\"../img/c.png\"></p>\n",
+        KIB,
+        "</body></html>",
+    ));
+    match common::corpus_dir() {
+        Some(dir) => {
+            let pages = common::pages(&dir);
+            inputs.push(Input {
+                name: format!(
+                    "1 GiB of the real pages ({} pages, over and over)",
+                    pages.len()
+                ),
+                head: Vec::new(),
+                units: pages.into_iter().map(|p| p.bytes).collect(),
+                fill: GIB,
+                tail: Vec::new(),
+            });
+        }
+        None => println!(
+            "note: no corpus at {} (../shared is not beside the checkout): no 1 GiB stream of real pages",
+            common::CORPUS
+        ),
+    }
+    let hostile = [
+        Input::new(
+            "a 64 MiB `data:` URI in an attribute",
+            "<!DOCTYPE html><html><head><title>t</title></head><body><a href=\"before.html\">x</a><img src=\"data:image/png;base64,",
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA",
+            64 * MIB,
+            "\"><a href=\"after.html\">y</a></body></html>",
+        ),
+        Input::new(
+            "one million unclosed `<div>`",
+            "<!DOCTYPE html><html><head><title>t</title></head><body>",
+            "<div>",
+            5 * 1_000_000,
+            "<a href=\"deep.html\">z</a>",
+        ),
+        Input::new(
+            "a 100 MiB comment",
+            "<!DOCTYPE html><html><head><title>t</title></head><body><!--",
+            "a comment that goes on <a href=\"not/a/link.html\"> and on\n",
+            100 * MIB,
+            "--><a href=\"after.html\">y</a></body></html>",
+        ),
+        Input::new(
+            "a head that never ends (100 MiB of `<meta>`)",
+            "<!DOCTYPE html><html><head><link rel=stylesheet href=\"site.css\">",
+            "<meta name=x content=y>",
+            100 * MIB,
+            "",
+        ),
+        Input::new(
+            "a 100 MiB `<style>`",
+            "<!DOCTYPE html><html><head><style>",
+            ".c { color: red; background: url(img/c.png) }\n",
+            100 * MIB,
+            "</style></head><body><a href=\"after.html\">y</a></body></html>",
+        ),
+    ];
+
+    eprintln!("memory: running {} over each input…", bin.display());
+    let mut rows = Vec::new();
+    for input in &inputs {
+        rows.push((input, "default", run(&bin, input, &[])));
+    }
+    for input in &hostile {
+        rows.push((input, "default", run(&bin, input, &[])));
+        rows.push((
+            input,
+            SMALL_LIMIT,
+            run(&bin, input, &["--max-memory", SMALL_LIMIT]),
+        ));
+    }
+
+    println!("command: cargo bench --bench memory");
+    println!("machine: {}", common::machine());
+    println!(
+        "binary: {} -r {URL} [--max-memory N] < input > pipe",
+        bin.display()
+    );
+    println!(
+        "--max-memory default: 64 MiB (67108864); MiB = 2^20 bytes; peak RSS: wait4's ru_maxrss"
+    );
+    let floor = rows.iter().map(|(_, _, o)| o.floor).max().unwrap_or(0);
+    println!(
+        "measurement floor: the launcher's own peak RSS, which the kernel counts in the child's: {}",
+        size(floor)
+    );
+    println!();
+    println!(
+        "| input | size | --max-memory | exit status | peak RSS | output complete | output − input | seconds | warnings: count, last |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |");
+    for (input, limit, o) in &rows {
+        println!(
+            "| {} | {} | {limit} | {} | {} | {} | {:+} | {:.1} | {}{}{} |",
+            input.name,
+            size(o.input),
+            o.status,
+            size(o.peak_rss),
+            if o.complete { "yes" } else { "no" },
+            o.output as i64 - o.input as i64,
+            o.seconds,
+            o.warnings,
+            if o.warnings > 0 { ": " } else { "" },
+            o.last_warning,
+        );
+    }
+    if let Some((_, _, o)) = rows.iter().find(|(i, _, _)| i.name.starts_with("1 GiB")) {
+        println!();
+        println!(
+            "1 GiB stream: peak RSS {} (target ≤ {}: {})",
+            size(o.peak_rss),
+            size(TARGET_RSS),
+            if o.peak_rss <= TARGET_RSS {
+                "met"
+            } else {
+                "missed"
+            }
+        );
+    }
+}
+
+/// Runs the binary over `input` with `args`, through pipes both ways.
+fn run(bin: &std::path::Path, input: &Input, args: &[&str]) -> Outcome {
+    let start = Instant::now();
+    let launcher = std::env::current_exe().expect("the bench's own path");
+    let mut child = Command::new(launcher)
+        .env(LAUNCHER, "1")
+        .arg(bin)
+        .args(["-r", URL])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run `{}`: {e}", bin.display()));
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let (written, (output, tail), errors) = thread::scope(|scope| {
+        let writer = scope.spawn(move || {
+            let mut pipe = io::BufWriter::with_capacity(64 * KIB, &mut stdin);
+            let n = input.write_to(&mut pipe);
+            // Closing the pipe is the end of the input.
+            drop(pipe);
+            drop(stdin);
+            n
+        });
+        let reader = scope.spawn(move || {
+            let mut buf = vec![0; 64 * KIB];
+            let (mut total, mut tail) = (0, Vec::new());
+            loop {
+                match stdout.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        total += n;
+                        tail.extend_from_slice(&buf[..n]);
+                        let keep = tail.len().saturating_sub(TRAILER.len());
+                        tail.drain(..keep);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => panic!("cannot read the binary's output: {e}"),
+                }
+            }
+            (total, tail)
+        });
+        let errors = scope.spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        (
+            writer.join().expect("writer"),
+            reader.join().expect("reader"),
+            errors.join().expect("stderr"),
+        )
+    });
+    let launched = child.wait().expect("wait for the launcher");
+    let (errors, report) = errors.trim_end().rsplit_once('\n').unwrap_or(("", &errors));
+    let Some([status, peak_rss, floor]) = report
+        .strip_prefix(MARK)
+        .map(|r| r.split_whitespace().collect::<Vec<_>>())
+        .and_then(|r| <[&str; 3]>::try_from(r).ok())
+    else {
+        panic!("the launcher failed ({launched}): {errors}{report}");
+    };
+    let kib = |n: &str| n.parse::<usize>().expect("KiB") * KIB;
+    Outcome {
+        input: written,
+        output,
+        complete: output >= written && tail == TRAILER,
+        status: status.to_owned(),
+        peak_rss: kib(peak_rss),
+        floor: kib(floor),
+        seconds: start.elapsed().as_secs_f64(),
+        warnings: errors.lines().count(),
+        last_warning: errors
+            .lines()
+            .last()
+            .map(|l| {
+                l.trim_start_matches("htmlabs: warning: ")
+                    .replace('|', "\\|")
+            })
+            .map(|l| l.chars().take(64).collect::<String>().trim_end().to_owned())
+            .unwrap_or_default(),
+    }
+}
+
+/// The launcher: runs the command in its arguments with this process's
+/// standard streams, and ends standard error with a line of its exit status,
+/// its peak RSS and the launcher's own (in KiB).
+fn launcher() -> ! {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let floor = own_peak_kib();
+    let child = Command::new(&args[0])
+        .args(&args[1..])
+        .env_remove(LAUNCHER)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {:?}: {e}", args[0]));
+    let (status, peak) = wait4(child.id());
+    eprintln!("\n{MARK} {status} {peak} {floor}");
+    process::exit(0);
+}
+
+/// Reaps the child: its exit status and its peak RSS in KiB (Linux's unit).
+/// `wait4` gives this child's own rusage.
+fn wait4(pid: u32) -> (String, usize) {
+    let mut status = 0;
+    // SAFETY: plain out-parameters; `pid` is our child, not yet reaped
+    // (std's `Child` is never waited on).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(
+        reaped,
+        pid as libc::pid_t,
+        "wait4: {}",
+        io::Error::last_os_error()
+    );
+    let status = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status).to_string()
+    } else if libc::WIFSIGNALED(status) {
+        format!("signal-{}", libc::WTERMSIG(status))
+    } else {
+        format!("raw-{status}")
+    };
+    (status, usage.ru_maxrss as usize)
+}
+
+/// This process's peak RSS so far, in KiB: `VmHWM`, the figure of its own
+/// memory since `exec` (its `ru_maxrss` would carry this bench's).
+fn own_peak_kib() -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+/// "1.0 GiB", "12.3 MiB", "980 KiB".
+fn size(bytes: usize) -> String {
+    if bytes >= GIB {
+        format!("{:.2} GiB", bytes as f64 / GIB as f64)
+    } else if bytes >= MIB {
+        format!("{:.1} MiB", bytes as f64 / MIB as f64)
+    } else {
+        format!("{} KiB", bytes.div_ceil(KIB))
+    }
+}

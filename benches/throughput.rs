@@ -1,0 +1,622 @@
+//! `cargo bench --bench throughput`: how fast htmlabs rewrites, next to what
+//! its HTML engine costs on its own and what lxml takes for the same job.
+//!
+//! Two inputs: the real pages of `../shared/corpus/pages` (with the URL each
+//! was retrieved from, `urls.tsv`), when `../shared` is beside the checkout,
+//! and a generated document, denser in links than real pages. The rows:
+//!
+//! - a: lol_html with no handlers, output counted and dropped: the parse
+//!   ceiling.
+//! - b: lol_html with an `[href],[src]` element handler that reads each value
+//!   and sets it back with `set_attribute`: the engine ceiling, what any
+//!   handler-based rewriter pays. The ratios are to this row.
+//! - c: htmlabs through the library, page by page (a `rewrite()` per page,
+//!   its base from `urls.tsv`, so the `<base>` lookahead is paid per page) and
+//!   as one stream (the pages concatenated to ~100 MB, one `Rewriter`, 64 KiB
+//!   writes); and the release binary, wall time over that stream in a file
+//!   in the temporary directory, output to `/dev/null`.
+//! - d: lxml's `make_links_absolute` (parse, rewrite, serialize), timed inside
+//!   Python by `benches/lxml_links.py`; lxml is installed with pip if
+//!   missing, and the bench fails if it cannot be.
+//!
+//! Every measurement is the median of several rounds, and the rounds are
+//! interleaved (each round runs every measurement once, starting at a
+//! different one), so that the noise of a shared machine hits all alike.
+//! `HTMLABS_BENCH_ROUNDS` sets the number of rounds; `HTMLABS_BIN` another
+//! binary.
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{self, Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use htmlabs::{Config, Layers, Rewriter};
+use lol_html::html_content::Element;
+use lol_html::{HtmlRewriter, Settings, element};
+
+use common::{Page, TempFile};
+
+/// The size of the writes, as `htmlabs::rewrite` reads its input.
+const CHUNK: usize = 64 * 1024;
+/// The stream: the pages concatenated, over and over, to at least this size.
+const STREAM: usize = 100_000_000;
+/// The generated document's size, at least.
+const GENERATED: usize = 8_000_000;
+const GENERATED_URL: &str = "https://example.com/docs/guide/page.html";
+/// Timed rounds, after one untimed warm-up round.
+const ROUNDS: usize = 7;
+/// The project's targets.
+const TARGET_ENGINE: f64 = 0.85;
+const TARGET_LXML: f64 = 15.0;
+
+fn main() {
+    let rounds = std::env::var("HTMLABS_BENCH_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(ROUNDS);
+    ensure_lxml();
+    // A shared machine: say how busy it was.
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned());
+
+    let pages = match common::corpus_dir() {
+        Some(dir) => common::pages(&dir),
+        None => {
+            println!(
+                "note: no corpus at {} (../shared is not beside the checkout): the generated document only",
+                common::CORPUS
+            );
+            Vec::new()
+        }
+    };
+    // On disk too, for the binary and for lxml.
+    let bytes = generate(GENERATED);
+    let generated_file = TempFile::new("generated.html", &bytes);
+    let generated = Page {
+        name: "generated.html".to_owned(),
+        url: GENERATED_URL.to_owned(),
+        path: generated_file.0.clone(),
+        bytes,
+    };
+
+    // The stream: whole copies of the corpus, so every page weighs alike.
+    let corpus_len: usize = pages.iter().map(|p| p.bytes.len()).sum();
+    let copies = STREAM.div_ceil(corpus_len.max(1));
+    let mut stream = Vec::with_capacity(corpus_len * copies);
+    for _ in 0..copies {
+        for page in &pages {
+            stream.extend_from_slice(&page.bytes);
+        }
+    }
+    let stream_url = pages.first().map_or(GENERATED_URL, |p| &p.url);
+    let stream_file = (!pages.is_empty()).then(|| TempFile::new("stream.html", &stream));
+
+    let lxml = Lxml::start(&pages, &generated);
+    let bin = &common::binary();
+
+    // Each measurement: its name, the bytes it reads, and a run that returns
+    // its time.
+    type Run<'a> = Box<dyn FnMut() -> Duration + 'a>;
+    let mut measures: Vec<(String, usize, Run)> = Vec::new();
+    let mut sets: Vec<(&str, &[Page])> = vec![("generated", std::slice::from_ref(&generated))];
+    if !pages.is_empty() {
+        sets.insert(0, ("pages", &pages));
+    }
+    for &(set, docs) in &sets {
+        let len: usize = docs.iter().map(|p| p.bytes.len()).sum();
+        let lxml = &lxml;
+        let runs: [(&str, Run); 4] = [
+            ("a", Box::new(move || time(|| each(docs, plain)))),
+            ("b", Box::new(move || time(|| each(docs, set_back)))),
+            ("c", Box::new(move || time(|| each(docs, library)))),
+            ("d", Box::new(move || lxml.time(set, len))),
+        ];
+        for (row, run) in runs {
+            measures.push((format!("{set} {row}"), len, run));
+        }
+    }
+    let g = &generated;
+    measures.push((
+        "generated c-bin".to_owned(),
+        g.bytes.len(),
+        Box::new(move || binary(bin, &g.path, &g.url)),
+    ));
+    if let Some(file) = &stream_file {
+        let s = &stream;
+        let runs: [(&str, Run); 4] = [
+            ("a", Box::new(move || time(|| plain(s, "")))),
+            ("b", Box::new(move || time(|| set_back(s, "")))),
+            (
+                "c",
+                Box::new(move || time(|| library_stream(s, stream_url))),
+            ),
+            ("c-bin", Box::new(move || binary(bin, &file.0, stream_url))),
+        ];
+        for (row, run) in runs {
+            measures.push((format!("stream {row}"), s.len(), run));
+        }
+    }
+
+    eprintln!(
+        "throughput: {} measurements, 1 warm-up round and {rounds} timed rounds…",
+        measures.len()
+    );
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); measures.len()];
+    for round in 0..=rounds {
+        let n = measures.len();
+        for i in (0..n).map(|i| (i + round) % n) {
+            let took = (measures[i].2)();
+            if round > 0 {
+                times[i].push(took);
+            }
+        }
+    }
+    // MB/s: the median, and the slowest and fastest rounds.
+    let speed: HashMap<String, Speed> = measures
+        .iter()
+        .zip(&mut times)
+        .map(|((key, len, _), times)| {
+            let mbs = |t: Duration| *len as f64 / 1e6 / t.as_secs_f64();
+            times.sort();
+            let speed = Speed {
+                median: mbs(times[times.len() / 2]),
+                slowest: mbs(times[times.len() - 1]),
+                fastest: mbs(times[0]),
+            };
+            (key.clone(), speed)
+        })
+        .collect();
+    drop(measures);
+
+    println!("command: cargo bench --bench throughput");
+    println!("machine: {}", common::machine());
+    println!("load average at the start: {load}");
+    println!("binary: {}", bin.display());
+    println!(
+        "method: MB = 10^6 bytes; each figure the median of {rounds} interleaved rounds (after a warm-up round); lxml {}",
+        lxml.version
+    );
+    if !pages.is_empty() {
+        let urls = urls(&pages);
+        println!();
+        println!(
+            "real pages: {} pages, {:.1} MB, {urls} URL values (one per {} bytes); stream: the pages {copies} times over, {:.1} MB",
+            pages.len(),
+            corpus_len as f64 / 1e6,
+            corpus_len / urls.max(1),
+            stream.len() as f64 / 1e6,
+        );
+        table(&speed, "pages", true, &lxml);
+    }
+    let urls = urls(std::slice::from_ref(&generated));
+    println!();
+    println!(
+        "generated document: {:.1} MB, {urls} URL values (one per {} bytes), base {GENERATED_URL}",
+        generated.bytes.len() as f64 / 1e6,
+        generated.bytes.len() / urls.max(1),
+    );
+    table(&speed, "generated", false, &lxml);
+    lxml.stop();
+}
+
+struct Speed {
+    median: f64,
+    slowest: f64,
+    fastest: f64,
+}
+
+fn time<T>(run: impl FnOnce() -> T) -> Duration {
+    let start = Instant::now();
+    std::hint::black_box(run());
+    start.elapsed()
+}
+
+/// Runs `rewrite` over each page, page by page.
+fn each(docs: &[Page], rewrite: fn(&[u8], &str) -> usize) {
+    for page in docs {
+        let out = rewrite(&page.bytes, &page.url);
+        assert!(
+            out > 0 || page.bytes.is_empty(),
+            "no output for {}",
+            page.name
+        );
+    }
+}
+
+/// The rows of one input, with ratios to the engine ceiling (b) read the
+/// same way: page by page to page by page, stream to stream.
+fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
+    const A: &str = "lol_html, no handlers (parse ceiling)";
+    const B: &str = "lol_html, `[href],[src]` get + set_attribute (engine ceiling)";
+    const C: &str = "htmlabs library";
+    const C_BIN: &str = "htmlabs binary, wall time, file → /dev/null";
+    const D: &str = "lxml make_links_absolute, parse + tostring";
+    let at = |key: String| &speed[key.as_str()];
+    let page = |row: &str| at(format!("{set} {row}"));
+    let mut rows = vec![
+        ("a", A, "page by page", page("a"), page("b")),
+        ("b", B, "page by page", page("b"), page("b")),
+        ("c", C, "page by page", page("c"), page("b")),
+    ];
+    if stream {
+        let b = at("stream b".into());
+        rows.push(("d", D, "page by page", page("d"), page("b")));
+        rows.push(("a", A, "stream", at("stream a".into()), b));
+        rows.push(("b", B, "stream", b, b));
+        rows.push(("c", C, "stream", at("stream c".into()), b));
+        rows.push(("c", C_BIN, "stream", at("stream c-bin".into()), b));
+    } else {
+        // One document: it is its own stream, and the binary reads it whole.
+        rows.push(("c", C_BIN, "page by page", page("c-bin"), page("b")));
+        rows.push(("d", D, "page by page", page("d"), page("b")));
+    }
+    println!("| row | what | input | MB/s | rounds: slowest–fastest | × engine ceiling (b) |");
+    println!("| --- | --- | --- | ---: | ---: | ---: |");
+    for (row, what, how, s, ceiling) in rows {
+        println!(
+            "| {row} | {what} | {how} | {:.1} | {:.1}–{:.1} | {:.2} |",
+            s.median,
+            s.slowest,
+            s.fastest,
+            s.median / ceiling.median
+        );
+    }
+    let vs_lxml = page("c").median / page("d").median;
+    println!(
+        "htmlabs library page by page ÷ lxml: {vs_lxml:.1}× (target ≥ {TARGET_LXML}×: {})",
+        met(vs_lxml >= TARGET_LXML)
+    );
+    let c_page = page("c").median / page("b").median;
+    print!(
+        "htmlabs library ÷ engine ceiling: page by page {c_page:.2} (target ≥ {TARGET_ENGINE}: {})",
+        met(c_page >= TARGET_ENGINE)
+    );
+    if stream {
+        let c_stream = at("stream c".into()).median / at("stream b".into()).median;
+        print!(
+            ", stream {c_stream:.2} ({})",
+            met(c_stream >= TARGET_ENGINE)
+        );
+    }
+    println!();
+    if let Some(&failed) = lxml.failed.borrow().get(set).filter(|&&n| n > 0) {
+        println!("lxml could not parse {failed} of the documents (counted in its MB/s as read)");
+    }
+}
+
+fn met(yes: bool) -> &'static str {
+    if yes { "met" } else { "missed" }
+}
+
+/// a: lol_html with no handlers. Returns the output's length.
+fn plain(doc: &[u8], _url: &str) -> usize {
+    let mut out = 0;
+    let mut rewriter = HtmlRewriter::new(Settings::new().with_strict(false), |c: &[u8]| {
+        out += c.len();
+    });
+    for chunk in doc.chunks(CHUNK) {
+        rewriter.write(chunk).expect("lol_html");
+    }
+    rewriter.end().expect("lol_html");
+    assert_eq!(
+        out,
+        doc.len(),
+        "lol_html without handlers changed the length"
+    );
+    out
+}
+
+/// b: every `href` and `src` read and set back, as a handler-based rewriter
+/// does (`set_attribute` re-serializes the tag).
+fn set_back(doc: &[u8], _url: &str) -> usize {
+    let mut out = 0;
+    let settings = Settings::new()
+        .with_strict(false)
+        .append_element_content_handler(element!("[href],[src]", |el: &mut Element| {
+            for name in ["href", "src"] {
+                if let Some(value) = el.get_attribute(name) {
+                    el.set_attribute(name, &value)?;
+                }
+            }
+            Ok(())
+        }));
+    let mut rewriter = HtmlRewriter::new(settings, |c: &[u8]| out += c.len());
+    for chunk in doc.chunks(CHUNK) {
+        rewriter.write(chunk).expect("lol_html");
+    }
+    rewriter.end().expect("lol_html");
+    out
+}
+
+fn config(url: &str) -> Config {
+    Config {
+        layers: Layers {
+            retrieval: Some(url.to_owned()),
+            ..Layers::default()
+        },
+        ..Config::default()
+    }
+}
+
+/// c, page by page: one `rewrite()`, as `htmlabs -r URL page.html` does.
+fn library(doc: &[u8], url: &str) -> usize {
+    let mut out = Count(0);
+    let report = htmlabs::rewrite(config(url), doc, &mut out).expect("htmlabs");
+    assert!(
+        !report.incomplete() && out.0 >= doc.len(),
+        "htmlabs lost output"
+    );
+    out.0
+}
+
+/// c, as a stream: one `Rewriter` over everything, in 64 KiB writes.
+fn library_stream(stream: &[u8], url: &str) -> usize {
+    let mut rewriter = Rewriter::new(config(url), Count(0));
+    for chunk in stream.chunks(CHUNK) {
+        rewriter.write(chunk).expect("htmlabs");
+    }
+    let (report, out) = rewriter.end().expect("htmlabs");
+    assert!(
+        !report.incomplete() && out.0 >= stream.len(),
+        "htmlabs lost output"
+    );
+    out.0
+}
+
+/// The URL values htmlabs sees in `docs`, to say how dense in links they are.
+fn urls(docs: &[Page]) -> usize {
+    docs.iter()
+        .map(|p| {
+            htmlabs::rewrite(config(&p.url), &p.bytes[..], io::sink())
+                .expect("htmlabs")
+                .counts
+                .seen
+        })
+        .sum()
+}
+
+/// c, the binary: wall time of the whole process, output to `/dev/null`.
+fn binary(bin: &Path, file: &Path, url: &str) -> Duration {
+    let null = File::options()
+        .write(true)
+        .open("/dev/null")
+        .expect("open /dev/null");
+    let start = Instant::now();
+    let status = Command::new(bin)
+        .args(["-q", "-r", url])
+        .arg(file)
+        .stdout(null)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run `{}`: {e}", bin.display()));
+    let took = start.elapsed();
+    assert!(status.success(), "`{}` failed: {status}", bin.display());
+    took
+}
+
+/// A `Write` that counts and drops.
+struct Count(usize);
+
+impl Write for Count {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Installs lxml with pip when Python cannot import it, or ends the bench
+/// with an error: a comparison silently left out would read as a pass.
+fn ensure_lxml() {
+    let importable = || {
+        Command::new("python3")
+            .args(["-c", "import lxml.html"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if importable() {
+        return;
+    }
+    eprintln!("throughput: lxml is missing: python3 -m pip install lxml");
+    // pip's chatter goes to stderr, so that stdout is the results.
+    let installed = Command::new("python3")
+        .args(["-m", "pip", "install", "lxml"])
+        .stdout(io::stderr())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !installed || !importable() {
+        eprintln!(
+            "throughput: error: cannot install lxml with `python3 -m pip install lxml`, \
+             and row d (lxml) is part of the benchmark: install it (pip, a virtualenv, \
+             or apt-get install python3-lxml) and run again"
+        );
+        process::exit(1);
+    }
+}
+
+/// `benches/lxml_links.py`, running beside the bench and asked for one set of
+/// documents at a time, so that its rounds interleave with the others.
+struct Lxml {
+    child: Child,
+    stdin: ChildStdin,
+    replies: RefCell<BufReader<process::ChildStdout>>,
+    version: String,
+    /// The documents of each set that lxml could not parse.
+    failed: RefCell<HashMap<String, usize>>,
+    _manifest: TempFile,
+}
+
+impl Lxml {
+    fn start(pages: &[Page], generated: &Page) -> Lxml {
+        let mut manifest = String::new();
+        for (set, page) in pages
+            .iter()
+            .map(|p| ("pages", p))
+            .chain([("generated", generated)])
+        {
+            manifest.push_str(&format!("{set}\t{}\t{}\n", page.path.display(), page.url));
+        }
+        let manifest = TempFile::new("lxml.tsv", manifest.as_bytes());
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/lxml_links.py");
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .arg(&manifest.0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run python3 {}: {e}", script.display()));
+        let stdin = child.stdin.take().expect("piped");
+        let mut replies = BufReader::new(child.stdout.take().expect("piped"));
+        let mut ready = String::new();
+        replies
+            .read_line(&mut ready)
+            .expect("read from lxml_links.py");
+        let Some(version) = ready.trim().strip_prefix("ready ") else {
+            eprintln!(
+                "throughput: error: benches/lxml_links.py did not start: `{}`",
+                ready.trim()
+            );
+            process::exit(1);
+        };
+        Lxml {
+            version: version.to_owned(),
+            child,
+            stdin,
+            replies: RefCell::new(replies),
+            failed: RefCell::default(),
+            _manifest: manifest,
+        }
+    }
+
+    /// The time lxml takes over the set, as Python measures it.
+    fn time(&self, set: &str, len: usize) -> Duration {
+        (&self.stdin)
+            .write_all(format!("{set}\n").as_bytes())
+            .expect("write to lxml_links.py");
+        let mut reply = String::new();
+        self.replies
+            .borrow_mut()
+            .read_line(&mut reply)
+            .expect("read from lxml_links.py");
+        let fields: Vec<&str> = reply.split_whitespace().collect();
+        let [seconds, bytes_in, _bytes_out, failed] = fields[..] else {
+            panic!("lxml_links.py: unexpected reply `{}`", reply.trim());
+        };
+        assert_eq!(
+            bytes_in.parse::<usize>().ok(),
+            Some(len),
+            "lxml read other bytes"
+        );
+        let failed = failed.parse().expect("a count");
+        self.failed.borrow_mut().insert(set.to_owned(), failed);
+        Duration::from_secs_f64(seconds.parse().expect("seconds"))
+    }
+
+    fn stop(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+/// A document of about `size` bytes, denser in URLs than real pages and with
+/// every kind of value htmlabs rewrites: links of every relative form and
+/// some absolute ones, `srcset`, CSS in `<style>` and `style`, forms,
+/// scripts, comments and plain text between. Deterministic: runs compare.
+fn generate(size: usize) -> Vec<u8> {
+    let mut doc = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
+         <title>Generated benchmark page</title>\n\
+         <link rel=\"stylesheet\" href=\"../css/site.css\"><link rel=\"icon\" href=\"/favicon.ico\">\n\
+         <style>body{background:url(img/bg.png)} .logo{background-image:url(\"../img/logo.svg\")}\n\
+         @import \"print.css\" print;</style>\n\
+         <script src=\"js/app.js\"></script></head>\n<body>\n",
+    );
+    // xorshift: variety without a dependency, the same every run.
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    const WORDS: &[&str] = &[
+        "the",
+        "link",
+        "page",
+        "resolve",
+        "base",
+        "relative",
+        "archive",
+        "stream",
+        "value",
+        "document",
+        "reference",
+        "absolute",
+        "scheme",
+        "path",
+        "query",
+        "fragment",
+    ];
+    let mut i = 0;
+    while doc.len() < size {
+        i += 1;
+        doc.push_str("<nav><ul>");
+        for j in 0..6 {
+            let href = match next(5) {
+                0 => format!("../section{i}/page{j}.html"),
+                1 => format!("/wiki/Item_{i}_{j}?action=view&amp;oldid={}", next(100_000)),
+                2 => format!("page{j}.html#part{i}"),
+                3 => format!("https://other.example/{i}/{j}"),
+                _ => format!("./{i}/{j}/"),
+            };
+            doc.push_str(&format!("<li><a href=\"{href}\">Item {i}.{j}</a></li>"));
+        }
+        doc.push_str("</ul></nav>\n");
+        doc.push_str(&format!(
+            "<article id=\"a{i}\"><h2><a href=\"#a{i}\">Section {i}</a></h2>\n<p>"
+        ));
+        for _ in 0..40 + next(40) {
+            doc.push_str(WORDS[next(WORDS.len() as u64) as usize]);
+            doc.push(' ');
+            if next(12) == 0 {
+                doc.push_str(&format!("<a href='notes/{}.html'>note</a> ", next(1000)));
+            }
+        }
+        doc.push_str("</p>\n");
+        let n = next(10_000);
+        doc.push_str(&format!(
+            "<figure><img src=\"img/{n}.jpg\" srcset=\"img/{n}-2x.jpg 2x, img/{n}-3x.jpg 3x\" \
+             alt=\"Figure {n}\" width=640 height=480 style=\"border:1px solid #ccc\">\
+             <figcaption>Figure {n}</figcaption></figure>\n"
+        ));
+        if next(3) == 0 {
+            doc.push_str(&format!(
+                "<div class=\"banner\" style=\"background:url('bg/{n}.png') no-repeat\">banner</div>\n\
+                 <form action=\"search?q={n}\" method=get><input name=q type=search>\
+                 <button formaction=\"/go\">Go</button></form>\n"
+            ));
+        }
+        if next(4) == 0 {
+            doc.push_str(&format!(
+                "<script>var data = {{\"n\": {n}, \"url\": \"/not/rewritten/{n}\"}};</script>\n\
+                 <!-- section {i} ends: <a href=\"not/rewritten\"> -->\n"
+            ));
+        }
+        doc.push_str("<table><tr>");
+        for k in 0..4 {
+            doc.push_str(&format!("<td>{}</td>", n * 4 + k));
+        }
+        doc.push_str("</tr></table></article>\n");
+    }
+    doc.push_str("</body></html>\n");
+    doc.into_bytes()
+}
