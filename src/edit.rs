@@ -61,6 +61,12 @@ impl Resolver<'_> {
         quote: Quote,
         offset: usize,
     ) -> Option<Vec<u8>> {
+        if kind == Kind::Url && self.starts_with_scheme(raw) {
+            // Most values on real pages are absolute: they need no decoding.
+            self.counts.seen += 1;
+            self.counts.absolute += 1;
+            return None;
+        }
         let decoded = self.decode(Decoded::new(raw, self.encoding), offset)?;
         let text = decoded.text();
         let mut edits = Vec::new();
@@ -120,6 +126,21 @@ impl Resolver<'_> {
             Kind::Html => edits = self.srcdoc(text, offset),
         }
         (!edits.is_empty()).then(|| value::apply(&decoded, &edits, quote))
+    }
+
+    /// Whether the raw value, past leading whitespace, starts with a scheme:
+    /// its ASCII start says so in every ASCII-compatible encoding, and a
+    /// character reference (`&…`) cannot be part of a scheme.
+    fn starts_with_scheme(&self, raw: &[u8]) -> bool {
+        let start = raw
+            .iter()
+            .position(|&b| !matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' '))
+            .unwrap_or(raw.len());
+        let head = &raw[start..];
+        let Some(colon) = head.iter().take(64).position(|&b| b == b':') else {
+            return false;
+        };
+        std::str::from_utf8(&head[..=colon]).is_ok_and(|s| self.standard.has_scheme(s))
     }
 
     /// The href of the `<base>` that set the base becomes that base.

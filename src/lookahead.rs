@@ -26,6 +26,9 @@ const HEAD_ELEMENTS: &[&str] = &[
     "template", "title", "noscript",
 ];
 
+/// How much of a write the probe reads at a time.
+const SLICE: usize = 4096;
+
 /// What ended the hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
@@ -110,20 +113,26 @@ impl Probe {
     /// Feeds the next bytes of the input; returns the decision once there is
     /// one, and from then on ignores its input.
     pub fn write(&mut self, chunk: &[u8]) -> Option<Decision> {
-        let rewriter = self.rewriter.as_mut()?;
-        self.fed += chunk.len();
-        // A probe that fails (a memory limit) has nothing more to say: the
-        // hold ends as at the limit.
-        let failed = rewriter.write(chunk).is_err();
-        let mut state = self.state.borrow_mut();
-        if state.decision.is_none() && (failed || self.fed > self.limit) {
-            state.decision = Some(Decision::Limit);
+        // In small slices, so that the probe stops soon after it decides
+        // instead of tokenizing the rest of a large write for nothing (where
+        // it decides does not depend on how the input is split).
+        for slice in chunk.chunks(SLICE) {
+            let rewriter = self.rewriter.as_mut()?;
+            self.fed += slice.len();
+            // A probe that fails (a memory limit) has nothing more to say:
+            // the hold ends as at the limit.
+            let failed = rewriter.write(slice).is_err();
+            let mut state = self.state.borrow_mut();
+            if state.decision.is_none() && (failed || self.fed > self.limit) {
+                state.decision = Some(Decision::Limit);
+            }
+            if let Some(decision) = state.decision.clone() {
+                drop(state);
+                self.rewriter = None;
+                return Some(decision);
+            }
         }
-        let decision = state.decision.clone();
-        if decision.is_some() {
-            self.rewriter = None;
-        }
-        decision
+        None
     }
 
     /// The end of input decides whatever is still open.
