@@ -57,13 +57,10 @@ pub fn for_label(label: &str) -> Option<&'static Encoding> {
 /// Sniffs a stream of bytes: feed it until it says, or to the end.
 pub struct Sniffer {
     flag: Option<&'static Encoding>,
-    /// The first bytes, for the BOM and the prescan.
-    head: Vec<u8>,
-    /// Made when the first bytes have not decided: it is large.
-    detector: Option<EncodingDetector>,
-    detected: usize,
+    /// The first bytes of the input, up to the detection window (the first
+    /// 1024 are the prescan's).
+    seen: Vec<u8>,
     window: usize,
-    non_ascii: bool,
     tld: Option<Vec<u8>>,
 }
 
@@ -77,27 +74,16 @@ impl Sniffer {
     ) -> Self {
         Sniffer {
             flag,
-            head: Vec::with_capacity(PRESCAN),
-            detector: None,
-            detected: 0,
+            seen: Vec::with_capacity(PRESCAN),
             window: window.max(PRESCAN),
-            non_ascii: false,
             tld: retrieved_from.and_then(tld),
         }
     }
 
     /// Feeds the next bytes; the encoding once it is known.
     pub fn feed(&mut self, chunk: &[u8]) -> Option<Chosen> {
-        let room = PRESCAN.saturating_sub(self.head.len());
-        self.head.extend_from_slice(&chunk[..room.min(chunk.len())]);
-        let take = self.window.saturating_sub(self.detected).min(chunk.len());
-        if take > 0 && self.flag.is_none() {
-            self.non_ascii |= !chunk[..take].is_ascii();
-            self.detector
-                .get_or_insert_with(|| EncodingDetector::new(Iso2022JpDetection::Deny))
-                .feed(&chunk[..take], false);
-            self.detected += take;
-        }
+        let room = self.window.saturating_sub(self.seen.len());
+        self.seen.extend_from_slice(&chunk[..room.min(chunk.len())]);
         self.decide(false)
     }
 
@@ -108,10 +94,11 @@ impl Sniffer {
 
     fn decide(&mut self, end: bool) -> Option<Chosen> {
         let chosen = |encoding, source| Some(Chosen { encoding, source });
+        let head = &self.seen[..self.seen.len().min(PRESCAN)];
         // "1. If the result of BOM sniffing is an encoding, return that
         // encoding with confidence certain."
-        if self.head.len() >= 3 || end {
-            if let Some((encoding, _)) = Encoding::for_bom(&self.head) {
+        if head.len() >= 3 || end {
+            if let Some((encoding, _)) = Encoding::for_bom(head) {
                 return chosen(encoding, Source::Bom);
             }
         } else {
@@ -125,23 +112,30 @@ impl Sniffer {
         // "5. Optionally prescan the byte stream to determine its encoding,
         // with the end condition being when the user agent decides that
         // scanning further bytes would not be efficient." (1024 bytes.)
-        if self.head.len() < PRESCAN && !end {
+        if head.len() < PRESCAN && !end {
             return None;
         }
-        if let Some(encoding) = prescan(&self.head) {
+        if let Some(encoding) = prescan(head).filter(|e| *e != encoding_rs::REPLACEMENT) {
             return chosen(encoding, Source::Meta);
         }
         // "9. Otherwise, ... autodetection", over the held lookahead.
-        if self.detected < self.window && !end {
+        if self.seen.len() < self.window && !end {
             return None;
         }
-        if !self.non_ascii {
+        if self.seen.is_ascii() {
             return chosen(UTF_8, Source::Ascii);
         }
-        let detector = self
-            .detector
-            .get_or_insert_with(|| EncodingDetector::new(Iso2022JpDetection::Deny));
-        detector.feed(&[], true);
+        // What chardetng answers for valid UTF-8 when UTF-8 is allowed,
+        // without its cost (a character may be cut at the window's end).
+        let valid_utf8 = match std::str::from_utf8(&self.seen) {
+            Ok(_) => true,
+            Err(e) => e.error_len().is_none() && !end,
+        };
+        if valid_utf8 {
+            return chosen(UTF_8, Source::Detected);
+        }
+        let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+        detector.feed(&self.seen, true);
         let encoding = detector.guess(self.tld.as_deref(), Utf8Detection::Allow);
         chosen(encoding, Source::Detected)
     }
