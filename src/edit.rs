@@ -32,6 +32,8 @@ pub struct Resolver<'a> {
 #[derive(Debug, Clone, Copy)]
 enum Syntax {
     Plain,
+    /// In a whitespace-separated list: whitespace would split the URL.
+    List,
     Srcset,
     Refresh(Option<char>),
     Css(css::Context),
@@ -41,6 +43,18 @@ impl Syntax {
     fn escape(self, url: &str) -> String {
         match self {
             Syntax::Plain => url.to_owned(),
+            Syntax::List => {
+                let mut out = String::with_capacity(url.len());
+                for c in url.chars() {
+                    match c {
+                        '\t' | '\n' | '\x0C' | '\r' | ' ' => {
+                            out.push_str(&format!("%{:02X}", u32::from(c)));
+                        }
+                        c => out.push(c),
+                    }
+                }
+                out
+            }
             Syntax::Srcset => srcset::escape(url).into_owned(),
             Syntax::Refresh(quote) => refresh::escape(url, quote).into_owned(),
             Syntax::Css(context) => css::escape(url, context).into_owned(),
@@ -98,7 +112,7 @@ impl Resolver<'_> {
                     edits.extend(inner.edit(
                         &text[token.clone()],
                         token,
-                        Syntax::Plain,
+                        Syntax::List,
                         kind,
                         false,
                     ));

@@ -47,6 +47,8 @@ pub enum Decision {
     End,
     /// Not looked for: the contents of `<noscript>` have no base of their own.
     Skipped,
+    /// The memory limit stopped rewriting before the lookahead decided.
+    Stopped,
 }
 
 #[derive(Default)]

@@ -82,6 +82,7 @@ impl Report {
             Decision::Limit => "ended at the lookahead limit".to_owned(),
             Decision::End => "ended at the end of the input".to_owned(),
             Decision::Skipped => "none (nested content)".to_owned(),
+            Decision::Stopped => "ended where the memory limit stopped rewriting".to_owned(),
         };
         let by_kind: Vec<String> = [
             Kind::Url,

@@ -22,7 +22,7 @@ use lol_html::errors::RewritingError;
 use lol_html::html_content::Element;
 use lol_html::{
     AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, MemorySettings, OutputSink,
-    Settings,
+    Settings, bail_out,
 };
 
 use crate::Standard;
@@ -135,6 +135,11 @@ struct Shared {
     base: Option<Base>,
     /// What ended the lookahead, once it has.
     decision: Option<Decision>,
+    /// lol_html is bailing out at the memory limit: what it sends now is
+    /// what it held, unchanged.
+    bailing: bool,
+    /// The output offset where rewriting stopped, once it did.
+    stopped_at: Option<usize>,
     counts: Counts,
     warnings: Vec<Warning>,
 }
@@ -413,6 +418,8 @@ impl<W: Write> Core<W> {
             content_end: None,
             base: None,
             decision: None,
+            bailing: false,
+            stopped_at: None,
             counts: Counts::default(),
             warnings: Vec::new(),
         }));
@@ -456,6 +463,11 @@ impl<W: Write> Core<W> {
             ))
             .with_encoding(encoding)
             .with_memory_settings(memory_settings(config.max_memory))
+            .append_bail_out_handler({
+                let shared = Rc::clone(&shared);
+                // Called at the bail-out point, before the unchanged flush.
+                bail_out!(move |_, _| shared.borrow_mut().bailing = true)
+            })
             .with_strict(false);
         let sniffer = chosen.is_none().then(|| {
             let window = encoding::DETECTION.min(config.max_lookahead);
@@ -503,21 +515,23 @@ impl<W: Write> Core<W> {
             return self.check(Ok(()));
         };
         let result = html.write(chunk);
-        let at = self.fed;
         self.fed += chunk.len();
         match result {
             Err(RewritingError::MemoryLimitExceeded(_)) => {
                 // lol_html has flushed what it held, unchanged; from here on
                 // the input is copied, so the output is always complete.
                 self.html = None;
-                self.release(Decision::Limit)?;
-                self.splicer.borrow_mut().pass_through();
+                self.release(Decision::Stopped)?;
+                let mut splicer = self.splicer.borrow_mut();
+                let offset = splicer.shared.borrow().stopped_at.unwrap_or(splicer.pos);
+                splicer.pass_through();
+                drop(splicer);
                 self.shared
                     .borrow_mut()
                     .warnings
                     .push(Warning::MemoryLimit {
                         limit: self.config.max_memory,
-                        offset: at,
+                        offset,
                     });
                 self.check(Ok(()))
             }
@@ -659,9 +673,11 @@ impl<W: Write> Core<W> {
                     }
                 }
             }
-            Decision::Limit | Decision::HeadOver { .. } | Decision::End | Decision::Skipped => {
-                layers.outer()
-            }
+            Decision::Limit
+            | Decision::HeadOver { .. }
+            | Decision::End
+            | Decision::Skipped
+            | Decision::Stopped => layers.outer(),
         };
         if base.layer == Layer::Empty {
             warnings.push(Warning::NoBase);
@@ -679,6 +695,8 @@ impl<W: Write> Core<W> {
 /// lol_html's limit, with the bail-out that flushes what it holds unchanged.
 pub(crate) fn memory_settings(max_memory: usize) -> MemorySettings {
     MemorySettings::new()
+        // lol_html preallocates 1 KiB, which must fit in the limit.
+        .with_preallocated_parsing_buffer_size(max_memory.min(1024))
         .with_max_allowed_memory_usage(max_memory)
         .with_graceful_bail_out_on_memory_limit_exceeded(true)
 }
@@ -810,6 +828,13 @@ struct Sink<W: Write>(Rc<RefCell<Splicer<W>>>);
 impl<W: Write> OutputSink for Sink<W> {
     fn handle_chunk(&mut self, chunk: &[u8]) {
         let mut splicer = self.0.borrow_mut();
+        {
+            let position = splicer.held.as_ref().map_or(splicer.pos, Vec::len);
+            let mut s = splicer.shared.borrow_mut();
+            if s.bailing && s.stopped_at.is_none() {
+                s.stopped_at = Some(position);
+            }
+        }
         match &mut splicer.held {
             Some(held) => held.extend_from_slice(chunk),
             None => splicer.splice(chunk),

@@ -108,8 +108,10 @@ impl<'a> Decoded<'a> {
         let mut segments = Vec::new();
         let mut start = 0;
         while start < src.len() {
-            let end = src[start + 1..]
-                .find('&')
+            // By bytes: the run may start with a character longer than one.
+            let end = src.as_bytes()[start + 1..]
+                .iter()
+                .position(|&b| b == b'&')
                 .map_or(src.len(), |i| start + 1 + i);
             let run = &src[start..end];
             let unescaped = htmlize::unescape_attribute(run);
@@ -203,6 +205,24 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
     let mut out = Vec::with_capacity(
         decoded.raw.len() + edits.iter().map(|e| e.text.len()).sum::<usize>() + 2,
     );
+    // Splicing next to a character reference written without its `;` could
+    // extend it (`&quot` + `h…` is no longer `"h…`): where the value holds
+    // references, the spliced bytes must read back as the edited text.
+    let raw_ranges = raw_ranges.filter(|ranges| {
+        decoded.segments.is_empty() || {
+            let mut spliced = Vec::new();
+            splice(
+                decoded.raw,
+                ranges,
+                edits,
+                Quote::Text,
+                encoding,
+                &mut spliced,
+            );
+            Decoded::new(&spliced, encoding)
+                .is_some_and(|d| d.text == edited_text(decoded.text(), edits))
+        }
+    });
     match raw_ranges {
         Some(ranges) if quote != Quote::Unquoted || !new_text_needs_quotes => {
             splice(decoded.raw, &ranges, edits, quote, encoding, &mut out);
@@ -223,15 +243,7 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
             out.push(b'"');
         }
         _ => {
-            let text = decoded.text();
-            let mut edited = String::with_capacity(text.len());
-            let mut at = 0;
-            for e in edits {
-                edited.push_str(&text[at..e.range.start]);
-                edited.push_str(&e.text);
-                at = e.range.end;
-            }
-            edited.push_str(&text[at..]);
+            let edited = edited_text(decoded.text(), edits);
             if quote == Quote::Unquoted && (needs_quotes(&edited) || edited.is_empty()) {
                 out.push(b'"');
                 escape(&edited, Quote::Double, encoding, &mut out);
@@ -242,6 +254,20 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
         }
     }
     out
+}
+
+/// `text` with `edits` applied.
+fn edited_text(text: &str, edits: &[Edit]) -> String {
+    let new: usize = edits.iter().map(|e| e.text.len()).sum();
+    let mut edited = String::with_capacity(text.len() + new);
+    let mut at = 0;
+    for e in edits {
+        edited.push_str(&text[at..e.range.start]);
+        edited.push_str(&e.text);
+        at = e.range.end;
+    }
+    edited.push_str(&text[at..]);
+    edited
 }
 
 fn splice(
