@@ -72,8 +72,14 @@ fn in_table(table: &Table, tag: &str, name: &str, el: &Element) -> bool {
 /// Every attribute of the default table in `html`, and every `<style>` and
 /// `<noscript>` text, in order.
 pub fn list(html: &[u8]) -> Vec<Span> {
+    list_with(html, &Table::default())
+}
+
+/// [`list`] with the attributes of `table` (`--lazy`, `--social`). A
+/// `<style>` or `<noscript>` that is never closed runs to the end of `html`.
+pub fn list_with(html: &[u8], table: &Table) -> Vec<Span> {
     let spans = Rc::new(RefCell::new(Vec::new()));
-    let table = Table::default();
+    let table = table.clone();
     let handler = {
         let spans = Rc::clone(&spans);
         move |el: &mut Element| {
@@ -100,11 +106,12 @@ pub fn list(html: &[u8]) -> Vec<Span> {
                 });
             }
             if matches!(tag.as_str(), "style" | "noscript") && namespace == HTML {
-                // The text runs to the end tag; its end is filled in there.
+                // The text runs to the end tag; its end is filled in there,
+                // or at the end of the input.
                 let index = list.len();
                 list.push(Span {
                     name: CONTENT.into(),
-                    value: Some(location.end..location.end),
+                    value: Some(location.end..usize::MAX),
                     tag,
                     namespace,
                     tag_start,
@@ -130,9 +137,15 @@ pub fn list(html: &[u8]) -> Vec<Span> {
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     rewriter.write(html).expect("lol_html lists the page");
     rewriter.end().expect("lol_html lists the page");
-    Rc::try_unwrap(spans)
+    let mut spans = Rc::try_unwrap(spans)
         .expect("the handler was dropped with the rewriter")
-        .into_inner()
+        .into_inner();
+    for span in &mut spans {
+        if let Some(range) = &mut span.value {
+            range.end = range.end.min(html.len());
+        }
+    }
+    spans
 }
 
 /// RFC 1808 §2.4.2: a value has a scheme if it starts with one or more of
@@ -193,6 +206,35 @@ mod tests {
             ]
         );
         assert_eq!(spans[3].value, None);
+    }
+
+    #[test]
+    fn texts_run_to_their_end_tag_or_the_end_of_the_input() {
+        let html = b"<style>a{}</style><noscript><a href=x></noscript><style>b";
+        let texts: Vec<_> = list(html)
+            .iter()
+            .filter(|s| s.name == CONTENT)
+            .map(|s| (s.tag.clone(), s.bytes(html).to_vec()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ("style".into(), b"a{}".to_vec()),
+                ("noscript".into(), b"<a href=x>".to_vec()),
+                ("style".into(), b"b".to_vec()),
+            ]
+        );
+    }
+
+    #[test]
+    fn lists_the_rows_of_the_table_it_is_given() {
+        let html = b"<img data-src=x><meta property=og:image content=y>";
+        let names = |table: &Table| -> Vec<String> {
+            list_with(html, table).into_iter().map(|s| s.name).collect()
+        };
+        assert!(names(&Table::default()).is_empty());
+        assert_eq!(names(&Table::new(true, false, Vec::new())), ["data-src"]);
+        assert_eq!(names(&Table::new(false, true, Vec::new())), ["content"]);
     }
 
     #[test]

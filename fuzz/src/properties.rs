@@ -1,0 +1,411 @@
+//! What htmlabs must do on any input, checked from outside. One copy, used by
+//! the fuzz targets (`fuzz/fuzz_targets/`), by the replay of their corpus
+//! (`tests/fuzz_corpus.rs`) and by the generated-HTML proptests
+//! (`tests/properties.rs`). Each check panics with what it found, which is
+//! what libFuzzer and proptest both take as a failure.
+//!
+//! The rewriter's output is judged by the independent span lister of
+//! `tests/spans` (a read-only lol_html pass that shares no code with the
+//! rewriter): it says where the URL-bearing ranges are, in the input and in
+//! the output, and every byte outside them must be the input's.
+#![allow(dead_code)] // each user takes its own part
+
+#[path = "../../tests/spans/mod.rs"]
+pub mod spans;
+
+use std::fmt;
+use std::ops::Range;
+
+use htmlabs::attrs::Table;
+use htmlabs::{Config, Layer, Layers, Report, Rewriter, Standard, rfc1808, rfc3986};
+
+// ------------------------------------------------------------------ resolve
+
+/// A fuzz input for the resolvers: the base, a NUL, the reference (which
+/// may hold further NULs). Bytes that are not UTF-8 become U+FFFD.
+pub fn resolve_case(data: &[u8]) -> (String, String) {
+    let (base, reference) = match data.iter().position(|&b| b == 0) {
+        Some(at) => (&data[..at], &data[at + 1..]),
+        None => (data, &[][..]),
+    };
+    (
+        String::from_utf8_lossy(base).into_owned(),
+        String::from_utf8_lossy(reference).into_owned(),
+    )
+}
+
+/// The resolvers on one (base, reference): they do not panic, parsing loses
+/// nothing, the two entry points agree, and an RFC 1808 answer with a scheme
+/// resolves to itself (§4 step 2b).
+pub fn check_resolve(base: &str, reference: &str) {
+    for s in [base, reference] {
+        assert_eq!(rfc1808::parse(s).to_string(), s, "rfc1808::parse({s:?})");
+        assert_eq!(rfc3986::parse(s).to_string(), s, "rfc3986::parse({s:?})");
+    }
+    let answer = rfc1808::resolve(base, reference);
+    assert_eq!(
+        Standard::Rfc1808.resolve(base, reference),
+        answer,
+        "Standard::Rfc1808 and rfc1808::resolve disagree on {base:?} + {reference:?}"
+    );
+    assert_eq!(rfc1808::parse(&answer).to_string(), answer);
+    if rfc1808::scheme_len(&answer).is_some() {
+        assert_eq!(
+            rfc1808::resolve(base, &answer),
+            answer,
+            "{base:?} + {reference:?} gives {answer:?}, which does not resolve to itself"
+        );
+    }
+    let answer = rfc3986::resolve(base, reference);
+    assert_eq!(rfc3986::parse(&answer).to_string(), answer);
+    if !base.is_empty() {
+        assert_eq!(Standard::Rfc3986.resolve(base, reference), answer);
+    }
+    // §3.4: with the empty base, every reference is taken as it is.
+    for standard in [Standard::Rfc1808, Standard::Rfc3986] {
+        assert_eq!(standard.resolve("", reference), reference, "{standard:?}");
+    }
+}
+
+// ------------------------------------------------------------------ rewrite
+
+/// One run of the rewriter to check: a document and how it is run.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Case {
+    pub html: Vec<u8>,
+    /// `--retrieved-from`; `None` for no retrieval layer.
+    pub base: Option<String>,
+    pub rfc3986: bool,
+    pub keep_fragments: bool,
+    pub lazy: bool,
+    pub social: bool,
+    /// Look for `<base href>` in the first [`SMALL_LOOKAHEAD`] bytes only.
+    pub small_lookahead: bool,
+    /// Cap lol_html's memory at [`SMALL_MEMORY`].
+    pub small_memory: bool,
+    /// Picks the sizes of the writes of the chunked run.
+    pub chunks: u8,
+}
+
+pub const SMALL_LOOKAHEAD: usize = 64;
+/// lol_html preallocates 1 KiB, which must fit under its limit.
+pub const SMALL_MEMORY: usize = 2048;
+
+const RFC3986: u8 = 1;
+const KEEP_FRAGMENTS: u8 = 2;
+const LAZY: u8 = 4;
+const SOCIAL: u8 = 8;
+const BASE: u8 = 16;
+const SMALL_LOOKAHEAD_FLAG: u8 = 32;
+const SMALL_MEMORY_FLAG: u8 = 64;
+
+impl Case {
+    /// A fuzz input for the rewriter: a byte of flags, a byte of chunking,
+    /// the length of the base, the base, the document. Every input is a case.
+    pub fn from_bytes(data: &[u8]) -> Case {
+        let byte = |i: usize| data.get(i).copied().unwrap_or(0);
+        let flags = byte(0);
+        let base_end = (3 + usize::from(byte(2))).min(data.len());
+        let base = (flags & BASE != 0).then(|| {
+            let base = String::from_utf8_lossy(data.get(3..base_end).unwrap_or_default());
+            // The command line refuses a base without a scheme; the library
+            // trusts its caller. Give it one, keeping the hostile bytes.
+            let standard = standard(flags & RFC3986 != 0);
+            if standard.has_scheme(&base) {
+                base.into_owned()
+            } else {
+                format!("http://h/{base}")
+            }
+        });
+        Case {
+            html: data.get(base_end..).unwrap_or_default().to_vec(),
+            base,
+            rfc3986: flags & RFC3986 != 0,
+            keep_fragments: flags & KEEP_FRAGMENTS != 0,
+            lazy: flags & LAZY != 0,
+            social: flags & SOCIAL != 0,
+            small_lookahead: flags & SMALL_LOOKAHEAD_FLAG != 0,
+            small_memory: flags & SMALL_MEMORY_FLAG != 0,
+            chunks: byte(1),
+        }
+    }
+
+    /// The fuzz input that [`Case::from_bytes`] reads back as this case (a
+    /// base must have a scheme and at most 255 bytes).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let flag = |on: bool, bit: u8| if on { bit } else { 0 };
+        let base = self.base.as_deref().unwrap_or_default();
+        assert!(base.len() <= 255, "a base of {} bytes", base.len());
+        let mut out = vec![
+            flag(self.rfc3986, RFC3986)
+                | flag(self.keep_fragments, KEEP_FRAGMENTS)
+                | flag(self.lazy, LAZY)
+                | flag(self.social, SOCIAL)
+                | flag(self.base.is_some(), BASE)
+                | flag(self.small_lookahead, SMALL_LOOKAHEAD_FLAG)
+                | flag(self.small_memory, SMALL_MEMORY_FLAG),
+            self.chunks,
+            base.len() as u8,
+        ];
+        out.extend_from_slice(base.as_bytes());
+        out.extend_from_slice(&self.html);
+        out
+    }
+
+    pub fn config(&self) -> Config {
+        let default = Config::default();
+        Config {
+            layers: Layers {
+                retrieval: self.base.clone(),
+                ..Layers::default()
+            },
+            standard: standard(self.rfc3986),
+            keep_fragments: self.keep_fragments,
+            max_lookahead: if self.small_lookahead {
+                SMALL_LOOKAHEAD
+            } else {
+                default.max_lookahead
+            },
+            max_memory: if self.small_memory {
+                SMALL_MEMORY
+            } else {
+                default.max_memory
+            },
+            table: Table::new(self.lazy, self.social, Vec::new()),
+            ..default
+        }
+    }
+
+    /// The sizes of the writes of the chunked run: 1 to a maximum that the
+    /// case picks, in a sequence it seeds.
+    pub fn chunk_sizes(&self) -> impl FnMut() -> usize + use<> {
+        let max = [1, 2, 3, 5, 8, 16, 64, 1000][usize::from(self.chunks % 8)];
+        let mut x = u64::from(self.chunks).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % max as u64) as usize + 1
+        }
+    }
+}
+
+fn standard(rfc3986: bool) -> Standard {
+    if rfc3986 {
+        Standard::Rfc3986
+    } else {
+        Standard::Rfc1808
+    }
+}
+
+impl fmt::Debug for Case {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Case")
+            .field("html", &Show(&self.html))
+            .field("base", &self.base)
+            .field("rfc3986", &self.rfc3986)
+            .field("keep_fragments", &self.keep_fragments)
+            .field("lazy", &self.lazy)
+            .field("social", &self.social)
+            .field("small_lookahead", &self.small_lookahead)
+            .field("small_memory", &self.small_memory)
+            .field("chunks", &self.chunks)
+            .finish()
+    }
+}
+
+/// Bytes as a Rust byte-string literal, to paste into a test.
+#[derive(PartialEq, Eq)]
+pub struct Show<'a>(pub &'a [u8]);
+
+impl fmt::Debug for Show<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "b\"{}\"", self.0.escape_ascii())
+    }
+}
+
+/// Runs `input` through the library in writes of the sizes `sizes` gives.
+pub fn run(config: &Config, input: &[u8], mut sizes: impl FnMut() -> usize) -> (Vec<u8>, Report) {
+    let mut rewriter = Rewriter::new(config.clone(), Vec::new());
+    let mut rest = input;
+    while !rest.is_empty() {
+        let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
+        rewriter
+            .write(chunk)
+            .unwrap_or_else(|e| panic!("write: {e}"));
+        rest = tail;
+    }
+    let (report, output) = rewriter.end().unwrap_or_else(|e| panic!("end: {e}"));
+    (output, report)
+}
+
+/// All properties of the rewriter on one case:
+///
+/// 1. with no base (no retrieval layer and no usable `<base href>`), the
+///    output is the input;
+/// 2. every byte outside the URL-bearing ranges is the input's, and the
+///    output has the same URL attributes, in the same order, with the same
+///    names ([`check_outside_values`]): no URL breaks out of its attribute;
+/// 3. the output is the same however the input is split into writes;
+/// 4. a second run over the output changes nothing.
+///
+/// 3 and 4 are not asked of a run that stopped at the memory limit: where
+/// lol_html reaches it depends on the writes.
+pub fn check_rewrite(case: &Case) {
+    if known_panic(&case.html) {
+        return;
+    }
+    let config = case.config();
+    let (output, report) = run(&config, &case.html, || usize::MAX);
+    if report.base.layer == Layer::Empty {
+        assert!(
+            output == case.html,
+            "no base, yet the output differs from the input:\n  output: {:?}",
+            Show(&output)
+        );
+    }
+    if let Err(e) = check_outside_values(&case.html, &output, &config.table) {
+        panic!("{e}\n  output: {:?}", Show(&output));
+    }
+    if report.incomplete() {
+        return;
+    }
+    let (chunked, chunked_report) = run(&config, &case.html, case.chunk_sizes());
+    assert!(
+        chunked_report.incomplete() || chunked == output,
+        "the output depends on the writes:\n  whole:   {:?}\n  chunked: {:?}",
+        Show(&output),
+        Show(&chunked)
+    );
+    if known_bug(case, &report).is_some() {
+        return;
+    }
+    let (again, again_report) = run(&config, &output, || usize::MAX);
+    assert!(
+        again_report.incomplete() || again == output,
+        "a second run changed the output:\n  once:  {:?}\n  twice: {:?}",
+        Show(&output),
+        Show(&again)
+    );
+}
+
+/// Known bugs (each has an ignored test in `tests/bad_input.rs` that
+/// reproduces it): the property they break is not checked on the cases that
+/// can reach them, so that the fuzzers look for other bugs. Remove a line
+/// when its bug is fixed.
+pub fn known_bug(case: &Case, report: &Report) -> Option<&'static str> {
+    let html = case.html.to_ascii_lowercase();
+    let holds = |name: &[u8]| html.windows(name.len()).any(|w| w == name);
+    // A base with whitespace splits a URL of a whitespace-separated list
+    // (`ping`, `itemtype`, `archive`, `profile`) in two: a second run
+    // resolves the second half.
+    let list = [&b"ping"[..], b"itemtype", b"archive", b"profile"];
+    if report.base.url.contains(|c: char| c.is_ascii_whitespace()) && list.into_iter().any(holds) {
+        return Some("a base with whitespace in a list value");
+    }
+    // A prefix inserted right after a character reference written without
+    // `;` extends it: `url(&quot/i.png&quot)` becomes `url(&quothttp://…`,
+    // `&#x9x` becomes `&#x9file:…`.
+    if unterminated_reference(&case.html) {
+        return Some("a prefix after a character reference without `;`");
+    }
+    None
+}
+
+/// A known panic (an ignored test in `tests/bad_input.rs` reproduces it):
+/// a value that starts with a multi-byte character and holds a `&`
+/// (`<a href="é&amp;">`) panics in `value::Decoded::new`. Roughly: a byte
+/// of a multi-byte character right after `=`, a quote or `;` (a value in
+/// `srcdoc`, after `&quot;`), and a `&` anywhere. Remove when fixed.
+pub fn known_panic(html: &[u8]) -> bool {
+    html.contains(&b'&')
+        && html
+            .windows(2)
+            .any(|w| matches!(w[0], b'=' | b'"' | b'\'' | b';') && w[1] >= 0x80)
+}
+
+/// Whether `html` holds a character reference without its `;` that an
+/// attribute value would decode: `&#9`, `&#x9`, or `&quot` and other legacy
+/// names before a byte that is not alphanumeric or `=`.
+fn unterminated_reference(html: &[u8]) -> bool {
+    html.iter().enumerate().any(|(at, &b)| {
+        if b != b'&' {
+            return false;
+        }
+        let rest = &html[at + 1..];
+        let (body, digits): (&[u8], fn(&u8) -> bool) = match rest {
+            [b'#', b'x' | b'X', body @ ..] => (body, u8::is_ascii_hexdigit),
+            [b'#', body @ ..] => (body, u8::is_ascii_digit),
+            body => (body, u8::is_ascii_alphabetic),
+        };
+        let len = body.iter().take_while(|b| digits(b)).count();
+        let next = body.get(len);
+        len > 0
+            && next != Some(&b';')
+            && (rest[0] == b'#' || !next.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'='))
+    })
+}
+
+/// Property 2: the span lister finds the same URL attributes (and
+/// `<style>`/`<noscript>` texts) in `output` as in `input`, in the same
+/// order, with the same names, elements and namespaces; and the bytes
+/// between their values are the input's. An unquoted value that now needs
+/// quotes may have gained them.
+pub fn check_outside_values(input: &[u8], output: &[u8], table: &Table) -> Result<(), String> {
+    let before = spans::list_with(input, table);
+    let after = spans::list_with(output, table);
+    let shape = |s: &spans::Span| {
+        (
+            s.name.clone(),
+            s.tag.clone(),
+            s.namespace,
+            s.duplicate,
+            s.value.is_some(),
+        )
+    };
+    let (shape_in, shape_out): (Vec<_>, Vec<_>) = (
+        before.iter().map(shape).collect(),
+        after.iter().map(shape).collect(),
+    );
+    if shape_in != shape_out {
+        return Err(format!(
+            "the URL attributes changed:\n  input:  {shape_in:?}\n  output: {shape_out:?}"
+        ));
+    }
+    let (mut previous_in, mut previous_out) = (0, 0);
+    for (b, a) in before.iter().zip(&after) {
+        let (Some(rb), Some(ra)) = (b.value.clone(), a.value.clone()) else {
+            continue;
+        };
+        let quoted_now = rb.start > 0
+            && !matches!(input[rb.start - 1], b'"' | b'\'')
+            && ra.start > 0
+            && output[ra.start - 1] == b'"'
+            && output.get(ra.end) == Some(&b'"');
+        let region: Range<usize> = if quoted_now {
+            ra.start - 1..ra.end + 1
+        } else {
+            ra
+        };
+        if input[previous_in..rb.start] != output[previous_out..region.start] {
+            return Err(format!(
+                "bytes {previous_in}..{} of the input, before <{} {}>, changed: {:?} became {:?}",
+                rb.start,
+                b.tag,
+                b.name,
+                Show(&input[previous_in..rb.start]),
+                Show(&output[previous_out..region.start]),
+            ));
+        }
+        previous_in = rb.end;
+        previous_out = region.end;
+    }
+    if input[previous_in..] != output[previous_out..] {
+        return Err(format!(
+            "the input after byte {previous_in} changed: {:?} became {:?}",
+            Show(&input[previous_in..]),
+            Show(&output[previous_out..]),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! The committed fuzz corpus (`fuzz/corpus/<target>/`), replayed through the
+//! same property checks as the fuzz targets (`fuzz/src/properties.rs`), with
+//! plain `cargo test`: what the fuzzers found interesting stays checked on
+//! stable, without cargo-fuzz.
+
+#[path = "../fuzz/src/properties.rs"]
+mod properties;
+
+use std::panic;
+use std::path::{Path, PathBuf};
+
+use properties::{Case, check_resolve, check_rewrite, resolve_case};
+
+/// The files of `fuzz/corpus/<target>`, sorted.
+fn corpus(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs `check` on every file of the corpus of `target`; all failures are
+/// listed together, by file name.
+fn replay(target: &str, at_least: usize, check: impl Fn(&[u8]) + panic::RefUnwindSafe) {
+    let files = corpus(target);
+    assert!(
+        files.len() >= at_least,
+        "fuzz/corpus/{target} holds {} files",
+        files.len()
+    );
+    let mut failures = Vec::new();
+    for file in &files {
+        let data = std::fs::read(file).unwrap();
+        if let Err(e) = panic::catch_unwind(|| check(&data)) {
+            let why = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failures.push(format!("{}: {why}", file.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn resolve_corpus_keeps_its_properties() {
+    replay("resolve", 50, |data| {
+        let (base, reference) = resolve_case(data);
+        check_resolve(&base, &reference);
+    });
+}
+
+#[test]
+fn rewrite_corpus_keeps_its_properties() {
+    replay("rewrite", 100, |data| {
+        check_rewrite(&Case::from_bytes(data))
+    });
+}
+
+#[test]
+fn a_case_reads_back_from_its_bytes() {
+    let case = Case {
+        html: b"<a href=x>\xff".to_vec(),
+        base: Some("http://h/a \"b\">".into()),
+        rfc3986: true,
+        keep_fragments: false,
+        lazy: true,
+        social: false,
+        small_lookahead: true,
+        small_memory: false,
+        chunks: 7,
+    };
+    assert_eq!(Case::from_bytes(&case.to_bytes()), case);
+    // Every input is a case; a base without a scheme is given one.
+    assert_eq!(Case::from_bytes(b""), Case::default());
+    assert_eq!(
+        Case::from_bytes(b"\x10\x00\x02\"><p>").base.as_deref(),
+        Some("http://h/\">")
+    );
+}
+
+/// The checks must fail what a broken rewriter could write.
+#[test]
+fn the_checks_catch_what_they_should() {
+    let table = htmlabs::attrs::Table::default();
+    let input = b"<a href=x title=t>x</a><style>a{}</style><img src=\"y\">";
+    let fine: &[u8] =
+        b"<a href=\"http://h/ x\" title=t>x</a><style>b{}</style><img src=\"http://h/y\">";
+    assert_eq!(
+        properties::check_outside_values(input, fine, &table),
+        Ok(())
+    );
+    for (output, expected) in [
+        (
+            &b"<a href=http://h/x title=T>x</a><style>a{}</style><img src=\"y\">"[..],
+            "before <style #content>",
+        ),
+        (
+            b"<a href=x title=t>x</a><style>a{}</style><img src=\"y\"> ",
+            "after byte",
+        ),
+        (
+            b"<a href=\"x\" onclick=\"\" title=t>x</a><style>a{}</style><img src=\"y\">",
+            "before <style #content>",
+        ),
+        (
+            b"<a href=\"x\"><img src=\"\" title=t>x</a><style>a{}</style><img src=\"y\">",
+            "the URL attributes changed",
+        ),
+        (
+            b"<a href=x title=t>x</a><style>a{}</style ><img src=\"y\">",
+            "before <img src>",
+        ),
+    ] {
+        let got = properties::check_outside_values(input, output, &table);
+        assert!(
+            got.as_ref().is_err_and(|e| e.contains(expected)),
+            "want {expected:?}, got {got:?}"
+        );
+    }
+}
