@@ -121,11 +121,14 @@ impl Probe {
         for slice in chunk.chunks(SLICE) {
             let rewriter = self.rewriter.as_mut()?;
             self.fed += slice.len();
-            // A probe that fails (a memory limit) has nothing more to say:
-            // the hold ends as at the limit.
+            // A probe that fails (the memory limit) has nothing more to say:
+            // the hold ends there, without an embedded base.
             let failed = rewriter.write(slice).is_err();
             let mut state = self.state.borrow_mut();
-            if state.decision.is_none() && (failed || self.fed > self.limit) {
+            if state.decision.is_none() && failed {
+                state.decision = Some(Decision::Stopped);
+            }
+            if state.decision.is_none() && self.fed > self.limit {
                 state.decision = Some(Decision::Limit);
             }
             if let Some(decision) = state.decision.clone() {

@@ -93,7 +93,6 @@ fn binary_junk_keeps_every_byte_outside_url_values() {
     assert!(run.stdout.len() > input.len(), "nothing was rewritten");
     check_outside_values(&input, &run.stdout, &Table::default()).unwrap();
     // And the library's properties: any writes, a second run, no base.
-    assert!(!properties::known_panic(&input, &Table::default()));
     for base in [Some("http://h/d/".to_owned()), None] {
         check_rewrite(&Case {
             html: input.clone(),
@@ -540,7 +539,6 @@ fn bug_a_max_memory_below_1024_panics() {
 /// also reports the lookahead limit, which was not reached: the document
 /// here is 500 KB, the lookahead 1 MiB.
 #[test]
-#[ignore = "bug: the memory limit in the head is reported as the lookahead limit too"]
 fn bug_the_memory_limit_in_the_head_is_not_the_lookahead_limit() {
     let input = format!(
         "<link href=x><link href=\"{}\"><a href=y>",
