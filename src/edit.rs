@@ -43,18 +43,7 @@ impl Syntax {
     fn escape(self, url: &str) -> String {
         match self {
             Syntax::Plain => url.to_owned(),
-            Syntax::List => {
-                let mut out = String::with_capacity(url.len());
-                for c in url.chars() {
-                    match c {
-                        '\t' | '\n' | '\x0C' | '\r' | ' ' => {
-                            out.push_str(&format!("%{:02X}", u32::from(c)));
-                        }
-                        c => out.push(c),
-                    }
-                }
-                out
-            }
+            Syntax::List => value::percent_encode(url, |_, b| b.is_ascii_whitespace()).into_owned(),
             Syntax::Srcset => srcset::escape(url).into_owned(),
             Syntax::Refresh(quote) => refresh::escape(url, quote).into_owned(),
             Syntax::Css(context) => css::escape(url, context).into_owned(),

@@ -16,7 +16,6 @@
 //! browser shows.
 
 use std::borrow::Cow;
-use std::fmt::Write;
 use std::ops::Range;
 
 /// One image candidate of a srcset value.
@@ -130,21 +129,9 @@ fn skip_descriptors(input: &[u8], mut position: usize) -> usize {
 /// the URL); it is returned as it is, and the caller should not write it.
 pub fn escape(url: &str) -> Cow<'_, str> {
     let last = url.len().saturating_sub(1);
-    let needs_escape =
-        |i: usize, b: u8| b.is_ascii_whitespace() || (b == b',' && (i == 0 || i == last));
-    if !url.bytes().enumerate().any(|(i, b)| needs_escape(i, b)) {
-        return Cow::Borrowed(url);
-    }
-    let mut out = String::with_capacity(url.len() + 6);
-    for (i, c) in url.char_indices() {
-        if c.is_ascii() && needs_escape(i, c as u8) {
-            // Writing to a `String` cannot fail.
-            let _ = write!(out, "%{:02X}", c as u8);
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
+    crate::value::percent_encode(url, |i, b| {
+        b.is_ascii_whitespace() || (b == b',' && (i == 0 || i == last))
+    })
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! references on the way in; edits spliced back into the source bytes, with
 //! only what is new escaped, on the way out.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use encoding_rs::Encoding;
@@ -285,6 +286,23 @@ fn splice(
         at = range.end;
     }
     out.extend_from_slice(&raw[at..]);
+}
+
+/// `url` with the ASCII bytes that `escape` picks (by their offset and
+/// value) percent-encoded: what keeps a URL whole in a syntax that splits on
+/// them (whitespace in lists and srcset, an edge comma in srcset).
+pub fn percent_encode(url: &str, escape: impl Fn(usize, u8) -> bool) -> Cow<'_, str> {
+    if !url.bytes().enumerate().any(|(i, b)| escape(i, b)) {
+        return Cow::Borrowed(url);
+    }
+    let mut out = String::with_capacity(url.len() + 6);
+    for (i, c) in url.char_indices() {
+        match u8::try_from(c) {
+            Ok(b) if b.is_ascii() && escape(i, b) => out.push_str(&format!("%{b:02X}")),
+            _ => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// What ends an unquoted attribute value (whitespace, `>`), or is a parse
