@@ -209,17 +209,26 @@ struct Inner {
     rows: Vec<Row>,
     by_attribute: HashMap<String, Vec<usize>>,
     selector: Selector,
+    /// Whether the texts of `<style>` and `<noscript>` are rewritten too.
+    texts: bool,
+}
+
+thread_local! {
+    /// Built once per thread: a library user's `Config::default()` per page
+    /// must not parse the selector again.
+    static DEFAULT: Table = Table::new(false, false, Vec::new());
 }
 
 impl Default for Table {
     fn default() -> Self {
-        Table::new(false, false, Vec::new())
+        DEFAULT.with(Table::clone)
     }
 }
 
 impl Table {
-    /// Only the built-in rows for these attributes (`["href", "src"]`): to
-    /// measure what the rest of the table costs, or to rewrite less.
+    /// Only the built-in rows for these attributes (`["href", "src"]`), and
+    /// no element texts: to measure what the rest of the table costs, or to
+    /// rewrite less.
     pub fn only(attributes: &[&str]) -> Self {
         let rows = Table::default()
             .rows()
@@ -227,7 +236,7 @@ impl Table {
             .filter(|r| attributes.contains(&r.attribute.as_str()))
             .cloned()
             .collect();
-        Table::from_rows(rows)
+        Table::from_rows(rows, false)
     }
 
     pub fn new(lazy: bool, social: bool, user: Vec<Row>) -> Self {
@@ -249,10 +258,10 @@ impl Table {
         // A user's row comes first, so it wins over a built-in one for the
         // same element and attribute.
         rows.splice(0..0, user);
-        Table::from_rows(rows)
+        Table::from_rows(rows, true)
     }
 
-    fn from_rows(rows: Vec<Row>) -> Self {
+    fn from_rows(rows: Vec<Row>, texts: bool) -> Self {
         let mut by_attribute: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, row) in rows.iter().enumerate() {
             by_attribute
@@ -260,13 +269,18 @@ impl Table {
                 .or_default()
                 .push(i);
         }
-        let selector = format!("{},style,noscript", selector_text(&rows))
+        let mut selector = selector_text(&rows);
+        if texts {
+            selector.push_str(",style,noscript");
+        }
+        let selector = selector
             .parse()
             .expect("names are escaped, so the selector parses");
         Table(Rc::new(Inner {
             rows,
             by_attribute,
             selector,
+            texts,
         }))
     }
 
@@ -278,6 +292,11 @@ impl Table {
     /// table, and `<style>` and `<noscript>`, whose texts it reads.
     pub fn element_selector(&self) -> &Selector {
         &self.0.selector
+    }
+
+    /// Whether the texts of `<style>` and `<noscript>` are rewritten.
+    pub fn texts(&self) -> bool {
+        self.0.texts
     }
 
     /// The row for `attribute` on `element` (both lowercase): the first
@@ -394,6 +413,7 @@ mod tests {
         assert!(has(&Table::new(true, false, vec![]), "data-src"));
         let social = Table::new(false, true, vec![]);
         assert_eq!(Table::only(&["href", "src"]).selector(), "[href],[src]");
+        assert!(!Table::only(&["href", "src"]).texts() && Table::default().texts());
         let og = |w| w == When::Always || matches!(w, When::OneOf("property", _));
         assert_eq!(
             social.find("meta", "content", og).map(|r| r.group),

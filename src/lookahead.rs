@@ -33,11 +33,14 @@ const SLICE: usize = 4096;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// The first `<base>` with an `href` in the head: its tag's byte offset,
-    /// its raw value, and the value's byte range.
+    /// its value as lol_html read it (as UTF-8), the value's byte range, and
+    /// its bytes as they are in the input (to decode once the encoding is
+    /// known).
     Base {
         offset: usize,
         href: String,
         value: Range<usize>,
+        raw: Vec<u8>,
     },
     /// The head ended at this byte offset with no `<base href>`.
     HeadOver { offset: usize },
@@ -69,6 +72,9 @@ pub struct Probe {
     state: Rc<RefCell<State>>,
     limit: usize,
     fed: usize,
+    /// The input read so far (no more than the limit and a write), so that
+    /// the base's raw bytes are at hand whatever the rewriter has let out.
+    seen: Vec<u8>,
 }
 
 impl Probe {
@@ -103,6 +109,7 @@ impl Probe {
             state,
             limit,
             fed: 0,
+            seen: Vec::new(),
         }
     }
 
@@ -121,6 +128,7 @@ impl Probe {
         for slice in chunk.chunks(SLICE) {
             let rewriter = self.rewriter.as_mut()?;
             self.fed += slice.len();
+            self.seen.extend_from_slice(slice);
             // A probe that fails (the memory limit) has nothing more to say:
             // the hold ends there, without an embedded base.
             let failed = rewriter.write(slice).is_err();
@@ -133,8 +141,7 @@ impl Probe {
             }
             if let Some(decision) = state.decision.clone() {
                 drop(state);
-                self.rewriter = None;
-                return Some(decision);
+                return Some(self.decided(decision));
             }
         }
         None
@@ -146,8 +153,18 @@ impl Probe {
             // Text held back at the end is flushed by `end`.
             let _ = rewriter.end();
         }
-        let mut state = self.state.borrow_mut();
-        state.decision.get_or_insert(Decision::End).clone()
+        let decision = self.state.borrow().decision.clone();
+        self.decided(decision.unwrap_or(Decision::End))
+    }
+
+    /// Done: a base gets its raw bytes, and the probe lets go of its own.
+    fn decided(&mut self, mut decision: Decision) -> Decision {
+        if let Decision::Base { value, raw, .. } = &mut decision {
+            raw.extend_from_slice(self.seen.get(value.clone()).unwrap_or_default());
+        }
+        self.rewriter = None;
+        self.seen = Vec::new();
+        decision
     }
 }
 
@@ -186,6 +203,7 @@ fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize) {
                 offset: location.start,
                 href,
                 value: value.bytes(),
+                raw: Vec::new(),
             });
         }
     } else if !HEAD_ELEMENTS.contains(&tag.as_str()) {

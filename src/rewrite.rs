@@ -426,7 +426,11 @@ impl<W: Write> Core<W> {
         let splicer = Rc::new(RefCell::new(Splicer {
             // Nested documents are small, and there may be many.
             out: BufWriter::with_capacity(if config.depth == 0 { CHUNK } else { 1024 }, output),
-            held: Some(Vec::new()),
+            held: Some(Vec::with_capacity(if config.depth == 0 {
+                CHUNK
+            } else {
+                0
+            })),
             pos: 0,
             previous: 0,
             current: None,
@@ -507,6 +511,11 @@ impl<W: Write> Core<W> {
                 let chosen = self.sniffer.as_mut().and_then(|s| s.feed(chunk));
                 self.chosen = chosen.map(|c| (c, c.encoding));
             }
+            // Decided before lol_html reads this write: let go now, so that
+            // its output goes straight out instead of through the hold.
+            if self.shared.borrow().decision.is_some() && self.chosen.is_some() {
+                self.release(Decision::End)?;
+            }
         }
         let Some(html) = &mut self.html else {
             // Past the memory limit: the rest goes through as it is.
@@ -535,13 +544,7 @@ impl<W: Write> Core<W> {
                     });
                 self.check(Ok(()))
             }
-            result => {
-                let decided = self.shared.borrow().decision.is_some() && self.chosen.is_some();
-                if !self.released && decided {
-                    self.release(Decision::End)?;
-                }
-                self.check(result)
-            }
+            result => self.check(result),
         }
     }
 
@@ -642,13 +645,10 @@ impl<W: Write> Core<W> {
         let mut warnings = Vec::new();
         let base = match &decision {
             Decision::Base {
-                offset,
-                href,
-                value,
+                offset, href, raw, ..
             } => {
                 // The href's own bytes, decoded with the document's encoding
                 // (the probe read it as UTF-8).
-                let raw = held.get(value.clone()).unwrap_or(href.as_bytes());
                 let decoded = Decoded::new(raw, bytes_encoding)
                     .or_else(|| Decoded::new(href.as_bytes(), UTF_8));
                 let href = decoded
@@ -781,8 +781,8 @@ fn record(shared: &Rc<RefCell<Shared>>, table: &Table, el: &mut Element, templat
     // Raw text to lol_html: no handler sees inside, so the sink takes the
     // bytes between the tags. Only HTML's own: in SVG, `<style>` has markup.
     let content = match tag.as_str() {
-        "style" => Role::Style,
-        "noscript" => Role::Noscript,
+        "style" if table.texts() => Role::Style,
+        "noscript" if table.texts() => Role::Noscript,
         _ => return,
     };
     if namespace != HTML_NAMESPACE {
