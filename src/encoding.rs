@@ -23,6 +23,9 @@ pub enum Source {
     /// `<meta charset>` or `<meta http-equiv=Content-Type>` in the first 1024
     /// bytes.
     Meta,
+    /// The same, further into the head: the parser "changes the encoding"
+    /// when it meets one while the encoding is still tentative.
+    HeadMeta,
     /// chardetng's guess over the lookahead.
     Detected,
     /// No non-ASCII byte in the lookahead: UTF-8.
@@ -42,6 +45,7 @@ impl fmt::Display for Chosen {
             Source::Bom => "byte order mark",
             Source::Flag => "--encoding",
             Source::Meta => "<meta> in the first 1024 bytes",
+            Source::HeadMeta => "<meta> in the head",
             Source::Detected => "detected",
             Source::Ascii => "no byte above 0x7F in the lookahead",
         };
@@ -62,6 +66,9 @@ pub struct Sniffer {
     seen: Vec<u8>,
     window: usize,
     tld: Option<Vec<u8>>,
+    /// Once the head has been read: the encoding its first `<meta>`
+    /// declares, if any.
+    head: Option<Option<&'static Encoding>>,
 }
 
 impl Sniffer {
@@ -77,7 +84,15 @@ impl Sniffer {
             seen: Vec::with_capacity(PRESCAN),
             window: window.max(PRESCAN),
             tld: retrieved_from.and_then(tld),
+            head: None,
         }
+    }
+
+    /// The head has been read, and its first `<meta>` declares `meta`. A
+    /// declaration there wins over detection, so detection need not wait
+    /// for its window.
+    pub fn head_read(&mut self, meta: Option<&'static Encoding>) {
+        self.head.get_or_insert(meta);
     }
 
     /// Feeds the next bytes; the encoding once it is known.
@@ -117,6 +132,11 @@ impl Sniffer {
         }
         if let Some(encoding) = prescan(head).filter(|e| *e != encoding_rs::REPLACEMENT) {
             return chosen(encoding, Source::Meta);
+        }
+        // In the head, "if the element has a charset attribute ... and the
+        // confidence is currently tentative, then change the encoding".
+        if let Some(Some(encoding)) = self.head.filter(|e| *e != Some(encoding_rs::REPLACEMENT)) {
+            return chosen(encoding, Source::HeadMeta);
         }
         // "9. Otherwise, ... autodetection", over the held lookahead.
         if self.seen.len() < self.window && !end {
@@ -234,14 +254,41 @@ fn meta(bytes: &[u8], mut at: usize) -> (Option<&'static Encoding>, usize) {
         (Some(_), Some(encoding)) => Some(encoding),
         _ => None,
     };
-    // "If charset is UTF-16BE/LE, then set charset to UTF-8. If charset is
-    // x-user-defined, then set charset to windows-1252."
-    let found = found.map(|e| match e.name() {
+    (found.map(for_parsing), at)
+}
+
+/// "If charset is UTF-16BE/LE, then set charset to UTF-8. If charset is
+/// x-user-defined, then set charset to windows-1252." (The prescan's words;
+/// changing the encoding while parsing says the same.)
+fn for_parsing(encoding: &'static Encoding) -> &'static Encoding {
+    match encoding.name() {
         "UTF-16BE" | "UTF-16LE" => UTF_8,
         "x-user-defined" => WINDOWS_1252,
-        _ => e,
-    });
-    (found, at)
+        _ => encoding,
+    }
+}
+
+/// The encoding a `<meta>` element met by the parser declares (the "in
+/// head" insertion mode's rules), from its `charset`, `http-equiv` and
+/// `content` attributes.
+pub fn meta_element(
+    charset: Option<&str>,
+    http_equiv: Option<&str>,
+    content: Option<&str>,
+) -> Option<&'static Encoding> {
+    // "If the element has a charset attribute, and getting an encoding from
+    // its value results in an encoding ..."
+    if let Some(encoding) = charset.and_then(for_label) {
+        return Some(for_parsing(encoding));
+    }
+    // "Otherwise, if the element has an http-equiv attribute whose value is
+    // an ASCII case-insensitive match for the string "Content-Type", and the
+    // element has a content attribute, and applying the algorithm for
+    // extracting a character encoding from a meta element to that
+    // attribute's value returns an encoding ..."
+    let pragma = http_equiv.is_some_and(|v| v.eq_ignore_ascii_case("content-type"));
+    let content = content.filter(|_| pragma)?;
+    charset_in_content(content.to_ascii_lowercase().as_bytes()).map(for_parsing)
 }
 
 /// "get an attribute": the next attribute's lowercase name and value (value
@@ -452,6 +499,43 @@ pub fn encode_into(text: &str, encoding: &'static Encoding, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use encoding_rs::{EUC_JP, GBK, SHIFT_JIS, UTF_16LE, WINDOWS_1251};
+
+    #[test]
+    fn a_meta_element_declares_as_the_in_head_rules_say() {
+        assert_eq!(
+            meta_element(Some(" Shift_JIS "), None, None),
+            Some(SHIFT_JIS)
+        );
+        let pragma = Some("Content-TYPE");
+        let content = Some("text/html; CHARSET=\"gbk\"");
+        assert_eq!(meta_element(None, pragma, content), Some(GBK));
+        // A charset that names nothing: "Otherwise", the pragma is tried.
+        assert_eq!(meta_element(Some("nonsense"), pragma, content), Some(GBK));
+        assert_eq!(meta_element(None, None, content), None);
+        assert_eq!(meta_element(None, Some("refresh"), content), None);
+        assert_eq!(meta_element(Some("utf-16le"), None, None), Some(UTF_8));
+        assert_eq!(
+            meta_element(Some("x-user-defined"), None, None),
+            Some(WINDOWS_1252)
+        );
+    }
+
+    #[test]
+    fn a_meta_in_the_head_decides_without_waiting_for_detection() {
+        let mut s = Sniffer::new(None, DETECTION, None);
+        let text = [b'a'; 2000];
+        assert_eq!(s.feed(&text), None, "detection waits for its window");
+        s.head_read(Some(WINDOWS_1251));
+        assert_eq!(
+            s.feed(b"more").map(|c| (c.encoding, c.source)),
+            Some((WINDOWS_1251, Source::HeadMeta))
+        );
+        // The prescan's answer comes first.
+        let mut s = Sniffer::new(None, DETECTION, None);
+        s.head_read(Some(WINDOWS_1251));
+        let early = [&b"<meta charset=gbk>"[..], &[b' '; 1100]].concat();
+        assert_eq!(s.feed(&early).map(|c| c.source), Some(Source::Meta));
+    }
 
     #[test]
     fn prescan_finds_meta_charset_and_http_equiv() {

@@ -16,8 +16,12 @@ use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
 
+use encoding_rs::Encoding;
 use lol_html::html_content::{Element, TextChunk, TextType};
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, doc_text, element};
+
+use crate::encoding;
+use crate::rewrite::HTML_NAMESPACE;
 
 /// Start tags that leave the head open (the HTML standard's "in head"
 /// insertion mode, plus `html` and `head` themselves).
@@ -62,6 +66,8 @@ struct State {
     /// Offsets of the `<base>` tags passed over inside a `<template>`, so the
     /// rewriter can say why it ignores them, whatever the split of writes.
     template_bases: Rc<RefCell<Vec<usize>>>,
+    /// The encoding the first `<meta>` in the head declares.
+    meta: Option<&'static Encoding>,
 }
 
 /// The probe's output goes nowhere: the rewriter writes the document.
@@ -111,6 +117,12 @@ impl Probe {
             fed: 0,
             seen: Vec::new(),
         }
+    }
+
+    /// The encoding declared by the first `<meta>` that declares one in the
+    /// head (before the decision).
+    pub fn meta(&self) -> Option<&'static Encoding> {
+        self.state.borrow().meta
     }
 
     /// The offsets of the `<base>` tags seen inside a `<template>` before the
@@ -205,6 +217,14 @@ fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize) {
                 value: value.bytes(),
                 raw: Vec::new(),
             });
+        }
+    } else if tag == "meta" {
+        if s.meta.is_none() && el.namespace_uri() == HTML_NAMESPACE {
+            s.meta = encoding::meta_element(
+                el.get_attribute("charset").as_deref(),
+                el.get_attribute("http-equiv").as_deref(),
+                el.get_attribute("content").as_deref(),
+            );
         }
     } else if !HEAD_ELEMENTS.contains(&tag.as_str()) {
         s.decision = Some(Decision::HeadOver {

@@ -26,7 +26,7 @@ use lol_html::{
 };
 
 use crate::Standard;
-use crate::attrs::{Kind, Table, When};
+use crate::attrs::{Kind, Row, Table, When};
 use crate::base::{Base, Ignored, Layer, Layers};
 use crate::edit::Resolver;
 use crate::encoding::{self, Chosen, Sniffer, Source};
@@ -39,7 +39,7 @@ use encoding_rs::{DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE};
 pub const CHUNK: usize = 64 * 1024;
 
 const SVG_NAMESPACE: &str = "http://www.w3.org/2000/svg";
-const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
+pub(crate) const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
 
 /// An open content range: its end is the start of the end tag, not yet seen.
 const OPEN: usize = usize::MAX;
@@ -449,11 +449,13 @@ impl<W: Write> Core<W> {
         let on_element = {
             let shared = Rc::clone(&shared);
             let table = config.table.clone();
+            let lengths = name_lengths(&table);
             move |el: &mut Element| {
                 let template_bases = template_bases.as_ref().map(|t| t.borrow());
                 record(
                     &shared,
                     &table,
+                    lengths,
                     el,
                     template_bases.as_deref().map_or(&[], |t| t),
                 );
@@ -505,6 +507,7 @@ impl<W: Write> Core<W> {
             if self.shared.borrow().decision.is_none() {
                 if let Some(decision) = self.probe.as_mut().and_then(|p| p.write(chunk)) {
                     self.decided(decision);
+                    self.head_read();
                 }
             }
             if self.chosen.is_none() {
@@ -610,6 +613,13 @@ impl<W: Write> Core<W> {
         s.decision = Some(decision);
     }
 
+    /// The probe has read the head: a `<meta>` it met tells the sniffer.
+    fn head_read(&mut self) {
+        if let (Some(sniffer), Some(probe)) = (&mut self.sniffer, &self.probe) {
+            sniffer.head_read(probe.meta());
+        }
+    }
+
     /// The lookahead is over (what decided it, if the probe has not: the end
     /// of input or the memory limit): settle the encoding and the base, and
     /// let the held output go.
@@ -618,6 +628,7 @@ impl<W: Write> Core<W> {
             return Ok(());
         }
         self.released = true;
+        self.head_read();
         let (_, bytes_encoding) = match self.chosen {
             Some(chosen) => chosen,
             None => {
@@ -719,23 +730,36 @@ pub fn rewrite(config: Config, mut input: impl Read, output: impl Write) -> Resu
 
 /// The element handler: records the byte range of each URL value, and of the
 /// contents of `<style>` and `<noscript>`.
-fn record(shared: &Rc<RefCell<Shared>>, table: &Table, el: &mut Element, template_bases: &[usize]) {
+fn record(
+    shared: &Rc<RefCell<Shared>>,
+    table: &Table,
+    lengths: u64,
+    el: &mut Element,
+    template_bases: &[usize],
+) {
     let tag = el.tag_name();
     let namespace = el.namespace_uri();
     let svg = namespace == SVG_NAMESPACE;
     let tag_location = el.source_location().bytes();
     let mut s = shared.borrow_mut();
-    // "Only the first of duplicate attributes counts", as in HTML.
-    let mut done: Vec<String> = Vec::new();
+    // "Only the first of duplicate attributes counts", as in HTML. A name
+    // always finds the same row on an element, so the rows found so far
+    // tell the duplicates (without keeping the names).
+    let mut done: Vec<&Row> = Vec::new();
     for attr in el.attributes() {
-        let name = attr.name();
-        let Some(row) = table.find(&tag, &name, |when| holds(when, el)) else {
-            continue;
-        };
-        if done.contains(&name) {
+        // An attribute of a length no row has needs no name (which lol_html
+        // would allocate).
+        let length = attr.name_source_location().map(|l| l.bytes().len());
+        if length.is_some_and(|n| lengths & (1 << n.min(63)) == 0) {
             continue;
         }
-        done.push(name);
+        let Some(row) = table.find(&tag, &attr.name(), |when| holds(when, el)) else {
+            continue;
+        };
+        if done.iter().any(|r| std::ptr::eq(*r, row)) {
+            continue;
+        }
+        done.push(row);
         let Some(location) = attr.value_source_location() else {
             s.counts.valueless += 1;
             continue;
@@ -807,6 +831,14 @@ fn record(shared: &Rc<RefCell<Shared>>, table: &Table, el: &mut Element, templat
             Ok(())
         }));
     }
+}
+
+/// The lengths of the table's attribute names, as bits (63: that or more).
+fn name_lengths(table: &Table) -> u64 {
+    table
+        .rows()
+        .iter()
+        .fold(0, |bits, row| bits | 1 << row.attribute.len().min(63))
 }
 
 /// Whether a row's condition holds on the element.
