@@ -88,6 +88,17 @@ impl Sniffer {
         }
     }
 
+    /// Whether the first 1024 bytes are in, and neither a byte order mark,
+    /// nor `--encoding`, nor the prescan decide: a `<meta>` further into the
+    /// head may still declare the encoding.
+    pub fn prescan_failed(&self) -> bool {
+        let head = &self.seen[..self.seen.len().min(PRESCAN)];
+        head.len() == PRESCAN
+            && self.flag.is_none()
+            && Encoding::for_bom(head).is_none()
+            && prescan(head).is_none_or(|e| e == encoding_rs::REPLACEMENT)
+    }
+
     /// The head has been read, and its first `<meta>` declares `meta`. A
     /// declaration there wins over detection, so detection need not wait
     /// for its window.
@@ -97,8 +108,18 @@ impl Sniffer {
 
     /// Feeds the next bytes; the encoding once it is known.
     pub fn feed(&mut self, chunk: &[u8]) -> Option<Chosen> {
+        self.push(chunk);
+        self.decide(false)
+    }
+
+    /// Takes the next bytes without deciding yet (see [`Sniffer::decide_now`]).
+    pub fn push(&mut self, chunk: &[u8]) {
         let room = self.window.saturating_sub(self.seen.len());
         self.seen.extend_from_slice(&chunk[..room.min(chunk.len())]);
+    }
+
+    /// The encoding, if the bytes so far decide it.
+    pub fn decide_now(&mut self) -> Option<Chosen> {
         self.decide(false)
     }
 

@@ -50,6 +50,10 @@ pub enum Decision {
     HeadOver { offset: usize },
     /// Nothing decided within the lookahead limit.
     Limit,
+    /// No `<base`, in any case, in the first `bytes` of the input (all of
+    /// it, if `end`), and the encoding known without the head: there is no
+    /// base to find, so the head was not read.
+    NoBase { bytes: usize, end: bool },
     /// The input ended first.
     End,
     /// Not looked for: the contents of `<noscript>` have no base of their own.
@@ -87,8 +91,19 @@ impl Probe {
     /// A probe that decides by byte `limit` at the latest. Only tokens that
     /// end within the limit count, so where the hold ends does not depend on
     /// how the input is split into writes.
-    pub fn new(encoding: AsciiCompatibleEncoding, limit: usize, max_memory: usize) -> Self {
-        let state = Rc::new(RefCell::new(State::default()));
+    /// `template_bases` is filled in as the probe reads: the offsets of the
+    /// `<base>` tags inside a `<template>`, so the rewriter can say why it
+    /// ignores them, whatever the split of writes.
+    pub fn new(
+        encoding: AsciiCompatibleEncoding,
+        limit: usize,
+        max_memory: usize,
+        template_bases: Rc<RefCell<Vec<usize>>>,
+    ) -> Self {
+        let state = Rc::new(RefCell::new(State {
+            template_bases,
+            ..State::default()
+        }));
         let on_element = {
             let state = Rc::clone(&state);
             move |el: &mut Element| {
@@ -123,12 +138,6 @@ impl Probe {
     /// head (before the decision).
     pub fn meta(&self) -> Option<&'static Encoding> {
         self.state.borrow().meta
-    }
-
-    /// The offsets of the `<base>` tags seen inside a `<template>` before the
-    /// decision, filled in as the probe reads.
-    pub fn template_bases(&self) -> Rc<RefCell<Vec<usize>>> {
-        Rc::clone(&self.state.borrow().template_bases)
     }
 
     /// Feeds the next bytes of the input; returns the decision once there is
@@ -260,17 +269,97 @@ fn on_text(s: &mut State, text: &TextChunk, limit: usize) {
     }
 }
 
+/// The input held while the lookahead has not decided, in the writes it
+/// came in (so that growing it never copies what it holds), and where
+/// `<base` first occurs in it.
+#[derive(Default)]
+pub struct Hold {
+    chunks: Vec<Vec<u8>>,
+    len: usize,
+    base_at: Option<usize>,
+    /// The last bytes held, for a `<base` split across writes.
+    tail: Vec<u8>,
+}
+
+impl Hold {
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.base_at.is_none() {
+            let mut seam = std::mem::take(&mut self.tail);
+            let before = seam.len();
+            seam.extend_from_slice(&chunk[..chunk.len().min(4)]);
+            self.base_at = find_base(&seam)
+                .filter(|&at| at < before)
+                .map(|at| self.len - before + at)
+                .or_else(|| find_base(chunk).map(|at| self.len + at));
+            if chunk.len() >= 4 {
+                seam.clear();
+                seam.extend_from_slice(&chunk[chunk.len() - 4..]);
+            }
+            seam.drain(..seam.len().saturating_sub(4));
+            self.tail = seam;
+        }
+        self.chunks.push(chunk.to_vec());
+        self.len += chunk.len();
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Where the first `<base` (in any case) starts.
+    pub fn base_at(&self) -> Option<usize> {
+        self.base_at
+    }
+
+    pub fn chunks(&self) -> impl Iterator<Item = &[u8]> {
+        self.chunks.iter().map(Vec::as_slice)
+    }
+
+    /// Lets go of what is held.
+    pub fn take(&mut self) -> Vec<Vec<u8>> {
+        self.len = 0;
+        std::mem::take(&mut self.chunks)
+    }
+}
+
+/// Where `bytes` first hold `<base`, in any case. (Two searches for `<b`
+/// and `<B` skip through a page far faster than one stop at every `<`.)
+fn find_base(bytes: &[u8]) -> Option<usize> {
+    let is_base = |at: &usize| {
+        bytes
+            .get(at + 2..at + 5)
+            .is_some_and(|b| b.eq_ignore_ascii_case(b"ase"))
+    };
+    let lower = memchr::memmem::find_iter(bytes, b"<b").find(is_base);
+    let upper = memchr::memmem::find_iter(bytes, b"<B").find(is_base);
+    lower.into_iter().chain(upper).min()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn decide(html: &str, limit: usize) -> Decision {
-        let mut probe = Probe::new(encoding_rs::UTF_8.try_into().unwrap(), limit, 1 << 20);
+        let mut probe = Probe::new(
+            encoding_rs::UTF_8.try_into().unwrap(),
+            limit,
+            1 << 20,
+            Rc::default(),
+        );
         probe.write(html.as_bytes()).unwrap_or_else(|| probe.end())
     }
 
     fn decide_bytewise(html: &str, limit: usize) -> Decision {
-        let mut probe = Probe::new(encoding_rs::UTF_8.try_into().unwrap(), limit, 1 << 20);
+        let mut probe = Probe::new(
+            encoding_rs::UTF_8.try_into().unwrap(),
+            limit,
+            1 << 20,
+            Rc::default(),
+        );
         for b in html.as_bytes() {
             if let Some(d) = probe.write(std::slice::from_ref(b)) {
                 return d;
@@ -284,6 +373,27 @@ mod tests {
             Decision::Base { href, .. } => Some(href),
             _ => None,
         }
+    }
+
+    #[test]
+    fn the_hold_finds_base_in_any_case_however_split() {
+        let html = b"<a href=x><BaSe href=y><base>";
+        for size in 1..html.len() {
+            let mut hold = Hold::default();
+            for chunk in html.chunks(size) {
+                hold.push(chunk);
+            }
+            assert_eq!(hold.base_at(), Some(10), "writes of {size}");
+            assert_eq!(hold.len(), html.len());
+            assert_eq!(hold.chunks().collect::<Vec<_>>().concat(), html);
+        }
+        let mut hold = Hold::default();
+        hold.push(b"<bas");
+        hold.push(b"e");
+        assert_eq!(hold.base_at(), Some(0));
+        let mut hold = Hold::default();
+        hold.push(b"<a>base <bas></bas>");
+        assert_eq!(hold.base_at(), None);
     }
 
     #[test]

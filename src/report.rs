@@ -80,6 +80,10 @@ impl Report {
             Decision::Base { offset, .. } => format!("ended at the `<base href>` at byte {offset}"),
             Decision::HeadOver { offset } => format!("ended at the end of the head, byte {offset}"),
             Decision::Limit => "ended at the lookahead limit".to_owned(),
+            Decision::NoBase { end: true, .. } => "not needed: no `<base` in the input".to_owned(),
+            Decision::NoBase { bytes, .. } => {
+                format!("not needed: no `<base` in the first {bytes} bytes")
+            }
             Decision::End => "ended at the end of the input".to_owned(),
             Decision::Skipped => "none (nested content)".to_owned(),
             Decision::Stopped => "ended where the memory limit stopped rewriting".to_owned(),

@@ -30,7 +30,7 @@ use crate::attrs::{Kind, Row, Table, When};
 use crate::base::{Base, Ignored, Layer, Layers};
 use crate::edit::Resolver;
 use crate::encoding::{self, Chosen, Sniffer, Source};
-use crate::lookahead::{Decision, Probe};
+use crate::lookahead::{Decision, Hold, Probe};
 use crate::report::{Counts, Report, Warning};
 use crate::value::{self, Decoded, Quote};
 use encoding_rs::{DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE};
@@ -395,14 +395,18 @@ impl<W: Write> Write for Utf16Writer<W> {
 struct Core<W: Write> {
     /// `None` once lol_html has bailed out at the memory limit.
     html: Option<HtmlRewriter<'static, Sink<W>>>,
-    /// Input bytes written so far.
-    fed: usize,
+    /// The input, while the lookahead has not decided: lol_html reads it
+    /// once the base and the encoding are known.
+    hold: Hold,
+    /// Started only when the head must be read: when the input holds
+    /// `<base`, or the encoding may be declared further into the head.
     probe: Option<Probe>,
+    template_bases: Rc<RefCell<Vec<usize>>>,
     sniffer: Option<Sniffer>,
     /// The document's encoding, and the one its bytes here are in (UTF-8
     /// when UTF-16 was transcoded).
     chosen: Option<(Chosen, &'static Encoding)>,
-    /// Whether the held output was let go.
+    /// Whether the hold was let go.
     released: bool,
     shared: Rc<RefCell<Shared>>,
     splicer: Rc<RefCell<Splicer<W>>>,
@@ -426,11 +430,6 @@ impl<W: Write> Core<W> {
         let splicer = Rc::new(RefCell::new(Splicer {
             // Nested documents are small, and there may be many.
             out: BufWriter::with_capacity(if config.depth == 0 { CHUNK } else { 1024 }, output),
-            held: Some(Vec::with_capacity(if config.depth == 0 {
-                CHUNK
-            } else {
-                0
-            })),
             pos: 0,
             previous: 0,
             current: None,
@@ -442,23 +441,14 @@ impl<W: Write> Core<W> {
             shared: Rc::clone(&shared),
             config: config.clone(),
         }));
-        let probe = config
-            .embedded
-            .then(|| Probe::new(encoding, config.max_lookahead, config.max_memory));
-        let template_bases = probe.as_ref().map(Probe::template_bases);
+        let template_bases = Rc::new(RefCell::new(Vec::new()));
         let on_element = {
             let shared = Rc::clone(&shared);
             let table = config.table.clone();
             let lengths = name_lengths(&table);
+            let template_bases = Rc::clone(&template_bases);
             move |el: &mut Element| {
-                let template_bases = template_bases.as_ref().map(|t| t.borrow());
-                record(
-                    &shared,
-                    &table,
-                    lengths,
-                    el,
-                    template_bases.as_deref().map_or(&[], |t| t),
-                );
+                record(&shared, &table, lengths, el, &template_bases.borrow());
                 Ok(())
             }
         };
@@ -481,8 +471,9 @@ impl<W: Write> Core<W> {
         });
         let core = Core {
             html: Some(HtmlRewriter::new(settings, Sink(Rc::clone(&splicer)))),
-            fed: 0,
-            probe,
+            hold: Hold::default(),
+            probe: None,
+            template_bases,
             sniffer,
             chosen,
             released: false,
@@ -490,7 +481,7 @@ impl<W: Write> Core<W> {
             splicer,
             config,
         };
-        if core.probe.is_none() {
+        if !core.config.embedded {
             core.shared.borrow_mut().decision = Some(Decision::Skipped);
         }
         core
@@ -501,39 +492,82 @@ impl<W: Write> Core<W> {
     }
 
     fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        if !self.released {
-            // The probe goes first, so that the base is decided before the
-            // rewriter's handlers meet the `<base>` element.
-            if self.shared.borrow().decision.is_none() {
-                if let Some(decision) = self.probe.as_mut().and_then(|p| p.write(chunk)) {
-                    self.decided(decision);
-                    self.head_read();
-                }
-            }
-            if self.chosen.is_none() {
-                let chosen = self.sniffer.as_mut().and_then(|s| s.feed(chunk));
-                self.chosen = chosen.map(|c| (c, c.encoding));
-            }
-            // Decided before lol_html reads this write: let go now, so that
-            // its output goes straight out instead of through the hold.
-            if self.shared.borrow().decision.is_some() && self.chosen.is_some() {
-                self.release(Decision::End)?;
-            }
+        if self.released {
+            return self.feed(chunk);
         }
+        self.hold.push(chunk);
+        if let Some(sniffer) = &mut self.sniffer {
+            sniffer.push(chunk);
+        }
+        // The probe reads first, so that a `<meta>` it meets in the head is
+        // known before detection could decide, however the input is split.
+        if self.shared.borrow().decision.is_none() {
+            self.look(chunk);
+        }
+        if self.chosen.is_none() {
+            let chosen = self.sniffer.as_mut().and_then(Sniffer::decide_now);
+            self.chosen = chosen.map(|c| (c, c.encoding));
+        }
+        if self.shared.borrow().decision.is_some() && self.chosen.is_some() {
+            self.release(Decision::End)?;
+        }
+        self.check(Ok(()))
+    }
+
+    /// The lookahead, over the input held so far (`chunk` its newest part).
+    /// The head is read only when it matters: when `<base` occurs, or when
+    /// the encoding is still open after the prescan (a `<meta>` further into
+    /// the head declares it). Otherwise there is no base to find, and the
+    /// hold ends at the lookahead limit or the end of input.
+    fn look(&mut self, chunk: &[u8]) {
+        if let Some(probe) = &mut self.probe {
+            if let Some(decision) = probe.write(chunk) {
+                self.decided(decision);
+                self.head_read();
+            }
+            return;
+        }
+        // Only a `<base` that starts within the lookahead limit counts, so
+        // that the answer does not depend on how the input is split.
+        let limit = self.config.max_lookahead;
+        let base = self.hold.base_at().is_some_and(|at| at < limit);
+        let needs_head =
+            self.chosen.is_none() && self.sniffer.as_ref().is_some_and(Sniffer::prescan_failed);
+        if base || needs_head {
+            let encoding = AsciiCompatibleEncoding::new(UTF_8).expect("UTF-8 is ASCII-compatible");
+            let mut probe = Probe::new(
+                encoding,
+                self.config.max_lookahead,
+                self.config.max_memory,
+                Rc::clone(&self.template_bases),
+            );
+            let decision = self.hold.chunks().find_map(|c| probe.write(c));
+            self.probe = Some(probe);
+            if let Some(decision) = decision {
+                self.decided(decision);
+                self.head_read();
+            }
+        } else if self.hold.len() >= limit + 4 {
+            // A `<base` starting before the limit would be whole by now.
+            self.decided(Decision::NoBase {
+                bytes: limit,
+                end: false,
+            });
+        }
+    }
+
+    /// lol_html reads `bytes`, once the lookahead is over.
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let Some(html) = &mut self.html else {
             // Past the memory limit: the rest goes through as it is.
-            self.splicer.borrow_mut().emit(chunk);
-            self.fed += chunk.len();
+            self.splicer.borrow_mut().emit(bytes);
             return self.check(Ok(()));
         };
-        let result = html.write(chunk);
-        self.fed += chunk.len();
-        match result {
+        match html.write(bytes) {
             Err(RewritingError::MemoryLimitExceeded(_)) => {
                 // lol_html has flushed what it held, unchanged; from here on
                 // the input is copied, so the output is always complete.
                 self.html = None;
-                self.release(Decision::Stopped)?;
                 let mut splicer = self.splicer.borrow_mut();
                 let offset = splicer.shared.borrow().stopped_at.unwrap_or(splicer.pos);
                 splicer.pass_through();
@@ -552,8 +586,17 @@ impl<W: Write> Core<W> {
     }
 
     fn end(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
-        let decision = self.probe.as_mut().map_or(Decision::End, Probe::end);
-        self.release(decision)?;
+        if self.shared.borrow().decision.is_none() {
+            let decision = match &mut self.probe {
+                Some(probe) => probe.end(),
+                None => Decision::NoBase {
+                    bytes: self.hold.len(),
+                    end: true,
+                },
+            };
+            self.decided(decision);
+        }
+        self.release(Decision::End)?;
         let Core {
             html,
             shared,
@@ -620,9 +663,8 @@ impl<W: Write> Core<W> {
         }
     }
 
-    /// The lookahead is over (what decided it, if the probe has not: the end
-    /// of input or the memory limit): settle the encoding and the base, and
-    /// let the held output go.
+    /// The lookahead is over: settle the encoding and the base, and let
+    /// lol_html read the hold.
     fn release(&mut self, otherwise: Decision) -> Result<(), Error> {
         if self.released {
             return Ok(());
@@ -649,9 +691,7 @@ impl<W: Write> Core<W> {
             self.decided(otherwise);
         }
         let decision = self.shared.borrow().decision.clone().expect("decided");
-        let mut splicer = self.splicer.borrow_mut();
-        splicer.encoding = bytes_encoding;
-        let held = splicer.held.take().unwrap_or_default();
+        self.splicer.borrow_mut().encoding = bytes_encoding;
         let layers = &self.config.layers;
         let mut warnings = Vec::new();
         let base = match &decision {
@@ -686,6 +726,7 @@ impl<W: Write> Core<W> {
             }
             Decision::Limit
             | Decision::HeadOver { .. }
+            | Decision::NoBase { .. }
             | Decision::End
             | Decision::Skipped
             | Decision::Stopped => layers.outer(),
@@ -698,7 +739,9 @@ impl<W: Write> Core<W> {
             s.base = Some(base);
             s.warnings.extend(warnings);
         }
-        splicer.splice(&held);
+        for chunk in self.hold.take() {
+            self.feed(&chunk)?;
+        }
         Ok(())
     }
 }
@@ -789,7 +832,9 @@ fn record(
                     // base at this point can only be one it passed over.
                     None => "it is inside a `<template>`",
                     Some(Decision::Base { .. }) => "only the first `<base href>` counts",
-                    Some(Decision::Limit) => "it comes after the lookahead limit",
+                    Some(Decision::Limit | Decision::NoBase { .. }) => {
+                        "it comes after the lookahead limit"
+                    }
                     Some(Decision::Skipped) => "it is inside a `<noscript>`",
                     Some(_) => "it comes after the head (browsers would use it)",
                 };
@@ -861,23 +906,18 @@ impl<W: Write> OutputSink for Sink<W> {
     fn handle_chunk(&mut self, chunk: &[u8]) {
         let mut splicer = self.0.borrow_mut();
         {
-            let position = splicer.held.as_ref().map_or(splicer.pos, Vec::len);
+            let position = splicer.pos;
             let mut s = splicer.shared.borrow_mut();
             if s.bailing && s.stopped_at.is_none() {
                 s.stopped_at = Some(position);
             }
         }
-        match &mut splicer.held {
-            Some(held) => held.extend_from_slice(chunk),
-            None => splicer.splice(chunk),
-        }
+        splicer.splice(chunk);
     }
 }
 
 struct Splicer<W: Write> {
     out: BufWriter<W>,
-    /// The output while the base is undecided.
-    held: Option<Vec<u8>>,
     /// Offset of the next byte of lol_html's output, which is the input's.
     pos: usize,
     /// The byte before `pos`: before a value, it tells the quoting.

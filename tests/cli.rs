@@ -417,9 +417,10 @@ fn warnings_go_to_stderr_and_never_into_the_output() {
         ),
         (
             &["-r", "http://h/d/p", "--max-lookahead", "10"],
-            b"<head><title>t</title><link href=a.css></head><a href=y>",
-            b"<head><title>t</title><link href=http://h/d/a.css></head><a href=http://h/d/y>",
-            "htmlabs: warning: no `<base href>` and no end of the head in the first 10 bytes (--max-lookahead): going on without an embedded base\n",
+            b"<head><title>t</title><link href=a.css><base href=http://b/></head><a href=y>",
+            b"<head><title>t</title><link href=http://h/d/a.css><base href=http://b/></head><a href=http://h/d/y>",
+            // No `<base` starts within the limit: nothing is looked for.
+            "htmlabs: warning: `<base href>` at byte 39 ignored: `http://b/`: it comes after the lookahead limit\n",
         ),
         (
             &["-r", "http://h/d/p", "--encoding", "utf-8"],
@@ -497,7 +498,7 @@ fn verbose_lines_without_a_base() {
             "htmlabs: warning: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged\n\
              htmlabs: encoding: UTF-8 (no byte above 0x7F in the lookahead)\n\
              htmlabs: base: none: every URL is left as it is\n\
-             htmlabs: lookahead: ended at the end of the head, byte 31\n\
+             htmlabs: lookahead: not needed: no `<base` in the input\n\
              htmlabs: urls: 3 seen, 0 rewritten, 3 left as they were\n\
              htmlabs: left: 0 already absolute, 0 same-document, 0 undecodable, 3 without a base, 0 unchanged\n\
              htmlabs: rewritten by kind: url 0, list 0, srcset 0, refresh 0, css 0, html 0\n\
