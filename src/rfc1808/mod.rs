@@ -42,4 +42,4 @@ mod parse;
 mod resolve;
 
 pub use parse::{Components, parse, scheme_len};
-pub use resolve::resolve;
+pub use resolve::{ParsedBase, resolve};
