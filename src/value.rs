@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use encoding_rs::Encoding;
+use memchr::{memchr, memchr2};
 
 use crate::encoding;
 
@@ -53,8 +54,12 @@ pub fn trimmed(text: &str) -> Range<usize> {
 pub struct Decoded<'a> {
     raw: &'a [u8],
     encoding: &'static Encoding,
-    /// The value in the document's encoding, decoded.
+    /// The value in the document's encoding, decoded: its map back to the
+    /// raw bytes. Its text is moved out: it is `text`, or what `text` was
+    /// decoded from.
     source: encoding::Decoded,
+    /// The length of that text.
+    source_len: usize,
     text: String,
     /// One entry for each run of `source` that starts at a `&`: (decoded
     /// start, source start, decoded length, source length, length of the
@@ -76,11 +81,13 @@ impl<'a> Decoded<'a> {
     /// The text of a raw-text element: decoded with the document's encoding
     /// only. `None` when `raw` is not valid in `encoding`.
     pub fn text_only(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
-        let source = encoding::Decoded::new(raw, encoding)?;
+        let mut source = encoding::Decoded::new(raw, encoding)?;
+        let text = std::mem::take(&mut source.text);
         Some(Decoded {
             raw,
             encoding,
-            text: source.text.clone(),
+            source_len: text.len(),
+            text,
             segments: Vec::new(),
             source,
         })
@@ -88,19 +95,12 @@ impl<'a> Decoded<'a> {
 
     /// An attribute value. `None` when `raw` is not valid in `encoding`.
     pub fn new(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
-        let source = encoding::Decoded::new(raw, encoding)?;
-        let mut decoded = Decoded {
-            raw,
-            encoding,
-            text: String::new(),
-            segments: Vec::new(),
-            source,
-        };
-        let src = decoded.source.text.as_str();
-        if !src.contains('&') {
-            decoded.text = src.to_owned();
+        let mut decoded = Decoded::text_only(raw, encoding)?;
+        // By bytes: `&` is ASCII, which no byte of a longer character can be.
+        if !decoded.text.as_bytes().contains(&b'&') {
             return Some(decoded);
         }
+        let src = std::mem::take(&mut decoded.text);
         // A character reference starts at a `&` and holds none, and whether
         // a legacy one counts looks only at the character after it, which a
         // `&` never is: so each run from one `&` to the next decodes alone,
@@ -154,7 +154,7 @@ impl<'a> Decoded<'a> {
             return Some(at);
         }
         if at == self.text.len() {
-            return Some(self.source.text.len());
+            return Some(self.source_len);
         }
         let i = self.segments.partition_point(|s| s.decoded <= at) - 1;
         let s = self.segments[i];
@@ -202,7 +202,8 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
         .iter()
         .map(|e| Some(decoded.raw_offset(e.range.start)?..decoded.raw_offset(e.range.end)?))
         .collect();
-    let new_text_needs_quotes = edits.iter().any(|e| needs_quotes(&e.text));
+    // Only an unquoted value can come to need quotes.
+    let needs_new_quotes = quote == Quote::Unquoted && edits.iter().any(|e| needs_quotes(&e.text));
     let mut out = Vec::with_capacity(
         decoded.raw.len() + edits.iter().map(|e| e.text.len()).sum::<usize>() + 2,
     );
@@ -225,7 +226,7 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
         }
     });
     match raw_ranges {
-        Some(ranges) if quote != Quote::Unquoted || !new_text_needs_quotes => {
+        Some(ranges) if !needs_new_quotes => {
             splice(decoded.raw, &ranges, edits, quote, encoding, &mut out);
         }
         // Quotes are added around the raw bytes, which then must not hold
@@ -310,26 +311,43 @@ pub fn percent_encode(url: &str, escape: impl Fn(usize, u8) -> bool) -> Cow<'_, 
 /// first character, and a resolved URL starts with its scheme: queries
 /// (`?a=1`) stay unquoted.
 fn needs_quotes(s: &str) -> bool {
-    s.chars()
-        .any(|c| is_html_whitespace(c) || matches!(c, '"' | '\'' | '<' | '>' | '`'))
+    // By bytes: all of them are ASCII.
+    s.bytes().any(|b| {
+        matches!(
+            b,
+            b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'"' | b'\'' | b'<' | b'>' | b'`'
+        )
+    })
 }
 
 /// `&` as `&amp;`, so that nothing new reads as a character reference, and
 /// the attribute's own quote; then in the document's encoding.
 fn escape(s: &str, quote: Quote, encoding: &'static Encoding, out: &mut Vec<u8>) {
-    if quote == Quote::Text {
+    // The next byte to escape. Each is ASCII, which no byte of a longer
+    // character can be.
+    let next = |s: &str| match quote {
+        Quote::Double => memchr2(b'&', b'"', s.as_bytes()),
+        Quote::Single => memchr2(b'&', b'\'', s.as_bytes()),
+        Quote::Unquoted => memchr(b'&', s.as_bytes()),
+        Quote::Text => None,
+    };
+    if next(s).is_none() {
+        // The usual case: no copy.
         encoding::encode_into(s, encoding, out);
         return;
     }
-    let mut escaped = String::with_capacity(s.len());
-    for c in s.chars() {
-        match (c, quote) {
-            ('&', _) => escaped.push_str("&amp;"),
-            ('"', Quote::Double) => escaped.push_str("&quot;"),
-            ('\'', Quote::Single) => escaped.push_str("&#39;"),
-            _ => escaped.push(c),
-        }
+    let mut escaped = String::with_capacity(s.len() + 8);
+    let mut rest = s;
+    while let Some(at) = next(rest) {
+        escaped.push_str(&rest[..at]);
+        escaped.push_str(match rest.as_bytes()[at] {
+            b'&' => "&amp;",
+            b'"' => "&quot;",
+            _ => "&#39;",
+        });
+        rest = &rest[at + 1..];
     }
+    escaped.push_str(rest);
     encoding::encode_into(&escaped, encoding, out);
 }
 
