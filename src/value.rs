@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use encoding_rs::Encoding;
+use encoding_rs::{Encoding, UTF_8};
 use memchr::{memchr, memchr2};
 
 use crate::encoding;
@@ -54,18 +54,46 @@ pub fn trimmed(text: &str) -> Range<usize> {
 pub struct Decoded<'a> {
     raw: &'a [u8],
     encoding: &'static Encoding,
-    /// The value in the document's encoding, decoded: its map back to the
-    /// raw bytes. Its text is moved out: it is `text`, or what `text` was
-    /// decoded from.
-    source: encoding::Decoded,
-    /// The length of that text.
-    source_len: usize,
-    text: String,
+    /// The value in the document's encoding, decoded.
+    source: Source<'a>,
+    /// With its character references decoded; `None` when it has none: then
+    /// it is `source`.
+    text: Option<String>,
     /// One entry for each run of `source` that starts at a `&`: (decoded
     /// start, source start, decoded length, source length, length of the
-    /// literal suffix the two share). Empty when the value has no `&`: then
-    /// `text` is `source`.
+    /// literal suffix the two share). Empty when the value has no `&`.
     segments: Vec<Segment>,
+}
+
+/// A UTF-8 value is text already: borrowed, its offsets those of the bytes.
+/// Any other is decoded, with a map back to the bytes.
+#[derive(Debug)]
+enum Source<'a> {
+    Utf8(&'a str),
+    Decoded(encoding::Decoded),
+}
+
+impl<'a> Source<'a> {
+    fn new(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
+        if encoding == UTF_8 {
+            return std::str::from_utf8(raw).ok().map(Source::Utf8);
+        }
+        encoding::Decoded::new(raw, encoding).map(Source::Decoded)
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Source::Utf8(text) => text,
+            Source::Decoded(decoded) => &decoded.text,
+        }
+    }
+
+    fn byte_offset(&self, at: usize) -> Option<usize> {
+        match self {
+            Source::Utf8(text) => (at <= text.len()).then_some(at),
+            Source::Decoded(decoded) => decoded.byte_offset(at),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -81,15 +109,12 @@ impl<'a> Decoded<'a> {
     /// The text of a raw-text element: decoded with the document's encoding
     /// only. `None` when `raw` is not valid in `encoding`.
     pub fn text_only(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
-        let mut source = encoding::Decoded::new(raw, encoding)?;
-        let text = std::mem::take(&mut source.text);
         Some(Decoded {
             raw,
             encoding,
-            source_len: text.len(),
-            text,
+            source: Source::new(raw, encoding)?,
+            text: None,
             segments: Vec::new(),
-            source,
         })
     }
 
@@ -97,10 +122,10 @@ impl<'a> Decoded<'a> {
     pub fn new(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
         let mut decoded = Decoded::text_only(raw, encoding)?;
         // By bytes: `&` is ASCII, which no byte of a longer character can be.
-        if !decoded.text.as_bytes().contains(&b'&') {
+        let src = decoded.source.text();
+        if memchr(b'&', src.as_bytes()).is_none() {
             return Some(decoded);
         }
-        let src = std::mem::take(&mut decoded.text);
         // A character reference starts at a `&` and holds none, and whether
         // a legacy one counts looks only at the character after it, which a
         // `&` never is: so each run from one `&` to the next decodes alone,
@@ -110,35 +135,47 @@ impl<'a> Decoded<'a> {
         let mut start = 0;
         while start < src.len() {
             // By bytes: the run may start with a character longer than one.
-            let end = src.as_bytes()[start + 1..]
-                .iter()
-                .position(|&b| b == b'&')
-                .map_or(src.len(), |i| start + 1 + i);
+            let end =
+                memchr(b'&', &src.as_bytes()[start + 1..]).map_or(src.len(), |i| start + 1 + i);
             let run = &src[start..end];
-            let unescaped = htmlize::unescape_attribute(run);
-            let mut literal_suffix = common_suffix(run, &unescaped);
-            if unescaped != run {
-                // The first decoded character is the reference's, even when
-                // it equals the raw text's (`&#59;` is `;`).
-                literal_suffix = literal_suffix.min(unescaped.len().saturating_sub(1));
-            }
+            let decoded_start = text.len();
+            let literal_suffix = match run.strip_prefix("&amp;") {
+                // Most references in URLs (`?a=1&amp;b=2`), and this one's
+                // decoding is known: `&`, then the rest as written.
+                Some(rest) => {
+                    text.push('&');
+                    text.push_str(rest);
+                    rest.len()
+                }
+                None => {
+                    let unescaped = htmlize::unescape_attribute(run);
+                    text.push_str(&unescaped);
+                    let literal_suffix = common_suffix(run, &unescaped);
+                    if unescaped == run {
+                        literal_suffix
+                    } else {
+                        // The first decoded character is the reference's,
+                        // even when it equals the raw text's (`&#59;` is `;`).
+                        literal_suffix.min(unescaped.len().saturating_sub(1))
+                    }
+                }
+            };
             segments.push(Segment {
-                decoded: text.len(),
+                decoded: decoded_start,
                 raw: start,
-                decoded_len: unescaped.len(),
+                decoded_len: text.len() - decoded_start,
                 raw_len: run.len(),
                 literal_suffix,
             });
-            text.push_str(&unescaped);
             start = end;
         }
-        decoded.text = text;
+        decoded.text = Some(text);
         decoded.segments = segments;
         Some(decoded)
     }
 
     pub fn text(&self) -> &str {
-        &self.text
+        self.text.as_deref().unwrap_or(self.source.text())
     }
 
     /// The raw byte offset of a decoded offset, where the two line up: at the
@@ -153,8 +190,8 @@ impl<'a> Decoded<'a> {
         if self.segments.is_empty() {
             return Some(at);
         }
-        if at == self.text.len() {
-            return Some(self.source_len);
+        if at == self.text().len() {
+            return Some(self.source.text().len());
         }
         let i = self.segments.partition_point(|s| s.decoded <= at) - 1;
         let s = self.segments[i];
@@ -222,7 +259,7 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
                 &mut spliced,
             );
             Decoded::new(&spliced, encoding)
-                .is_some_and(|d| d.text == edited_text(decoded.text(), edits))
+                .is_some_and(|d| d.text() == edited_text(decoded.text(), edits))
         }
     });
     match raw_ranges {
