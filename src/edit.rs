@@ -152,11 +152,12 @@ impl Resolver<'_> {
         // the colon.
         let end = head
             .iter()
-            .position(|&b| !rfc1808::is_scheme_char(b))
-            .unwrap_or(head.len());
-        end < 64
-            && head.get(end) == Some(&b':')
-            && std::str::from_utf8(&head[..=end]).is_ok_and(|s| self.standard.has_scheme(s))
+            .take(64)
+            .position(|&b| !rfc1808::is_scheme_char(b));
+        end.is_some_and(|end| {
+            head[end] == b':'
+                && std::str::from_utf8(&head[..=end]).is_ok_and(|s| self.standard.has_scheme(s))
+        })
     }
 
     /// The href of the `<base>` that set the base becomes that base.
@@ -384,5 +385,34 @@ mod tests {
         assert_eq!(found, ["a.jar", "b.jar", "c.jar"]);
         assert_eq!(tokens("   ").count(), 0);
         assert_eq!(tokens("").count(), 0);
+    }
+
+    #[test]
+    fn a_scheme_is_told_from_the_raw_bytes_within_64_of_them() {
+        let (mut counts, mut warnings, table) = (Counts::default(), Vec::new(), Table::default());
+        for standard in [Standard::Rfc1808, Standard::Rfc3986] {
+            let resolver = Resolver {
+                base: "http://a/",
+                encoding: UTF_8,
+                standard,
+                keep_fragments: false,
+                table: &table,
+                depth: 0,
+                counts: &mut counts,
+                warnings: &mut warnings,
+            };
+            let absolute = |raw: &[u8]| resolver.starts_with_scheme(raw);
+            assert!(absolute(b" \n https://h/"));
+            assert!(absolute(b"a+b.c-1:x"));
+            assert!(absolute(format!("{}:x", "a".repeat(63)).as_bytes()));
+            assert!(!absolute(format!("{}:x", "a".repeat(64)).as_bytes()));
+            assert!(!absolute(b":x"));
+            assert!(!absolute(b"a/b:c"));
+            assert!(!absolute(b"a\xC3\xA9:c"));
+            assert!(!absolute(b"&#104;ttp:x"));
+            assert!(!absolute(b"abc"));
+            assert!(!absolute(b""));
+            assert_eq!(absolute(b"1a:b"), standard == Standard::Rfc1808);
+        }
     }
 }
