@@ -9,7 +9,7 @@ use crate::base::Layers;
 use crate::report::{Counts, Warning};
 use crate::rewrite::{Config, Rewriter, Splice};
 use crate::value::{self, Decoded, Edit, Quote};
-use crate::{Standard, css, refresh, srcset};
+use crate::{Standard, css, refresh, rfc1808, srcset};
 use encoding_rs::{Encoding, UTF_8};
 
 /// How deep `srcdoc` documents may nest inside each other.
@@ -40,13 +40,18 @@ enum Syntax {
 }
 
 impl Syntax {
-    fn escape(self, url: &str) -> String {
-        match self {
-            Syntax::Plain => url.to_owned(),
-            Syntax::List => value::percent_encode(url, |_, b| b.is_ascii_whitespace()).into_owned(),
-            Syntax::Srcset => srcset::escape(url).into_owned(),
-            Syntax::Refresh(quote) => refresh::escape(url, quote).into_owned(),
-            Syntax::Css(context) => css::escape(url, context).into_owned(),
+    /// `url` escaped, or `None` when it needs no escaping.
+    fn escape(self, url: &str) -> Option<String> {
+        let escaped = match self {
+            Syntax::Plain => return None,
+            Syntax::List => value::percent_encode(url, |_, b| b.is_ascii_whitespace()),
+            Syntax::Srcset => srcset::escape(url),
+            Syntax::Refresh(quote) => refresh::escape(url, quote),
+            Syntax::Css(context) => css::escape(url, context),
+        };
+        match escaped {
+            Cow::Owned(escaped) => Some(escaped),
+            Cow::Borrowed(_) => None,
         }
     }
 }
@@ -78,7 +83,9 @@ impl Resolver<'_> {
                 let core = value::trimmed(text);
                 let url = &text[core.clone()];
                 let svg_local = svg && url.starts_with('#');
-                edits.extend(self.edit(url, core, Syntax::Plain, kind, svg_local));
+                // One URL: its edit needs no list.
+                let edit = self.edit(url, core, Syntax::Plain, kind, svg_local)?;
+                return Some(value::apply(&decoded, &[edit], quote));
             }
             Kind::List => {
                 // HTML 4: archive URLs "are relative to the codebase".
@@ -131,19 +138,26 @@ impl Resolver<'_> {
         (!edits.is_empty()).then(|| value::apply(&decoded, &edits, quote))
     }
 
-    /// Whether the raw value, past leading whitespace, starts with a scheme:
-    /// its ASCII start says so in every ASCII-compatible encoding, and a
-    /// character reference (`&…`) cannot be part of a scheme.
+    /// Whether the raw value, past leading whitespace, starts with a scheme
+    /// that ends within its first 64 bytes: its ASCII start says so in every
+    /// ASCII-compatible encoding, and a character reference (`&…`) cannot be
+    /// part of a scheme.
     fn starts_with_scheme(&self, raw: &[u8]) -> bool {
         let start = raw
             .iter()
             .position(|&b| !matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' '))
             .unwrap_or(raw.len());
         let head = &raw[start..];
-        let Some(colon) = head.iter().take(64).position(|&b| b == b':') else {
-            return false;
-        };
-        std::str::from_utf8(&head[..=colon]).is_ok_and(|s| self.standard.has_scheme(s))
+        // Both standards' scheme characters; the first other byte must be
+        // the colon.
+        let end = head
+            .iter()
+            .take(64)
+            .position(|&b| !rfc1808::is_scheme_char(b));
+        end.is_some_and(|end| {
+            head[end] == b':'
+                && std::str::from_utf8(&head[..=end]).is_ok_and(|s| self.standard.has_scheme(s))
+        })
     }
 
     /// The href of the `<base>` that set the base becomes that base.
@@ -158,7 +172,7 @@ impl Resolver<'_> {
         }
         self.counts.rewritten += 1;
         self.counts.by_kind[Kind::Url as usize] += 1;
-        let edit = edit_to(self.base, href, core, Syntax::Plain);
+        let edit = edit_to(Cow::Borrowed(self.base), href, core, Syntax::Plain);
         Some(value::apply(&decoded, &[edit], quote))
     }
 
@@ -313,24 +327,26 @@ impl Resolver<'_> {
         }
         self.counts.rewritten += 1;
         self.counts.by_kind[kind as usize] += 1;
-        Some(edit_to(&resolved, url, range, syntax))
+        Some(edit_to(resolved, url, range, syntax))
     }
 }
 
 /// The edit that makes `url`, standing at `range`, say `resolved`. Where
 /// resolution only put something in front (the usual case), the reference
 /// stays as written and only the prefix is new.
-fn edit_to(resolved: &str, url: &str, range: Range<usize>, syntax: Syntax) -> Edit {
-    match resolved.strip_suffix(url) {
-        Some(prefix) => Edit {
-            range: range.start..range.start,
-            text: syntax.escape(prefix),
-        },
-        None => Edit {
-            range,
-            text: syntax.escape(resolved),
-        },
-    }
+fn edit_to(resolved: Cow<'_, str>, url: &str, range: Range<usize>, syntax: Syntax) -> Edit {
+    let (range, new) = match resolved.strip_suffix(url) {
+        Some(prefix) => (range.start..range.start, prefix.len()),
+        None => (range, resolved.len()),
+    };
+    // Mostly there is nothing to escape: the resolved string, cut to what is
+    // new, is the text, with no copy.
+    let text = syntax.escape(&resolved[..new]).unwrap_or_else(|| {
+        let mut text = resolved.into_owned();
+        text.truncate(new);
+        text
+    });
+    Edit { range, text }
 }
 
 /// The ranges of the ASCII-whitespace-separated tokens of `text`.
@@ -369,5 +385,34 @@ mod tests {
         assert_eq!(found, ["a.jar", "b.jar", "c.jar"]);
         assert_eq!(tokens("   ").count(), 0);
         assert_eq!(tokens("").count(), 0);
+    }
+
+    #[test]
+    fn a_scheme_is_told_from_the_raw_bytes_within_64_of_them() {
+        let (mut counts, mut warnings, table) = (Counts::default(), Vec::new(), Table::default());
+        for standard in [Standard::Rfc1808, Standard::Rfc3986] {
+            let resolver = Resolver {
+                base: "http://a/",
+                encoding: UTF_8,
+                standard,
+                keep_fragments: false,
+                table: &table,
+                depth: 0,
+                counts: &mut counts,
+                warnings: &mut warnings,
+            };
+            let absolute = |raw: &[u8]| resolver.starts_with_scheme(raw);
+            assert!(absolute(b" \n https://h/"));
+            assert!(absolute(b"a+b.c-1:x"));
+            assert!(absolute(format!("{}:x", "a".repeat(63)).as_bytes()));
+            assert!(!absolute(format!("{}:x", "a".repeat(64)).as_bytes()));
+            assert!(!absolute(b":x"));
+            assert!(!absolute(b"a/b:c"));
+            assert!(!absolute(b"a\xC3\xA9:c"));
+            assert!(!absolute(b"&#104;ttp:x"));
+            assert!(!absolute(b"abc"));
+            assert!(!absolute(b""));
+            assert_eq!(absolute(b"1a:b"), standard == Standard::Rfc1808);
+        }
     }
 }

@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use encoding_rs::Encoding;
+use encoding_rs::{Encoding, UTF_8};
+use memchr::{memchr, memchr2};
 
 use crate::encoding;
 
@@ -54,13 +55,45 @@ pub struct Decoded<'a> {
     raw: &'a [u8],
     encoding: &'static Encoding,
     /// The value in the document's encoding, decoded.
-    source: encoding::Decoded,
-    text: String,
+    source: Source<'a>,
+    /// With its character references decoded; `None` when it has none: then
+    /// it is `source`.
+    text: Option<String>,
     /// One entry for each run of `source` that starts at a `&`: (decoded
     /// start, source start, decoded length, source length, length of the
-    /// literal suffix the two share). Empty when the value has no `&`: then
-    /// `text` is `source`.
+    /// literal suffix the two share). Empty when the value has no `&`.
     segments: Vec<Segment>,
+}
+
+/// A UTF-8 value is text already: borrowed, its offsets those of the bytes.
+/// Any other is decoded, with a map back to the bytes.
+#[derive(Debug)]
+enum Source<'a> {
+    Utf8(&'a str),
+    Decoded(encoding::Decoded),
+}
+
+impl<'a> Source<'a> {
+    fn new(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
+        if encoding == UTF_8 {
+            return std::str::from_utf8(raw).ok().map(Source::Utf8);
+        }
+        encoding::Decoded::new(raw, encoding).map(Source::Decoded)
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Source::Utf8(text) => text,
+            Source::Decoded(decoded) => &decoded.text,
+        }
+    }
+
+    fn byte_offset(&self, at: usize) -> Option<usize> {
+        match self {
+            Source::Utf8(text) => (at <= text.len()).then_some(at),
+            Source::Decoded(decoded) => decoded.byte_offset(at),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -76,29 +109,21 @@ impl<'a> Decoded<'a> {
     /// The text of a raw-text element: decoded with the document's encoding
     /// only. `None` when `raw` is not valid in `encoding`.
     pub fn text_only(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
-        let source = encoding::Decoded::new(raw, encoding)?;
         Some(Decoded {
             raw,
             encoding,
-            text: source.text.clone(),
+            source: Source::new(raw, encoding)?,
+            text: None,
             segments: Vec::new(),
-            source,
         })
     }
 
     /// An attribute value. `None` when `raw` is not valid in `encoding`.
     pub fn new(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
-        let source = encoding::Decoded::new(raw, encoding)?;
-        let mut decoded = Decoded {
-            raw,
-            encoding,
-            text: String::new(),
-            segments: Vec::new(),
-            source,
-        };
-        let src = decoded.source.text.as_str();
-        if !src.contains('&') {
-            decoded.text = src.to_owned();
+        let mut decoded = Decoded::text_only(raw, encoding)?;
+        // By bytes: `&` is ASCII, which no byte of a longer character can be.
+        let src = decoded.source.text();
+        if memchr(b'&', src.as_bytes()).is_none() {
             return Some(decoded);
         }
         // A character reference starts at a `&` and holds none, and whether
@@ -110,35 +135,47 @@ impl<'a> Decoded<'a> {
         let mut start = 0;
         while start < src.len() {
             // By bytes: the run may start with a character longer than one.
-            let end = src.as_bytes()[start + 1..]
-                .iter()
-                .position(|&b| b == b'&')
-                .map_or(src.len(), |i| start + 1 + i);
+            let end =
+                memchr(b'&', &src.as_bytes()[start + 1..]).map_or(src.len(), |i| start + 1 + i);
             let run = &src[start..end];
-            let unescaped = htmlize::unescape_attribute(run);
-            let mut literal_suffix = common_suffix(run, &unescaped);
-            if unescaped != run {
-                // The first decoded character is the reference's, even when
-                // it equals the raw text's (`&#59;` is `;`).
-                literal_suffix = literal_suffix.min(unescaped.len().saturating_sub(1));
-            }
+            let decoded_start = text.len();
+            let literal_suffix = match run.strip_prefix("&amp;") {
+                // Most references in URLs (`?a=1&amp;b=2`), and this one's
+                // decoding is known: `&`, then the rest as written.
+                Some(rest) => {
+                    text.push('&');
+                    text.push_str(rest);
+                    rest.len()
+                }
+                None => {
+                    let unescaped = htmlize::unescape_attribute(run);
+                    text.push_str(&unescaped);
+                    let literal_suffix = common_suffix(run, &unescaped);
+                    if unescaped == run {
+                        literal_suffix
+                    } else {
+                        // The first decoded character is the reference's,
+                        // even when it equals the raw text's (`&#59;` is `;`).
+                        literal_suffix.min(unescaped.len().saturating_sub(1))
+                    }
+                }
+            };
             segments.push(Segment {
-                decoded: text.len(),
+                decoded: decoded_start,
                 raw: start,
-                decoded_len: unescaped.len(),
+                decoded_len: text.len() - decoded_start,
                 raw_len: run.len(),
                 literal_suffix,
             });
-            text.push_str(&unescaped);
             start = end;
         }
-        decoded.text = text;
+        decoded.text = Some(text);
         decoded.segments = segments;
         Some(decoded)
     }
 
     pub fn text(&self) -> &str {
-        &self.text
+        self.text.as_deref().unwrap_or(self.source.text())
     }
 
     /// The raw byte offset of a decoded offset, where the two line up: at the
@@ -153,8 +190,8 @@ impl<'a> Decoded<'a> {
         if self.segments.is_empty() {
             return Some(at);
         }
-        if at == self.text.len() {
-            return Some(self.source.text.len());
+        if at == self.text().len() {
+            return Some(self.source.text().len());
         }
         let i = self.segments.partition_point(|s| s.decoded <= at) - 1;
         let s = self.segments[i];
@@ -202,7 +239,8 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
         .iter()
         .map(|e| Some(decoded.raw_offset(e.range.start)?..decoded.raw_offset(e.range.end)?))
         .collect();
-    let new_text_needs_quotes = edits.iter().any(|e| needs_quotes(&e.text));
+    // Only an unquoted value can come to need quotes.
+    let needs_new_quotes = quote == Quote::Unquoted && edits.iter().any(|e| needs_quotes(&e.text));
     let mut out = Vec::with_capacity(
         decoded.raw.len() + edits.iter().map(|e| e.text.len()).sum::<usize>() + 2,
     );
@@ -221,11 +259,11 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
                 &mut spliced,
             );
             Decoded::new(&spliced, encoding)
-                .is_some_and(|d| d.text == edited_text(decoded.text(), edits))
+                .is_some_and(|d| d.text() == edited_text(decoded.text(), edits))
         }
     });
     match raw_ranges {
-        Some(ranges) if quote != Quote::Unquoted || !new_text_needs_quotes => {
+        Some(ranges) if !needs_new_quotes => {
             splice(decoded.raw, &ranges, edits, quote, encoding, &mut out);
         }
         // Quotes are added around the raw bytes, which then must not hold
@@ -310,26 +348,43 @@ pub fn percent_encode(url: &str, escape: impl Fn(usize, u8) -> bool) -> Cow<'_, 
 /// first character, and a resolved URL starts with its scheme: queries
 /// (`?a=1`) stay unquoted.
 fn needs_quotes(s: &str) -> bool {
-    s.chars()
-        .any(|c| is_html_whitespace(c) || matches!(c, '"' | '\'' | '<' | '>' | '`'))
+    // By bytes: all of them are ASCII.
+    s.bytes().any(|b| {
+        matches!(
+            b,
+            b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'"' | b'\'' | b'<' | b'>' | b'`'
+        )
+    })
 }
 
 /// `&` as `&amp;`, so that nothing new reads as a character reference, and
 /// the attribute's own quote; then in the document's encoding.
 fn escape(s: &str, quote: Quote, encoding: &'static Encoding, out: &mut Vec<u8>) {
-    if quote == Quote::Text {
+    // The next byte to escape. Each is ASCII, which no byte of a longer
+    // character can be.
+    let next = |s: &str| match quote {
+        Quote::Double => memchr2(b'&', b'"', s.as_bytes()),
+        Quote::Single => memchr2(b'&', b'\'', s.as_bytes()),
+        Quote::Unquoted => memchr(b'&', s.as_bytes()),
+        Quote::Text => None,
+    };
+    if next(s).is_none() {
+        // The usual case: no copy.
         encoding::encode_into(s, encoding, out);
         return;
     }
-    let mut escaped = String::with_capacity(s.len());
-    for c in s.chars() {
-        match (c, quote) {
-            ('&', _) => escaped.push_str("&amp;"),
-            ('"', Quote::Double) => escaped.push_str("&quot;"),
-            ('\'', Quote::Single) => escaped.push_str("&#39;"),
-            _ => escaped.push(c),
-        }
+    let mut escaped = String::with_capacity(s.len() + 8);
+    let mut rest = s;
+    while let Some(at) = next(rest) {
+        escaped.push_str(&rest[..at]);
+        escaped.push_str(match rest.as_bytes()[at] {
+            b'&' => "&amp;",
+            b'"' => "&quot;",
+            _ => "&#39;",
+        });
+        rest = &rest[at + 1..];
     }
+    escaped.push_str(rest);
     encoding::encode_into(&escaped, encoding, out);
 }
 

@@ -41,5 +41,6 @@
 mod parse;
 mod resolve;
 
+pub(crate) use parse::is_scheme_char;
 pub use parse::{Components, parse, scheme_len};
-pub use resolve::resolve;
+pub use resolve::{ParsedBase, resolve};

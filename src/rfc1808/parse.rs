@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use memchr::memchr;
+
 /// The components of §2.1:
 /// `<scheme>://<net_loc>/<path>;<params>?<query>#<fragment>`.
 ///
@@ -55,7 +57,7 @@ pub fn parse(s: &str) -> Components<'_> {
     // (left-most) crosshatch "#" and up to the end of the parse string is the
     // <fragment> identifier ... The matched substring, including the
     // crosshatch character, is removed from the parse string".
-    let fragment = split_off_at(&mut rest, '#');
+    let fragment = split_off_at(&mut rest, b'#');
 
     // §2.4.2 Parsing the Scheme: "the <scheme> of the URL is the substring of
     // characters up to but not including the first colon. These characters
@@ -73,16 +75,16 @@ pub fn parse(s: &str) -> Components<'_> {
     // slash "/" is present, the entire remaining parse string is assigned to
     // <net_loc>." Taken literally: `?` and `;` do not end it.
     let net_loc = rest.strip_prefix("//").map(|after| {
-        let end = after.find('/').unwrap_or(after.len());
+        let end = memchr(b'/', after.as_bytes()).unwrap_or(after.len());
         rest = &after[end..];
         &after[..end]
     });
 
     // §2.4.4 Parsing the Query Information: the left-most "?".
-    let query = split_off_at(&mut rest, '?');
+    let query = split_off_at(&mut rest, b'?');
 
     // §2.4.5 Parsing the Parameters: the left-most ";".
-    let params = split_off_at(&mut rest, ';');
+    let params = split_off_at(&mut rest, b';');
 
     // §2.4.6 Parsing the Path: "all that is left of the parse string is the
     // URL <path> and the slash "/" that may precede it."
@@ -97,10 +99,11 @@ pub fn parse(s: &str) -> Components<'_> {
 }
 
 /// Takes "the substring after the first (left-most)" `delimiter` off the end
-/// of `rest`, with the delimiter.
-fn split_off_at<'a>(rest: &mut &'a str, delimiter: char) -> Option<&'a str> {
-    let at = rest.find(delimiter)?;
-    let after = &rest[at + delimiter.len_utf8()..];
+/// of `rest`, with the delimiter. Byte by byte: every delimiter is ASCII,
+/// which no byte of a longer character can be.
+fn split_off_at<'a>(rest: &mut &'a str, delimiter: u8) -> Option<&'a str> {
+    let at = memchr(delimiter, rest.as_bytes())?;
+    let after = &rest[at + 1..];
     *rest = &rest[..at];
     Some(after)
 }
@@ -121,29 +124,41 @@ impl Components<'_> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
 
-/// §4 step 7: "The resulting URL components ... are recombined to give the
-/// absolute form". Each present component is written with its delimiter.
-impl fmt::Display for Components<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// §4 step 7: "The resulting URL components ... are recombined to give
+    /// the absolute form". Each present component is written with its
+    /// delimiter, into a string of the right size.
+    pub fn recombine(&self) -> String {
+        let mut out = String::with_capacity(self.len());
         if let Some(scheme) = self.scheme {
-            write!(f, "{scheme}:")?;
+            out.push_str(scheme);
+            out.push(':');
         }
         if let Some(net_loc) = self.net_loc {
-            write!(f, "//{net_loc}")?;
+            out.push_str("//");
+            out.push_str(net_loc);
         }
-        f.write_str(self.path)?;
+        out.push_str(self.path);
         if let Some(params) = self.params {
-            write!(f, ";{params}")?;
+            out.push(';');
+            out.push_str(params);
         }
         if let Some(query) = self.query {
-            write!(f, "?{query}")?;
+            out.push('?');
+            out.push_str(query);
         }
         if let Some(fragment) = self.fragment {
-            write!(f, "#{fragment}")?;
+            out.push('#');
+            out.push_str(fragment);
         }
-        Ok(())
+        out
+    }
+}
+
+/// [`Components::recombine`], for a formatter.
+impl fmt::Display for Components<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.recombine())
     }
 }
 
@@ -250,6 +265,7 @@ mod tests {
             "mailto:x@y",
         ] {
             assert_eq!(parse(s).to_string(), s);
+            assert_eq!(parse(s).recombine(), s);
             assert_eq!(parse(s).len(), s.len());
         }
     }

@@ -6,82 +6,108 @@ use super::parse::{Components, parse};
 
 /// Resolves `embedded` against `base` by RFC 1808 §4.
 ///
-/// Borrows when the answer is one of the two inputs unchanged (an empty base,
-/// an absolute reference, an empty reference), so the common cases allocate
-/// nothing.
+/// Borrows when the answer is the embedded URL unchanged (an empty base, an
+/// absolute reference), so the common cases allocate nothing.
 pub fn resolve<'a>(base: &'a str, embedded: &'a str) -> Cow<'a, str> {
-    // Step 1: "If the base URL is the empty string (unknown), the embedded URL
-    // is interpreted as an absolute URL and we are done."
-    if base.is_empty() {
-        return Cow::Borrowed(embedded);
-    }
+    ParsedBase::new(base).resolve(embedded)
+}
 
-    // Step 2: "Both the base and embedded URLs are parsed into their component
-    // parts as described in Section 2.4."
-    let mut base = parse(base);
-    let mut url = parse(embedded);
+/// A base URL parsed once, for the many embedded URLs of a document that
+/// resolve against it.
+#[derive(Debug, Clone, Copy)]
+pub struct ParsedBase<'a> {
+    /// `None` for the empty string (unknown).
+    components: Option<Components<'a>>,
+}
 
-    // Decided here (see the module docs): a base with a net_loc and an empty
-    // path has the path "/" (the BNF's `net_path = "//" net_loc [ abs_path ]`),
-    // so that `https://example.com` + `g` is `https://example.com/g`, not
-    // `https://example.comg`'s relative `g` glued onto the host.
-    if base.net_loc.is_some() && base.path.is_empty() {
-        base.path = "/";
-    }
-
-    //   a) "If the embedded URL is entirely empty, it inherits the entire base
-    //   URL (i.e., is set equal to the base URL) and we are done."
-    //   Entirely empty means zero-length: `#` is not empty.
-    if embedded.is_empty() {
-        return Cow::Owned(base.to_string());
-    }
-
-    //   b) "If the embedded URL starts with a scheme name, it is interpreted
-    //   as an absolute URL and we are done."
-    if url.scheme.is_some() {
-        return Cow::Borrowed(embedded);
-    }
-
-    //   c) "Otherwise, the embedded URL inherits the scheme of the base URL."
-    url.scheme = base.scheme;
-
-    // Step 3: "If the embedded URL's <net_loc> is non-empty, we skip to Step 7.
-    // Otherwise, the embedded URL inherits the <net_loc> (if any) of the base
-    // URL."
-    if is_empty(url.net_loc) {
-        url.net_loc = inherit(url.net_loc, base.net_loc);
-
-        // Step 4: "If the embedded URL path is preceded by a slash "/", the
-        // path is not relative and we skip to Step 7."
-        if !url.path.starts_with('/') {
-            if url.path.is_empty() {
-                // Step 5: "If the embedded URL path is empty (and not preceded
-                // by a slash), then the embedded URL inherits the base URL
-                // path, and
-                url.path = base.path;
-                //   a) if the embedded URL's <params> is non-empty, we skip to
-                //   step 7; otherwise, it inherits the <params> of the base URL
-                //   (if any) and
-                if is_empty(url.params) {
-                    url.params = inherit(url.params, base.params);
-                    //   b) if the embedded URL's <query> is non-empty, we skip
-                    //   to step 7; otherwise, it inherits the <query> of the
-                    //   base URL (if any) and we skip to step 7."
-                    if is_empty(url.query) {
-                        url.query = inherit(url.query, base.query);
-                    }
-                }
-            } else {
-                // Step 6 builds a new path, which needs an owner.
-                let path = merge_paths(base.path, url.path);
-                return Cow::Owned(Components { path: &path, ..url }.to_string());
-            }
+impl<'a> ParsedBase<'a> {
+    pub fn new(base: &'a str) -> Self {
+        if base.is_empty() {
+            return ParsedBase { components: None };
+        }
+        // Step 2, for the base: "Both the base and embedded URLs are parsed
+        // into their component parts as described in Section 2.4."
+        let mut components = parse(base);
+        // Decided here (see the module docs): a base with a net_loc and an
+        // empty path has the path "/" (the BNF's `net_path = "//" net_loc [
+        // abs_path ]`), so that `https://example.com` + `g` is
+        // `https://example.com/g`, not `https://example.comg`'s relative `g`
+        // glued onto the host.
+        if components.net_loc.is_some() && components.path.is_empty() {
+            components.path = "/";
+        }
+        ParsedBase {
+            components: Some(components),
         }
     }
 
-    // Step 7: "The resulting URL components, including any inherited from the
-    // base URL, are recombined to give the absolute form of the embedded URL."
-    Cow::Owned(url.to_string())
+    /// Resolves `embedded` against this base by RFC 1808 §4.
+    pub fn resolve<'e>(&self, embedded: &'e str) -> Cow<'e, str> {
+        // Step 1: "If the base URL is the empty string (unknown), the embedded
+        // URL is interpreted as an absolute URL and we are done."
+        let Some(base) = self.components else {
+            return Cow::Borrowed(embedded);
+        };
+
+        // Step 2, for the embedded URL.
+        let mut url = parse(embedded);
+
+        //   a) "If the embedded URL is entirely empty, it inherits the entire
+        //   base URL (i.e., is set equal to the base URL) and we are done."
+        //   Entirely empty means zero-length: `#` is not empty.
+        if embedded.is_empty() {
+            return Cow::Owned(base.recombine());
+        }
+
+        //   b) "If the embedded URL starts with a scheme name, it is
+        //   interpreted as an absolute URL and we are done."
+        if url.scheme.is_some() {
+            return Cow::Borrowed(embedded);
+        }
+
+        //   c) "Otherwise, the embedded URL inherits the scheme of the base
+        //   URL."
+        url.scheme = base.scheme;
+
+        // Step 3: "If the embedded URL's <net_loc> is non-empty, we skip to
+        // Step 7. Otherwise, the embedded URL inherits the <net_loc> (if any)
+        // of the base URL."
+        if is_empty(url.net_loc) {
+            url.net_loc = inherit(url.net_loc, base.net_loc);
+
+            // Step 4: "If the embedded URL path is preceded by a slash "/",
+            // the path is not relative and we skip to Step 7."
+            if !url.path.starts_with('/') {
+                if url.path.is_empty() {
+                    // Step 5: "If the embedded URL path is empty (and not
+                    // preceded by a slash), then the embedded URL inherits the
+                    // base URL path, and
+                    url.path = base.path;
+                    //   a) if the embedded URL's <params> is non-empty, we
+                    //   skip to step 7; otherwise, it inherits the <params> of
+                    //   the base URL (if any) and
+                    if is_empty(url.params) {
+                        url.params = inherit(url.params, base.params);
+                        //   b) if the embedded URL's <query> is non-empty, we
+                        //   skip to step 7; otherwise, it inherits the <query>
+                        //   of the base URL (if any) and we skip to step 7."
+                        if is_empty(url.query) {
+                            url.query = inherit(url.query, base.query);
+                        }
+                    }
+                } else {
+                    // Step 6 builds a new path, which needs an owner.
+                    let path = merge_paths(base.path, url.path);
+                    return Cow::Owned(Components { path: &path, ..url }.recombine());
+                }
+            }
+        }
+
+        // Step 7: "The resulting URL components, including any inherited from
+        // the base URL, are recombined to give the absolute form of the
+        // embedded URL."
+        Cow::Owned(url.recombine())
+    }
 }
 
 /// §2.4: a component is "empty" both when its delimiter is absent and when
