@@ -322,28 +322,54 @@ impl Table {
     }
 }
 
-fn selector_text(rows: &[Row]) -> String {
-    let mut selectors: Vec<String> = Vec::new();
+/// Attributes often written on elements the table does not list them for:
+/// `[value]` or `[content]` would call the handler for every `<input>` or
+/// RDFa `<span>`, so their rows keep their elements.
+const COMMON: &[&str] = &["value", "content"];
+
+/// The selector's entries, one per attribute in the order the rows first
+/// name it: `[attribute]` when a row has it on every element, or when two or
+/// more elements have it (one `[background]` for eight elements: lol_html
+/// tries every entry on every element, and the handler looks the row up by
+/// element anyway); else `element[attribute]` for each element.
+fn entries(rows: &[Row]) -> Vec<(&str, String)> {
+    let mut entries: Vec<(&str, String)> = Vec::new();
     for row in rows {
+        let name = row.attribute.as_str();
+        if entries.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let mut elements: Vec<&str> = Vec::new();
+        for r in rows.iter().filter(|r| r.attribute == name) {
+            if !elements.contains(&r.element.as_str()) {
+                elements.push(&r.element);
+            }
+        }
         // Anything but letters, digits, `-` and `_` is escaped in a CSS name
         // (`xlink\:href`), so that every name the table holds parses.
-        let attribute: String = row
-            .attribute
+        let attribute: String = name
             .chars()
             .flat_map(|c| {
                 let escape = !(c.is_ascii_alphanumeric() || c == '-' || c == '_');
                 escape.then_some('\\').into_iter().chain([c])
             })
             .collect();
-        let selector = match row.element.as_str() {
-            "*" => format!("[{attribute}]"),
-            element => format!("{element}[{attribute}]"),
-        };
-        if !selectors.contains(&selector) {
-            selectors.push(selector);
+        let everywhere = elements.contains(&"*") || (elements.len() > 1 && !COMMON.contains(&name));
+        if everywhere {
+            entries.push((name, format!("[{attribute}]")));
+        } else {
+            for element in elements {
+                entries.push((name, format!("{element}[{attribute}]")));
+            }
         }
     }
-    selectors.join(",")
+    entries
+}
+
+fn selector_text(rows: &[Row]) -> String {
+    let entries = entries(rows);
+    let texts: Vec<&str> = entries.iter().map(|(_, text)| text.as_str()).collect();
+    texts.join(",")
 }
 
 /// `--attr ELEMENT:ATTRIBUTE[:KIND]`, `*` for every element.
@@ -420,6 +446,38 @@ mod tests {
             Some(Group::Social)
         );
         assert_eq!(Table::default().find("meta", "content", og), None);
+    }
+
+    #[test]
+    fn selector_covers_every_row_with_one_entry_per_shared_attribute() {
+        for table in [
+            Table::default(),
+            Table::new(true, true, vec![parse_user_row("img:value").unwrap()]),
+        ] {
+            let selector = table.selector();
+            let entries: Vec<&str> = selector.split(',').collect();
+            for row in table.rows() {
+                let attribute = row.attribute.replace(':', "\\:");
+                let everywhere = format!("[{attribute}]");
+                let own = format!("{}[{attribute}]", row.element);
+                assert!(
+                    entries.contains(&everywhere.as_str()) || entries.contains(&own.as_str()),
+                    "{row} in {selector}"
+                );
+            }
+            let unique: std::collections::HashSet<&&str> = entries.iter().collect();
+            assert_eq!(unique.len(), entries.len(), "{selector}");
+        }
+        let selector = Table::default().selector();
+        for shared in ["[background]", "[cite]", "[longdesc]", "[srcset]", "[ping]"] {
+            assert!(selector.split(',').any(|e| e == shared), "{shared}");
+        }
+        assert!(!selector.contains("td[") && !selector.contains("img[srcset]"));
+        // Kept on their elements: common elsewhere, or on one element only.
+        let user = Table::new(false, false, vec![parse_user_row("li:value").unwrap()]);
+        let selector = user.selector();
+        assert!(selector.contains("li[value]") && selector.contains("param[value]"));
+        assert!(selector.contains("video[poster]") && !selector.contains(",[value]"));
     }
 
     #[test]
