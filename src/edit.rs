@@ -10,7 +10,7 @@ use crate::report::{Counts, Warning};
 use crate::rewrite::{Config, Rewriter, Splice};
 use crate::value::{self, Decoded, Edit, Quote};
 use crate::{Standard, css, refresh, srcset};
-use encoding_rs::{Encoding, UTF_8};
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
 /// How deep `srcdoc` documents may nest inside each other.
 const MAX_DEPTH: u8 = 8;
@@ -240,6 +240,14 @@ impl Resolver<'_> {
             self.warnings.push(Warning::TooDeep { offset });
             return None;
         }
+        // A UTF-16 byte order mark makes the rewriter transcode the bytes
+        // before lol_html reads them: the names in them are not as written.
+        let utf16 = |e: &'static Encoding| e == UTF_16LE || e == UTF_16BE;
+        let table = if utf16(encoding) || Encoding::for_bom(bytes).is_some_and(|(e, _)| utf16(e)) {
+            self.table.whole()
+        } else {
+            self.table.narrowed(bytes)
+        };
         // Every field, so that no default table is built for each one.
         let config = Config {
             layers: Layers {
@@ -251,7 +259,7 @@ impl Resolver<'_> {
             max_lookahead: 1 << 20,
             // Its bytes are in memory already; the parser holds a part of them.
             max_memory: bytes.len().max(1 << 20).saturating_mul(4),
-            table: self.table.clone(),
+            table,
             encoding: Some(encoding),
             embedded,
             depth: self.depth + 1,
@@ -369,5 +377,28 @@ mod tests {
         assert_eq!(found, ["a.jar", "b.jar", "c.jar"]);
         assert_eq!(tokens("   ").count(), 0);
         assert_eq!(tokens("").count(), 0);
+    }
+
+    /// A `<noscript>` whose text starts with a UTF-16 byte order mark is
+    /// transcoded before it is read: its names are not in its bytes as
+    /// written, so its selector is the whole one.
+    #[test]
+    fn a_utf16_noscript_is_read_with_the_whole_selector() {
+        let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+        let mut html = b"<meta charset=windows-1252><noscript>\xFF\xFE".to_vec();
+        html.extend(utf16("<img src=a.png>"));
+        html.extend_from_slice(b"</noscript>");
+        let config = crate::Config {
+            layers: Layers {
+                retrieval: Some("http://h/d/".into()),
+                ..Layers::default()
+            },
+            ..crate::Config::default()
+        };
+        let mut out = Vec::new();
+        let report = crate::rewrite(config, &html[..], &mut out).unwrap();
+        assert_eq!(report.counts.rewritten, 1, "{report:?}");
+        let rewritten = utf16("<img src=http://h/d/a.png>");
+        assert!(out.windows(rewritten.len()).any(|w| w == rewritten));
     }
 }
