@@ -160,20 +160,42 @@ fn find_with(css: &str, shortcuts: bool) -> Vec<Found> {
 /// at an option of `image-set(`: so a text with none of them holds no URL,
 /// and past the last of them no URL starts that no token before it began.
 fn last_start(css: &[u8]) -> Option<usize> {
-    let mut last = None;
-    for at in (0..css.len()).rev() {
-        if last.is_some_and(|last| at < last) {
-            break;
-        }
+    let mut end = css.len();
+    // The first found from the end is the last: the names hold none of the
+    // bytes looked for.
+    while let Some(at) = css[..end]
+        .iter()
+        .rposition(|&b| matches!(b, b'\\' | b'(' | b'@'))
+    {
         let start = match css[at] {
             b'\\' => Some(at),
             b'(' => ends_url_or_image_set(css, at),
-            b'@' if is_import(css, at) => Some(at),
-            _ => None,
+            _ => is_import(css, at).then_some(at),
         };
-        last = last.max(start);
+        if start.is_some() {
+            return start;
+        }
+        end = at;
     }
-    last
+    None
+}
+
+/// The bytes [`Scanner::skip_plain`] stops at: those that may need the
+/// tokenizer (`(` and `@` when they end `url` or `image-set`, or start
+/// `@import`).
+const STOPS: [bool; 256] = byte_set(b"\"'/\\(@");
+
+/// The bytes after which plain text is at a token boundary.
+const BOUNDARIES: [bool; 256] = byte_set(b";:,()[]{} \t\n\r\x0C");
+
+const fn byte_set(bytes: &[u8]) -> [bool; 256] {
+    let mut set = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        set[bytes[i] as usize] = true;
+        i += 1;
+    }
+    set
 }
 
 /// The start of the `url` or `image-set` (ASCII case-insensitively) that
@@ -393,29 +415,38 @@ impl Scanner<'_> {
     /// text ends.
     fn skip_plain(&mut self) -> usize {
         let bytes = self.css.as_bytes();
-        let mut resume = self.pos;
-        for (at, &b) in bytes.iter().enumerate().skip(self.pos) {
-            match b {
-                b'"' | b'\'' | b'/' | b'\\' => return self.resume(resume, at),
+        let mut from = self.pos;
+        let end = loop {
+            let Some(at) = bytes[from..].iter().position(|&b| STOPS[usize::from(b)]) else {
+                break bytes.len();
+            };
+            let at = from + at;
+            match bytes[at] {
                 b'(' => {
                     if let Some(start) = ends_url_or_image_set(bytes, at) {
-                        return self.resume(resume, start);
+                        break start;
                     }
-                    resume = at + 1;
                 }
-                b'@' if is_import(bytes, at) => return self.resume(resume, at),
-                b';' | b':' | b',' | b')' | b'[' | b']' | b'{' | b'}' => resume = at + 1,
-                _ if whitespace(Some(b)) => resume = at + 1,
-                _ => {}
+                b'@' => {
+                    if is_import(bytes, at) {
+                        break at;
+                    }
+                }
+                _ => break at,
             }
+            from = at + 1;
+        };
+        // (A `url(` that a token before has begun, as in `1url(`, stops it
+        // where it is.)
+        let end = end.max(self.pos);
+        // Just past the last boundary before it; a name is not cut, as
+        // `url`, `image-set` and `-webkit-` hold none.
+        if let Some(at) = bytes[self.pos..end]
+            .iter()
+            .rposition(|&b| BOUNDARIES[usize::from(b)])
+        {
+            self.pos += at + 1;
         }
-        self.resume(resume, bytes.len())
-    }
-
-    /// Goes on at `resume`, in plain text that ends at `end`.
-    fn resume(&mut self, resume: usize, end: usize) -> usize {
-        // A name is not cut: `resume` is before the start of `end`'s.
-        self.pos = resume.min(end).max(self.pos);
         end
     }
 
@@ -1282,6 +1313,8 @@ mod tests {
             ("p{margin:0;padding:1px 2px}a{b:url( z )} q{}", vec!["z"]),
             ("p:hover>a[x=y]{c:d}@media(x){a{b:URL('w')}}", vec!["w"]),
             ("a{content:'url(n)'} b{c:url(m)}", vec!["m"]),
+            // Begun by the token before: no url, and none cut short.
+            ("a{b:1url(x) xurl(y) #url(z);c:url(v)}", vec!["v"]),
         ] {
             let got: Vec<&str> = find(css).iter().map(|f| &css[f.range.clone()]).collect();
             assert_eq!(got, urls, "{css:?}");
