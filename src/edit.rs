@@ -358,10 +358,20 @@ fn tokens(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
 /// Whether `edited` holds more `closing` tags (any case) than `raw` did: a
 /// URL that would end its raw-text element early.
 fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
+    // `closing` starts with `<`: only there can it start.
     let count = |s: &[u8]| {
-        s.windows(closing.len())
-            .filter(|w| w.eq_ignore_ascii_case(closing))
-            .count()
+        let mut count = 0;
+        let mut at = 0;
+        while let Some(lt) = s[at..].iter().position(|&b| b == b'<') {
+            at += lt;
+            let here = &s[at..];
+            count += usize::from(
+                here.get(..closing.len())
+                    .is_some_and(|w| w.eq_ignore_ascii_case(closing)),
+            );
+            at += 1;
+        }
+        count
     };
     count(edited) > count(raw)
 }
@@ -369,6 +379,21 @@ fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn closing_tags_are_counted_in_any_case() {
+        let closing = b"</style";
+        assert!(!closes_anew(b"", b"", closing));
+        assert!(closes_anew(b"a", b"a</STYLE", closing));
+        assert!(closes_anew(b"</style", b"</Style</stYle>", closing));
+        assert!(!closes_anew(
+            b"</style </style",
+            b"x</style</style",
+            closing
+        ));
+        assert!(!closes_anew(b"<", b"<</styl <style </ style", closing));
+        assert!(closes_anew(b"</styl", b"<</style", closing));
+    }
 
     #[test]
     fn tokens_are_split_on_ascii_whitespace() {
