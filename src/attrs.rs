@@ -2,6 +2,7 @@
 //! code: the rewriter's selector and its per-attribute decisions both come
 //! from here, and the README lists the same rows.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
@@ -199,19 +200,41 @@ pub const BUILT_IN: &[Static] = &[
 
 /// The rows of a run: the defaults, the opt-in groups asked for, and the
 /// user's own; indexed by attribute, with the rewriter's selector parsed
-/// once (nested documents, `<noscript>` and `srcdoc`, reuse it).
-/// Cheap to clone: a nested document shares its page's.
+/// once. Cheap to clone: a nested document (`<noscript>`, `srcdoc`) shares
+/// its page's rows, with a selector narrowed to its content
+/// ([`Table::narrowed`]).
 #[derive(Debug, Clone)]
-pub struct Table(Rc<Inner>);
+pub struct Table {
+    inner: Rc<Inner>,
+    /// The selector the rewriter matches elements with: the whole table's,
+    /// or a nested document's narrowed one.
+    selector: Rc<Selector>,
+}
 
 #[derive(Debug)]
 struct Inner {
     rows: Vec<Row>,
     by_attribute: HashMap<String, Vec<usize>>,
-    selector: Selector,
+    selector: Rc<Selector>,
     /// Whether the texts of `<style>` and `<noscript>` are rewritten too.
     texts: bool,
+    /// The selector's entries, by the index in `names` of their attribute.
+    entries: Vec<(usize, String)>,
+    /// The attributes of the rows, each once, in ASCII lowercase, then
+    /// `<style` and `<noscript` when `texts`: what [`Table::narrowed`]
+    /// looks for.
+    names: Vec<String>,
+    /// The first entry that names no element, kept in every narrowed
+    /// selector; `None` when there is none, and then nothing is narrowed.
+    anyway: Option<usize>,
+    /// What [`Inner::found_in`] looks names up by.
+    by_byte: Option<Box<[[u64; 256]; 3]>>,
+    /// Narrowed selectors, by the set of `names` found.
+    narrowed: RefCell<HashMap<Vec<u64>, Rc<Selector>>>,
 }
+
+/// How many narrowed selectors a table keeps.
+const NARROWED_KEPT: usize = 256;
 
 thread_local! {
     /// Built once per thread: a library user's `Config::default()` per page
@@ -269,34 +292,100 @@ impl Table {
                 .or_default()
                 .push(i);
         }
-        let mut selector = selector_text(&rows);
-        if texts {
-            selector.push_str(",style,noscript");
+        let mut names: Vec<String> = Vec::new();
+        let mut entries = Vec::new();
+        let mut last = None;
+        for (name, text) in entries_of(&rows) {
+            if last != Some(name) {
+                last = Some(name);
+                names.push(name.to_ascii_lowercase());
+            }
+            entries.push((names.len() - 1, text));
         }
-        let selector = selector
-            .parse()
-            .expect("names are escaped, so the selector parses");
-        Table(Rc::new(Inner {
-            rows,
-            by_attribute,
-            selector,
-            texts,
-        }))
+        if texts {
+            for element in ["style", "noscript"] {
+                names.push(format!("<{element}"));
+                entries.push((names.len() - 1, element.to_owned()));
+            }
+        }
+        let anyway = entries.iter().position(|(_, text)| text.starts_with('['));
+        let text: Vec<&str> = entries.iter().map(|(_, text)| text.as_str()).collect();
+        let selector = Rc::new(parse(&text.join(",")));
+        let by_byte = by_byte(&names);
+        Table {
+            selector: Rc::clone(&selector),
+            inner: Rc::new(Inner {
+                rows,
+                by_attribute,
+                selector,
+                texts,
+                entries,
+                names,
+                anyway,
+                by_byte,
+                narrowed: RefCell::new(HashMap::new()),
+            }),
+        }
     }
 
     pub fn rows(&self) -> &[Row] {
-        &self.0.rows
+        &self.inner.rows
     }
 
     /// The rewriter's selector: every element with an attribute of the
     /// table, and `<style>` and `<noscript>`, whose texts it reads.
     pub fn element_selector(&self) -> &Selector {
-        &self.0.selector
+        &self.selector
     }
 
     /// Whether the texts of `<style>` and `<noscript>` are rewritten.
     pub fn texts(&self) -> bool {
-        self.0.texts
+        self.inner.texts
+    }
+
+    /// The table with the whole selector: for a nested document whose
+    /// bytes lol_html does not read as they are (UTF-16, transcoded first).
+    pub fn whole(&self) -> Table {
+        Table {
+            inner: Rc::clone(&self.inner),
+            selector: Rc::clone(&self.inner.selector),
+        }
+    }
+
+    /// The table for a document of these `bytes`, read as they are (in an
+    /// ASCII-compatible encoding): the same rows, and a selector of only
+    /// the entries whose attribute's name is in `bytes`, ASCII
+    /// case-insensitively, and `style` and `noscript` only if `<style` and
+    /// `<noscript` are. An attribute's name is never written with character
+    /// references, so an element can only have an attribute whose name is
+    /// in the bytes: the narrowed selector matches the same elements, and
+    /// lol_html calls the handler on the same elements, as the whole one
+    /// would, at a fraction of the cost of compiling the whole one for each
+    /// `<noscript>`. The first entry that names no element (`[href]`) stays
+    /// whatever the bytes: with it, lol_html reads the attributes of every
+    /// start tag, as with the whole selector, so that what counts against
+    /// its memory limit does not change either.
+    pub fn narrowed(&self, bytes: &[u8]) -> Table {
+        let inner = &self.inner;
+        let Some(anyway) = inner.anyway else {
+            return self.whole();
+        };
+        let found = inner.found_in(bytes);
+        if let Some(selector) = inner.narrowed.borrow().get(&found) {
+            return Table {
+                inner: Rc::clone(inner),
+                selector: Rc::clone(selector),
+            };
+        }
+        let selector = Rc::new(parse(&inner.narrowed_text(&found, anyway)));
+        let mut narrowed = inner.narrowed.borrow_mut();
+        if narrowed.len() < NARROWED_KEPT {
+            narrowed.insert(found, Rc::clone(&selector));
+        }
+        Table {
+            inner: Rc::clone(inner),
+            selector,
+        }
     }
 
     /// The row for `attribute` on `element` (both lowercase): the first
@@ -307,43 +396,159 @@ impl Table {
         attribute: &str,
         holds: impl Fn(When) -> bool,
     ) -> Option<&Row> {
-        self.0
+        self.inner
             .by_attribute
             .get(attribute)?
             .iter()
-            .map(|&i| &self.0.rows[i])
+            .map(|&i| &self.inner.rows[i])
             .find(|r| (r.element == "*" || r.element == element) && holds(r.when))
     }
 
     /// A CSS selector matching every element that has an attribute of the
     /// table, so that lol_html calls the handler for those elements only.
     pub fn selector(&self) -> String {
-        selector_text(&self.0.rows)
+        selector_text(&self.inner.rows)
     }
 }
 
-fn selector_text(rows: &[Row]) -> String {
-    let mut selectors: Vec<String> = Vec::new();
+impl Inner {
+    /// The entries of the names `found`, and the one kept `anyway`.
+    fn narrowed_text(&self, found: &[u64], anyway: usize) -> String {
+        let has = |name: usize| found[name / 64] & (1 << (name % 64)) != 0;
+        let text: Vec<&str> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|&(i, &(name, _))| i == anyway || has(name))
+            .map(|(_, (_, text))| text.as_str())
+            .collect();
+        text.join(",")
+    }
+
+    /// Which of `names` are in `bytes`, ASCII case-insensitively: a set of
+    /// their indexes.
+    fn found_in(&self, bytes: &[u8]) -> Vec<u64> {
+        let Some(by_byte) = &self.by_byte else {
+            return self.found_slowly(bytes);
+        };
+        // Lowercase, and two bytes past the end for the windows of three.
+        let mut lower = Vec::with_capacity(bytes.len() + 2);
+        lower.extend(bytes.iter().map(u8::to_ascii_lowercase));
+        lower.extend_from_slice(&[0, 0]);
+        let [first, second, third] = &**by_byte;
+        let all = u64::MAX
+            .checked_shr(64 - self.names.len() as u32)
+            .unwrap_or(0);
+        let mut found = 0u64;
+        for (at, window) in lower.windows(3).enumerate() {
+            let maybe = first[usize::from(window[0])] & !found;
+            if maybe == 0 {
+                continue;
+            }
+            // The names whose first three bytes these are: few, and rarely.
+            let mut maybe = maybe & second[usize::from(window[1])] & third[usize::from(window[2])];
+            while maybe != 0 {
+                let i = maybe.trailing_zeros() as usize;
+                maybe &= maybe - 1;
+                if lower[at..].starts_with(self.names[i].as_bytes()) {
+                    found |= 1 << i;
+                    if found == all {
+                        return vec![found];
+                    }
+                }
+            }
+        }
+        vec![found]
+    }
+
+    /// [`Inner::found_in`] for more than 64 names, or names not ASCII (which
+    /// count as found: not narrowed away).
+    fn found_slowly(&self, bytes: &[u8]) -> Vec<u64> {
+        let lower = bytes.to_ascii_lowercase();
+        let mut found = vec![0u64; self.names.len().div_ceil(64)];
+        for (i, name) in self.names.iter().enumerate() {
+            let name = name.as_bytes();
+            if !name.is_ascii() || name.is_empty() || lower.windows(name.len()).any(|w| w == name) {
+                found[i / 64] |= 1 << (i % 64);
+            }
+        }
+        found
+    }
+}
+
+/// For each of the first three bytes of a name, the set of names (by index)
+/// that can have each lowercase byte there: its own byte, or any byte past
+/// its end. `None` when the names do not fit in a set, or one is not ASCII.
+fn by_byte(names: &[String]) -> Option<Box<[[u64; 256]; 3]>> {
+    if names.len() > 64 || names.iter().any(|n| !n.is_ascii() || n.is_empty()) {
+        return None;
+    }
+    let mut by_byte = Box::new([[0u64; 256]; 3]);
+    for (i, name) in names.iter().enumerate() {
+        for (k, sets) in by_byte.iter_mut().enumerate() {
+            match name.as_bytes().get(k) {
+                Some(&b) => sets[usize::from(b)] |= 1 << i,
+                None => sets.iter_mut().for_each(|set| *set |= 1 << i),
+            }
+        }
+    }
+    Some(by_byte)
+}
+
+fn parse(selector: &str) -> Selector {
+    selector
+        .parse()
+        .expect("names are escaped, so the selector parses")
+}
+
+/// Attributes often written on elements the table does not list them for:
+/// `[value]` or `[content]` would call the handler for every `<input>` or
+/// RDFa `<span>`, so their rows keep their elements.
+const COMMON: &[&str] = &["value", "content"];
+
+/// The selector's entries, one per attribute in the order the rows first
+/// name it: `[attribute]` when a row has it on every element, or when two or
+/// more elements have it (one `[background]` for eight elements: lol_html
+/// tries every entry on every element, and the handler looks the row up by
+/// element anyway); else `element[attribute]` for each element.
+fn entries_of(rows: &[Row]) -> Vec<(&str, String)> {
+    let mut entries: Vec<(&str, String)> = Vec::new();
     for row in rows {
+        let name = row.attribute.as_str();
+        if entries.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let mut elements: Vec<&str> = Vec::new();
+        for r in rows.iter().filter(|r| r.attribute == name) {
+            if !elements.contains(&r.element.as_str()) {
+                elements.push(&r.element);
+            }
+        }
         // Anything but letters, digits, `-` and `_` is escaped in a CSS name
         // (`xlink\:href`), so that every name the table holds parses.
-        let attribute: String = row
-            .attribute
+        let attribute: String = name
             .chars()
             .flat_map(|c| {
                 let escape = !(c.is_ascii_alphanumeric() || c == '-' || c == '_');
                 escape.then_some('\\').into_iter().chain([c])
             })
             .collect();
-        let selector = match row.element.as_str() {
-            "*" => format!("[{attribute}]"),
-            element => format!("{element}[{attribute}]"),
-        };
-        if !selectors.contains(&selector) {
-            selectors.push(selector);
+        let everywhere = elements.contains(&"*") || (elements.len() > 1 && !COMMON.contains(&name));
+        if everywhere {
+            entries.push((name, format!("[{attribute}]")));
+        } else {
+            for element in elements {
+                entries.push((name, format!("{element}[{attribute}]")));
+            }
         }
     }
-    selectors.join(",")
+    entries
+}
+
+fn selector_text(rows: &[Row]) -> String {
+    let entries = entries_of(rows);
+    let texts: Vec<&str> = entries.iter().map(|(_, text)| text.as_str()).collect();
+    texts.join(",")
 }
 
 /// `--attr ELEMENT:ATTRIBUTE[:KIND]`, `*` for every element.
@@ -423,9 +628,257 @@ mod tests {
     }
 
     #[test]
+    fn selector_covers_every_row_with_one_entry_per_shared_attribute() {
+        for table in [
+            Table::default(),
+            Table::new(true, true, vec![parse_user_row("img:value").unwrap()]),
+        ] {
+            let selector = table.selector();
+            let entries: Vec<&str> = selector.split(',').collect();
+            for row in table.rows() {
+                let attribute = row.attribute.replace(':', "\\:");
+                let everywhere = format!("[{attribute}]");
+                let own = format!("{}[{attribute}]", row.element);
+                assert!(
+                    entries.contains(&everywhere.as_str()) || entries.contains(&own.as_str()),
+                    "{row} in {selector}"
+                );
+            }
+            let unique: std::collections::HashSet<&&str> = entries.iter().collect();
+            assert_eq!(unique.len(), entries.len(), "{selector}");
+        }
+        let selector = Table::default().selector();
+        for shared in ["[background]", "[cite]", "[longdesc]", "[srcset]", "[ping]"] {
+            assert!(selector.split(',').any(|e| e == shared), "{shared}");
+        }
+        assert!(!selector.contains("td[") && !selector.contains("img[srcset]"));
+        // Kept on their elements: common elsewhere, or on one element only.
+        let user = Table::new(false, false, vec![parse_user_row("li:value").unwrap()]);
+        let selector = user.selector();
+        assert!(selector.contains("li[value]") && selector.contains("param[value]"));
+        assert!(selector.contains("video[poster]") && !selector.contains(",[value]"));
+    }
+
+    #[test]
     fn selector_lists_each_attribute_once() {
         let selector = Table::default().selector();
         assert!(selector.starts_with("[href],[src],[xlink\\:href],[style]"));
         assert_eq!(selector.matches("[href]").count(), 1);
+    }
+}
+
+#[cfg(test)]
+mod narrowed_tests {
+    use super::*;
+    use crate::base::Layers;
+    use crate::rewrite::{Config, Rewriter};
+    use proptest::prelude::*;
+
+    fn text(table: &Table, bytes: &[u8]) -> String {
+        let inner = &table.inner;
+        inner.narrowed_text(&inner.found_in(bytes), inner.anyway.unwrap())
+    }
+
+    #[test]
+    fn narrowed_to_the_names_in_the_bytes() {
+        let table = Table::default();
+        // `[href]` stays, whatever the bytes.
+        assert_eq!(text(&table, b""), "[href]");
+        assert_eq!(text(&table, b"<p>hello</p>"), "[href]");
+        assert_eq!(
+            text(&table, b"<IMG SRC=a Style=b><td BACKGROUND=x>"),
+            "[href],[src],[style],[background]"
+        );
+        // Wherever the name is: a superset of the attributes.
+        assert_eq!(text(&table, b"<p>srcset</p>"), "[href],[src],[srcset]");
+        assert_eq!(
+            text(&table, b"<svg><use XLINK:HREF=a>"),
+            "[href],[xlink\\:href]"
+        );
+        assert_eq!(
+            text(&table, b"<Param value=a><meta CONTENT=b>"),
+            "[href],param[value],meta[content]"
+        );
+        assert_eq!(
+            text(&table, b"<noscript><STYLE>a{}</style>"),
+            "[href],[style],style,noscript"
+        );
+        // At the very end, and split by nothing else.
+        assert_eq!(text(&table, b"ping"), "[href],[ping]");
+        assert_eq!(text(&table, b"pin"), "[href]");
+        // Not ASCII, not a name.
+        assert_eq!(text(&table, "sr\u{0441}".as_bytes()), "[href]");
+    }
+
+    #[test]
+    fn narrowed_selectors_are_kept_and_shared() {
+        let table = Table::default();
+        let a = table.narrowed(b"<img src=a>");
+        let b = table.narrowed(b"<script src=b></script>");
+        assert!(std::ptr::eq(a.element_selector(), b.element_selector()));
+        assert!(std::ptr::eq(a.rows(), table.rows()));
+        assert!(!std::ptr::eq(
+            a.element_selector(),
+            table.element_selector()
+        ));
+        // The whole selector again, from a narrowed table.
+        assert!(std::ptr::eq(
+            a.whole().element_selector(),
+            table.element_selector()
+        ));
+        // Nothing that names no element: nothing to keep, nothing narrowed.
+        let poster = Table::only(&["poster"]);
+        assert_eq!(poster.selector(), "video[poster]");
+        assert!(std::ptr::eq(
+            poster.narrowed(b"").element_selector(),
+            poster.element_selector()
+        ));
+    }
+
+    #[test]
+    fn many_names_are_looked_for_slowly() {
+        let user: Vec<Row> = (0..70)
+            .map(|i| parse_user_row(&format!("*:data-n{i}")).unwrap())
+            .collect();
+        let table = Table::new(false, false, user);
+        assert!(table.inner.by_byte.is_none());
+        let found = text(&table, b"<a DATA-N7=x data-n69=y>");
+        // The user's rows come first, and `data-n6` is in `data-n69`.
+        assert_eq!(
+            found,
+            "[data-n0],[data-n6],[data-n7],[data-n69],object[data]"
+        );
+    }
+
+    /// Bytes made of names, their pieces and their neighbours.
+    fn bytes() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop::sample::select(vec![
+            "src",
+            "SRC",
+            "sr",
+            "c",
+            "srcset",
+            "SrcDoc",
+            "href",
+            "hre",
+            "f",
+            "xlink:",
+            "xlink:href",
+            "style",
+            "<style",
+            "<STYLE",
+            "<",
+            "noscript",
+            "<noscript",
+            "background",
+            "back",
+            "ground",
+            "value",
+            "content",
+            "con",
+            "cite",
+            "ping",
+            "ite",
+            "itemid",
+            "itemtype",
+            "code",
+            "codebase",
+            "<img ",
+            " ",
+            "=",
+            "\"",
+            "\0",
+            "\u{e9}",
+            "imagesrcset",
+            "formaction",
+            "action",
+            "data",
+            "longdesc",
+            "lowsrc",
+            "dynsrc",
+            "icon",
+            "manifest",
+            "object",
+            "classid",
+            "archive",
+            "poster",
+            "pluginspage",
+            "profile",
+            "xyz",
+        ]);
+        prop::collection::vec(piece, 0..16).prop_map(|p| p.concat().into_bytes())
+    }
+
+    fn run(table: Table, html: &[u8], max_memory: usize) -> String {
+        let config = Config {
+            layers: Layers {
+                encapsulating: Some("http://h/a/b".into()),
+                retrieval: None,
+            },
+            max_memory,
+            table,
+            encoding: Some(encoding_rs::UTF_8),
+            embedded: false,
+            depth: 1,
+            ..Config::default()
+        };
+        let mut rewriter = Rewriter::new(config, Vec::new());
+        rewriter.record_splices();
+        let write = rewriter.write(html);
+        let end = rewriter.end_with_splices();
+        format!("{write:?} {end:?}")
+    }
+
+    proptest! {
+        #[test]
+        fn found_fast_is_found_slowly(bytes in bytes()) {
+            for table in [Table::default(), Table::new(true, true, Vec::new())] {
+                let inner = &table.inner;
+                prop_assert_eq!(inner.found_in(&bytes), inner.found_slowly(&bytes));
+            }
+        }
+
+        /// A nested document comes out the same, and with the same report,
+        /// with the narrowed selector as with the whole one.
+        #[test]
+        fn narrowed_rewrites_as_whole(pieces in prop::collection::vec(prop::sample::select(vec![
+            "<img src=a.png>", "<IMG SRC='b.png' style='background:url(c)'>", "<td background=t>",
+            "<div background=d>", "<q cite=q>", "<span cite=s>", "<a href=x ping='p q'>",
+            "<object data=o codebase=cb/ archive='a b'>", "<param valuetype=ref value=v>",
+            "<input value=v>", "<meta http-equiv=refresh content='0; url=r'>",
+            "<iframe srcdoc=\"<img src=s>\">", "<style>a{b:url(x)}</style>", "<noscript>",
+            "</noscript>", "<svg><use xlink:href=u /></svg>", "<base href=b/>", "x", " ",
+            "<div itemtype='t u'>", "<img srcset='a 1x'>", "<video poster=p>", "\0", "<",
+        ]), 0..12)) {
+            let html = pieces.concat();
+            let table = Table::default();
+            let narrowed = table.narrowed(html.as_bytes());
+            prop_assert_eq!(
+                run(narrowed, html.as_bytes(), 1 << 20),
+                run(table.whole(), html.as_bytes(), 1 << 20)
+            );
+        }
+    }
+
+    /// A tag with many attributes, none of the table's: lol_html reads them
+    /// all with the whole selector (it has `[href]`), and counts them
+    /// against its memory limit; so it does with the narrowed one.
+    #[test]
+    fn narrowed_counts_the_same_memory() {
+        let mut html = b"<p".to_vec();
+        for _ in 0..40_000 {
+            html.extend_from_slice(b" a");
+        }
+        html.extend_from_slice(b"><form action=f>");
+        let table = Table::default();
+        let narrowed = table.narrowed(&html);
+        let whole = run(table.whole(), &html, 1 << 20);
+        assert!(whole.contains("MemoryLimit"), "{whole}");
+        assert_eq!(run(narrowed, &html, 1 << 20), whole);
+        // Without `[href]` it would not: `form[action]` alone reads the
+        // attributes of `<form>`s only.
+        let mut only_form = Table::default().narrowed(&html);
+        only_form.selector = Rc::new(parse("form[action]"));
+        assert!(!run(only_form, &html, 1 << 20).contains("MemoryLimit"));
     }
 }

@@ -65,12 +65,44 @@ pub enum Context {
 ///
 /// Linear in the length of `css`, and never panics, whatever the text.
 pub fn find(css: &str) -> Vec<Found> {
-    let mut scanner = Scanner { css, pos: 0 };
+    find_with(css, true)
+}
+
+/// [`find`]; with `shortcuts`, the text is tokenized only where a URL can
+/// be: up to the last start of one ([`last_start`]), and not in the plain
+/// text between ([`Scanner::skip_plain`]). Without, every token is read,
+/// which the tests compare with.
+fn find_with(css: &str, shortcuts: bool) -> Vec<Found> {
     let mut found = Vec::new();
+    // Where the last thing that can start a URL starts: nothing past it
+    // can, unless something before it has begun one.
+    let last = if shortcuts {
+        match last_start(css.as_bytes()) {
+            Some(last) => last,
+            None => return found,
+        }
+    } else {
+        usize::MAX
+    };
+    let mut scanner = Scanner { css, pos: 0 };
     let mut frames: Vec<Frame> = Vec::new();
+    // How many of `frames` are image sets.
+    let mut image_sets = 0;
     // The last token was `url(` (followed by a string, §4.3.4) or `@import`.
     let mut next_string_is_url = false;
+    // Where the plain text that [`Scanner::skip_plain`] last found ends.
+    let mut plain_end = 0;
     loop {
+        if shortcuts && !next_string_is_url && image_sets == 0 {
+            // Nothing begun: the next URL, if any, starts at a token that
+            // can start one.
+            if scanner.pos > last {
+                break;
+            }
+            if scanner.pos >= plain_end {
+                plain_end = scanner.skip_plain();
+            }
+        }
         let token = scanner.next_token();
         if token == Token::Whitespace {
             // Whitespace changes nothing: `@import  "a.css"`, `url( "a" )`,
@@ -89,10 +121,12 @@ pub fn find(css: &str) -> Vec<Found> {
             Token::Url(Some(range)) => keep(css, range, Context::Unquoted, &mut found),
             Token::AtKeyword { import } => next_string_is_url = import,
             Token::Function(function) => {
+                let image_set = function == Function::ImageSet;
+                image_sets += usize::from(image_set);
                 frames.push(Frame {
                     closer: b')',
-                    image_set: function == Function::ImageSet,
-                    option_start: function == Function::ImageSet,
+                    image_set,
+                    option_start: image_set,
                 });
                 next_string_is_url = function == Function::Url;
             }
@@ -104,7 +138,8 @@ pub fn find(css: &str) -> Vec<Found> {
             // §5.4.8–9: a block or function ends only at its own closer; any
             // other closer inside it is just a token.
             Token::Close(closer) if frames.last().is_some_and(|frame| frame.closer == closer) => {
-                frames.pop();
+                let image_set = frames.pop().is_some_and(|frame| frame.image_set);
+                image_sets -= usize::from(image_set);
             }
             Token::Comma => {
                 if let Some(frame) = frames.last_mut() {
@@ -115,6 +150,71 @@ pub fn find(css: &str) -> Vec<Found> {
         }
     }
     found
+}
+
+/// Where the last of what can start a URL in `css` starts: a `\` (an
+/// escape can spell any name: `\75 rl(`), `url(`, `image-set(` (and so
+/// `-webkit-image-set(`) and `@import`, ASCII case-insensitively. Without
+/// escapes these names are written as they are, and a URL is a url token,
+/// which starts with `url(`, or a string after `url(`, after `@import` or
+/// at an option of `image-set(`: so a text with none of them holds no URL,
+/// and past the last of them no URL starts that no token before it began.
+fn last_start(css: &[u8]) -> Option<usize> {
+    let mut end = css.len();
+    // The first found from the end is the last: the names hold none of the
+    // bytes looked for.
+    while let Some(at) = css[..end]
+        .iter()
+        .rposition(|&b| matches!(b, b'\\' | b'(' | b'@'))
+    {
+        let start = match css[at] {
+            b'\\' => Some(at),
+            b'(' => ends_url_or_image_set(css, at),
+            _ => is_import(css, at).then_some(at),
+        };
+        if start.is_some() {
+            return start;
+        }
+        end = at;
+    }
+    None
+}
+
+/// The bytes [`Scanner::skip_plain`] stops at: those that may need the
+/// tokenizer (`(` and `@` when they end `url` or `image-set`, or start
+/// `@import`).
+const STOPS: [bool; 256] = byte_set(b"\"'/\\(@");
+
+/// The bytes after which plain text is at a token boundary.
+const BOUNDARIES: [bool; 256] = byte_set(b";:,()[]{} \t\n\r\x0C");
+
+const fn byte_set(bytes: &[u8]) -> [bool; 256] {
+    let mut set = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        set[bytes[i] as usize] = true;
+        i += 1;
+    }
+    set
+}
+
+/// The start of the `url` or `image-set` (ASCII case-insensitively) that
+/// ends just before the `(` at `paren`.
+fn ends_url_or_image_set(css: &[u8], paren: usize) -> Option<usize> {
+    let before = &css[..paren];
+    ["url", "image-set"].into_iter().find_map(|name| {
+        let start = paren.checked_sub(name.len())?;
+        before[start..]
+            .eq_ignore_ascii_case(name.as_bytes())
+            .then_some(start)
+    })
+}
+
+/// Whether `@import` (ASCII case-insensitively) starts at `at`.
+fn is_import(css: &[u8], at: usize) -> bool {
+    css[at..]
+        .get(..7)
+        .is_some_and(|s| s.eq_ignore_ascii_case(b"@import"))
 }
 
 /// Adds the URL at `range` unless it is empty or a local url, as [`find`]
@@ -300,6 +400,54 @@ impl Scanner<'_> {
         } else if whitespace(self.byte(0)) {
             self.pos += 1;
         }
+    }
+
+    /// Skips plain text: from a token's start, with no URL begun, to the
+    /// last token start that is sure before the next byte that needs the
+    /// tokenizer. Those are a quote, `/` (a comment), `\` and the start of
+    /// a `url(`, `image-set(` or `@import`; short of them, the tokens are
+    /// idents, numbers, hashes, delims, brackets and whitespace, none of
+    /// which holds a URL or begins one, and each of `;:,()[]{}` and
+    /// whitespace is a token of its own, or ends one (a function's `(`), or
+    /// is in a run of whitespace, whose rest is whitespace too. Brackets
+    /// skipped are not opened or closed: only image sets open above them
+    /// count, and an image set is never skipped. Returns where the plain
+    /// text ends.
+    fn skip_plain(&mut self) -> usize {
+        let bytes = self.css.as_bytes();
+        let mut from = self.pos;
+        let end = loop {
+            let Some(at) = bytes[from..].iter().position(|&b| STOPS[usize::from(b)]) else {
+                break bytes.len();
+            };
+            let at = from + at;
+            match bytes[at] {
+                b'(' => {
+                    if let Some(start) = ends_url_or_image_set(bytes, at) {
+                        break start;
+                    }
+                }
+                b'@' => {
+                    if is_import(bytes, at) {
+                        break at;
+                    }
+                }
+                _ => break at,
+            }
+            from = at + 1;
+        };
+        // (A `url(` that a token before has begun, as in `1url(`, stops it
+        // where it is.)
+        let end = end.max(self.pos);
+        // Just past the last boundary before it; a name is not cut, as
+        // `url`, `image-set` and `-webkit-` hold none.
+        if let Some(at) = bytes[self.pos..end]
+            .iter()
+            .rposition(|&b| BOUNDARIES[usize::from(b)])
+        {
+            self.pos += at + 1;
+        }
+        end
     }
 
     /// §4.3.1 Consume a token.
@@ -1061,6 +1209,118 @@ mod tests {
             .collect()
     }
 
+    /// What the shortcuts of [`find`] skip and stop at, and what is near.
+    fn plain_ish() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            ";",
+            ":",
+            ",",
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            " ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\x0C",
+            "!",
+            "<!--",
+            "-->",
+            "<!",
+            "--",
+            ">",
+            "#",
+            "@",
+            "@import",
+            "@IMPORT",
+            "@imp",
+            "@imports",
+            "url",
+            "url(",
+            "URL(",
+            "uRl(",
+            "xurl(",
+            "1url(",
+            ".url(",
+            "-url(",
+            "#url(",
+            "@url(",
+            "url (",
+            "image-set(",
+            "-webkit-image-set(",
+            "Image-Set(",
+            "image-set",
+            "\"a\"",
+            "'b'",
+            "\"",
+            "'",
+            "/*",
+            "*/",
+            "/",
+            "\\",
+            "\\75 rl(",
+            "u\\rl(",
+            "\\69mage-set(",
+            "1",
+            "1.5",
+            "1e3",
+            "e",
+            "+",
+            "-",
+            ".",
+            "a",
+            "b.png",
+            "é",
+            "\0",
+            "\u{1}",
+            "x)",
+            "1x",
+            "calc(",
+            "rgba(",
+            "var(--a)",
+            "content:",
+            "background:",
+            " 2x, ",
+        ]);
+        prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
+    }
+
+    #[test]
+    fn shortcuts_stop_at_what_can_start_a_url() {
+        for (css, last) in [
+            ("", None),
+            ("a{color:red}", None),
+            ("a{b:ur(x)} /* url */ 'url' @imp", None),
+            ("a{b:url(x)}", Some(4)),
+            ("a{b:URL (x)}", None),
+            ("\\75 rl(x)", Some(0)),
+            ("@IMPORT 'a'; b{}", Some(0)),
+            ("a{b:-webkit-image-set('a' 1x)} c{}", Some(12)),
+            ("url(a) x\\y", Some(8)),
+        ] {
+            assert_eq!(last_start(css.as_bytes()), last, "{css:?}");
+        }
+        // A text with no such start holds no URL.
+        assert!(find("a{b:c} /* url(x) */").is_empty() && !find("a{b:url(x)}").is_empty());
+        // Found through escapes, comments, and after plain text.
+        for (css, urls) in [
+            ("a{b:\\75 rl(x.png)}", vec!["x.png"]),
+            ("a{b:-WEBKIT-IMAGE-SET('y' 1x)}", vec!["y"]),
+            ("@import/**/'i.css'; x{}", vec!["i.css"]),
+            ("p{margin:0;padding:1px 2px}a{b:url( z )} q{}", vec!["z"]),
+            ("p:hover>a[x=y]{c:d}@media(x){a{b:URL('w')}}", vec!["w"]),
+            ("a{content:'url(n)'} b{c:url(m)}", vec!["m"]),
+            // Begun by the token before: no url, and none cut short.
+            ("a{b:1url(x) xurl(y) #url(z);c:url(v)}", vec!["v"]),
+        ] {
+            let got: Vec<&str> = find(css).iter().map(|f| &css[f.range.clone()]).collect();
+            assert_eq!(got, urls, "{css:?}");
+        }
+    }
+
     proptest! {
         #[test]
         fn never_panics_on_any_text(css in any::<String>()) {
@@ -1068,6 +1328,17 @@ mod tests {
             check_ranges(&css, &found);
             for f in &found {
                 let _ = escape(&unescape(&css[f.range.clone()]), f.context);
+            }
+        }
+
+        /// The shortcuts find what reading every token finds.
+        #[test]
+        fn shortcuts_change_nothing(
+            css in prop_oneof![css_ish(), plain_ish(), any::<String>()],
+            more in plain_ish(),
+        ) {
+            for css in [css.clone(), format!("{more}{css}"), format!("{css}{more}")] {
+                prop_assert_eq!(find_with(&css, true), find_with(&css, false), "{:?}", css);
             }
         }
 

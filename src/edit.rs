@@ -10,7 +10,7 @@ use crate::report::{Counts, Warning};
 use crate::rewrite::{Config, Rewriter, Splice};
 use crate::value::{self, Decoded, Edit, Quote};
 use crate::{Standard, css, refresh, rfc1808, srcset};
-use encoding_rs::{Encoding, UTF_8};
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
 /// How deep `srcdoc` documents may nest inside each other.
 const MAX_DEPTH: u8 = 8;
@@ -254,6 +254,14 @@ impl Resolver<'_> {
             self.warnings.push(Warning::TooDeep { offset });
             return None;
         }
+        // A UTF-16 byte order mark makes the rewriter transcode the bytes
+        // before lol_html reads them: the names in them are not as written.
+        let utf16 = |e: &'static Encoding| e == UTF_16LE || e == UTF_16BE;
+        let table = if utf16(encoding) || Encoding::for_bom(bytes).is_some_and(|(e, _)| utf16(e)) {
+            self.table.whole()
+        } else {
+            self.table.narrowed(bytes)
+        };
         // Every field, so that no default table is built for each one.
         let config = Config {
             layers: Layers {
@@ -265,7 +273,7 @@ impl Resolver<'_> {
             max_lookahead: 1 << 20,
             // Its bytes are in memory already; the parser holds a part of them.
             max_memory: bytes.len().max(1 << 20).saturating_mul(4),
-            table: self.table.clone(),
+            table,
             encoding: Some(encoding),
             embedded,
             depth: self.depth + 1,
@@ -366,10 +374,20 @@ fn tokens(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
 /// Whether `edited` holds more `closing` tags (any case) than `raw` did: a
 /// URL that would end its raw-text element early.
 fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
+    // `closing` starts with `<`: only there can it start.
     let count = |s: &[u8]| {
-        s.windows(closing.len())
-            .filter(|w| w.eq_ignore_ascii_case(closing))
-            .count()
+        let mut count = 0;
+        let mut at = 0;
+        while let Some(lt) = s[at..].iter().position(|&b| b == b'<') {
+            at += lt;
+            let here = &s[at..];
+            count += usize::from(
+                here.get(..closing.len())
+                    .is_some_and(|w| w.eq_ignore_ascii_case(closing)),
+            );
+            at += 1;
+        }
+        count
     };
     count(edited) > count(raw)
 }
@@ -377,6 +395,21 @@ fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn closing_tags_are_counted_in_any_case() {
+        let closing = b"</style";
+        assert!(!closes_anew(b"", b"", closing));
+        assert!(closes_anew(b"a", b"a</STYLE", closing));
+        assert!(closes_anew(b"</style", b"</Style</stYle>", closing));
+        assert!(!closes_anew(
+            b"</style </style",
+            b"x</style</style",
+            closing
+        ));
+        assert!(!closes_anew(b"<", b"<</styl <style </ style", closing));
+        assert!(closes_anew(b"</styl", b"<</style", closing));
+    }
 
     #[test]
     fn tokens_are_split_on_ascii_whitespace() {
@@ -414,5 +447,28 @@ mod tests {
             assert!(!absolute(b""));
             assert_eq!(absolute(b"1a:b"), standard == Standard::Rfc1808);
         }
+    }
+
+    /// A `<noscript>` whose text starts with a UTF-16 byte order mark is
+    /// transcoded before it is read: its names are not in its bytes as
+    /// written, so its selector is the whole one.
+    #[test]
+    fn a_utf16_noscript_is_read_with_the_whole_selector() {
+        let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+        let mut html = b"<meta charset=windows-1252><noscript>\xFF\xFE".to_vec();
+        html.extend(utf16("<img src=a.png>"));
+        html.extend_from_slice(b"</noscript>");
+        let config = crate::Config {
+            layers: Layers {
+                retrieval: Some("http://h/d/".into()),
+                ..Layers::default()
+            },
+            ..crate::Config::default()
+        };
+        let mut out = Vec::new();
+        let report = crate::rewrite(config, &html[..], &mut out).unwrap();
+        assert_eq!(report.counts.rewritten, 1, "{report:?}");
+        let rewritten = utf16("<img src=http://h/d/a.png>");
+        assert!(out.windows(rewritten.len()).any(|w| w == rewritten));
     }
 }
