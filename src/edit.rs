@@ -147,13 +147,10 @@ impl Resolver<'_> {
             .iter()
             .position(|&b| !matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' '))
             .unwrap_or(raw.len());
-        let head = &raw[start..];
+        let head = &raw[start..raw.len().min(start + 64)];
         // Both standards' scheme characters; the first other byte must be
         // the colon.
-        let end = head
-            .iter()
-            .take(64)
-            .position(|&b| !rfc1808::is_scheme_char(b));
+        let end = head.iter().position(|&b| !rfc1808::is_scheme_char(b));
         end.is_some_and(|end| {
             head[end] == b':'
                 && std::str::from_utf8(&head[..=end]).is_ok_and(|s| self.standard.has_scheme(s))
