@@ -398,6 +398,8 @@ struct Core<W: Write> {
     /// The input, while the lookahead has not decided: lol_html reads it
     /// once the base and the encoding are known.
     hold: Hold,
+    /// What lol_html is reading, for the handlers to read names from.
+    window: Rc<RefCell<Window>>,
     /// Started only when the head must be read: when the input holds
     /// `<base`, or the encoding may be declared further into the head.
     probe: Option<Probe>,
@@ -442,13 +444,22 @@ impl<W: Write> Core<W> {
             config: config.clone(),
         }));
         let template_bases = Rc::new(RefCell::new(Vec::new()));
+        let window = Rc::new(RefCell::new(Window::default()));
         let on_element = {
             let shared = Rc::clone(&shared);
+            let window = Rc::clone(&window);
             let table = config.table.clone();
             let lengths = name_lengths(&table);
             let template_bases = Rc::clone(&template_bases);
             move |el: &mut Element| {
-                record(&shared, &table, lengths, el, &template_bases.borrow());
+                record(
+                    &shared,
+                    &table,
+                    lengths,
+                    el,
+                    &window.borrow(),
+                    &template_bases.borrow(),
+                );
                 Ok(())
             }
         };
@@ -472,6 +483,7 @@ impl<W: Write> Core<W> {
         let core = Core {
             html: Some(HtmlRewriter::new(settings, Sink(Rc::clone(&splicer)))),
             hold: Hold::default(),
+            window,
             probe: None,
             template_bases,
             sniffer,
@@ -493,7 +505,7 @@ impl<W: Write> Core<W> {
 
     fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
         if self.released {
-            return self.feed(chunk);
+            return self.feed(Cow::Borrowed(chunk));
         }
         self.hold.push(chunk);
         if let Some(sniffer) = &mut self.sniffer {
@@ -557,13 +569,17 @@ impl<W: Write> Core<W> {
     }
 
     /// lol_html reads `bytes`, once the lookahead is over.
-    fn feed(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    fn feed(&mut self, bytes: Cow<'_, [u8]>) -> Result<(), Error> {
         let Some(html) = &mut self.html else {
             // Past the memory limit: the rest goes through as it is.
-            self.splicer.borrow_mut().emit(bytes);
+            self.splicer.borrow_mut().emit(&bytes);
             return self.check(Ok(()));
         };
-        match html.write(bytes) {
+        self.window.borrow_mut().next(bytes);
+        let window = self.window.borrow();
+        let result = html.write(&window.bytes);
+        drop(window);
+        match result {
             Err(RewritingError::MemoryLimitExceeded(_)) => {
                 // lol_html has flushed what it held, unchanged; from here on
                 // the input is copied, so the output is always complete.
@@ -740,7 +756,7 @@ impl<W: Write> Core<W> {
             s.warnings.extend(warnings);
         }
         for chunk in self.hold.take() {
-            self.feed(&chunk)?;
+            self.feed(Cow::Owned(chunk))?;
         }
         Ok(())
     }
@@ -778,12 +794,19 @@ fn record(
     table: &Table,
     lengths: u64,
     el: &mut Element,
+    window: &Window,
     template_bases: &[usize],
 ) {
-    let tag = el.tag_name();
+    // Names from the bytes of the write lol_html is reading, lowercased on
+    // the stack: lol_html's own `tag_name()` and `name()` allocate.
+    let (mut tag_buffer, mut name_buffer) = ([0; 32], [0; 32]);
+    let tag_location = el.source_location().bytes();
+    let tag = match window.name(tag_location.start + 1..tag_location.end, &mut tag_buffer) {
+        Some(tag) => Cow::Borrowed(tag),
+        None => Cow::Owned(el.tag_name()),
+    };
     let namespace = el.namespace_uri();
     let svg = namespace == SVG_NAMESPACE;
-    let tag_location = el.source_location().bytes();
     let mut s = shared.borrow_mut();
     // "Only the first of duplicate attributes counts", as in HTML. A name
     // always finds the same row on an element, so the rows found so far
@@ -792,11 +815,18 @@ fn record(
     for attr in el.attributes() {
         // An attribute of a length no row has needs no name (which lol_html
         // would allocate).
-        let length = attr.name_source_location().map(|l| l.bytes().len());
-        if length.is_some_and(|n| lengths & (1 << n.min(63)) == 0) {
+        let location = attr.name_source_location().map(|l| l.bytes());
+        if location
+            .as_ref()
+            .is_some_and(|l| lengths & (1 << l.len().min(63)) == 0)
+        {
             continue;
         }
-        let Some(row) = table.find(&tag, &attr.name(), |when| holds(when, el)) else {
+        let name = match location.and_then(|l| window.name(l, &mut name_buffer)) {
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(attr.name()),
+        };
+        let Some(row) = table.find(&tag, &name, |when| holds(when, el)) else {
             continue;
         };
         if done.iter().any(|r| std::ptr::eq(*r, row)) {
@@ -849,7 +879,7 @@ fn record(
     }
     // Raw text to lol_html: no handler sees inside, so the sink takes the
     // bytes between the tags. Only HTML's own: in SVG, `<style>` has markup.
-    let content = match tag.as_str() {
+    let content = match &*tag {
         "style" if table.texts() => Role::Style,
         "noscript" if table.texts() => Role::Noscript,
         _ => return,
@@ -884,6 +914,46 @@ fn name_lengths(table: &Table) -> u64 {
         .rows()
         .iter()
         .fold(0, |bits, row| bits | 1 << row.attribute.len().min(63))
+}
+
+/// The bytes of the write lol_html is reading, and where they start in the
+/// input (lol_html's output offsets are the input's).
+#[derive(Default)]
+struct Window {
+    bytes: Vec<u8>,
+    at: usize,
+}
+
+impl Window {
+    fn next(&mut self, bytes: Cow<'_, [u8]>) {
+        self.at += self.bytes.len();
+        match bytes {
+            Cow::Owned(bytes) => self.bytes = bytes,
+            Cow::Borrowed(bytes) => {
+                self.bytes.clear();
+                self.bytes.extend_from_slice(bytes);
+            }
+        }
+    }
+
+    /// The tag or attribute name that starts at `range.start`, ASCII
+    /// lowercase, when the range lies in this write, and the name is ASCII
+    /// and fits `buffer` (else the caller asks lol_html). A name ends where
+    /// the tokenizer ends it: at whitespace, `/` or `>` (or the range's end).
+    fn name<'b>(&self, range: Range<usize>, buffer: &'b mut [u8; 32]) -> Option<&'b str> {
+        let start = range.start.checked_sub(self.at)?;
+        let bytes = self.bytes.get(start..range.end.checked_sub(self.at)?)?;
+        let len = bytes
+            .iter()
+            .position(|b| matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>'))
+            .unwrap_or(bytes.len());
+        let name = buffer.get_mut(..len)?;
+        name.copy_from_slice(&bytes[..len]);
+        name.make_ascii_lowercase();
+        name.is_ascii()
+            .then(|| std::str::from_utf8(name).ok())
+            .flatten()
+    }
 }
 
 /// Whether a row's condition holds on the element.
@@ -1095,5 +1165,29 @@ impl<W: Write> Splicer<W> {
             Role::Style => resolver.style_text(raw, start),
             Role::Noscript => resolver.noscript(raw, start),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_read_from_the_write_or_left_to_lol_html() {
+        let mut window = Window::default();
+        window.next(Cow::Borrowed(b"xx"));
+        window.next(Cow::Borrowed(b"<IMG\tSrC=a><x\xC3\xA9 y>"));
+        let mut buffer = [0; 32];
+        // The tag's range runs from after `<` to its end; the name stops at
+        // whitespace.
+        assert_eq!(window.name(3..13, &mut buffer), Some("img"));
+        assert_eq!(window.name(7..10, &mut buffer), Some("src"));
+        assert_eq!(window.name(14..20, &mut buffer), None, "not ASCII");
+        assert_eq!(window.name(1..4, &mut buffer), None, "before the write");
+        assert_eq!(window.name(20..30, &mut buffer), None, "after it");
+        window.next(Cow::Owned(format!("<{}>", "a".repeat(40)).into_bytes()));
+        assert_eq!(window.name(21..62, &mut buffer), None, "too long");
+        assert_eq!(window.name(21..63, &mut buffer), None, "past the write");
+        assert_eq!(window.name(23..40, &mut buffer), Some("aaaaaaaaaaaaaaaaa"));
     }
 }
