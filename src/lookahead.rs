@@ -37,14 +37,12 @@ const SLICE: usize = 4096;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// The first `<base>` with an `href` in the head: its tag's byte offset,
-    /// its value as lol_html read it (as UTF-8), the value's byte range, and
-    /// its bytes as they are in the input (to decode once the encoding is
-    /// known).
+    /// its value as lol_html read it (as UTF-8), and the value's byte range
+    /// (whose bytes are decoded once the encoding is known).
     Base {
         offset: usize,
         href: String,
         value: Range<usize>,
-        raw: Vec<u8>,
     },
     /// The head ended at this byte offset with no `<base href>`.
     HeadOver { offset: usize },
@@ -82,9 +80,6 @@ pub struct Probe {
     state: Rc<RefCell<State>>,
     limit: usize,
     fed: usize,
-    /// The input read so far (no more than the limit and a write), so that
-    /// the base's raw bytes are at hand whatever the rewriter has let out.
-    seen: Vec<u8>,
 }
 
 impl Probe {
@@ -130,7 +125,6 @@ impl Probe {
             state,
             limit,
             fed: 0,
-            seen: Vec::new(),
         }
     }
 
@@ -149,7 +143,6 @@ impl Probe {
         for slice in chunk.chunks(SLICE) {
             let rewriter = self.rewriter.as_mut()?;
             self.fed += slice.len();
-            self.seen.extend_from_slice(slice);
             // A probe that fails (the memory limit) has nothing more to say:
             // the hold ends there, without an embedded base.
             let failed = rewriter.write(slice).is_err();
@@ -162,7 +155,8 @@ impl Probe {
             }
             if let Some(decision) = state.decision.clone() {
                 drop(state);
-                return Some(self.decided(decision));
+                self.rewriter = None;
+                return Some(decision);
             }
         }
         None
@@ -174,18 +168,8 @@ impl Probe {
             // Text held back at the end is flushed by `end`.
             let _ = rewriter.end();
         }
-        let decision = self.state.borrow().decision.clone();
-        self.decided(decision.unwrap_or(Decision::End))
-    }
-
-    /// Done: a base gets its raw bytes, and the probe lets go of its own.
-    fn decided(&mut self, mut decision: Decision) -> Decision {
-        if let Decision::Base { value, raw, .. } = &mut decision {
-            raw.extend_from_slice(self.seen.get(value.clone()).unwrap_or_default());
-        }
-        self.rewriter = None;
-        self.seen = Vec::new();
-        decision
+        let mut state = self.state.borrow_mut();
+        state.decision.get_or_insert(Decision::End).clone()
     }
 }
 
@@ -224,7 +208,6 @@ fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize) {
                 offset: location.start,
                 href,
                 value: value.bytes(),
-                raw: Vec::new(),
             });
         }
     } else if tag == "meta" {
@@ -319,6 +302,20 @@ impl Hold {
         self.chunks.iter().map(Vec::as_slice)
     }
 
+    /// The bytes held at `range` (empty where nothing is held).
+    pub fn bytes(&self, range: Range<usize>) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(range.len());
+        let mut at = 0;
+        for chunk in &self.chunks {
+            let (start, end) = (range.start.max(at), range.end.min(at + chunk.len()));
+            if start < end {
+                bytes.extend_from_slice(&chunk[start - at..end - at]);
+            }
+            at += chunk.len();
+        }
+        bytes
+    }
+
     /// Lets go of what is held.
     pub fn take(&mut self) -> Vec<Vec<u8>> {
         self.len = 0;
@@ -386,6 +383,7 @@ mod tests {
             assert_eq!(hold.base_at(), Some(10), "writes of {size}");
             assert_eq!(hold.len(), html.len());
             assert_eq!(hold.chunks().collect::<Vec<_>>().concat(), html);
+            assert_eq!(hold.bytes(8..20), &html[8..20]);
         }
         let mut hold = Hold::default();
         hold.push(b"<bas");

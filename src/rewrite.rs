@@ -521,7 +521,7 @@ impl<W: Write> Core<W> {
             self.chosen = chosen.map(|c| (c, c.encoding));
         }
         if self.shared.borrow().decision.is_some() && self.chosen.is_some() {
-            self.release(Decision::End)?;
+            self.release()?;
         }
         self.check(Ok(()))
     }
@@ -535,7 +535,6 @@ impl<W: Write> Core<W> {
         if let Some(probe) = &mut self.probe {
             if let Some(decision) = probe.write(chunk) {
                 self.decided(decision);
-                self.head_read();
             }
             return;
         }
@@ -557,7 +556,6 @@ impl<W: Write> Core<W> {
             self.probe = Some(probe);
             if let Some(decision) = decision {
                 self.decided(decision);
-                self.head_read();
             }
         } else if self.hold.len() >= limit + 4 {
             // A `<base` starting before the limit would be whole by now.
@@ -612,7 +610,7 @@ impl<W: Write> Core<W> {
             };
             self.decided(decision);
         }
-        self.release(Decision::End)?;
+        self.release()?;
         let Core {
             html,
             shared,
@@ -660,9 +658,10 @@ impl<W: Write> Core<W> {
         result.map_err(|e| Error::Parse(e.to_string()))
     }
 
-    /// The probe has decided: said at once, so that the warning comes in
-    /// the order of the input.
-    fn decided(&self, decision: Decision) {
+    /// The lookahead has decided: said at once, so that the warning comes
+    /// in the order of the input. A `<meta>` the probe met in the head
+    /// tells the sniffer, before detection could decide.
+    fn decided(&mut self, decision: Decision) {
         let mut s = self.shared.borrow_mut();
         if decision == Decision::Limit {
             s.warnings.push(Warning::LookaheadLimit {
@@ -670,23 +669,18 @@ impl<W: Write> Core<W> {
             });
         }
         s.decision = Some(decision);
-    }
-
-    /// The probe has read the head: a `<meta>` it met tells the sniffer.
-    fn head_read(&mut self) {
         if let (Some(sniffer), Some(probe)) = (&mut self.sniffer, &self.probe) {
             sniffer.head_read(probe.meta());
         }
     }
 
-    /// The lookahead is over: settle the encoding and the base, and let
+    /// The lookahead has decided: settle the encoding and the base, and let
     /// lol_html read the hold.
-    fn release(&mut self, otherwise: Decision) -> Result<(), Error> {
+    fn release(&mut self) -> Result<(), Error> {
         if self.released {
             return Ok(());
         }
         self.released = true;
-        self.head_read();
         let (_, bytes_encoding) = match self.chosen {
             Some(chosen) => chosen,
             None => {
@@ -703,20 +697,20 @@ impl<W: Write> Core<W> {
         if !bytes_encoding.is_ascii_compatible() {
             return Err(unsupported(bytes_encoding));
         }
-        if self.shared.borrow().decision.is_none() {
-            self.decided(otherwise);
-        }
         let decision = self.shared.borrow().decision.clone().expect("decided");
         self.splicer.borrow_mut().encoding = bytes_encoding;
         let layers = &self.config.layers;
         let mut warnings = Vec::new();
         let base = match &decision {
             Decision::Base {
-                offset, href, raw, ..
+                offset,
+                href,
+                value,
             } => {
-                // The href's own bytes, decoded with the document's encoding
-                // (the probe read it as UTF-8).
-                let decoded = Decoded::new(raw, bytes_encoding)
+                // The href's own bytes, still held, decoded with the
+                // document's encoding (the probe read it as UTF-8).
+                let raw = self.hold.bytes(value.clone());
+                let decoded = Decoded::new(&raw, bytes_encoding)
                     .or_else(|| Decoded::new(href.as_bytes(), UTF_8));
                 let href = decoded
                     .as_ref()
