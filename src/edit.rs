@@ -9,15 +9,15 @@ use crate::base::Layers;
 use crate::report::{Counts, Warning};
 use crate::rewrite::{Config, Rewriter, Splice};
 use crate::value::{self, Decoded, Edit, Quote};
-use crate::{Standard, css, refresh, rfc1808, srcset};
-use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
+use crate::{BaseUrl, Standard, css, refresh, rfc1808, srcset};
+use encoding_rs::{Encoding, UTF_8};
 
 /// How deep `srcdoc` documents may nest inside each other.
 const MAX_DEPTH: u8 = 8;
 
 /// What resolution needs, once the base is known.
 pub struct Resolver<'a> {
-    pub base: &'a str,
+    pub base: &'a BaseUrl,
     /// The document's.
     pub encoding: &'static Encoding,
     pub standard: Standard,
@@ -92,10 +92,10 @@ impl Resolver<'_> {
                 let codebase = codebase.and_then(|c| {
                     let c = Decoded::new(c.as_bytes(), UTF_8)?;
                     let c = &c.text()[value::trimmed(c.text())];
-                    Some(self.standard.resolve(self.base, c).into_owned())
+                    Some(BaseUrl::new(self.standard, &self.base.resolve(c)))
                 });
                 let mut inner = Resolver {
-                    base: codebase.as_deref().unwrap_or(self.base),
+                    base: codebase.as_ref().unwrap_or(self.base),
                     encoding: self.encoding,
                     standard: self.standard,
                     keep_fragments: self.keep_fragments,
@@ -163,13 +163,13 @@ impl Resolver<'_> {
         let core = value::trimmed(decoded.text());
         let href = &decoded.text()[core.clone()];
         self.counts.seen += 1;
-        if href == self.base {
+        if href == self.base.as_str() {
             self.counts.unchanged += 1;
             return None;
         }
         self.counts.rewritten += 1;
         self.counts.by_kind[Kind::Url as usize] += 1;
-        let edit = edit_to(Cow::Borrowed(self.base), href, core, Syntax::Plain);
+        let edit = edit_to(Cow::Borrowed(self.base.as_str()), href, core, Syntax::Plain);
         Some(value::apply(&decoded, &[edit], quote))
     }
 
@@ -251,18 +251,10 @@ impl Resolver<'_> {
             self.warnings.push(Warning::TooDeep { offset });
             return None;
         }
-        // A UTF-16 byte order mark makes the rewriter transcode the bytes
-        // before lol_html reads them: the names in them are not as written.
-        let utf16 = |e: &'static Encoding| e == UTF_16LE || e == UTF_16BE;
-        let table = if utf16(encoding) || Encoding::for_bom(bytes).is_some_and(|(e, _)| utf16(e)) {
-            self.table.whole()
-        } else {
-            self.table.narrowed(bytes)
-        };
         // Every field, so that no default table is built for each one.
         let config = Config {
             layers: Layers {
-                encapsulating: Some(self.base.to_owned()),
+                encapsulating: Some(self.base.as_str().to_owned()),
                 retrieval: None,
             },
             standard: self.standard,
@@ -270,7 +262,7 @@ impl Resolver<'_> {
             max_lookahead: 1 << 20,
             // Its bytes are in memory already; the parser holds a part of them.
             max_memory: bytes.len().max(1 << 20).saturating_mul(4),
-            table,
+            table: self.table.clone(),
             encoding: Some(encoding),
             embedded,
             depth: self.depth + 1,
@@ -325,7 +317,7 @@ impl Resolver<'_> {
             self.counts.absolute += 1;
             return None;
         }
-        let resolved: Cow<'_, str> = self.standard.resolve(self.base, url);
+        let resolved: Cow<'_, str> = self.base.resolve(url);
         if resolved == url {
             self.counts.unchanged += 1;
             return None;
@@ -421,8 +413,9 @@ mod tests {
     fn a_scheme_is_told_from_the_raw_bytes_within_64_of_them() {
         let (mut counts, mut warnings, table) = (Counts::default(), Vec::new(), Table::default());
         for standard in [Standard::Rfc1808, Standard::Rfc3986] {
+            let base = BaseUrl::new(standard, "http://a/");
             let resolver = Resolver {
-                base: "http://a/",
+                base: &base,
                 encoding: UTF_8,
                 standard,
                 keep_fragments: false,
@@ -447,10 +440,9 @@ mod tests {
     }
 
     /// A `<noscript>` whose text starts with a UTF-16 byte order mark is
-    /// transcoded before it is read: its names are not in its bytes as
-    /// written, so its selector is the whole one.
+    /// transcoded before it is read.
     #[test]
-    fn a_utf16_noscript_is_read_with_the_whole_selector() {
+    fn a_utf16_noscript_is_read_as_utf16() {
         let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
         let mut html = b"<meta charset=windows-1252><noscript>\xFF\xFE".to_vec();
         html.extend(utf16("<img src=a.png>"));

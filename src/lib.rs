@@ -52,6 +52,38 @@ impl Standard {
     }
 }
 
+/// A base URL made ready once, for the many references of a document that
+/// resolve against it: RFC 1808's is parsed, and its directory's part of
+/// step 6 done, only once.
+#[derive(Debug, Clone)]
+pub struct BaseUrl {
+    url: String,
+    /// `None` for RFC 3986, which parses the base with each reference.
+    rfc1808: Option<rfc1808::ParsedBase>,
+}
+
+impl BaseUrl {
+    pub fn new(standard: Standard, url: &str) -> Self {
+        BaseUrl {
+            url: url.to_owned(),
+            rfc1808: (standard == Standard::Rfc1808).then(|| rfc1808::ParsedBase::new(url)),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.url
+    }
+
+    /// [`Standard::resolve`] with this base.
+    pub fn resolve<'r>(&self, reference: &'r str) -> Cow<'r, str> {
+        match &self.rfc1808 {
+            Some(parsed) => parsed.resolve(reference),
+            None if self.url.is_empty() => Cow::Borrowed(reference),
+            None => Cow::Owned(rfc3986::resolve(&self.url, reference)),
+        }
+    }
+}
+
 pub mod attrs;
 pub mod base;
 pub mod cli;

@@ -24,8 +24,8 @@ use lol_html::{
     AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, MemorySettings, OutputSink,
     Settings, bail_out,
 };
+use smallvec::SmallVec;
 
-use crate::Standard;
 use crate::attrs::{Kind, Row, Table, When};
 use crate::base::{Base, Ignored, Layer, Layers};
 use crate::edit::Resolver;
@@ -33,6 +33,7 @@ use crate::encoding::{self, Chosen, Sniffer, Source};
 use crate::lookahead::{Decision, Hold, Probe};
 use crate::report::{Counts, Report, Warning};
 use crate::value::{self, Decoded, Quote};
+use crate::{BaseUrl, Standard};
 use encoding_rs::{DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
 /// Reads and writes of this size keep system calls few.
@@ -133,6 +134,8 @@ struct Shared {
     content_end: Option<usize>,
     /// `None` while the lookahead has not decided.
     base: Option<Base>,
+    /// The base, made ready for resolution once it is known.
+    base_url: Option<BaseUrl>,
     /// What ended the lookahead, once it has.
     decision: Option<Decision>,
     /// lol_html is bailing out at the memory limit: what it sends now is
@@ -423,6 +426,7 @@ impl<W: Write> Core<W> {
             spans: VecDeque::new(),
             content_end: None,
             base: None,
+            base_url: None,
             decision: None,
             bailing: false,
             stopped_at: None,
@@ -449,13 +453,11 @@ impl<W: Write> Core<W> {
             let shared = Rc::clone(&shared);
             let window = Rc::clone(&window);
             let table = config.table.clone();
-            let lengths = name_lengths(&table);
             let template_bases = Rc::clone(&template_bases);
             move |el: &mut Element| {
                 record(
                     &shared,
                     &table,
-                    lengths,
                     el,
                     &window.borrow(),
                     &template_bases.borrow(),
@@ -746,6 +748,7 @@ impl<W: Write> Core<W> {
         }
         {
             let mut s = self.shared.borrow_mut();
+            s.base_url = Some(BaseUrl::new(self.config.standard, &base.url));
             s.base = Some(base);
             s.warnings.extend(warnings);
         }
@@ -786,7 +789,6 @@ pub fn rewrite(config: Config, mut input: impl Read, output: impl Write) -> Resu
 fn record(
     shared: &Rc<RefCell<Shared>>,
     table: &Table,
-    lengths: u64,
     el: &mut Element,
     window: &Window,
     template_bases: &[usize],
@@ -795,29 +797,33 @@ fn record(
     // the stack: lol_html's own `tag_name()` and `name()` allocate.
     let (mut tag_buffer, mut name_buffer) = ([0; 32], [0; 32]);
     let tag_location = el.source_location().bytes();
-    let tag = match window.name(tag_location.start + 1..tag_location.end, &mut tag_buffer) {
-        Some(tag) => Cow::Borrowed(tag),
-        None => Cow::Owned(el.tag_name()),
-    };
+    let (tag, attributes) =
+        match window.name(tag_location.start + 1..tag_location.end, &mut tag_buffer) {
+            Some((tag, rest)) => (Cow::Borrowed(tag), has_attributes(rest)),
+            None => (Cow::Owned(el.tag_name()), true),
+        };
     let namespace = el.namespace_uri();
     let svg = namespace == SVG_NAMESPACE;
     let mut s = shared.borrow_mut();
     // "Only the first of duplicate attributes counts", as in HTML. A name
     // always finds the same row on an element, so the rows found so far
     // tell the duplicates (without keeping the names).
-    let mut done: Vec<&Row> = Vec::new();
-    for attr in el.attributes() {
+    let mut done: SmallVec<[&Row; 4]> = SmallVec::new();
+    // Most start tags have no attribute: lol_html's list of them, which it
+    // builds when asked, is not needed.
+    let attributes = if attributes { el.attributes() } else { &[] };
+    for attr in attributes {
         // An attribute of a length no row has needs no name (which lol_html
         // would allocate).
         let location = attr.name_source_location().map(|l| l.bytes());
         if location
             .as_ref()
-            .is_some_and(|l| lengths & (1 << l.len().min(63)) == 0)
+            .is_some_and(|l| table.name_lengths() & (1 << l.len().min(63)) == 0)
         {
             continue;
         }
         let name = match location.and_then(|l| window.name(l, &mut name_buffer)) {
-            Some(name) => Cow::Borrowed(name),
+            Some((name, _)) => Cow::Borrowed(name),
             None => Cow::Owned(attr.name()),
         };
         let Some(row) = table.find(&tag, &name, |when| holds(when, el)) else {
@@ -902,14 +908,6 @@ fn record(
     }
 }
 
-/// The lengths of the table's attribute names, as bits (63: that or more).
-fn name_lengths(table: &Table) -> u64 {
-    table
-        .rows()
-        .iter()
-        .fold(0, |bits, row| bits | 1 << row.attribute.len().min(63))
-}
-
 /// The bytes of the write lol_html is reading, and where they start in the
 /// input (lol_html's output offsets are the input's).
 #[derive(Default)]
@@ -932,22 +930,38 @@ impl Window {
 
     /// The tag or attribute name that starts at `range.start`, ASCII
     /// lowercase, when the range lies in this write, and the name is ASCII
-    /// and fits `buffer` (else the caller asks lol_html). A name ends where
-    /// the tokenizer ends it: at whitespace, `/` or `>` (or the range's end).
-    fn name<'b>(&self, range: Range<usize>, buffer: &'b mut [u8; 32]) -> Option<&'b str> {
+    /// and fits `buffer` (else the caller asks lol_html); with the rest of
+    /// the range. A name ends where the tokenizer ends it: at whitespace, `/`
+    /// or `>` (or the range's end).
+    fn name<'b, 'w>(
+        &'w self,
+        range: Range<usize>,
+        buffer: &'b mut [u8; 32],
+    ) -> Option<(&'b str, &'w [u8])> {
         let start = range.start.checked_sub(self.at)?;
         let bytes = self.bytes.get(start..range.end.checked_sub(self.at)?)?;
-        let len = bytes
-            .iter()
-            .position(|b| matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>'))
-            .unwrap_or(bytes.len());
-        let name = buffer.get_mut(..len)?;
-        name.copy_from_slice(&bytes[..len]);
-        name.make_ascii_lowercase();
-        name.is_ascii()
-            .then(|| std::str::from_utf8(name).ok())
-            .flatten()
+        let mut len = 0;
+        for &b in bytes {
+            if matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>') {
+                break;
+            }
+            if !b.is_ascii() || len == buffer.len() {
+                return None;
+            }
+            buffer[len] = b.to_ascii_lowercase();
+            len += 1;
+        }
+        let name = std::str::from_utf8(&buffer[..len]).ok()?;
+        Some((name, &bytes[len..]))
     }
+}
+
+/// Whether what follows a tag's name holds an attribute: anything but
+/// whitespace, `/` and the closing `>` (lol_html reads `<p/x>` as having
+/// the attribute `x`).
+fn has_attributes(rest: &[u8]) -> bool {
+    rest.iter()
+        .any(|b| !matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>'))
 }
 
 /// Whether a row's condition holds on the element.
@@ -1125,13 +1139,14 @@ impl<W: Write> Splicer<W> {
         let mut shared = self.shared.borrow_mut();
         let Shared {
             base,
+            base_url,
             counts,
             warnings,
             ..
         } = &mut *shared;
-        let base = base
-            .as_ref()
-            .expect("ranges are written once the base is known");
+        let (Some(base), Some(base_url)) = (base.as_ref(), base_url.as_ref()) else {
+            unreachable!("ranges are written once the base is known");
+        };
         if base.is_empty() {
             counts.seen += 1;
             counts.no_base += 1;
@@ -1139,7 +1154,7 @@ impl<W: Write> Splicer<W> {
         }
         let embedded = matches!(base.layer, Layer::Embedded { .. });
         let mut resolver = Resolver {
-            base: &base.url,
+            base: base_url,
             encoding: self.encoding,
             standard: self.config.standard,
             keep_fragments: self.config.keep_fragments,
@@ -1172,16 +1187,41 @@ mod tests {
         window.next(Cow::Borrowed(b"xx"));
         window.next(Cow::Borrowed(b"<IMG\tSrC=a><x\xC3\xA9 y>"));
         let mut buffer = [0; 32];
+        let mut name = |range| window.name(range, &mut buffer).map(|(n, _)| n.to_owned());
         // The tag's range runs from after `<` to its end; the name stops at
         // whitespace.
-        assert_eq!(window.name(3..13, &mut buffer), Some("img"));
-        assert_eq!(window.name(7..10, &mut buffer), Some("src"));
-        assert_eq!(window.name(14..20, &mut buffer), None, "not ASCII");
-        assert_eq!(window.name(1..4, &mut buffer), None, "before the write");
-        assert_eq!(window.name(20..30, &mut buffer), None, "after it");
+        assert_eq!(name(3..13).as_deref(), Some("img"));
+        assert_eq!(name(7..10).as_deref(), Some("src"));
+        assert_eq!(name(14..20), None, "not ASCII");
+        assert_eq!(name(1..4), None, "before the write");
+        assert_eq!(name(20..30), None, "after it");
         window.next(Cow::Owned(format!("<{}>", "a".repeat(40)).into_bytes()));
-        assert_eq!(window.name(21..62, &mut buffer), None, "too long");
-        assert_eq!(window.name(21..63, &mut buffer), None, "past the write");
-        assert_eq!(window.name(23..40, &mut buffer), Some("aaaaaaaaaaaaaaaaa"));
+        let mut name = |range| window.name(range, &mut buffer).map(|(n, _)| n.to_owned());
+        assert_eq!(name(21..62), None, "too long");
+        assert_eq!(name(21..63), None, "past the write");
+        assert_eq!(name(23..40).as_deref(), Some("aaaaaaaaaaaaaaaaa"));
+        assert_eq!(
+            name(29..62).as_deref(),
+            Some(&*"a".repeat(32)),
+            "as long as fits"
+        );
+    }
+
+    #[test]
+    fn a_tag_has_attributes_unless_only_its_end_follows_its_name() {
+        let mut window = Window::default();
+        window.next(Cow::Borrowed(b"<p><br/><HR \n/ ><p/x><a\thref=x><i\t>"));
+        let mut buffer = [0; 32];
+        let mut rest = |range| {
+            window
+                .name(range, &mut buffer)
+                .map(|(_, r)| has_attributes(r))
+        };
+        assert_eq!(rest(1..3), Some(false));
+        assert_eq!(rest(4..8), Some(false));
+        assert_eq!(rest(9..16), Some(false));
+        assert_eq!(rest(17..21), Some(true), "`x` is an attribute");
+        assert_eq!(rest(22..31), Some(true));
+        assert_eq!(rest(32..35), Some(false));
     }
 }

@@ -235,6 +235,22 @@ pub struct Edit {
 /// gets double quotes.
 pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
     let encoding = decoded.encoding;
+    // The usual case, one URL in a value without references that stays as
+    // quoted as it was: its new text in place of its bytes.
+    if let [edit] = edits
+        && decoded.segments.is_empty()
+        && !(quote == Quote::Unquoted && needs_quotes(&edit.text))
+        && let (Some(start), Some(end)) = (
+            decoded.raw_offset(edit.range.start),
+            decoded.raw_offset(edit.range.end),
+        )
+    {
+        let mut out = Vec::with_capacity(decoded.raw.len() + edit.text.len());
+        out.extend_from_slice(&decoded.raw[..start]);
+        escape(&edit.text, quote, encoding, &mut out);
+        out.extend_from_slice(&decoded.raw[end..]);
+        return out;
+    }
     let raw_ranges: Option<Vec<Range<usize>>> = edits
         .iter()
         .map(|e| Some(decoded.raw_offset(e.range.start)?..decoded.raw_offset(e.range.end)?))

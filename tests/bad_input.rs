@@ -161,10 +161,13 @@ fn a_10_mb_attribute_value_is_rewritten() {
 }
 
 /// A million open elements outgrow lol_html's element stack under the
-/// default limit of 64 MiB: rewriting stops there (the warning names the
-/// start of the 64 KiB read it stopped in), the rest is copied, exit 2.
+/// default limit of 64 MiB: rewriting stops there, the rest is copied, exit
+/// 2. The warning names the byte after the last start tag lol_html wrote
+/// out: the first `<div>` of the 64 KiB read it stopped in (byte 2621440,
+/// 40 reads in) went out whole, as every start tag does once the handler
+/// has seen it.
 fn a_million_nested_elements(tail: &str) {
-    let warning = "htmlabs: warning: memory limit of 67108864 bytes (--max-memory) reached: rewriting stopped at byte 2621440, the rest is copied unchanged\n";
+    let warning = "htmlabs: warning: memory limit of 67108864 bytes (--max-memory) reached: rewriting stopped at byte 2621445, the rest is copied unchanged\n";
     let open = "<div>".repeat(1_000_000);
     let input = format!("<a href=x>{open}{tail}<a href=y>");
     let output = format!("<a href=http://h/x>{open}{tail}<a href=y>");
@@ -424,6 +427,22 @@ fn a_huge_attribute_past_the_memory_limit_stops_rewriting_with_the_output_comple
     );
     assert_eq!(quiet.code, Some(2));
     assert!(quiet.stderr.starts_with("htmlabs: warning: memory limit"));
+}
+
+/// A start tag of many attributes, none of them the table's, is read whole
+/// like any other: it counts against the memory limit, whatever its
+/// element.
+#[test]
+fn a_tag_of_many_attributes_outside_the_table_counts_against_the_memory_limit() {
+    let attributes = " a".repeat(400_000);
+    let input = format!("<a href=x><p{attributes}><a href=y>");
+    let output = format!("<a href=http://h/x><p{attributes}><a href=y>");
+    expect(
+        &htmlabs(&["--max-memory", "1000000", "-r", "http://h/"], input),
+        2,
+        output.as_bytes(),
+        "htmlabs: warning: memory limit of 1000000 bytes (--max-memory) reached: rewriting stopped at byte 10, the rest is copied unchanged\n",
+    );
 }
 
 #[test]

@@ -113,6 +113,8 @@ const STEP_6_BASES: &[(&str, &str)] = &[
     ("foo:", "a/b"),
     ("foo:", "a"),
     ("foo:", ""),
+    // Its first kept segment is empty, with no root before it.
+    ("foo:", ".//d"),
 ];
 
 /// Segments that references are made of: dot segments, names that only look

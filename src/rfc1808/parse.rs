@@ -130,6 +130,12 @@ impl Components<'_> {
     /// delimiter, into a string of the right size.
     pub fn recombine(&self) -> String {
         let mut out = String::with_capacity(self.len());
+        self.recombine_into(&mut out);
+        out
+    }
+
+    /// [`Components::recombine`], onto the end of `out`.
+    pub fn recombine_into(&self, out: &mut String) {
         if let Some(scheme) = self.scheme {
             out.push_str(scheme);
             out.push(':');
@@ -151,7 +157,6 @@ impl Components<'_> {
             out.push('#');
             out.push_str(fragment);
         }
-        out
     }
 }
 

@@ -2,28 +2,63 @@
 
 use std::borrow::Cow;
 
+use memchr::memchr;
+
 use super::parse::{Components, parse};
 
 /// Resolves `embedded` against `base` by RFC 1808 §4.
 ///
 /// Borrows when the answer is the embedded URL unchanged (an empty base, an
 /// absolute reference), so the common cases allocate nothing.
-pub fn resolve<'a>(base: &'a str, embedded: &'a str) -> Cow<'a, str> {
+pub fn resolve<'a>(base: &str, embedded: &'a str) -> Cow<'a, str> {
     ParsedBase::new(base).resolve(embedded)
 }
 
 /// A base URL parsed once, for the many embedded URLs of a document that
-/// resolve against it.
-#[derive(Debug, Clone, Copy)]
-pub struct ParsedBase<'a> {
+/// resolve against it. It owns its parts, so that a rewriter can keep it for
+/// the whole document.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedBase {
     /// `None` for the empty string (unknown).
-    components: Option<Components<'a>>,
+    parts: Option<Parts>,
 }
 
-impl<'a> ParsedBase<'a> {
-    pub fn new(base: &'a str) -> Self {
+#[derive(Debug, Clone)]
+struct Parts {
+    scheme: Option<String>,
+    net_loc: Option<String>,
+    path: String,
+    params: Option<String>,
+    query: Option<String>,
+    fragment: Option<String>,
+    /// `scheme:` and `//net_loc` as the base wrote them: how every reference
+    /// that reaches step 6 starts.
+    prefix: String,
+    /// Step 6 up to the reference, done once: the root slash, then the
+    /// segments of the base path's directory that its operations keep, each
+    /// followed by `/`.
+    directory: String,
+    /// 1 when `directory` starts with the root slash, which is no segment.
+    root: usize,
+}
+
+impl Parts {
+    fn components(&self) -> Components<'_> {
+        Components {
+            scheme: self.scheme.as_deref(),
+            net_loc: self.net_loc.as_deref(),
+            path: &self.path,
+            params: self.params.as_deref(),
+            query: self.query.as_deref(),
+            fragment: self.fragment.as_deref(),
+        }
+    }
+}
+
+impl ParsedBase {
+    pub fn new(base: &str) -> Self {
         if base.is_empty() {
-            return ParsedBase { components: None };
+            return ParsedBase { parts: None };
         }
         // Step 2, for the base: "Both the base and embedded URLs are parsed
         // into their component parts as described in Section 2.4."
@@ -36,8 +71,26 @@ impl<'a> ParsedBase<'a> {
         if components.net_loc.is_some() && components.path.is_empty() {
             components.path = "/";
         }
+        let prefix = Components {
+            scheme: components.scheme,
+            net_loc: components.net_loc,
+            ..Components::default()
+        }
+        .recombine();
+        let owned = |c: Option<&str>| c.map(str::to_owned);
+        let (directory, root) = directory(components.path);
         ParsedBase {
-            components: Some(components),
+            parts: Some(Parts {
+                scheme: owned(components.scheme),
+                net_loc: owned(components.net_loc),
+                path: components.path.to_owned(),
+                params: owned(components.params),
+                query: owned(components.query),
+                fragment: owned(components.fragment),
+                prefix,
+                directory,
+                root,
+            }),
         }
     }
 
@@ -45,7 +98,7 @@ impl<'a> ParsedBase<'a> {
     pub fn resolve<'e>(&self, embedded: &'e str) -> Cow<'e, str> {
         // Step 1: "If the base URL is the empty string (unknown), the embedded
         // URL is interpreted as an absolute URL and we are done."
-        let Some(base) = self.components else {
+        let Some(base) = &self.parts else {
             return Cow::Borrowed(embedded);
         };
 
@@ -56,7 +109,7 @@ impl<'a> ParsedBase<'a> {
         //   base URL (i.e., is set equal to the base URL) and we are done."
         //   Entirely empty means zero-length: `#` is not empty.
         if embedded.is_empty() {
-            return Cow::Owned(base.recombine());
+            return Cow::Owned(base.components().recombine());
         }
 
         //   b) "If the embedded URL starts with a scheme name, it is
@@ -67,13 +120,13 @@ impl<'a> ParsedBase<'a> {
 
         //   c) "Otherwise, the embedded URL inherits the scheme of the base
         //   URL."
-        url.scheme = base.scheme;
+        url.scheme = base.scheme.as_deref();
 
         // Step 3: "If the embedded URL's <net_loc> is non-empty, we skip to
         // Step 7. Otherwise, the embedded URL inherits the <net_loc> (if any)
         // of the base URL."
         if is_empty(url.net_loc) {
-            url.net_loc = inherit(url.net_loc, base.net_loc);
+            url.net_loc = inherit(url.net_loc, base.net_loc.as_deref());
 
             // Step 4: "If the embedded URL path is preceded by a slash "/",
             // the path is not relative and we skip to Step 7."
@@ -82,23 +135,39 @@ impl<'a> ParsedBase<'a> {
                     // Step 5: "If the embedded URL path is empty (and not
                     // preceded by a slash), then the embedded URL inherits the
                     // base URL path, and
-                    url.path = base.path;
+                    url.path = &base.path;
                     //   a) if the embedded URL's <params> is non-empty, we
                     //   skip to step 7; otherwise, it inherits the <params> of
                     //   the base URL (if any) and
                     if is_empty(url.params) {
-                        url.params = inherit(url.params, base.params);
+                        url.params = inherit(url.params, base.params.as_deref());
                         //   b) if the embedded URL's <query> is non-empty, we
                         //   skip to step 7; otherwise, it inherits the <query>
                         //   of the base URL (if any) and we skip to step 7."
                         if is_empty(url.query) {
-                            url.query = inherit(url.query, base.query);
+                            url.query = inherit(url.query, base.query.as_deref());
                         }
                     }
                 } else {
-                    // Step 6 builds a new path, which needs an owner.
-                    let path = merge_paths(base.path, url.path);
-                    return Cow::Owned(Components { path: &path, ..url }.recombine());
+                    // Step 6, written straight into the result: the base's
+                    // scheme and net_loc (the reference has neither), the new
+                    // path, then the reference's own params, query and
+                    // fragment (step 7).
+                    let tail = Components {
+                        scheme: None,
+                        net_loc: None,
+                        path: "",
+                        ..url
+                    };
+                    let mut out = String::with_capacity(
+                        base.prefix.len() + base.directory.len() + url.path.len() + tail.len(),
+                    );
+                    out.push_str(&base.prefix);
+                    let floor = out.len() + base.root;
+                    out.push_str(&base.directory);
+                    merge_segments(&mut out, floor, url.path);
+                    tail.recombine_into(&mut out);
+                    return Cow::Owned(out);
                 }
             }
         }
@@ -131,62 +200,111 @@ fn inherit<'a>(embedded: Option<&'a str>, base: Option<&'a str>) -> Option<&'a s
 /// The four string rewrites (a to d) are done in one left-to-right pass over a
 /// stack of segments, as the RFC itself suggests ("some systems may find it
 /// more efficient to implement Step 6 as a pair of segment stacks being
-/// merged"): linear in the length of the path.
+/// merged"): linear in the length of the path. The stack is a string, each
+/// segment followed by `/`, so that the result is the stack itself.
+#[cfg(test)]
 fn merge_paths(base_path: &str, embedded_path: &str) -> String {
+    let (mut path, root) = directory(base_path);
+    merge_segments(&mut path, root, embedded_path);
+    path
+}
+
+/// The base's half of step 6: its directory, dot segments applied. None of
+/// its segments is the path's last: the reference's path follows. With the
+/// length of its root, 1 or 0.
+fn directory(base_path: &str) -> (String, usize) {
     let directory = base_path.rfind('/').map_or("", |i| &base_path[..=i]);
     // The leading slash is not a segment separator: "the initial slash is not
     // part of the URL path" (§2.4.6). `/..` at the root therefore stays
     // (`../../../g` → `http://a/../g`): no segment precedes it.
-    let (root, directory) = match directory.strip_prefix('/') {
+    let (root, segments) = match directory.strip_prefix('/') {
         Some(rest) => ("/", rest),
         None => ("", directory),
     };
+    let mut stack = String::with_capacity(directory.len());
+    stack.push_str(root);
+    for segment in segments.split_terminator('/') {
+        push_segment(&mut stack, root.len(), segment, false);
+    }
+    (stack, root.len())
+}
 
-    let segments = directory
-        .split_terminator('/')
-        .chain(embedded_path.split('/'));
-    let count = directory.split_terminator('/').count() + embedded_path.split('/').count();
-
-    let mut stack: Vec<&str> = Vec::with_capacity(count);
-    for (i, segment) in segments.enumerate() {
-        let last = i + 1 == count;
-        match (segment, last) {
-            //   a) "All occurrences of "./", where "." is a complete path
-            //   segment, are removed."
-            (".", false) => {}
-            //   b) "If the path ends with "." as a complete path segment, that
-            //   "." is removed." What stays is the slash before it.
-            (".", true) => stack.push(""),
-            //   c) "All occurrences of "<segment>/../", where <segment> is a
-            //   complete path segment not equal to "..", are removed. Removal
-            //   of these path segments is performed iteratively, removing the
-            //   leftmost matching pattern on each iteration, until no matching
-            //   pattern remains." A `..` cancels the nearest segment kept
-            //   before it, which is what the leftmost-first iteration reaches.
-            ("..", false) if stack.last().is_some_and(|s| *s != "..") => {
-                stack.pop();
-            }
-            //   d) "If the path ends with "<segment>/..", where <segment> is a
-            //   complete path segment not equal to "..", that "<segment>/.."
-            //   is removed." The slash before <segment> stays.
-            ("..", true) if stack.last().is_some_and(|s| *s != "..") => {
-                stack.pop();
-                stack.push("");
-            }
-            // Any other segment, and a `..` with nothing to cancel, stays.
-            _ => stack.push(segment),
+/// The reference's half of step 6: its segments pushed onto the stack that
+/// is `out[floor..]`.
+fn merge_segments(out: &mut String, floor: usize, embedded_path: &str) {
+    let mut rest = embedded_path;
+    // Leading `./` and `../`, the usual dot segments, one by one; what
+    // follows them is mostly free of others, and then goes on the stack as
+    // it is written.
+    loop {
+        if let Some(after) = rest.strip_prefix("./") {
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("../") {
+            push_segment(out, floor, "..", false);
+            rest = after;
+        } else {
+            break;
         }
     }
-
-    let mut path = String::with_capacity(root.len() + directory.len() + embedded_path.len());
-    path.push_str(root);
-    for (i, segment) in stack.iter().enumerate() {
-        if i > 0 {
-            path.push('/');
-        }
-        path.push_str(segment);
+    if !has_dot_segment(rest) {
+        out.push_str(rest);
+        return;
     }
-    path
+    while let Some(slash) = memchr(b'/', rest.as_bytes()) {
+        push_segment(out, floor, &rest[..slash], false);
+        rest = &rest[slash + 1..];
+    }
+    push_segment(out, floor, rest, true);
+}
+
+/// Whether `path` has a `.` or `..` segment.
+fn has_dot_segment(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    memchr::memchr_iter(b'.', bytes).any(|at| {
+        let starts = at == 0 || bytes[at - 1] == b'/';
+        let ends = |i: usize| bytes.get(i).is_none_or(|&b| b == b'/');
+        starts && (ends(at + 1) || (bytes[at + 1] == b'.' && ends(at + 2)))
+    })
+}
+
+/// One segment onto the stack `out[floor..]`; `last`: the path's last one,
+/// which is written without the `/` after it.
+fn push_segment(out: &mut String, floor: usize, segment: &str, last: bool) {
+    // The segment on top of the stack: from after the slash before its own.
+    let top = || {
+        let stack = &out[floor..];
+        let body = stack.strip_suffix('/')?;
+        let start = body.rfind('/').map_or(0, |i| i + 1);
+        Some((floor + start, &body[start..]))
+    };
+    match (segment, last) {
+        //   a) "All occurrences of "./", where "." is a complete path segment,
+        //   are removed."
+        (".", false) => {}
+        //   b) "If the path ends with "." as a complete path segment, that "."
+        //   is removed." What stays is the slash before it.
+        (".", true) => {}
+        //   c) "All occurrences of "<segment>/../", where <segment> is a
+        //   complete path segment not equal to "..", are removed. Removal of
+        //   these path segments is performed iteratively, removing the
+        //   leftmost matching pattern on each iteration, until no matching
+        //   pattern remains." A `..` cancels the nearest segment kept before
+        //   it, which is what the leftmost-first iteration reaches.
+        //   d) "If the path ends with "<segment>/..", where <segment> is a
+        //   complete path segment not equal to "..", that "<segment>/.." is
+        //   removed." The slash before <segment> stays.
+        ("..", _) if top().is_some_and(|(_, s)| s != "..") => {
+            let (start, _) = top().expect("just seen");
+            out.truncate(start);
+        }
+        // Any other segment, and a `..` with nothing to cancel, stays.
+        _ => {
+            out.push_str(segment);
+            if !last {
+                out.push('/');
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -215,6 +333,20 @@ mod tests {
         let reference = "../".repeat(100_000) + "g";
         let expected = format!("/{}g", "../".repeat(99_998));
         assert_eq!(merge_paths("/b/c/d", &reference), expected);
+    }
+
+    #[test]
+    fn dot_segments_are_complete_segments() {
+        for path in [
+            ".", "..", "./g", "../g", "g/.", "g/..", "g/./h", "g/../h", "a//.",
+        ] {
+            assert!(has_dot_segment(path), "{path}");
+        }
+        for path in [
+            "", "g", "g.", ".g", "..g", "g..", "g.h/i..j", "/...", "a/.../b",
+        ] {
+            assert!(!has_dot_segment(path), "{path}");
+        }
     }
 
     #[test]
