@@ -282,23 +282,32 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
             s.median / ceiling.median
         );
     }
+    // lxml rewrites every link attribute it knows, and CSS: the full table
+    // is the like-for-like comparison; `href`/`src` alone is row b's work.
     let vs_lxml = page("c").median / page("d").median;
     println!(
-        "htmlabs library (full table) page by page ÷ lxml: {vs_lxml:.1}× (target ≥ {TARGET_LXML}×: {})",
-        met(vs_lxml >= TARGET_LXML)
+        "htmlabs library (full table) page by page ÷ lxml: {vs_lxml:.1}× (target ≥ {TARGET_LXML}×: {}); href and src only: {:.1}×",
+        met(vs_lxml >= TARGET_LXML),
+        page("c1").median / page("d").median
     );
     for (row, name) in [("c1", "href and src only"), ("c", "full table")] {
         let c_page = page(row).median / page("b").median;
+        // The target is for row b's work; the full table's figure is what
+        // the rest of the table costs.
+        let target = |ratio: f64| match row {
+            "c1" => format!(
+                " (target ≥ {TARGET_ENGINE}: {})",
+                met(ratio >= TARGET_ENGINE)
+            ),
+            _ => String::new(),
+        };
         print!(
-            "htmlabs library ({name}) ÷ engine ceiling: page by page {c_page:.2} (target ≥ {TARGET_ENGINE}: {})",
-            met(c_page >= TARGET_ENGINE)
+            "htmlabs library ({name}) ÷ engine ceiling: page by page {c_page:.2}{}",
+            target(c_page)
         );
         if stream {
             let c_stream = at(format!("stream {row}")).median / at("stream b".into()).median;
-            print!(
-                ", stream {c_stream:.2} ({})",
-                met(c_stream >= TARGET_ENGINE)
-            );
+            print!(", stream {c_stream:.2}{}", target(c_stream));
         }
         println!();
     }

@@ -235,15 +235,16 @@ pub struct Edit {
 /// gets double quotes.
 pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
     let encoding = decoded.encoding;
-    // The usual case, one URL in a value without references that stays as
-    // quoted as it was: its new text in place of its bytes.
+    // The usual case, one URL in a value that stays as quoted as it was: its
+    // new text in place of its bytes. Where the value holds references, only
+    // at its start: no reference before the new text can reach into it.
     if let [edit] = edits
-        && decoded.segments.is_empty()
         && !(quote == Quote::Unquoted && needs_quotes(&edit.text))
         && let (Some(start), Some(end)) = (
             decoded.raw_offset(edit.range.start),
             decoded.raw_offset(edit.range.end),
         )
+        && (decoded.segments.is_empty() || start == 0)
     {
         let mut out = Vec::with_capacity(decoded.raw.len() + edit.text.len());
         out.extend_from_slice(&decoded.raw[..start]);
