@@ -213,6 +213,8 @@ struct Inner {
     texts: bool,
     /// The lengths of the rows' attribute names, as bits (63: that or more).
     name_lengths: u64,
+    /// The same, by the name's first byte, in either case.
+    by_first: Box<[u64; 256]>,
     /// See [`Table::element_selector`].
     selector: Selector,
 }
@@ -291,12 +293,21 @@ impl Table {
         let name_lengths = rows
             .iter()
             .fold(0, |bits, row| bits | 1 << row.attribute.len().min(63));
+        let mut by_first = Box::new([0u64; 256]);
+        for name in rows.iter().map(|r| r.attribute.as_bytes()) {
+            if let Some(&b) = name.first() {
+                let bit = 1 << name.len().min(63);
+                by_first[usize::from(b.to_ascii_lowercase())] |= bit;
+                by_first[usize::from(b.to_ascii_uppercase())] |= bit;
+            }
+        }
         Table {
             inner: Rc::new(Inner {
                 rows,
                 by_attribute,
                 texts,
                 name_lengths,
+                by_first,
                 selector,
             }),
         }
@@ -328,10 +339,15 @@ impl Table {
         self.inner.texts
     }
 
-    /// The lengths of the rows' attribute names, as bits (bit 63: 63 or
-    /// more): an attribute of another length needs no lookup, nor a name.
-    pub fn name_lengths(&self) -> u64 {
-        self.inner.name_lengths
+    /// Whether a row may have an attribute of this length that starts with
+    /// this byte (as written, in any case; `None`: unknown): the many names
+    /// for which it cannot are not looked up, nor read.
+    pub fn may_have(&self, first: Option<u8>, len: usize) -> bool {
+        let bit = 1 << len.min(63);
+        match first {
+            Some(b) => self.inner.by_first[usize::from(b)] & bit != 0,
+            None => self.inner.name_lengths & bit != 0,
+        }
     }
 
     /// The row for `attribute` on `element` (both lowercase): the first
@@ -442,7 +458,7 @@ mod tests {
         assert!(entries[0].parse::<Selector>().is_ok());
         let table = Table::new(false, false, vec![row]);
         assert!(table.find("img", "data.hi-res:x", |_| true).is_some());
-        assert!(table.name_lengths() & 1 << "data.hi-res:x".len() != 0);
+        assert!(table.may_have(Some(b'D'), "data.hi-res:x".len()));
     }
 
     #[test]
@@ -476,7 +492,9 @@ mod tests {
                 .iter()
                 .all(|r| ["href", "src"].contains(&r.attribute.as_str()))
         );
-        assert_eq!(only.name_lengths(), 1 << 3 | 1 << 4);
+        assert!(only.may_have(Some(b'S'), 3) && only.may_have(Some(b'h'), 4));
+        assert!(!only.may_have(Some(b'h'), 3) && !only.may_have(Some(b'c'), 5));
+        assert!(only.may_have(None, 3) && !only.may_have(None, 5));
         assert!(!Table::only(&["href", "src"]).texts() && Table::default().texts());
         let og = |w| w == When::Always || matches!(w, When::OneOf("property", _));
         assert_eq!(

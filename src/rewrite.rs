@@ -813,12 +813,12 @@ fn record(
     // builds when asked, is not needed.
     let attributes = if attributes { el.attributes() } else { &[] };
     for attr in attributes {
-        // An attribute of a length no row has needs no name (which lol_html
-        // would allocate).
+        // An attribute that no row's name can be, by its length and first
+        // byte, needs no name (which lol_html would allocate).
         let location = attr.name_source_location().map(|l| l.bytes());
         if location
             .as_ref()
-            .is_some_and(|l| table.name_lengths() & (1 << l.len().min(63)) == 0)
+            .is_some_and(|l| !table.may_have(window.byte(l.start), l.len()))
         {
             continue;
         }
@@ -926,6 +926,11 @@ impl Window {
                 self.bytes.extend_from_slice(bytes);
             }
         }
+    }
+
+    /// The byte at `offset`, when it is in this write.
+    fn byte(&self, offset: usize) -> Option<u8> {
+        self.bytes.get(offset.checked_sub(self.at)?).copied()
     }
 
     /// The tag or attribute name that starts at `range.start`, ASCII
