@@ -290,13 +290,12 @@ impl Table {
         let selector = selector
             .parse()
             .expect("names are escaped, so the selector parses");
-        let name_lengths = rows
-            .iter()
-            .fold(0, |bits, row| bits | 1 << row.attribute.len().min(63));
+        let mut name_lengths = 0;
         let mut by_first = Box::new([0u64; 256]);
         for name in rows.iter().map(|r| r.attribute.as_bytes()) {
+            let bit = 1 << name.len().min(63);
+            name_lengths |= bit;
             if let Some(&b) = name.first() {
-                let bit = 1 << name.len().min(63);
                 by_first[usize::from(b.to_ascii_lowercase())] |= bit;
                 by_first[usize::from(b.to_ascii_uppercase())] |= bit;
             }

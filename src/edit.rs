@@ -145,7 +145,7 @@ impl Resolver<'_> {
     fn starts_with_scheme(&self, raw: &[u8]) -> bool {
         let start = raw
             .iter()
-            .position(|&b| !matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' '))
+            .position(|b| !b.is_ascii_whitespace())
             .unwrap_or(raw.len());
         let head = &raw[start..raw.len().min(start + 64)];
         // Both standards' scheme characters; the first other byte must be

@@ -29,11 +29,7 @@ impl Standard {
     /// Resolves `reference` against `base`. An empty base leaves every
     /// reference as it is (RFC 1808 §4 step 1, §3.4), in both standards.
     pub fn resolve<'a>(self, base: &'a str, reference: &'a str) -> Cow<'a, str> {
-        match self {
-            Standard::Rfc1808 => rfc1808::resolve(base, reference),
-            Standard::Rfc3986 if base.is_empty() => Cow::Borrowed(reference),
-            Standard::Rfc3986 => Cow::Owned(rfc3986::resolve(base, reference)),
-        }
+        BaseUrl::new(self, base).resolve(reference)
     }
 
     /// The length of the scheme `value` starts with, by this standard's
@@ -74,7 +70,8 @@ impl BaseUrl {
         &self.url
     }
 
-    /// [`Standard::resolve`] with this base.
+    /// Resolves `reference` against this base by its standard. An empty base
+    /// leaves every reference as it is, in both standards.
     pub fn resolve<'r>(&self, reference: &'r str) -> Cow<'r, str> {
         match &self.rfc1808 {
             Some(parsed) => parsed.resolve(reference),

@@ -132,10 +132,9 @@ struct Shared {
     /// The end of the `<style>` or `<noscript>` content the sink is
     /// collecting, once its end tag is seen.
     content_end: Option<usize>,
-    /// `None` while the lookahead has not decided.
-    base: Option<Base>,
-    /// The base, made ready for resolution once it is known.
-    base_url: Option<BaseUrl>,
+    /// `None` while the lookahead has not decided; with it, made ready for
+    /// resolution.
+    base: Option<(Base, BaseUrl)>,
     /// What ended the lookahead, once it has.
     decision: Option<Decision>,
     /// lol_html is bailing out at the memory limit: what it sends now is
@@ -426,7 +425,6 @@ impl<W: Write> Core<W> {
             spans: VecDeque::new(),
             content_end: None,
             base: None,
-            base_url: None,
             decision: None,
             bailing: false,
             stopped_at: None,
@@ -644,7 +642,7 @@ impl<W: Write> Core<W> {
             .expect("the handlers were dropped with lol_html")
             .into_inner();
         let report = Report {
-            base: shared.base.expect("decided at the end at the latest"),
+            base: shared.base.expect("decided at the end at the latest").0,
             decision: shared.decision.expect("decided at the end at the latest"),
             encoding: chosen.expect("decided at the end at the latest").0,
             counts: shared.counts,
@@ -748,8 +746,8 @@ impl<W: Write> Core<W> {
         }
         {
             let mut s = self.shared.borrow_mut();
-            s.base_url = Some(BaseUrl::new(self.config.standard, &base.url));
-            s.base = Some(base);
+            let base_url = BaseUrl::new(self.config.standard, &base.url);
+            s.base = Some((base, base_url));
             s.warnings.extend(warnings);
         }
         for chunk in self.hold.take() {
@@ -947,7 +945,7 @@ impl Window {
         let bytes = self.bytes.get(start..range.end.checked_sub(self.at)?)?;
         let mut len = 0;
         for &b in bytes {
-            if matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>') {
+            if ends_name(b) {
                 break;
             }
             if !b.is_ascii() || len == buffer.len() {
@@ -961,12 +959,16 @@ impl Window {
     }
 }
 
-/// Whether what follows a tag's name holds an attribute: anything but
-/// whitespace, `/` and the closing `>` (lol_html reads `<p/x>` as having
-/// the attribute `x`).
+/// Whether the tokenizer ends a tag or attribute name at `b`: HTML's
+/// whitespace (Rust's ASCII whitespace is the same five bytes), `/`, `>`.
+fn ends_name(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == b'/' || b == b'>'
+}
+
+/// Whether what follows a tag's name holds an attribute: anything but what
+/// ends a name (lol_html reads `<p/x>` as having the attribute `x`).
 fn has_attributes(rest: &[u8]) -> bool {
-    rest.iter()
-        .any(|b| !matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'/' | b'>'))
+    !rest.iter().all(|&b| ends_name(b))
 }
 
 /// Whether a row's condition holds on the element.
@@ -1144,14 +1146,13 @@ impl<W: Write> Splicer<W> {
         let mut shared = self.shared.borrow_mut();
         let Shared {
             base,
-            base_url,
             counts,
             warnings,
             ..
         } = &mut *shared;
-        let (Some(base), Some(base_url)) = (base.as_ref(), base_url.as_ref()) else {
-            unreachable!("ranges are written once the base is known");
-        };
+        let (base, base_url) = base
+            .as_ref()
+            .expect("ranges are written once the base is known");
         if base.is_empty() {
             counts.seen += 1;
             counts.no_base += 1;

@@ -247,9 +247,15 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
         && (decoded.segments.is_empty() || start == 0)
     {
         let mut out = Vec::with_capacity(decoded.raw.len() + edit.text.len());
-        out.extend_from_slice(&decoded.raw[..start]);
-        escape(&edit.text, quote, encoding, &mut out);
-        out.extend_from_slice(&decoded.raw[end..]);
+        let range = start..end;
+        splice(
+            decoded.raw,
+            std::slice::from_ref(&range),
+            edits,
+            quote,
+            encoding,
+            &mut out,
+        );
         return out;
     }
     let raw_ranges: Option<Vec<Range<usize>>> = edits
@@ -365,13 +371,9 @@ pub fn percent_encode(url: &str, escape: impl Fn(usize, u8) -> bool) -> Cow<'_, 
 /// first character, and a resolved URL starts with its scheme: queries
 /// (`?a=1`) stay unquoted.
 fn needs_quotes(s: &str) -> bool {
-    // By bytes: all of them are ASCII.
-    s.bytes().any(|b| {
-        matches!(
-            b,
-            b'\t' | b'\n' | b'\x0C' | b'\r' | b' ' | b'"' | b'\'' | b'<' | b'>' | b'`'
-        )
-    })
+    // By bytes: all of them are ASCII. Rust's ASCII whitespace is HTML's.
+    s.bytes()
+        .any(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'<' | b'>' | b'`'))
 }
 
 /// `&` as `&amp;`, so that nothing new reads as a character reference, and

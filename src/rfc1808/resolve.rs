@@ -270,20 +270,12 @@ fn has_dot_segment(path: &str) -> bool {
 /// One segment onto the stack `out[floor..]`; `last`: the path's last one,
 /// which is written without the `/` after it.
 fn push_segment(out: &mut String, floor: usize, segment: &str, last: bool) {
-    // The segment on top of the stack: from after the slash before its own.
-    let top = || {
-        let stack = &out[floor..];
-        let body = stack.strip_suffix('/')?;
-        let start = body.rfind('/').map_or(0, |i| i + 1);
-        Some((floor + start, &body[start..]))
-    };
-    match (segment, last) {
+    match segment {
         //   a) "All occurrences of "./", where "." is a complete path segment,
         //   are removed."
-        (".", false) => {}
         //   b) "If the path ends with "." as a complete path segment, that "."
         //   is removed." What stays is the slash before it.
-        (".", true) => {}
+        "." => return,
         //   c) "All occurrences of "<segment>/../", where <segment> is a
         //   complete path segment not equal to "..", are removed. Removal of
         //   these path segments is performed iteratively, removing the
@@ -293,17 +285,24 @@ fn push_segment(out: &mut String, floor: usize, segment: &str, last: bool) {
         //   d) "If the path ends with "<segment>/..", where <segment> is a
         //   complete path segment not equal to "..", that "<segment>/.." is
         //   removed." The slash before <segment> stays.
-        ("..", _) if top().is_some_and(|(_, s)| s != "..") => {
-            let (start, _) = top().expect("just seen");
-            out.truncate(start);
-        }
-        // Any other segment, and a `..` with nothing to cancel, stays.
-        _ => {
-            out.push_str(segment);
-            if !last {
-                out.push('/');
+        ".." => {
+            // The segment on top of the stack: from after the slash before
+            // its own.
+            let stack = &out[floor..];
+            if let Some(body) = stack.strip_suffix('/') {
+                let start = body.rfind('/').map_or(0, |i| i + 1);
+                if &body[start..] != ".." {
+                    out.truncate(floor + start);
+                    return;
+                }
             }
         }
+        _ => {}
+    }
+    // Any other segment, and a `..` with nothing to cancel, stays.
+    out.push_str(segment);
+    if !last {
+        out.push('/');
     }
 }
 
