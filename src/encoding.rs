@@ -69,6 +69,9 @@ pub struct Sniffer {
     /// Once the head has been read: the encoding its first `<meta>`
     /// declares, if any.
     head: Option<Option<&'static Encoding>>,
+    /// Once the first 1024 bytes are in: whether they leave the encoding
+    /// open (see [`Sniffer::prescan_failed`]).
+    open: Option<bool>,
 }
 
 impl Sniffer {
@@ -85,6 +88,7 @@ impl Sniffer {
             window: window.max(PRESCAN),
             tld: retrieved_from.and_then(tld),
             head: None,
+            open: None,
         }
     }
 
@@ -92,11 +96,7 @@ impl Sniffer {
     /// nor `--encoding`, nor the prescan decide: a `<meta>` further into the
     /// head may still declare the encoding.
     pub fn prescan_failed(&self) -> bool {
-        let head = &self.seen[..self.seen.len().min(PRESCAN)];
-        head.len() == PRESCAN
-            && self.flag.is_none()
-            && Encoding::for_bom(head).is_none()
-            && prescan(head).is_none_or(|e| e == encoding_rs::REPLACEMENT)
+        self.open == Some(true)
     }
 
     /// The head has been read, and its first `<meta>` declares `meta`. A
@@ -114,8 +114,23 @@ impl Sniffer {
 
     /// Takes the next bytes without deciding yet (see [`Sniffer::decide_now`]).
     pub fn push(&mut self, chunk: &[u8]) {
-        let room = self.window.saturating_sub(self.seen.len());
-        self.seen.extend_from_slice(&chunk[..room.min(chunk.len())]);
+        let room = PRESCAN.saturating_sub(self.seen.len()).min(chunk.len());
+        self.seen.extend_from_slice(&chunk[..room]);
+        if self.open.is_none() && self.seen.len() == PRESCAN {
+            let head = &self.seen[..];
+            self.open = Some(
+                self.flag.is_none()
+                    && Encoding::for_bom(head).is_none()
+                    && prescan(head).is_none_or(|e| e == encoding_rs::REPLACEMENT),
+            );
+        }
+        // Past the prescan's bytes only detection reads, and only when
+        // nothing before it decides: most pages need not be copied.
+        if self.open == Some(true) {
+            let rest = &chunk[room..];
+            let room = self.window.saturating_sub(self.seen.len()).min(rest.len());
+            self.seen.extend_from_slice(&rest[..room]);
+        }
     }
 
     /// The encoding, if the bytes so far decide it.

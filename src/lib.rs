@@ -83,6 +83,7 @@ impl BaseUrl {
 
 pub mod attrs;
 pub mod base;
+mod buffers;
 pub mod cli;
 pub mod css;
 pub mod edit;

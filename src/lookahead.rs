@@ -12,6 +12,7 @@
 //! (invalid bytes would become U+FFFD). Heads are small, so the second pass
 //! costs little.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
@@ -20,6 +21,7 @@ use encoding_rs::Encoding;
 use lol_html::html_content::{Element, TextChunk, TextType};
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, doc_text, element};
 
+use crate::buffers;
 use crate::encoding;
 use crate::rewrite::HTML_NAMESPACE;
 
@@ -265,7 +267,8 @@ pub struct Hold {
 }
 
 impl Hold {
-    pub fn push(&mut self, chunk: &[u8]) {
+    /// Holds `chunk`: kept as it is when owned, else copied.
+    pub fn push(&mut self, chunk: Cow<'_, [u8]>) {
         if self.base_at.is_none() {
             let mut seam = std::mem::take(&mut self.tail);
             let before = seam.len();
@@ -273,7 +276,7 @@ impl Hold {
             self.base_at = find_base(&seam)
                 .filter(|&at| at < before)
                 .map(|at| self.len - before + at)
-                .or_else(|| find_base(chunk).map(|at| self.len + at));
+                .or_else(|| find_base(&chunk).map(|at| self.len + at));
             if chunk.len() >= 4 {
                 seam.clear();
                 seam.extend_from_slice(&chunk[chunk.len() - 4..]);
@@ -281,8 +284,16 @@ impl Hold {
             seam.drain(..seam.len().saturating_sub(4));
             self.tail = seam;
         }
-        self.chunks.push(chunk.to_vec());
         self.len += chunk.len();
+        self.chunks.push(match chunk {
+            Cow::Owned(chunk) => chunk,
+            Cow::Borrowed(chunk) => buffers::copy_of(chunk),
+        });
+    }
+
+    /// The newest bytes held.
+    pub fn last(&self) -> &[u8] {
+        self.chunks.last().map_or(&[], Vec::as_slice)
     }
 
     pub fn len(&self) -> usize {
@@ -320,6 +331,12 @@ impl Hold {
     pub fn take(&mut self) -> Vec<Vec<u8>> {
         self.len = 0;
         std::mem::take(&mut self.chunks)
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.chunks.drain(..).for_each(buffers::give_back);
     }
 }
 
@@ -378,7 +395,7 @@ mod tests {
         for size in 1..html.len() {
             let mut hold = Hold::default();
             for chunk in html.chunks(size) {
-                hold.push(chunk);
+                hold.push(Cow::Borrowed(chunk));
             }
             assert_eq!(hold.base_at(), Some(10), "writes of {size}");
             assert_eq!(hold.len(), html.len());
@@ -386,11 +403,11 @@ mod tests {
             assert_eq!(hold.bytes(8..20), &html[8..20]);
         }
         let mut hold = Hold::default();
-        hold.push(b"<bas");
-        hold.push(b"e");
+        hold.push(Cow::Borrowed(b"<bas"));
+        hold.push(Cow::Borrowed(b"e"));
         assert_eq!(hold.base_at(), Some(0));
         let mut hold = Hold::default();
-        hold.push(b"<a>base <bas></bas>");
+        hold.push(Cow::Borrowed(b"<a>base <bas></bas>"));
         assert_eq!(hold.base_at(), None);
     }
 

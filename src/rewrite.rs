@@ -28,6 +28,7 @@ use smallvec::SmallVec;
 
 use crate::attrs::{Kind, Row, Table, When};
 use crate::base::{Base, Ignored, Layer, Layers};
+use crate::buffers;
 use crate::edit::Resolver;
 use crate::encoding::{self, Chosen, Sniffer, Source};
 use crate::lookahead::{Decision, Hold, Probe};
@@ -36,8 +37,7 @@ use crate::value::{self, Decoded, Quote};
 use crate::{BaseUrl, Standard};
 use encoding_rs::{DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
-/// Reads and writes of this size keep system calls few.
-pub const CHUNK: usize = 64 * 1024;
+pub use crate::buffers::CHUNK;
 
 const SVG_NAMESPACE: &str = "http://www.w3.org/2000/svg";
 pub(crate) const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
@@ -186,15 +186,24 @@ impl<W: Write> Rewriter<W> {
 
     /// Rewrites the next bytes of the input, however it is split.
     pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        let result = self.write_inner(chunk, false);
+        let result = self.write_inner(Cow::Borrowed(chunk), false);
         if result.is_err() {
             self.mode = Mode::Failed;
         }
         result
     }
 
-    fn write_inner(&mut self, chunk: &[u8], end: bool) -> Result<(), Error> {
+    fn write_inner(&mut self, chunk: Cow<'_, [u8]>, end: bool) -> Result<(), Error> {
         if let Mode::Start { pending, .. } = &mut self.mode {
+            if pending.is_empty() && chunk.len() >= 3 {
+                // The usual first write: it goes on whole.
+                let Mode::Start { output, .. } = std::mem::replace(&mut self.mode, Mode::Failed)
+                else {
+                    unreachable!("matched above")
+                };
+                self.mode = self.choose_mode(&chunk[..3], output)?;
+                return self.write_inner(chunk, end);
+            }
             let take = (3 - pending.len()).min(chunk.len());
             pending.extend_from_slice(&chunk[..take]);
             if pending.len() < 3 && !end {
@@ -205,12 +214,12 @@ impl<W: Write> Rewriter<W> {
                 unreachable!("matched above")
             };
             self.mode = self.choose_mode(&pending, output)?;
-            self.write_inner(&pending, end)?;
-            return self.write_inner(&chunk[take..], end);
+            self.write_inner(Cow::Owned(pending), end)?;
+            return self.write_inner(Cow::Borrowed(&chunk[take..]), end);
         }
         match &mut self.mode {
             Mode::Bytes(core) => core.write(chunk),
-            Mode::Utf16(utf16) => utf16.write(chunk),
+            Mode::Utf16(utf16) => utf16.write(&chunk),
             Mode::Start { .. } | Mode::Failed => Err(Error::Write(io::Error::other(
                 "the rewriter failed before and cannot go on",
             ))),
@@ -269,7 +278,7 @@ impl<W: Write> Rewriter<W> {
     /// [`Rewriter::end`], and the replacements made, when recorded.
     pub fn end_with_splices(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
         if matches!(self.mode, Mode::Start { .. }) {
-            self.write_inner(&[], true)?;
+            self.write_inner(Cow::Borrowed(&[]), true)?;
         }
         match self.mode {
             Mode::Bytes(core) => core.end(),
@@ -313,7 +322,7 @@ impl<W: Write> Utf16<W> {
             let (result, read, written) = self
                 .decoder
                 .decode_to_utf8_without_replacement(chunk, &mut buf, last);
-            self.core.write(&buf[..written])?;
+            self.core.write(Cow::Borrowed(&buf[..written]))?;
             self.read += read;
             chunk = &chunk[read..];
             match result {
@@ -503,18 +512,18 @@ impl<W: Write> Core<W> {
         self.splicer.borrow_mut().splices = Some(Vec::new());
     }
 
-    fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+    fn write(&mut self, chunk: Cow<'_, [u8]>) -> Result<(), Error> {
         if self.released {
-            return self.feed(Cow::Borrowed(chunk));
+            return self.feed(chunk);
+        }
+        if let Some(sniffer) = &mut self.sniffer {
+            sniffer.push(&chunk);
         }
         self.hold.push(chunk);
-        if let Some(sniffer) = &mut self.sniffer {
-            sniffer.push(chunk);
-        }
         // The probe reads first, so that a `<meta>` it meets in the head is
         // known before detection could decide, however the input is split.
         if self.shared.borrow().decision.is_none() {
-            self.look(chunk);
+            self.look();
         }
         if self.chosen.is_none() {
             let chosen = self.sniffer.as_mut().and_then(Sniffer::decide_now);
@@ -526,14 +535,14 @@ impl<W: Write> Core<W> {
         self.check(Ok(()))
     }
 
-    /// The lookahead, over the input held so far (`chunk` its newest part).
+    /// The lookahead, over the input held so far.
     /// The head is read only when it matters: when `<base` occurs, or when
     /// the encoding is still open after the prescan (a `<meta>` further into
     /// the head declares it). Otherwise there is no base to find, and the
     /// hold ends at the lookahead limit or the end of input.
-    fn look(&mut self, chunk: &[u8]) {
+    fn look(&mut self) {
         if let Some(probe) = &mut self.probe {
-            if let Some(decision) = probe.write(chunk) {
+            if let Some(decision) = probe.write(self.hold.last()) {
                 self.decided(decision);
             }
             return;
@@ -769,15 +778,25 @@ pub(crate) fn memory_settings(max_memory: usize) -> MemorySettings {
 /// Rewrites all of `input` into `output`, reading 64 KiB at a time.
 pub fn rewrite(config: Config, mut input: impl Read, output: impl Write) -> Result<Report, Error> {
     let mut rewriter = Rewriter::new(config, output);
-    let mut buf = vec![0; CHUNK];
     loop {
+        // Each read goes to a buffer of its own, which the lookahead holds
+        // and lol_html reads, not to a copy of it.
+        let mut buf = buffers::for_reading();
         let n = match input.read(&mut buf) {
-            Ok(0) => break,
+            Ok(0) => {
+                buffers::give_back(buf);
+                break;
+            }
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Error::Read(e)),
         };
-        rewriter.write(&buf[..n])?;
+        buf.truncate(n);
+        let result = rewriter.write_inner(Cow::Owned(buf), false);
+        if result.is_err() {
+            rewriter.mode = Mode::Failed;
+        }
+        result?;
     }
     rewriter.end().map(|(report, _)| report)
 }
@@ -914,11 +933,17 @@ struct Window {
     at: usize,
 }
 
+impl Drop for Window {
+    fn drop(&mut self) {
+        buffers::give_back(std::mem::take(&mut self.bytes));
+    }
+}
+
 impl Window {
     fn next(&mut self, bytes: Cow<'_, [u8]>) {
         self.at += self.bytes.len();
         match bytes {
-            Cow::Owned(bytes) => self.bytes = bytes,
+            Cow::Owned(bytes) => buffers::give_back(std::mem::replace(&mut self.bytes, bytes)),
             Cow::Borrowed(bytes) => {
                 self.bytes.clear();
                 self.bytes.extend_from_slice(bytes);
