@@ -208,7 +208,8 @@ pub struct Table {
 #[derive(Debug)]
 struct Inner {
     rows: Vec<Row>,
-    by_attribute: FxHashMap<String, Vec<usize>>,
+    /// Rows by attribute name, as bytes: names come from the input's bytes.
+    by_attribute: FxHashMap<Box<[u8]>, Vec<usize>>,
     /// Whether the texts of `<style>` and `<noscript>` are rewritten too.
     texts: bool,
     /// The lengths of the rows' attribute names, as bits (63: that or more).
@@ -272,10 +273,10 @@ impl Table {
     }
 
     fn from_rows(rows: Vec<Row>, texts: bool) -> Self {
-        let mut by_attribute: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+        let mut by_attribute: FxHashMap<Box<[u8]>, Vec<usize>> = FxHashMap::default();
         for (i, row) in rows.iter().enumerate() {
             by_attribute
-                .entry(row.attribute.clone())
+                .entry(row.attribute.as_bytes().into())
                 .or_default()
                 .push(i);
         }
@@ -353,16 +354,17 @@ impl Table {
     /// whose condition `holds` on the element.
     pub fn find(
         &self,
-        element: &str,
-        attribute: &str,
+        element: impl AsRef<[u8]>,
+        attribute: impl AsRef<[u8]>,
         holds: impl Fn(When) -> bool,
     ) -> Option<&Row> {
+        let element = element.as_ref();
         self.inner
             .by_attribute
-            .get(attribute)?
+            .get(attribute.as_ref())?
             .iter()
             .map(|&i| &self.inner.rows[i])
-            .find(|r| (r.element == "*" || r.element == element) && holds(r.when))
+            .find(|r| (r.element == "*" || r.element.as_bytes() == element) && holds(r.when))
     }
 }
 

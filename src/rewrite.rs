@@ -12,7 +12,7 @@
 //! meanwhile are resolved when it lets go.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::io::{self, BufWriter, Read, Write};
 use std::ops::Range;
@@ -137,9 +137,6 @@ struct Shared {
     base: Option<(Base, BaseUrl)>,
     /// What ended the lookahead, once it has.
     decision: Option<Decision>,
-    /// lol_html is bailing out at the memory limit: what it sends now is
-    /// what it held, unchanged.
-    bailing: bool,
     /// The output offset where rewriting stopped, once it did.
     stopped_at: Option<usize>,
     counts: Counts,
@@ -435,11 +432,11 @@ impl<W: Write> Core<W> {
             content_end: None,
             base: None,
             decision: None,
-            bailing: false,
             stopped_at: None,
             counts: Counts::default(),
             warnings: Vec::new(),
         }));
+        let bailing = Rc::new(Cell::new(false));
         let splicer = Rc::new(RefCell::new(Splicer {
             // Nested documents are small, and there may be many.
             out: BufWriter::with_capacity(if config.depth == 0 { CHUNK } else { 1024 }, output),
@@ -452,6 +449,7 @@ impl<W: Write> Core<W> {
             abandoned: false,
             encoding: UTF_8,
             shared: Rc::clone(&shared),
+            bailing: Rc::clone(&bailing),
             config: config.clone(),
         }));
         let template_bases = Rc::new(RefCell::new(Vec::new()));
@@ -480,9 +478,9 @@ impl<W: Write> Core<W> {
             .with_encoding(encoding)
             .with_memory_settings(memory_settings(config.max_memory))
             .append_bail_out_handler({
-                let shared = Rc::clone(&shared);
+                let bailing = Rc::clone(&bailing);
                 // Called at the bail-out point, before the unchanged flush.
-                bail_out!(move |_, _| shared.borrow_mut().bailing = true)
+                bail_out!(move |_, _| bailing.set(true))
             })
             .with_strict(false);
         let sniffer = chosen.is_none().then(|| {
@@ -817,7 +815,7 @@ fn record(
     let (tag, attributes) =
         match window.name(tag_location.start + 1..tag_location.end, &mut tag_buffer) {
             Some((tag, rest)) => (Cow::Borrowed(tag), has_attributes(rest)),
-            None => (Cow::Owned(el.tag_name()), true),
+            None => (Cow::Owned(el.tag_name().into_bytes()), true),
         };
     let namespace = el.namespace_uri();
     let svg = namespace == SVG_NAMESPACE;
@@ -841,9 +839,9 @@ fn record(
         }
         let name = match location.and_then(|l| window.name(l, &mut name_buffer)) {
             Some((name, _)) => Cow::Borrowed(name),
-            None => Cow::Owned(attr.name()),
+            None => Cow::Owned(attr.name().into_bytes()),
         };
-        let Some(row) = table.find(&tag, &name, |when| holds(when, el)) else {
+        let Some(row) = table.find(&*tag, &*name, |when| holds(when, el)) else {
             continue;
         };
         if done.iter().any(|r| std::ptr::eq(*r, row)) {
@@ -862,7 +860,7 @@ fn record(
                 .then(|| el.get_attribute("codebase"))
                 .flatten(),
         };
-        if tag == "base" && row.attribute == "href" {
+        if *tag == *b"base" && row.attribute == "href" {
             let deciding =
                 matches!(&s.decision, Some(Decision::Base { value, .. }) if *value == range);
             if deciding {
@@ -897,8 +895,8 @@ fn record(
     // Raw text to lol_html: no handler sees inside, so the sink takes the
     // bytes between the tags. Only HTML's own: in SVG, `<style>` has markup.
     let content = match &*tag {
-        "style" if table.texts() => Role::Style,
-        "noscript" if table.texts() => Role::Noscript,
+        b"style" if table.texts() => Role::Style,
+        b"noscript" if table.texts() => Role::Noscript,
         _ => return,
     };
     if namespace != HTML_NAMESPACE {
@@ -965,7 +963,7 @@ impl Window {
         &'w self,
         range: Range<usize>,
         buffer: &'b mut [u8; 32],
-    ) -> Option<(&'b str, &'w [u8])> {
+    ) -> Option<(&'b [u8], &'w [u8])> {
         let start = range.start.checked_sub(self.at)?;
         let bytes = self.bytes.get(start..range.end.checked_sub(self.at)?)?;
         let mut len = 0;
@@ -979,8 +977,7 @@ impl Window {
             buffer[len] = b.to_ascii_lowercase();
             len += 1;
         }
-        let name = std::str::from_utf8(&buffer[..len]).ok()?;
-        Some((name, &bytes[len..]))
+        Some((&buffer[..len], &bytes[len..]))
     }
 }
 
@@ -1015,12 +1012,10 @@ struct Sink<W: Write>(Rc<RefCell<Splicer<W>>>);
 impl<W: Write> OutputSink for Sink<W> {
     fn handle_chunk(&mut self, chunk: &[u8]) {
         let mut splicer = self.0.borrow_mut();
-        {
-            let position = splicer.pos;
-            let mut s = splicer.shared.borrow_mut();
-            if s.bailing && s.stopped_at.is_none() {
-                s.stopped_at = Some(position);
-            }
+        if splicer.bailing.take() {
+            // lol_html is bailing out at the memory limit: what it sends
+            // from now on is what it held, unchanged.
+            splicer.shared.borrow_mut().stopped_at = Some(splicer.pos);
         }
         splicer.splice(chunk);
     }
@@ -1045,6 +1040,8 @@ struct Splicer<W: Write> {
     /// The encoding the bytes are in, once known.
     encoding: &'static Encoding,
     shared: Rc<RefCell<Shared>>,
+    /// Set by lol_html's bail-out handler; taken at the next output.
+    bailing: Rc<Cell<bool>>,
     config: Config,
 }
 
@@ -1221,8 +1218,8 @@ mod tests {
         let mut name = |range| window.name(range, &mut buffer).map(|(n, _)| n.to_owned());
         // The tag's range runs from after `<` to its end; the name stops at
         // whitespace.
-        assert_eq!(name(3..13).as_deref(), Some("img"));
-        assert_eq!(name(7..10).as_deref(), Some("src"));
+        assert_eq!(name(3..13).as_deref(), Some(&b"img"[..]));
+        assert_eq!(name(7..10).as_deref(), Some(&b"src"[..]));
         assert_eq!(name(14..20), None, "not ASCII");
         assert_eq!(name(1..4), None, "before the write");
         assert_eq!(name(20..30), None, "after it");
@@ -1230,10 +1227,10 @@ mod tests {
         let mut name = |range| window.name(range, &mut buffer).map(|(n, _)| n.to_owned());
         assert_eq!(name(21..62), None, "too long");
         assert_eq!(name(21..63), None, "past the write");
-        assert_eq!(name(23..40).as_deref(), Some("aaaaaaaaaaaaaaaaa"));
+        assert_eq!(name(23..40).as_deref(), Some(&[b'a'; 17][..]));
         assert_eq!(
             name(29..62).as_deref(),
-            Some(&*"a".repeat(32)),
+            Some(&[b'a'; 32][..]),
             "as long as fits"
         );
     }
