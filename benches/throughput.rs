@@ -22,6 +22,9 @@
 //! Every measurement is the median of several rounds, and the rounds are
 //! interleaved (each round runs every measurement once, starting at a
 //! different one), so that the noise of a shared machine hits all alike.
+//! A ratio is the median of the rounds' own ratios: within a round the two
+//! measurements run close together, so a slow spell of the machine slows
+//! both sides of it.
 //! `HTMLABS_BENCH_ROUNDS` sets the number of rounds; `HTMLABS_BIN` another
 //! binary.
 
@@ -175,11 +178,13 @@ fn main() {
         .zip(&mut times)
         .map(|((key, len, _), times)| {
             let mbs = |t: Duration| *len as f64 / 1e6 / t.as_secs_f64();
+            let rounds = times.clone();
             times.sort();
             let speed = Speed {
                 median: mbs(times[times.len() / 2]),
                 slowest: mbs(times[times.len() - 1]),
                 fastest: mbs(times[0]),
+                rounds,
             };
             (key.clone(), speed)
         })
@@ -191,7 +196,7 @@ fn main() {
     println!("load average at the start: {load}");
     println!("binary: {}", bin.display());
     println!(
-        "method: MB = 10^6 bytes; each figure the median of {rounds} interleaved rounds (after a warm-up round); lxml {}",
+        "method: MB = 10^6 bytes; each figure the median of {rounds} interleaved rounds (after a warm-up round), each ratio the median of the rounds' ratios; lxml {}",
         lxml.version
     );
     if !pages.is_empty() {
@@ -221,6 +226,23 @@ struct Speed {
     median: f64,
     slowest: f64,
     fastest: f64,
+    /// The time of each round, in order.
+    rounds: Vec<Duration>,
+}
+
+impl Speed {
+    /// How many times faster than `other` (over the same bytes): the median
+    /// of the rounds' ratios.
+    fn over(&self, other: &Speed) -> f64 {
+        let mut ratios: Vec<f64> = self
+            .rounds
+            .iter()
+            .zip(&other.rounds)
+            .map(|(mine, theirs)| theirs.as_secs_f64() / mine.as_secs_f64())
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        ratios[ratios.len() / 2]
+    }
 }
 
 fn time<T>(run: impl FnOnce() -> T) -> Duration {
@@ -279,19 +301,19 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
             s.median,
             s.slowest,
             s.fastest,
-            s.median / ceiling.median
+            s.over(ceiling)
         );
     }
     // lxml rewrites every link attribute it knows, and CSS: the full table
     // is the like-for-like comparison; `href`/`src` alone is row b's work.
-    let vs_lxml = page("c").median / page("d").median;
+    let vs_lxml = page("c").over(page("d"));
     println!(
         "htmlabs library (full table) page by page ÷ lxml: {vs_lxml:.1}× (target ≥ {TARGET_LXML}×: {}); href and src only: {:.1}×",
         met(vs_lxml >= TARGET_LXML),
-        page("c1").median / page("d").median
+        page("c1").over(page("d"))
     );
     for (row, name) in [("c1", "href and src only"), ("c", "full table")] {
-        let c_page = page(row).median / page("b").median;
+        let c_page = page(row).over(page("b"));
         // The target is for row b's work; the full table's figure is what
         // the rest of the table costs.
         let target = |ratio: f64| match row {
@@ -306,7 +328,7 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
             target(c_page)
         );
         if stream {
-            let c_stream = at(format!("stream {row}")).median / at("stream b".into()).median;
+            let c_stream = at(format!("stream {row}")).over(at("stream b".into()));
             print!(", stream {c_stream:.2}{}", target(c_stream));
         }
         println!();
