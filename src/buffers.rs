@@ -25,9 +25,10 @@ pub fn for_reading() -> Vec<u8> {
     buffer
 }
 
-/// `bytes`, copied into a spare buffer when there is one.
+/// `bytes`, copied into a buffer with room for at least [`CHUNK`] bytes (a
+/// spare one when there is one), so that more can follow.
 pub fn copy_of(bytes: &[u8]) -> Vec<u8> {
-    let mut buffer = spare().unwrap_or_default();
+    let mut buffer = spare().unwrap_or_else(|| Vec::with_capacity(CHUNK));
     buffer.clear();
     buffer.extend_from_slice(bytes);
     buffer

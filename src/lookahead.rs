@@ -254,13 +254,17 @@ fn on_text(s: &mut State, text: &TextChunk, limit: usize) {
     }
 }
 
-/// The input held while the lookahead has not decided, in the writes it
-/// came in (so that growing it never copies what it holds), and where
-/// `<base` first occurs in it.
+/// The input held while the lookahead has not decided, and where `<base`
+/// first occurs in it. Growing it never copies what it holds: a buffer handed
+/// over is kept as it is, and small writes are gathered into buffers of 64
+/// KiB (one allocation for each write of a few bytes would take many times
+/// their size).
 #[derive(Default)]
 pub struct Hold {
     chunks: Vec<Vec<u8>>,
     len: usize,
+    /// The length of the newest write, at the end of the last chunk.
+    newest: usize,
     base_at: Option<usize>,
     /// The last bytes held, for a `<base` split across writes.
     tail: Vec<u8>,
@@ -269,6 +273,7 @@ pub struct Hold {
 impl Hold {
     /// Holds `chunk`: kept as it is when owned, else copied.
     pub fn push(&mut self, chunk: Cow<'_, [u8]>) {
+        self.newest = chunk.len();
         if self.base_at.is_none() {
             let mut seam = std::mem::take(&mut self.tail);
             let before = seam.len();
@@ -285,15 +290,22 @@ impl Hold {
             self.tail = seam;
         }
         self.len += chunk.len();
-        self.chunks.push(match chunk {
-            Cow::Owned(chunk) => chunk,
-            Cow::Borrowed(chunk) => buffers::copy_of(chunk),
-        });
+        match chunk {
+            Cow::Owned(chunk) => self.chunks.push(chunk),
+            Cow::Borrowed(chunk) => match self.chunks.last_mut() {
+                Some(last) if last.capacity() - last.len() >= chunk.len() => {
+                    last.extend_from_slice(chunk);
+                }
+                _ => self.chunks.push(buffers::copy_of(chunk)),
+            },
+        }
     }
 
-    /// The newest bytes held.
+    /// The newest write held.
     pub fn last(&self) -> &[u8] {
-        self.chunks.last().map_or(&[], Vec::as_slice)
+        self.chunks
+            .last()
+            .map_or(&[], |last| &last[last.len() - self.newest..])
     }
 
     pub fn len(&self) -> usize {
@@ -330,6 +342,7 @@ impl Hold {
     /// Lets go of what is held.
     pub fn take(&mut self) -> Vec<Vec<u8>> {
         self.len = 0;
+        self.newest = 0;
         std::mem::take(&mut self.chunks)
     }
 }
@@ -356,6 +369,7 @@ fn find_base(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::buffers::CHUNK;
 
     fn decide(html: &str, limit: usize) -> Decision {
         let mut probe = Probe::new(
@@ -409,6 +423,29 @@ mod tests {
         let mut hold = Hold::default();
         hold.push(Cow::Borrowed(b"<a>base <bas></bas>"));
         assert_eq!(hold.base_at(), None);
+    }
+
+    #[test]
+    fn the_hold_gathers_small_writes_and_keeps_buffers_handed_over() {
+        let mut hold = Hold::default();
+        let mut written = Vec::new();
+        for i in 0..3 * CHUNK {
+            let byte = [b'a' + (i % 26) as u8];
+            hold.push(Cow::Borrowed(&byte));
+            written.push(byte[0]);
+            assert_eq!(hold.last(), byte, "the newest write, alone");
+        }
+        // A buffer for each 64 KiB, not an allocation for each byte.
+        assert_eq!(hold.chunks().count(), 3);
+        let given = vec![b'z'; 10];
+        let at = given.as_ptr();
+        hold.push(Cow::Owned(given));
+        assert_eq!(hold.last().as_ptr(), at, "kept, not copied");
+        hold.push(Cow::Borrowed(b"tail"));
+        assert_eq!(hold.last(), b"tail");
+        written.extend_from_slice(b"zzzzzzzzzztail");
+        assert_eq!(hold.chunks().collect::<Vec<_>>().concat(), written);
+        assert_eq!(hold.len(), written.len());
     }
 
     #[test]
