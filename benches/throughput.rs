@@ -308,7 +308,7 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
     // is the like-for-like comparison; `href`/`src` alone is row b's work.
     let vs_lxml = page("c").over(page("d"));
     println!(
-        "htmlabs library (full table) page by page ÷ lxml: {vs_lxml:.1}× (target ≥ {TARGET_LXML}×: {}); href and src only: {:.1}×",
+        "htmlabs library (full table) page by page ÷ lxml: {vs_lxml:.2}× (target ≥ {TARGET_LXML}×: {}); href and src only: {:.2}×",
         met(vs_lxml >= TARGET_LXML),
         page("c1").over(page("d"))
     );
@@ -324,12 +324,12 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
             _ => String::new(),
         };
         print!(
-            "htmlabs library ({name}) ÷ engine ceiling: page by page {c_page:.2}{}",
+            "htmlabs library ({name}) ÷ engine ceiling: page by page {c_page:.3}{}",
             target(c_page)
         );
         if stream {
             let c_stream = at(format!("stream {row}")).over(at("stream b".into()));
-            print!(", stream {c_stream:.2}{}", target(c_stream));
+            print!(", stream {c_stream:.3}{}", target(c_stream));
         }
         println!();
     }
