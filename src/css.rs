@@ -163,10 +163,7 @@ fn last_start(css: &[u8]) -> Option<usize> {
     let mut end = css.len();
     // The first found from the end is the last: the names hold none of the
     // bytes looked for.
-    while let Some(at) = css[..end]
-        .iter()
-        .rposition(|&b| matches!(b, b'\\' | b'(' | b'@'))
-    {
+    while let Some(at) = memchr::memrchr3(b'\\', b'(', b'@', &css[..end]) {
         let start = match css[at] {
             b'\\' => Some(at),
             b'(' => ends_url_or_image_set(css, at),
