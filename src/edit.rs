@@ -367,7 +367,7 @@ fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
     let count = |s: &[u8]| {
         let mut count = 0;
         let mut at = 0;
-        while let Some(lt) = s[at..].iter().position(|&b| b == b'<') {
+        while let Some(lt) = memchr::memchr(b'<', &s[at..]) {
             at += lt;
             let here = &s[at..];
             count += usize::from(
