@@ -166,7 +166,10 @@ impl Sniffer {
         if head.len() < PRESCAN && !end {
             return None;
         }
-        if let Some(encoding) = prescan(head).filter(|e| *e != encoding_rs::REPLACEMENT) {
+        // (Known to find nothing once the first 1024 bytes left it open: not
+        // run again at every write.)
+        let found = (!self.prescan_failed()).then(|| prescan(head)).flatten();
+        if let Some(encoding) = found.filter(|e| *e != encoding_rs::REPLACEMENT) {
             return chosen(encoding, Source::Meta);
         }
         // In the head, "if the element has a charset attribute ... and the
