@@ -183,7 +183,13 @@ impl<W: Write> Rewriter<W> {
 
     /// Rewrites the next bytes of the input, however it is split.
     pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        let result = self.write_inner(Cow::Borrowed(chunk), false);
+        self.write_chunk(Cow::Borrowed(chunk))
+    }
+
+    /// [`Rewriter::write`], of bytes that are borrowed, or handed over to be
+    /// held without a copy; a failure ends the rewriter.
+    fn write_chunk(&mut self, chunk: Cow<'_, [u8]>) -> Result<(), Error> {
+        let result = self.write_inner(chunk, false);
         if result.is_err() {
             self.mode = Mode::Failed;
         }
@@ -790,11 +796,7 @@ pub fn rewrite(config: Config, mut input: impl Read, output: impl Write) -> Resu
             Err(e) => return Err(Error::Read(e)),
         };
         buf.truncate(n);
-        let result = rewriter.write_inner(Cow::Owned(buf), false);
-        if result.is_err() {
-            rewriter.mode = Mode::Failed;
-        }
-        result?;
+        rewriter.write_chunk(Cow::Owned(buf))?;
     }
     rewriter.end().map(|(report, _)| report)
 }
