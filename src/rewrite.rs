@@ -779,24 +779,30 @@ pub(crate) fn memory_settings(max_memory: usize) -> MemorySettings {
         .with_graceful_bail_out_on_memory_limit_exceeded(true)
 }
 
-/// Rewrites all of `input` into `output`, reading 64 KiB at a time.
+/// Rewrites all of `input` into `output`, reading 64 KiB at a time: a read
+/// waits for 64 KiB or the end of input, as a buffered filter does.
 pub fn rewrite(config: Config, mut input: impl Read, output: impl Write) -> Result<Report, Error> {
     let mut rewriter = Rewriter::new(config, output);
     loop {
         // Each read goes to a buffer of its own, which the lookahead holds
-        // and lol_html reads, not to a copy of it.
+        // and lol_html reads, not to a copy of it. `read_to_end` fills the
+        // buffer's spare room without zeroing it first (for files, pipes and
+        // slices), which a reused buffer would need for `read`.
         let mut buf = buffers::for_reading();
-        let n = match input.read(&mut buf) {
-            Ok(0) => {
-                buffers::give_back(buf);
-                break;
-            }
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::Read(e)),
-        };
-        buf.truncate(n);
+        if let Err(e) = (&mut input).take(CHUNK as u64).read_to_end(&mut buf) {
+            buffers::give_back(buf);
+            return Err(Error::Read(e));
+        }
+        let n = buf.len();
+        if n == 0 {
+            buffers::give_back(buf);
+            break;
+        }
         rewriter.write_chunk(Cow::Owned(buf))?;
+        // Short of 64 KiB: the input has ended.
+        if n < CHUNK {
+            break;
+        }
     }
     rewriter.end().map(|(report, _)| report)
 }
@@ -1253,5 +1259,72 @@ mod tests {
         assert_eq!(rest(17..21), Some(true), "`x` is an attribute");
         assert_eq!(rest(22..31), Some(true));
         assert_eq!(rest(32..35), Some(false));
+    }
+
+    /// A reader that gives at most `step` bytes a read, and fails once it
+    /// has given `fail_at`.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+        fail_at: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.fail_at == 0 {
+                return Err(io::Error::other("the disk is gone"));
+            }
+            let n = buf.len().min(self.step).min(self.fail_at);
+            let n = self.bytes.len().min(n);
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            self.fail_at -= n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn rewrite_reads_the_whole_input_however_the_reader_splits_it() {
+        let config = || Config {
+            layers: Layers {
+                retrieval: Some("https://example.com/a/b".into()),
+                ..Layers::default()
+            },
+            ..Config::default()
+        };
+        // Links in the first read, across the 64 KiB seams, and at the end.
+        let text = "t".repeat(CHUNK - 20);
+        let page = format!("<a href=x>{text}<img src=y>{text}<a href=z>{text}</a>");
+        let mut whole = Rewriter::new(config(), Vec::new());
+        whole.write(page.as_bytes()).unwrap();
+        let (_, expected) = whole.end().unwrap();
+        let expected_text = String::from_utf8_lossy(&expected);
+        for link in [
+            "=https://example.com/a/x>",
+            "=https://example.com/a/y>",
+            "=https://example.com/a/z>",
+        ] {
+            assert!(expected_text.contains(link), "{link}");
+        }
+        for step in [1, 7, CHUNK - 1, CHUNK, CHUNK + 1, usize::MAX] {
+            let mut out = Vec::new();
+            let reader = Trickle {
+                bytes: page.as_bytes(),
+                step,
+                fail_at: usize::MAX,
+            };
+            rewrite(config(), reader, &mut out).unwrap();
+            assert!(out == expected, "reads of {step} bytes");
+        }
+        let reader = Trickle {
+            bytes: page.as_bytes(),
+            step: 1000,
+            fail_at: CHUNK + 5,
+        };
+        let result = rewrite(config(), reader, Vec::new());
+        assert!(
+            matches!(&result, Err(Error::Read(e)) if e.to_string() == "the disk is gone"),
+            "{result:?}"
+        );
     }
 }
