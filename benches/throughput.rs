@@ -22,9 +22,11 @@
 //! Every measurement is the median of several rounds, and the rounds are
 //! interleaved (each round runs every measurement once, starting at a
 //! different one), so that the noise of a shared machine hits all alike.
-//! A ratio is the median of the rounds' own ratios: within a round the two
-//! measurements run close together, so a slow spell of the machine slows
-//! both sides of it.
+//! Rows a to c page by page are interleaved closer still: page by page,
+//! each page run by every row in turn (each row reading its own copy of
+//! the pages). A ratio is the median of the rounds' own ratios: within a
+//! round the two measurements run close together, so a slow spell of the
+//! machine slows both sides of it.
 //! `HTMLABS_BENCH_ROUNDS` sets the number of rounds; `HTMLABS_BIN` another
 //! binary.
 
@@ -105,10 +107,10 @@ fn main() {
     let lxml = Lxml::start(&pages, &generated);
     let bin = &common::binary();
 
-    // Each measurement: its name, the bytes it reads, and a run that returns
-    // its time.
-    type Run<'a> = Box<dyn FnMut() -> Duration + 'a>;
-    let mut measures: Vec<(String, usize, Run)> = Vec::new();
+    // Each measurement: the names of its rows, the bytes each reads, and a
+    // run that returns each row's time (given the round, for its order).
+    type Run<'a> = Box<dyn FnMut(usize) -> Vec<Duration> + 'a>;
+    let mut measures: Vec<(Vec<String>, usize, Run)> = Vec::new();
     let mut sets: Vec<(&str, &[Page])> = vec![("generated", std::slice::from_ref(&generated))];
     if !pages.is_empty() {
         sets.insert(0, ("pages", &pages));
@@ -116,29 +118,37 @@ fn main() {
     for &(set, docs) in &sets {
         let len: usize = docs.iter().map(|p| p.bytes.len()).sum();
         let lxml = &lxml;
-        let runs: [(&str, Run); 5] = [
-            ("a", Box::new(move || time(|| each(docs, plain)))),
-            ("b", Box::new(move || time(|| each(docs, set_back)))),
-            ("c", Box::new(move || time(|| each(docs, library)))),
-            (
-                "c1",
-                Box::new(move || time(|| each(docs, library_href_src))),
-            ),
-            ("d", Box::new(move || lxml.time(set, len))),
-        ];
-        for (row, run) in runs {
-            measures.push((format!("{set} {row}"), len, run));
-        }
+        // Each row reads its own copy of each page: no row finds a page in
+        // the cache because the row before it has just read it.
+        let copies: Vec<[Page; PAGE_BY_PAGE.len()]> = docs
+            .iter()
+            .map(|page| PAGE_BY_PAGE.map(|_| page.clone()))
+            .collect();
+        let keys = ["a", "b", "c", "c1"].map(|row| format!("{set} {row}"));
+        measures.push((
+            keys.to_vec(),
+            len,
+            Box::new(move |round| interleaved(&copies, round)),
+        ));
+        // lxml, in its own process, over the whole set at a time: asked
+        // page by page, it would leave out of its time what Python does
+        // between documents (freeing the last tree, collecting garbage).
+        measures.push((
+            vec![format!("{set} d")],
+            len,
+            Box::new(move |_| vec![lxml.time(set, len)]),
+        ));
     }
     let g = &generated;
     measures.push((
-        "generated c-bin".to_owned(),
+        vec!["generated c-bin".to_owned()],
         g.bytes.len(),
-        Box::new(move || binary(bin, &g.path, &g.url)),
+        Box::new(move |_| vec![binary(bin, &g.path, &g.url)]),
     ));
     if let Some(file) = &stream_file {
         let s = &stream;
-        let runs: [(&str, Run); 5] = [
+        type Timed<'a> = Box<dyn Fn() -> Duration + 'a>;
+        let runs: [(&str, Timed); 5] = [
             ("a", Box::new(move || time(|| plain(s, "")))),
             ("b", Box::new(move || time(|| set_back(s, "")))),
             (
@@ -154,7 +164,11 @@ fn main() {
             ("c-bin", Box::new(move || binary(bin, &file.0, stream_url))),
         ];
         for (row, run) in runs {
-            measures.push((format!("stream {row}"), s.len(), run));
+            measures.push((
+                vec![format!("stream {row}")],
+                s.len(),
+                Box::new(move |_| vec![run()]),
+            ));
         }
     }
 
@@ -162,31 +176,38 @@ fn main() {
         "throughput: {} measurements, 1 warm-up round and {rounds} timed rounds…",
         measures.len()
     );
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); measures.len()];
+    let mut times: Vec<Vec<Vec<Duration>>> = measures
+        .iter()
+        .map(|(keys, ..)| vec![Vec::new(); keys.len()])
+        .collect();
     for round in 0..=rounds {
         let n = measures.len();
         for i in (0..n).map(|i| (i + round) % n) {
-            let took = (measures[i].2)();
+            let took = (measures[i].2)(round);
             if round > 0 {
-                times[i].push(took);
+                for (row, took) in times[i].iter_mut().zip(took) {
+                    row.push(took);
+                }
             }
         }
     }
     // MB/s: the median, and the slowest and fastest rounds.
     let speed: HashMap<String, Speed> = measures
         .iter()
-        .zip(&mut times)
-        .map(|((key, len, _), times)| {
-            let mbs = |t: Duration| *len as f64 / 1e6 / t.as_secs_f64();
-            let rounds = times.clone();
-            times.sort();
-            let speed = Speed {
-                median: mbs(times[times.len() / 2]),
-                slowest: mbs(times[times.len() - 1]),
-                fastest: mbs(times[0]),
-                rounds,
-            };
-            (key.clone(), speed)
+        .zip(times)
+        .flat_map(|((keys, len, _), times)| {
+            keys.iter().zip(times).map(move |(key, mut times)| {
+                let mbs = |t: Duration| *len as f64 / 1e6 / t.as_secs_f64();
+                let rounds = times.clone();
+                times.sort();
+                let speed = Speed {
+                    median: mbs(times[times.len() / 2]),
+                    slowest: mbs(times[times.len() - 1]),
+                    fastest: mbs(times[0]),
+                    rounds,
+                };
+                (key.clone(), speed)
+            })
         })
         .collect();
     drop(measures);
@@ -196,7 +217,7 @@ fn main() {
     println!("load average at the start: {load}");
     println!("binary: {}", bin.display());
     println!(
-        "method: MB = 10^6 bytes; each figure the median of {rounds} interleaved rounds (after a warm-up round), each ratio the median of the rounds' ratios; lxml {}",
+        "method: MB = 10^6 bytes; each figure the median of {rounds} interleaved rounds (after a warm-up round), rows a to c page by page interleaved page by page, each ratio the median of the rounds' ratios; lxml {}",
         lxml.version
     );
     if !pages.is_empty() {
@@ -251,16 +272,34 @@ fn time<T>(run: impl FnOnce() -> T) -> Duration {
     start.elapsed()
 }
 
-/// Runs `rewrite` over each page, page by page.
-fn each(docs: &[Page], rewrite: fn(&[u8], &str) -> usize) {
-    for page in docs {
-        let out = rewrite(&page.bytes, &page.url);
-        assert!(
-            out > 0 || page.bytes.is_empty(),
-            "no output for {}",
-            page.name
-        );
+/// Rows a, b, c and c1, in the order of `interleaved`'s results.
+const PAGE_BY_PAGE: [fn(&[u8], &str) -> usize; 4] = [plain, set_back, library, library_href_src];
+
+/// Rows a, b, c and c1 over the same pages, page by page. Each page is run
+/// by every row in turn, in an order that rotates from page to page and
+/// from round to round, so that a slow spell of the shared machine (they
+/// last longer than a page) slows every row alike: the rounds' ratios then
+/// agree within about a twentieth, where timing each row over all the pages
+/// at once let them spread by half. `copies` holds, for each page, each
+/// row's own copy of it. Returns each row's total time.
+fn interleaved(copies: &[[Page; PAGE_BY_PAGE.len()]], round: usize) -> Vec<Duration> {
+    let rows = PAGE_BY_PAGE.len();
+    let mut total = vec![Duration::ZERO; rows];
+    for (k, page_copies) in copies.iter().enumerate() {
+        for j in 0..rows {
+            let row = (j + k + round) % rows;
+            let page = &page_copies[row];
+            total[row] += time(|| {
+                let out = PAGE_BY_PAGE[row](&page.bytes, &page.url);
+                assert!(
+                    out > 0 || page.bytes.is_empty(),
+                    "no output for {}",
+                    page.name
+                );
+            });
+        }
     }
+    total
 }
 
 /// The rows of one input, with ratios to the engine ceiling (b) read the

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 pub const CORPUS: &str = "../shared/corpus/pages";
 
 /// One real page and the URL it was retrieved from (`urls.tsv`).
+#[derive(Clone)]
 pub struct Page {
     pub name: String,
     pub url: String,
