@@ -124,7 +124,7 @@ fn main() {
             .iter()
             .map(|page| PAGE_BY_PAGE.map(|_| page.clone()))
             .collect();
-        let keys = ["a", "b", "c", "c1"].map(|row| format!("{set} {row}"));
+        let keys = PAGE_BY_PAGE.map(|(row, _)| format!("{set} {row}"));
         measures.push((
             keys.to_vec(),
             len,
@@ -272,8 +272,15 @@ fn time<T>(run: impl FnOnce() -> T) -> Duration {
     start.elapsed()
 }
 
-/// Rows a, b, c and c1, in the order of `interleaved`'s results.
-const PAGE_BY_PAGE: [fn(&[u8], &str) -> usize; 4] = [plain, set_back, library, library_href_src];
+/// Rows a, b, c and c1: each row's name and rewrite, in the order of
+/// `interleaved`'s results.
+type Rewrite = fn(&[u8], &str) -> usize;
+const PAGE_BY_PAGE: [(&str, Rewrite); 4] = [
+    ("a", plain),
+    ("b", set_back),
+    ("c", library),
+    ("c1", library_href_src),
+];
 
 /// Rows a, b, c and c1 over the same pages, page by page. Each page is run
 /// by every row in turn, in an order that rotates from page to page and
@@ -290,7 +297,7 @@ fn interleaved(copies: &[[Page; PAGE_BY_PAGE.len()]], round: usize) -> Vec<Durat
             let row = (j + k + round) % rows;
             let page = &page_copies[row];
             total[row] += time(|| {
-                let out = PAGE_BY_PAGE[row](&page.bytes, &page.url);
+                let out = PAGE_BY_PAGE[row].1(&page.bytes, &page.url);
                 assert!(
                     out > 0 || page.bytes.is_empty(),
                     "no output for {}",
