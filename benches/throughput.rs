@@ -10,6 +10,11 @@
 //! - b: lol_html with an `[href],[src]` element handler that reads each value
 //!   and sets it back with `set_attribute`: the engine ceiling, what any
 //!   handler-based rewriter pays. The ratios are to this row.
+//! - b2, page by page: the same for the full table's job, lol_html with a
+//!   `*` handler that reads the attributes of every element and gets and
+//!   sets back each value of an attribute the table names: what a
+//!   handler-based rewriter of the full table pays (without its CSS and
+//!   `<noscript>` texts).
 //! - c: htmlabs through the library, page by page (a `rewrite()` per page,
 //!   its base from `urls.tsv`, so the `<base>` lookahead is paid per page) and
 //!   as one stream (the pages concatenated to ~100 MB, one `Rewriter`, 64 KiB
@@ -272,17 +277,18 @@ fn time<T>(run: impl FnOnce() -> T) -> Duration {
     start.elapsed()
 }
 
-/// Rows a, b, c and c1: each row's name and rewrite, in the order of
+/// Rows a, b, b2, c and c1: each row's name and rewrite, in the order of
 /// `interleaved`'s results.
 type Rewrite = fn(&[u8], &str) -> usize;
-const PAGE_BY_PAGE: [(&str, Rewrite); 4] = [
+const PAGE_BY_PAGE: [(&str, Rewrite); 5] = [
     ("a", plain),
     ("b", set_back),
+    ("b2", set_back_table),
     ("c", library),
     ("c1", library_href_src),
 ];
 
-/// Rows a, b, c and c1 over the same pages, page by page. Each page is run
+/// Rows a, b, b2, c and c1 over the same pages, page by page. Each page is run
 /// by every row in turn, in an order that rotates from page to page and
 /// from round to round, so that a slow spell of the shared machine (they
 /// last longer than a page) slows every row alike: the rounds' ratios then
@@ -314,6 +320,8 @@ fn interleaved(copies: &[[Page; PAGE_BY_PAGE.len()]], round: usize) -> Vec<Durat
 fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
     const A: &str = "lol_html, no handlers (parse ceiling)";
     const B: &str = "lol_html, `[href],[src]` get + set_attribute (engine ceiling)";
+    const B2: &str =
+        "lol_html, `*` get + set_attribute of every attribute the table names (its engine ceiling)";
     const C: &str = "htmlabs library, the full table";
     const C1: &str = "htmlabs library, `href` and `src` only (row b's work)";
     const C_BIN: &str = "htmlabs binary, wall time, file → /dev/null";
@@ -323,6 +331,7 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
     let mut rows = vec![
         ("a", A, "page by page", page("a"), page("b")),
         ("b", B, "page by page", page("b"), page("b")),
+        ("b2", B2, "page by page", page("b2"), page("b")),
         ("c", C1, "page by page", page("c1"), page("b")),
         ("c", C, "page by page", page("c"), page("b")),
     ];
@@ -379,6 +388,11 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
         }
         println!();
     }
+    println!(
+        "htmlabs library (full table) ÷ the full table's engine ceiling (b2): page by page {:.3}; b2 ÷ lxml: {:.2}×",
+        page("c").over(page("b2")),
+        page("b2").over(page("d"))
+    );
     if let Some(&failed) = lxml.failed.borrow().get(set).filter(|&&n| n > 0) {
         println!("lxml could not parse {failed} of the documents (counted in its MB/s as read)");
     }
@@ -428,10 +442,42 @@ fn set_back(doc: &[u8], _url: &str) -> usize {
     out
 }
 
+/// b2: what row b does, for every attribute the full table names, on every
+/// element (the table's `*` rows need every element's attributes read).
+fn set_back_table(doc: &[u8], _url: &str) -> usize {
+    let mut out = 0;
+    let settings = Settings::new()
+        .with_strict(false)
+        .append_element_content_handler(element!("*", |el: &mut Element| {
+            let found: Vec<(String, String)> = TABLE_NAMES.with(|names| {
+                el.attributes()
+                    .iter()
+                    .filter_map(|a| {
+                        let name = a.name();
+                        names.contains(&name).then(|| (name, a.value()))
+                    })
+                    .collect()
+            });
+            for (name, value) in found {
+                el.set_attribute(&name, &value)?;
+            }
+            Ok(())
+        }));
+    let mut rewriter = HtmlRewriter::new(settings, |c: &[u8]| out += c.len());
+    for chunk in doc.chunks(CHUNK) {
+        rewriter.write(chunk).expect("lol_html");
+    }
+    rewriter.end().expect("lol_html");
+    out
+}
+
 thread_local! {
     /// Made once and shared by every page, as a library user would.
     static FULL: Table = Table::default();
     static HREF_SRC: Table = Table::only(&["href", "src"]);
+    /// The attributes the full table names.
+    static TABLE_NAMES: std::collections::HashSet<String> =
+        FULL.with(|t| t.rows().iter().map(|r| r.attribute.clone()).collect());
 }
 
 fn config(url: &str, table: &Table) -> Config {
