@@ -402,16 +402,21 @@ fn met(yes: bool) -> &'static str {
     if yes { "met" } else { "missed" }
 }
 
-/// a: lol_html with no handlers. Returns the output's length.
-fn plain(doc: &[u8], _url: &str) -> usize {
+/// lol_html with `settings` over `doc` in 64 KiB writes, the output counted
+/// and dropped. Returns the output's length.
+fn lol_html(settings: Settings<'_, '_>, doc: &[u8]) -> usize {
     let mut out = 0;
-    let mut rewriter = HtmlRewriter::new(Settings::new().with_strict(false), |c: &[u8]| {
-        out += c.len();
-    });
+    let mut rewriter = HtmlRewriter::new(settings, |c: &[u8]| out += c.len());
     for chunk in doc.chunks(CHUNK) {
         rewriter.write(chunk).expect("lol_html");
     }
     rewriter.end().expect("lol_html");
+    out
+}
+
+/// a: lol_html with no handlers. Returns the output's length.
+fn plain(doc: &[u8], _url: &str) -> usize {
+    let out = lol_html(Settings::new().with_strict(false), doc);
     assert_eq!(
         out,
         doc.len(),
@@ -423,7 +428,6 @@ fn plain(doc: &[u8], _url: &str) -> usize {
 /// b: every `href` and `src` read and set back, as a handler-based rewriter
 /// does (`set_attribute` re-serializes the tag).
 fn set_back(doc: &[u8], _url: &str) -> usize {
-    let mut out = 0;
     let settings = Settings::new()
         .with_strict(false)
         .append_element_content_handler(element!("[href],[src]", |el: &mut Element| {
@@ -434,18 +438,12 @@ fn set_back(doc: &[u8], _url: &str) -> usize {
             }
             Ok(())
         }));
-    let mut rewriter = HtmlRewriter::new(settings, |c: &[u8]| out += c.len());
-    for chunk in doc.chunks(CHUNK) {
-        rewriter.write(chunk).expect("lol_html");
-    }
-    rewriter.end().expect("lol_html");
-    out
+    lol_html(settings, doc)
 }
 
 /// b2: what row b does, for every attribute the full table names, on every
 /// element (the table's `*` rows need every element's attributes read).
 fn set_back_table(doc: &[u8], _url: &str) -> usize {
-    let mut out = 0;
     let settings = Settings::new()
         .with_strict(false)
         .append_element_content_handler(element!("*", |el: &mut Element| {
@@ -463,12 +461,7 @@ fn set_back_table(doc: &[u8], _url: &str) -> usize {
             }
             Ok(())
         }));
-    let mut rewriter = HtmlRewriter::new(settings, |c: &[u8]| out += c.len());
-    for chunk in doc.chunks(CHUNK) {
-        rewriter.write(chunk).expect("lol_html");
-    }
-    rewriter.end().expect("lol_html");
-    out
+    lol_html(settings, doc)
 }
 
 thread_local! {
