@@ -28,6 +28,15 @@ pub struct Resolver<'a> {
     pub warnings: &'a mut Vec<Warning>,
 }
 
+/// What a value's element tells about it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Context<'a> {
+    /// The element is in the SVG namespace, where `#id` references stay.
+    pub svg: bool,
+    /// The element's `codebase`, against which an `archive` list resolves.
+    pub codebase: Option<&'a str>,
+}
+
 /// How a URL is escaped for the syntax around it, before HTML's escaping.
 #[derive(Debug, Clone, Copy)]
 enum Syntax {
@@ -56,40 +65,45 @@ impl Syntax {
     }
 }
 
-impl Resolver<'_> {
-    /// The new bytes of an attribute value of `kind`, or `None` to leave it.
-    /// `svg`: the element is in the SVG namespace. `codebase`: the element's
-    /// `codebase`, against which an `archive` list resolves.
+impl<'a> Resolver<'a> {
+    /// Writes the new bytes of an attribute value of `kind` onto `out`, or
+    /// returns `false` to leave it. `out` is the caller's, kept from value to
+    /// value: most values need no allocation.
     pub fn attribute(
         &mut self,
         kind: Kind,
-        svg: bool,
-        codebase: Option<&str>,
+        element: Context<'_>,
         raw: &[u8],
         quote: Quote,
         offset: usize,
-    ) -> Option<Vec<u8>> {
+        out: &mut Vec<u8>,
+    ) -> bool {
         if kind == Kind::Url && self.starts_with_scheme(raw) {
             // Most values on real pages are absolute: they need no decoding.
             self.counts.seen += 1;
             self.counts.absolute += 1;
-            return None;
+            return false;
         }
-        let decoded = self.decode(Decoded::new(raw, self.encoding), offset)?;
+        let Some(decoded) = self.decode(Decoded::new(raw, self.encoding), offset) else {
+            return false;
+        };
         let text = decoded.text();
         let mut edits = Vec::new();
         match kind {
             Kind::Url => {
                 let core = value::trimmed(text);
                 let url = &text[core.clone()];
-                let svg_local = svg && url.starts_with('#');
+                let svg_local = element.svg && url.starts_with('#');
                 // One URL: its edit needs no list.
-                let edit = self.edit(url, core, Syntax::Plain, kind, svg_local)?;
-                return Some(value::apply(&decoded, &[edit], quote));
+                let Some(edit) = self.edit(url, core, Syntax::Plain, kind, svg_local) else {
+                    return false;
+                };
+                value::apply_into(&decoded, &[edit], quote, out);
+                return true;
             }
             Kind::List => {
                 // HTML 4: archive URLs "are relative to the codebase".
-                let codebase = codebase.and_then(|c| {
+                let codebase = element.codebase.and_then(|c| {
                     let c = Decoded::new(c.as_bytes(), UTF_8)?;
                     let c = &c.text()[value::trimmed(c.text())];
                     Some(BaseUrl::new(self.standard, &self.base.resolve(c)))
@@ -104,14 +118,13 @@ impl Resolver<'_> {
                     counts: self.counts,
                     warnings: self.warnings,
                 };
+                // The codebase's prefix lives here only.
                 for token in tokens(text) {
-                    edits.extend(inner.edit(
-                        &text[token.clone()],
-                        token,
-                        Syntax::List,
-                        kind,
-                        false,
-                    ));
+                    edits.extend(
+                        inner
+                            .edit(&text[token.clone()], token, Syntax::List, kind, false)
+                            .map(Edit::into_owned),
+                    );
                 }
             }
             Kind::Srcset => {
@@ -135,7 +148,11 @@ impl Resolver<'_> {
             Kind::Css => edits = self.css(text, kind),
             Kind::Html => edits = self.srcdoc(text, offset),
         }
-        (!edits.is_empty()).then(|| value::apply(&decoded, &edits, quote))
+        if edits.is_empty() {
+            return false;
+        }
+        value::apply_into(&decoded, &edits, quote, out);
+        true
     }
 
     /// Whether the raw value, past leading whitespace, starts with a scheme
@@ -224,7 +241,7 @@ impl Resolver<'_> {
     /// `srcdoc`: a document of its own, whose base is this one's (RFC 1808
     /// §3.2: the encapsulating entity), with its own `<base>` on top. Only
     /// its URL values change; they come back as edits of the decoded text.
-    fn srcdoc(&mut self, text: &str, offset: usize) -> Vec<Edit> {
+    fn srcdoc(&mut self, text: &str, offset: usize) -> Vec<Edit<'static>> {
         let Some((_, splices)) = self.nested(text.as_bytes(), UTF_8, offset, true) else {
             return Vec::new();
         };
@@ -233,7 +250,7 @@ impl Resolver<'_> {
             .filter_map(|(range, bytes)| {
                 Some(Edit {
                     range,
-                    text: String::from_utf8(bytes).ok()?,
+                    text: Cow::Owned(String::from_utf8(bytes).ok()?),
                 })
             })
             .collect()
@@ -282,7 +299,7 @@ impl Resolver<'_> {
         Some((output, splices))
     }
 
-    fn css(&mut self, text: &str, kind: Kind) -> Vec<Edit> {
+    fn css(&mut self, text: &str, kind: Kind) -> Vec<Edit<'a>> {
         let mut edits = Vec::new();
         for found in css::find(text) {
             let raw = &text[found.range.clone()];
@@ -306,7 +323,7 @@ impl Resolver<'_> {
         syntax: Syntax,
         kind: Kind,
         local: bool,
-    ) -> Option<Edit> {
+    ) -> Option<Edit<'a>> {
         self.counts.seen += 1;
         let same_document = url.is_empty() || url.starts_with('#');
         if local || (self.keep_fragments && same_document) {
@@ -316,6 +333,19 @@ impl Resolver<'_> {
         if self.standard.has_scheme(url) {
             self.counts.absolute += 1;
             return None;
+        }
+        // The usual case: the base's front goes before the reference, which
+        // stays as written; nothing to resolve in full, nothing to compare.
+        if let Some(prefix) = self.base.prefix(url) {
+            self.counts.rewritten += 1;
+            self.counts.by_kind[kind as usize] += 1;
+            let text = syntax
+                .escape(prefix)
+                .map_or(Cow::Borrowed(prefix), Cow::Owned);
+            return Some(Edit {
+                range: range.start..range.start,
+                text,
+            });
         }
         let resolved: Cow<'_, str> = self.base.resolve(url);
         if resolved == url {
@@ -329,9 +359,15 @@ impl Resolver<'_> {
 }
 
 /// The edit that makes `url`, standing at `range`, say `resolved`. Where
-/// resolution only put something in front (the usual case), the reference
+/// resolution only put something in front that [`BaseUrl::prefix`] does not
+/// foresee (a fragment after the base's query, RFC 3986), the reference
 /// stays as written and only the prefix is new.
-fn edit_to(resolved: Cow<'_, str>, url: &str, range: Range<usize>, syntax: Syntax) -> Edit {
+fn edit_to(
+    resolved: Cow<'_, str>,
+    url: &str,
+    range: Range<usize>,
+    syntax: Syntax,
+) -> Edit<'static> {
     let (range, new) = match resolved.strip_suffix(url) {
         Some(prefix) => (range.start..range.start, prefix.len()),
         None => (range, resolved.len()),
@@ -343,7 +379,10 @@ fn edit_to(resolved: Cow<'_, str>, url: &str, range: Range<usize>, syntax: Synta
         text.truncate(new);
         text
     });
-    Edit { range, text }
+    Edit {
+        range,
+        text: Cow::Owned(text),
+    }
 }
 
 /// The ranges of the ASCII-whitespace-separated tokens of `text`.

@@ -79,6 +79,13 @@ impl BaseUrl {
             None => Cow::Owned(rfc3986::resolve(&self.url, reference)),
         }
     }
+
+    /// What resolving `reference` puts in front of it, when that is all it
+    /// does (RFC 1808's [`ParsedBase::prefix`](rfc1808::ParsedBase::prefix));
+    /// `None` when [`resolve`](Self::resolve) must tell.
+    pub fn prefix(&self, reference: &str) -> Option<&str> {
+        self.rfc1808.as_ref()?.prefix(reference)
+    }
 }
 
 pub mod attrs;

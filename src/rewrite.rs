@@ -29,7 +29,7 @@ use smallvec::SmallVec;
 use crate::attrs::{Kind, Row, Table, When};
 use crate::base::{Base, Ignored, Layer, Layers};
 use crate::buffers;
-use crate::edit::Resolver;
+use crate::edit::{Context, Resolver};
 use crate::encoding::{self, Chosen, Sniffer, Source};
 use crate::lookahead::{Decision, Hold, Probe};
 use crate::report::{Counts, Report, Warning};
@@ -450,6 +450,7 @@ impl<W: Write> Core<W> {
             previous: 0,
             current: None,
             buffer: Vec::new(),
+            replacement: Vec::new(),
             error: None,
             splices: None,
             abandoned: false,
@@ -1038,6 +1039,8 @@ struct Splicer<W: Write> {
     /// The range being collected, and the byte before it.
     current: Option<(Span, u8)>,
     buffer: Vec<u8>,
+    /// The new bytes of the range last rewritten, kept for the next.
+    replacement: Vec<u8>,
     /// The first write error; later output is dropped.
     error: Option<io::Error>,
     /// The replacements made, when asked for.
@@ -1157,21 +1160,23 @@ impl<W: Write> Splicer<W> {
         }
         span.range.end = self.pos;
         let raw = std::mem::take(&mut self.buffer);
-        let replacement = self.rewrite(&span, Quote::from_preceding(before), &raw);
-        match replacement {
-            Some(new) => {
-                self.emit(&new);
-                if let Some(splices) = &mut self.splices {
-                    splices.push((span.range, new));
-                }
+        let mut new = std::mem::take(&mut self.replacement);
+        new.clear();
+        if self.rewrite(&span, Quote::from_preceding(before), &raw, &mut new) {
+            self.emit(&new);
+            if let Some(splices) = &mut self.splices {
+                splices.push((span.range, new.clone()));
             }
-            None => self.emit(&raw),
+        } else {
+            self.emit(&raw);
         }
         self.buffer = raw;
+        self.replacement = new;
     }
 
-    /// The new bytes for a range, or `None` to leave it as it is.
-    fn rewrite(&self, span: &Span, quote: Quote, raw: &[u8]) -> Option<Vec<u8>> {
+    /// Writes the new bytes for a range into `out`, or returns `false` to
+    /// leave it as it is.
+    fn rewrite(&self, span: &Span, quote: Quote, raw: &[u8], out: &mut Vec<u8>) -> bool {
         let start = span.range.start;
         let mut shared = self.shared.borrow_mut();
         let Shared {
@@ -1186,7 +1191,7 @@ impl<W: Write> Splicer<W> {
         if base.is_empty() {
             counts.seen += 1;
             counts.no_base += 1;
-            return None;
+            return false;
         }
         let embedded = matches!(base.layer, Layer::Embedded { .. });
         let mut resolver = Resolver {
@@ -1199,17 +1204,28 @@ impl<W: Write> Splicer<W> {
             counts,
             warnings,
         };
-        match &span.role {
+        let replaced = match &span.role {
             Role::Attr {
                 kind,
                 svg,
                 codebase,
-            } => resolver.attribute(*kind, *svg, codebase.as_deref(), raw, quote, start),
-            Role::BaseHref if embedded => resolver.base_href(raw, quote, start),
-            Role::BaseHref => resolver.attribute(Kind::Url, false, None, raw, quote, start),
+            } => {
+                let element = Context {
+                    svg: *svg,
+                    codebase: codebase.as_deref(),
+                };
+                return resolver.attribute(*kind, element, raw, quote, start, out);
+            }
+            Role::BaseHref if !embedded => {
+                let element = Context::default();
+                return resolver.attribute(Kind::Url, element, raw, quote, start, out);
+            }
+            Role::BaseHref => resolver.base_href(raw, quote, start),
             Role::Style => resolver.style_text(raw, start),
             Role::Noscript => resolver.noscript(raw, start),
-        }
+        };
+        // Texts are large and rare: theirs is taken as it is, not copied.
+        replaced.map(|new| *out = new).is_some()
     }
 }
 

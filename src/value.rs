@@ -221,11 +221,23 @@ fn common_suffix(a: &str, b: &str) -> usize {
 }
 
 /// Replace `range` of the decoded text with `text`, which is already escaped
-/// for the syntax it stands in (CSS, srcset, …) but not for HTML.
+/// for the syntax it stands in (CSS, srcset, …) but not for HTML. Borrowed
+/// when it is the base's own text (the usual prefix), so that it costs no
+/// allocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
+pub struct Edit<'a> {
     pub range: Range<usize>,
-    pub text: String,
+    pub text: Cow<'a, str>,
+}
+
+impl Edit<'_> {
+    /// The same edit, with a text of its own.
+    pub fn into_owned(self) -> Edit<'static> {
+        Edit {
+            range: self.range,
+            text: Cow::Owned(self.text.into_owned()),
+        }
+    }
 }
 
 /// The new raw value: `edits` (in order, not overlapping) applied. Where each
@@ -233,7 +245,14 @@ pub struct Edit {
 /// other byte stays as the author wrote it (entities and all); otherwise the
 /// whole edited text is escaped anew. An unquoted value that now needs quotes
 /// gets double quotes.
-pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
+pub fn apply(decoded: &Decoded<'_>, edits: &[Edit<'_>], quote: Quote) -> Vec<u8> {
+    let mut out = Vec::new();
+    apply_into(decoded, edits, quote, &mut out);
+    out
+}
+
+/// [`apply`], onto the end of `out` (a buffer the caller keeps).
+pub fn apply_into(decoded: &Decoded<'_>, edits: &[Edit<'_>], quote: Quote, out: &mut Vec<u8>) {
     let encoding = decoded.encoding;
     // The usual case, one URL in a value that stays as quoted as it was: its
     // new text in place of its bytes. Where the value holds references, only
@@ -246,7 +265,7 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
         )
         && (decoded.segments.is_empty() || start == 0)
     {
-        let mut out = Vec::with_capacity(decoded.raw.len() + edit.text.len());
+        out.reserve(decoded.raw.len() + edit.text.len());
         let range = start..end;
         splice(
             decoded.raw,
@@ -254,9 +273,9 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
             edits,
             quote,
             encoding,
-            &mut out,
+            out,
         );
-        return out;
+        return;
     }
     let raw_ranges: Option<Vec<Range<usize>>> = edits
         .iter()
@@ -264,9 +283,7 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
         .collect();
     // Only an unquoted value can come to need quotes.
     let needs_new_quotes = quote == Quote::Unquoted && edits.iter().any(|e| needs_quotes(&e.text));
-    let mut out = Vec::with_capacity(
-        decoded.raw.len() + edits.iter().map(|e| e.text.len()).sum::<usize>() + 2,
-    );
+    out.reserve(decoded.raw.len() + edits.iter().map(|e| e.text.len()).sum::<usize>() + 2);
     // Splicing next to a character reference written without its `;` could
     // extend it (`&quot` + `h…` is no longer `"h…`): where the value holds
     // references, the spliced bytes must read back as the edited text.
@@ -287,39 +304,31 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit], quote: Quote) -> Vec<u8> {
     });
     match raw_ranges {
         Some(ranges) if !needs_new_quotes => {
-            splice(decoded.raw, &ranges, edits, quote, encoding, &mut out);
+            splice(decoded.raw, &ranges, edits, quote, encoding, out);
         }
         // Quotes are added around the raw bytes, which then must not hold
         // the double quote themselves (an unquoted value may: a parse error
         // that the tokenizer keeps).
         Some(ranges) if !decoded.raw.contains(&b'"') => {
             out.push(b'"');
-            splice(
-                decoded.raw,
-                &ranges,
-                edits,
-                Quote::Double,
-                encoding,
-                &mut out,
-            );
+            splice(decoded.raw, &ranges, edits, Quote::Double, encoding, out);
             out.push(b'"');
         }
         _ => {
             let edited = edited_text(decoded.text(), edits);
             if quote == Quote::Unquoted && (needs_quotes(&edited) || edited.is_empty()) {
                 out.push(b'"');
-                escape(&edited, Quote::Double, encoding, &mut out);
+                escape(&edited, Quote::Double, encoding, out);
                 out.push(b'"');
             } else {
-                escape(&edited, quote, encoding, &mut out);
+                escape(&edited, quote, encoding, out);
             }
         }
     }
-    out
 }
 
 /// `text` with `edits` applied.
-fn edited_text(text: &str, edits: &[Edit]) -> String {
+fn edited_text(text: &str, edits: &[Edit<'_>]) -> String {
     let new: usize = edits.iter().map(|e| e.text.len()).sum();
     let mut edited = String::with_capacity(text.len() + new);
     let mut at = 0;
@@ -335,7 +344,7 @@ fn edited_text(text: &str, edits: &[Edit]) -> String {
 fn splice(
     raw: &[u8],
     ranges: &[Range<usize>],
-    edits: &[Edit],
+    edits: &[Edit<'_>],
     quote: Quote,
     encoding: &'static Encoding,
     out: &mut Vec<u8>,
@@ -421,11 +430,11 @@ mod tests {
         let edit = match resolved.strip_suffix(reference) {
             Some(prefix) => Edit {
                 range: core.start..core.start,
-                text: prefix.into(),
+                text: Cow::Borrowed(prefix),
             },
             None => Edit {
                 range: core,
-                text: resolved.into(),
+                text: Cow::Borrowed(resolved),
             },
         };
         String::from_utf8(apply(&decoded, &[edit], quote)).unwrap()

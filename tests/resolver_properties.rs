@@ -81,6 +81,19 @@ proptest! {
         }
     }
 
+    /// RFC 1808: where the resolver's shortcut says resolution only puts
+    /// something in front of the reference, full resolution agrees.
+    #[test]
+    fn rfc1808_the_prefix_shortcut_is_resolution(
+        base in prop_oneof![input(), input().prop_map(|s| format!("http://h{s}"))],
+        reference in input(),
+    ) {
+        let parsed = rfc1808::ParsedBase::new(&base);
+        if let Some(prefix) = parsed.prefix(&reference) {
+            prop_assert_eq!(format!("{prefix}{reference}"), parsed.resolve(&reference));
+        }
+    }
+
     /// RFC 3986: resolving the answer again changes nothing, when the base has
     /// a scheme and no dot segments in its path. The answer then has a scheme,
     /// and §5.2.2 resolves it by removing its dot segments, which
@@ -282,4 +295,71 @@ proptest! {
             check_step_6(&reference)?;
         }
     }
+}
+
+/// The prefix shortcut on every reference of up to four characters made of
+/// the parser's delimiters, dots and a letter, against bases of every shape:
+/// it agrees with full resolution, and it is taken where it should be.
+#[test]
+fn the_prefix_shortcut_agrees_on_every_short_reference() {
+    const ALPHABET: &[char] = &['/', '.', ':', '#', '?', ';', 'a'];
+    let bases = [
+        "http://a/b/c/d;p?q#f",
+        "http://a",
+        "file:///etc/passwd",
+        "foo:a/b",
+        "foo:",
+        "mailto:x",
+        "http://a/b/../c/./d",
+        "//a/b",
+        "b/c",
+        "",
+    ];
+    let mut references = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..4 {
+        last = last
+            .iter()
+            .flat_map(|r| ALPHABET.iter().map(move |c| format!("{r}{c}")))
+            .collect();
+        references.extend(last.iter().cloned());
+    }
+    let mut taken = 0;
+    for base in &bases {
+        let parsed = rfc1808::ParsedBase::new(base);
+        for reference in &references {
+            if let Some(prefix) = parsed.prefix(reference) {
+                taken += 1;
+                assert_eq!(
+                    format!("{prefix}{reference}"),
+                    parsed.resolve(reference),
+                    "base `{base}`, reference `{reference}`"
+                );
+            }
+        }
+    }
+    let parsed = rfc1808::ParsedBase::new("http://a/b/c/d;p?q#f");
+    for (reference, prefix) in [
+        ("g", Some("http://a/b/c/")),
+        ("g/h?x#s", Some("http://a/b/c/")),
+        ("/g", Some("http://a")),
+        ("//g", Some("http:")),
+        ("g;x", Some("http://a/b/c/")),
+        (".g", Some("http://a/b/c/")),
+        ("./g", None),
+        ("g/..", None),
+        ("?y", None),
+        ("#s", None),
+        ("", None),
+        ("///g", None),
+        ("g:h", None),
+    ] {
+        assert_eq!(parsed.prefix(reference), prefix, "`{reference}`");
+    }
+    // 7,966 of 28,010 when written: relative paths are the common case.
+    let cases = references.len() * bases.len();
+    assert!(
+        taken > cases / 4,
+        "the shortcut was taken {taken} times of {cases}"
+    );
 }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use memchr::memchr;
 
-use super::parse::{Components, parse};
+use super::parse::{Components, is_scheme_char, parse};
 
 /// Resolves `embedded` against `base` by RFC 1808 §4.
 ///
@@ -40,6 +40,9 @@ struct Parts {
     directory: String,
     /// 1 when `directory` starts with the root slash, which is no segment.
     root: usize,
+    /// `prefix` then `directory`: what step 6 puts before a relative path
+    /// that has no dot segment.
+    front: String,
 }
 
 impl Parts {
@@ -79,6 +82,7 @@ impl ParsedBase {
         .recombine();
         let owned = |c: Option<&str>| c.map(str::to_owned);
         let (directory, root) = directory(components.path);
+        let front = format!("{prefix}{directory}");
         ParsedBase {
             parts: Some(Parts {
                 scheme: owned(components.scheme),
@@ -90,7 +94,73 @@ impl ParsedBase {
                 prefix,
                 directory,
                 root,
+                front,
             }),
+        }
+    }
+
+    /// What resolving `embedded` puts in front of it, when that is all it
+    /// does: then `prefix + embedded` is [`resolve`](Self::resolve)'s answer,
+    /// with no parsing beyond the reference's start and no allocation. `None`
+    /// when resolution does anything else (or nothing: an absolute URL, an
+    /// empty base).
+    ///
+    /// The cases, each a shortcut through §4 that leaves every component of
+    /// the reference as written:
+    /// - `//net_loc…`, the net_loc not empty: step 3 skips to step 7, which
+    ///   puts the base's scheme (step 2c) in front;
+    /// - `/path…`: step 4 skips to step 7, which puts the base's scheme and
+    ///   net_loc in front;
+    /// - a relative path with no dot segment: step 6 appends it to the
+    ///   base's directory, and no operation a) to d) applies.
+    ///
+    /// An empty path (step 5) inherits parts of the base after the reference
+    /// starts, and dot segments remove some of it: both take the long way.
+    pub fn prefix(&self, embedded: &str) -> Option<&str> {
+        let base = self.parts.as_ref()?;
+        let scheme = base.scheme.as_deref()?;
+        let bytes = embedded.as_bytes();
+        if let Some(after) = bytes.strip_prefix(b"//") {
+            // The net_loc runs to the next `/`; the fragment was split off
+            // before (§2.4.1), so a `#` ends it too.
+            let net_loc_empty = matches!(after.first(), None | Some(b'/' | b'#'));
+            return (!net_loc_empty).then(|| &base.prefix[..=scheme.len()]);
+        }
+        if bytes.first() == Some(&b'/') {
+            // Step 4 (no scheme starts with `/`).
+            return Some(&base.prefix);
+        }
+        // One pass over the path, which runs to the fragment, query or params
+        // (§2.4.1 to 2.4.5: with no net_loc, the first of the three ends it),
+        // for what would take the long way: a scheme (§2.4.2: scheme
+        // characters, then `:`) and a dot segment.
+        let mut scheme_chars = true;
+        let mut segment = 0;
+        let mut end = bytes.len();
+        for (at, &b) in bytes.iter().enumerate() {
+            match b {
+                b':' if scheme_chars && at > 0 => return None,
+                b'#' | b'?' | b';' => {
+                    end = at;
+                    break;
+                }
+                b'/' => {
+                    if matches!(&bytes[segment..at], b"." | b"..") {
+                        return None;
+                    }
+                    segment = at + 1;
+                }
+                _ => {}
+            }
+            scheme_chars &= is_scheme_char(b);
+        }
+        match &bytes[..end] {
+            // Step 5: the base's path, params and query come after the
+            // reference's start.
+            [] => None,
+            // Step 6, with nothing for a) to d) to do.
+            path if matches!(&path[segment..], b"." | b"..") => None,
+            _ => Some(&base.front),
         }
     }
 
