@@ -29,7 +29,9 @@
 //! different one), so that the noise of a shared machine hits all alike.
 //! Rows a to c page by page are interleaved closer still: page by page,
 //! each page run by every row in turn (each row reading its own copy of
-//! the pages). A ratio is the median of the rounds' own ratios: within a
+//! the pages), and the generated document, one page, write by write (its
+//! rows then use `Rewriter`, the stream API, where a real page goes through
+//! `rewrite()`). A ratio is the median of the rounds' own ratios: within a
 //! round the two measurements run close together, so a slow spell of the
 //! machine slows both sides of it.
 //! `HTMLABS_BENCH_ROUNDS` sets the number of rounds; `HTMLABS_BIN` another
@@ -37,12 +39,13 @@
 
 mod common;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{self, Child, ChildStdin, Command, Stdio};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use htmlabs::attrs::Table;
@@ -129,12 +132,14 @@ fn main() {
             .iter()
             .map(|page| PAGE_BY_PAGE.map(|_| page.clone()))
             .collect();
-        let keys = PAGE_BY_PAGE.map(|(row, _)| format!("{set} {row}"));
-        measures.push((
-            keys.to_vec(),
-            len,
-            Box::new(move |round| interleaved(&copies, round)),
-        ));
+        let keys = PAGE_BY_PAGE.map(|(row, ..)| format!("{set} {row}"));
+        // One document cannot be interleaved page by page: write by write.
+        let run: Run = if set == "generated" {
+            Box::new(move |round| by_writes(&copies[0], round))
+        } else {
+            Box::new(move |round| interleaved(&copies, round))
+        };
+        measures.push((keys.to_vec(), len, run));
         // lxml, in its own process, over the whole set at a time: asked
         // page by page, it would leave out of its time what Python does
         // between documents (freeing the last tree, collecting garbage).
@@ -222,7 +227,7 @@ fn main() {
     println!("load average at the start: {load}");
     println!("binary: {}", bin.display());
     println!(
-        "method: MB = 10^6 bytes; each figure the median of {rounds} interleaved rounds (after a warm-up round), rows a to c page by page interleaved page by page, each ratio the median of the rounds' ratios; lxml {}",
+        "method: MB = 10^6 bytes; each figure the median of {rounds} interleaved rounds (after a warm-up round), rows a to c page by page interleaved page by page (the generated document write by write), each ratio the median of the rounds' ratios; lxml {}",
         lxml.version
     );
     if !pages.is_empty() {
@@ -277,15 +282,23 @@ fn time<T>(run: impl FnOnce() -> T) -> Duration {
     start.elapsed()
 }
 
-/// Rows a, b, b2, c and c1: each row's name and rewrite, in the order of
-/// `interleaved`'s results.
+/// Rows a, b, b2, c and c1: each row's name, its rewrite of a whole page,
+/// and its rewriter fed write by write, in the order of `interleaved`'s and
+/// `by_writes`'s results.
 type Rewrite = fn(&[u8], &str) -> usize;
-const PAGE_BY_PAGE: [(&str, Rewrite); 5] = [
-    ("a", plain),
-    ("b", set_back),
-    ("b2", set_back_table),
-    ("c", library),
-    ("c1", library_href_src),
+type Start = fn(&str) -> Writer;
+const PAGE_BY_PAGE: [(&str, Rewrite, Start); 5] = [
+    ("a", plain, |_| lol_html_writer(plain_settings())),
+    ("b", set_back, |_| lol_html_writer(set_back_settings())),
+    ("b2", set_back_table, |_| {
+        lol_html_writer(set_back_table_settings())
+    }),
+    ("c", library, |url| {
+        library_writer(url, &FULL.with(Clone::clone))
+    }),
+    ("c1", library_href_src, |url| {
+        library_writer(url, &HREF_SRC.with(Clone::clone))
+    }),
 ];
 
 /// Rows a, b, b2, c and c1 over the same pages, page by page. Each page is run
@@ -303,13 +316,37 @@ fn interleaved(copies: &[[Page; PAGE_BY_PAGE.len()]], round: usize) -> Vec<Durat
             let row = (j + k + round) % rows;
             let page = &page_copies[row];
             total[row] += time(|| {
-                let out = PAGE_BY_PAGE[row].1(&page.bytes, &page.url);
+                let out = (PAGE_BY_PAGE[row].1)(&page.bytes, &page.url);
                 assert!(
                     out > 0 || page.bytes.is_empty(),
                     "no output for {}",
                     page.name
                 );
             });
+        }
+    }
+    total
+}
+
+/// Rows a, b, b2, c and c1 over one document, interleaved write by write:
+/// each 64 KiB write (and the end) goes to every row in turn, in an order
+/// that rotates from write to write and from round to round, each row
+/// writing from its own copy. Whole, one document takes a row long enough
+/// for the machine's load to change under it; a write does not. Returns each
+/// row's total time.
+fn by_writes(copies: &[Page; PAGE_BY_PAGE.len()], round: usize) -> Vec<Duration> {
+    let rows = PAGE_BY_PAGE.len();
+    let mut total = vec![Duration::ZERO; rows];
+    let mut writers: Vec<Writer> = (0..rows)
+        .map(|row| (PAGE_BY_PAGE[row].2)(&copies[row].url))
+        .collect();
+    let writes = copies[0].bytes.len().div_ceil(CHUNK);
+    for k in 0..=writes {
+        for j in 0..rows {
+            let row = (j + k + round) % rows;
+            let bytes = &copies[row].bytes;
+            let chunk = (k < writes).then(|| &bytes[k * CHUNK..bytes.len().min((k + 1) * CHUNK)]);
+            total[row] += time(|| writers[row](chunk));
         }
     }
     total
@@ -414,9 +451,36 @@ fn lol_html(settings: Settings<'_, '_>, doc: &[u8]) -> usize {
     out
 }
 
+/// A row's rewriter over one document, fed a write at a time; `None` ends
+/// it.
+type Writer = Box<dyn FnMut(Option<&[u8]>)>;
+
+/// [`lol_html`], a write at a time.
+fn lol_html_writer(settings: Settings<'static, 'static>) -> Writer {
+    let out = Rc::new(Cell::new(0));
+    let mut rewriter = {
+        let out = Rc::clone(&out);
+        Some(HtmlRewriter::new(settings, move |c: &[u8]| {
+            out.set(out.get() + c.len());
+        }))
+    };
+    Box::new(move |chunk| match (chunk, rewriter.as_mut()) {
+        (Some(chunk), Some(r)) => r.write(chunk).expect("lol_html"),
+        (None, Some(_)) => {
+            rewriter.take().expect("checked").end().expect("lol_html");
+            assert!(out.get() > 0, "lol_html gave no output");
+        }
+        (_, None) => panic!("a write after the end"),
+    })
+}
+
+fn plain_settings() -> Settings<'static, 'static> {
+    Settings::new().with_strict(false)
+}
+
 /// a: lol_html with no handlers. Returns the output's length.
 fn plain(doc: &[u8], _url: &str) -> usize {
-    let out = lol_html(Settings::new().with_strict(false), doc);
+    let out = lol_html(plain_settings(), doc);
     assert_eq!(
         out,
         doc.len(),
@@ -428,7 +492,11 @@ fn plain(doc: &[u8], _url: &str) -> usize {
 /// b: every `href` and `src` read and set back, as a handler-based rewriter
 /// does (`set_attribute` re-serializes the tag).
 fn set_back(doc: &[u8], _url: &str) -> usize {
-    let settings = Settings::new()
+    lol_html(set_back_settings(), doc)
+}
+
+fn set_back_settings() -> Settings<'static, 'static> {
+    Settings::new()
         .with_strict(false)
         .append_element_content_handler(element!("[href],[src]", |el: &mut Element| {
             for name in ["href", "src"] {
@@ -437,14 +505,17 @@ fn set_back(doc: &[u8], _url: &str) -> usize {
                 }
             }
             Ok(())
-        }));
-    lol_html(settings, doc)
+        }))
 }
 
 /// b2: what row b does, for every attribute the full table names, on every
 /// element (the table's `*` rows need every element's attributes read).
 fn set_back_table(doc: &[u8], _url: &str) -> usize {
-    let settings = Settings::new()
+    lol_html(set_back_table_settings(), doc)
+}
+
+fn set_back_table_settings() -> Settings<'static, 'static> {
+    Settings::new()
         .with_strict(false)
         .append_element_content_handler(element!("*", |el: &mut Element| {
             let found: Vec<(String, String)> = TABLE_NAMES.with(|names| {
@@ -460,8 +531,7 @@ fn set_back_table(doc: &[u8], _url: &str) -> usize {
                 el.set_attribute(&name, &value)?;
             }
             Ok(())
-        }));
-    lol_html(settings, doc)
+        }))
 }
 
 thread_local! {
@@ -516,6 +586,19 @@ fn library_stream(stream: &[u8], url: &str, table: &Table) -> usize {
         "htmlabs lost output"
     );
     out.0
+}
+
+/// [`library_stream`], a write at a time.
+fn library_writer(url: &str, table: &Table) -> Writer {
+    let mut rewriter = Some(Rewriter::new(config(url, table), Count(0)));
+    Box::new(move |chunk| match (chunk, rewriter.as_mut()) {
+        (Some(chunk), Some(r)) => r.write(chunk).expect("htmlabs"),
+        (None, Some(_)) => {
+            let (report, out) = rewriter.take().expect("checked").end().expect("htmlabs");
+            assert!(!report.incomplete() && out.0 > 0, "htmlabs lost output");
+        }
+        (_, None) => panic!("a write after the end"),
+    })
 }
 
 /// The URL values htmlabs sees in `docs`, to say how dense in links they are.
