@@ -330,31 +330,33 @@ impl<'a> Resolver<'a> {
             self.counts.same_document += 1;
             return None;
         }
-        if self.standard.has_scheme(url) {
-            self.counts.absolute += 1;
-            return None;
-        }
         // The usual case: the base's front goes before the reference, which
         // stays as written; nothing to resolve in full, nothing to compare.
-        if let Some(prefix) = self.base.prefix(url) {
-            self.counts.rewritten += 1;
-            self.counts.by_kind[kind as usize] += 1;
-            let text = syntax
-                .escape(prefix)
-                .map_or(Cow::Borrowed(prefix), Cow::Owned);
-            return Some(Edit {
+        // (The shortcut takes no reference with a scheme: those are told
+        // apart below, once.)
+        let edit = match self.base.prefix(url) {
+            Some(prefix) => Edit {
                 range: range.start..range.start,
-                text,
-            });
-        }
-        let resolved: Cow<'_, str> = self.base.resolve(url);
-        if resolved == url {
-            self.counts.unchanged += 1;
-            return None;
-        }
+                text: syntax
+                    .escape(prefix)
+                    .map_or(Cow::Borrowed(prefix), Cow::Owned),
+            },
+            None if self.standard.has_scheme(url) => {
+                self.counts.absolute += 1;
+                return None;
+            }
+            None => {
+                let resolved: Cow<'_, str> = self.base.resolve(url);
+                if resolved == url {
+                    self.counts.unchanged += 1;
+                    return None;
+                }
+                edit_to(resolved, url, range, syntax)
+            }
+        };
         self.counts.rewritten += 1;
         self.counts.by_kind[kind as usize] += 1;
-        Some(edit_to(resolved, url, range, syntax))
+        Some(edit)
     }
 }
 

@@ -1225,7 +1225,13 @@ impl<W: Write> Splicer<W> {
             Role::Noscript => resolver.noscript(raw, start),
         };
         // Texts are large and rare: theirs is taken as it is, not copied.
-        replaced.map(|new| *out = new).is_some()
+        match replaced {
+            Some(new) => {
+                *out = new;
+                true
+            }
+            None => false,
+        }
     }
 }
 

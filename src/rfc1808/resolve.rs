@@ -145,7 +145,7 @@ impl ParsedBase {
                     break;
                 }
                 b'/' => {
-                    if matches!(&bytes[segment..at], b"." | b"..") {
+                    if is_dot_segment(&bytes[segment..at]) {
                         return None;
                     }
                     segment = at + 1;
@@ -159,7 +159,7 @@ impl ParsedBase {
             // reference's start.
             [] => None,
             // Step 6, with nothing for a) to d) to do.
-            path if matches!(&path[segment..], b"." | b"..") => None,
+            path if is_dot_segment(&path[segment..]) => None,
             _ => Some(&base.front),
         }
     }
@@ -325,6 +325,11 @@ fn merge_segments(out: &mut String, floor: usize, embedded_path: &str) {
         rest = &rest[slash + 1..];
     }
     push_segment(out, floor, rest, true);
+}
+
+/// Whether `segment` is `.` or `..`.
+fn is_dot_segment(segment: &[u8]) -> bool {
+    matches!(segment, b"." | b"..")
 }
 
 /// Whether `path` has a `.` or `..` segment.
