@@ -48,8 +48,7 @@ use std::process::{self, Child, ChildStdin, Command, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use htmlabs::attrs::Table;
-use htmlabs::{Config, Layers, Rewriter};
+use htmlabs::{Config, Layers, Rewriter, Standard, Table};
 use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, element};
 
@@ -546,10 +545,9 @@ thread_local! {
 
 fn config(url: &str, table: &Table) -> Config {
     Config {
-        layers: Layers {
-            retrieval: Some(url.to_owned()),
-            ..Layers::default()
-        },
+        layers: Layers::default()
+            .with_retrieval(Standard::Rfc1808, url, "--retrieved-from")
+            .expect("the bench's URLs are absolute"),
         table: table.clone(),
         ..Config::default()
     }

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::attrs::{self, Table};
-use crate::{Config, Layers, Standard};
+use crate::filter::{Input, Output};
+use crate::html::attrs::{Row, Table};
+use crate::html::encoding;
+use crate::{Config, LayerError, Layers, Standard};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -103,10 +105,8 @@ pub enum ConfigError {
     Attr(String),
     #[error("unknown encoding label: `{0}`")]
     UnknownEncoding(String),
-    #[error("--retrieved-from must be an absolute URL, with a scheme: `{0}`")]
-    RelativeRetrieval(String),
-    #[error("--retrieved-from holds a control character: `{0}`")]
-    ControlCharacter(String),
+    #[error(transparent)]
+    Layer(#[from] LayerError),
 }
 
 impl Cli {
@@ -116,19 +116,13 @@ impl Cli {
             StandardArg::Rfc1808 => Standard::Rfc1808,
             StandardArg::Rfc3986 => Standard::Rfc3986,
         };
+        let mut layers = Layers::default();
         if let Some(url) = &self.retrieved_from {
-            if url.chars().any(char::is_control) {
-                return Err(ConfigError::ControlCharacter(
-                    url.escape_debug().to_string(),
-                ));
-            }
-            if !standard.has_scheme(url) {
-                return Err(ConfigError::RelativeRetrieval(url.clone()));
-            }
+            layers = layers.with_retrieval(standard, url, "--retrieved-from")?;
         }
         let encoding = match &self.encoding {
             Some(label) => Some(
-                crate::encoding::for_label(label)
+                encoding::for_label(label)
                     .ok_or_else(|| ConfigError::UnknownEncoding(label.clone()))?,
             ),
             None => None,
@@ -136,25 +130,28 @@ impl Cli {
         let user = self
             .attr
             .iter()
-            .map(|spec| attrs::parse_user_row(spec).map_err(ConfigError::Attr))
+            .map(|spec| Row::user(spec).map_err(ConfigError::Attr))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Config {
-            layers: Layers {
-                encapsulating: None,
-                retrieval: self.retrieved_from.clone(),
-            },
+            layers,
             standard,
             keep_fragments: self.keep_fragments,
             max_lookahead: self.max_lookahead,
             max_memory: self.max_memory,
             encoding,
             table: Table::new(self.lazy, self.social, user),
-            ..Config::default()
         })
     }
 
-    /// The input file, or `None` for standard input.
-    pub fn input(&self) -> Option<&PathBuf> {
-        self.file.as_ref().filter(|f| f.as_os_str() != "-")
+    /// The input: a file, or standard input when absent or `-`.
+    pub fn input(&self) -> Input {
+        match &self.file {
+            Some(file) if file.as_os_str() != "-" => Input::File(file.clone()),
+            _ => Input::Stdin,
+        }
+    }
+
+    pub fn output(&self) -> Output {
+        self.output.clone().map_or(Output::Stdout, Output::File)
     }
 }

@@ -13,8 +13,7 @@ use std::io::Read;
 use std::process::{Command as StdCommand, Stdio};
 
 use assert_cmd::Command;
-use htmlabs::attrs::Table;
-use htmlabs::{Config, Layers, Rewriter, Warning};
+use htmlabs::{Config, Layers, Rewriter, Standard, Table, Warning};
 use properties::{Case, Show, check_outside_values, check_rewrite};
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
@@ -584,10 +583,9 @@ fn bug_the_memory_limit_offset_depends_on_the_writes() {
         .into_iter()
         .map(|size| {
             let config = Config {
-                layers: Layers {
-                    retrieval: Some("http://h/".into()),
-                    ..Layers::default()
-                },
+                layers: Layers::default()
+                    .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
+                    .unwrap(),
                 max_memory: 1_000_000,
                 ..Config::default()
             };

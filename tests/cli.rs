@@ -288,6 +288,45 @@ fn a_full_disk_is_an_error_naming_standard_output() {
     );
 }
 
+/// A warning is printed when it is found, not after the run: here while
+/// the input is still open.
+#[test]
+fn a_warning_is_printed_while_the_input_is_still_coming() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let mut child = StdCommand::new(BIN)
+        .args(["-r", "http://h/", "--encoding", "utf-8"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (lines, heard) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let _ = lines.send(line.unwrap());
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    // More than one 64 KiB read, so that the first is rewritten.
+    stdin
+        .write_all(b"<base href=d/><img src=\"\xff.png\">")
+        .unwrap();
+    stdin.write_all(&[b' '; 100 * 1024]).unwrap();
+    stdin.flush().unwrap();
+    let first = heard.recv_timeout(Duration::from_secs(60));
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(
+        first.as_deref(),
+        Ok("htmlabs: warning: URL value at byte 24 is not valid UTF-8: left as it is"),
+        "the warning came before the input ended"
+    );
+    assert_eq!(status.code(), Some(0));
+}
+
 #[cfg(unix)]
 #[test]
 fn output_over_an_existing_file_keeps_its_permissions() {
@@ -478,6 +517,10 @@ fn verbose_lines_are_exact() {
         "htmlabs: warning: URL value at byte 148 is not valid UTF-8: left as it is\n\
          htmlabs: encoding: UTF-8 (--encoding)\n\
          htmlabs: base: `http://h/d/` (embedded <base href> at byte 23)\n\
+         htmlabs: layer 3.1 (embedded): `<base href>` at byte 23, used\n\
+         htmlabs: layer 3.2 (encapsulating entity): none\n\
+         htmlabs: layer 3.3 (retrieval URL): `http://r/p` from --retrieved-from, passed over: layer 3.1 gives the base\n\
+         htmlabs: layer 3.4 (default): the empty base, passed over: layer 3.1 gives the base\n\
          htmlabs: lookahead: ended at the `<base href>` at byte 23\n\
          htmlabs: urls: 6 seen, 2 rewritten, 4 left as they were\n\
          htmlabs: left: 1 already absolute, 1 same-document, 1 undecodable, 0 without a base, 1 unchanged\n\
@@ -498,6 +541,10 @@ fn verbose_lines_without_a_base() {
             "htmlabs: warning: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged\n\
              htmlabs: encoding: UTF-8 (no byte above 0x7F in the lookahead)\n\
              htmlabs: base: none: every URL is left as it is\n\
+             htmlabs: layer 3.1 (embedded): none\n\
+             htmlabs: layer 3.2 (encapsulating entity): none\n\
+             htmlabs: layer 3.3 (retrieval URL): none\n\
+             htmlabs: layer 3.4 (default): the empty base, used\n\
              htmlabs: lookahead: not needed: no `<base` in the input\n\
              htmlabs: urls: 3 seen, 0 rewritten, 3 left as they were\n\
              htmlabs: left: 0 already absolute, 0 same-document, 0 undecodable, 3 without a base, 0 unchanged\n\

@@ -2,7 +2,8 @@
 //! command-line argument a line), `expected.html`, `warnings` (the exact
 //! warning lines) when there are any, and optionally `encoding` (the
 //! encoding the report names, and where it came from). Each case runs whole, in 1-byte writes
-//! and in random chunk sizes, and its output is run again to show that a
+//! and in random chunk sizes, through each entry point (`Rewriter`,
+//! `rewrite`, `rewrite_bytes`), and its output is run again to show that a
 //! second run changes nothing.
 
 mod common;
@@ -106,8 +107,20 @@ fn golden_files() {
                 Box::new(chunk_sizes(seed, max)),
             ));
         }
-        for (split, sizes) in splits {
-            let (output, report) = run(&case.config, &case.input, sizes);
+        let mut runs: Vec<(String, Vec<u8>, Report)> = splits
+            .into_iter()
+            .map(|(split, sizes)| {
+                let (output, report) = run(&case.config, &case.input, sizes);
+                (split, output, report)
+            })
+            .collect();
+        // The other entry points: a reader, and a document in memory.
+        let mut output = Vec::new();
+        let report = htmlabs::rewrite(case.config.clone(), &case.input[..], &mut output).unwrap();
+        runs.push(("rewrite()".into(), output, report));
+        let (output, report) = htmlabs::rewrite_bytes(case.config.clone(), &case.input).unwrap();
+        runs.push(("rewrite_bytes()".into(), output, report));
+        for (split, output, report) in runs {
             if output != case.expected {
                 failures.push(format!(
                     "{} ({split}):\n  expected: {}\n  got:      {}",

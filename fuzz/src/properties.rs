@@ -16,8 +16,7 @@ pub mod spans;
 use std::fmt;
 use std::ops::Range;
 
-use htmlabs::attrs::Table;
-use htmlabs::{Config, Layer, Layers, Report, Rewriter, Standard, rfc1808, rfc3986};
+use htmlabs::{Config, Layer, Layers, Report, Rewriter, Standard, Table, rfc1808, rfc3986};
 
 // ------------------------------------------------------------------ resolve
 
@@ -116,11 +115,20 @@ impl Case {
         let base_end = (3 + usize::from(byte(2))).min(data.len());
         let base = (flags & BASE != 0).then(|| {
             let base = String::from_utf8_lossy(data.get(3..base_end).unwrap_or_default());
-            // The command line refuses a base without a scheme; the library
-            // trusts its caller. Give it one, keeping the hostile bytes.
+            // `Layers` refuses a base without a scheme or with a control
+            // character, as the command line does: escape those and give it
+            // one, keeping the other hostile bytes.
+            let base: String = base
+                .chars()
+                .map(|c| match c {
+                    c if c.is_control() && c.is_ascii() => format!("%{:02X}", c as u32),
+                    c if c.is_control() => "%C2%80".to_owned(),
+                    c => c.to_string(),
+                })
+                .collect();
             let standard = standard(flags & RFC3986 != 0);
             if standard.has_scheme(&base) {
-                base.into_owned()
+                base
             } else {
                 format!("http://h/{base}")
             }
@@ -163,9 +171,11 @@ impl Case {
     pub fn config(&self) -> Config {
         let default = Config::default();
         Config {
-            layers: Layers {
-                retrieval: self.base.clone(),
-                ..Layers::default()
+            layers: match &self.base {
+                Some(base) => Layers::default()
+                    .with_retrieval(standard(self.rfc3986), base, "--retrieved-from")
+                    .expect("`from_bytes` gives a valid base"),
+                None => Layers::default(),
             },
             standard: standard(self.rfc3986),
             keep_fragments: self.keep_fragments,

@@ -4,75 +4,55 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::attrs::{Kind, Table};
-use crate::base::Layers;
-use crate::report::{Counts, Warning};
-use crate::rewrite::{Config, Rewriter, Splice};
-use crate::value::{self, Decoded, Edit, Quote};
-use crate::{BaseUrl, Standard, css, refresh, rfc1808, srcset};
 use encoding_rs::{Encoding, UTF_8};
+
+use super::attrs::Kind;
+use super::report::{Counts, Warning, Warnings};
+use super::resolution::{Resolution, Splice};
+use super::value::{self, Decoded, Edit, Quote};
+use crate::syntax::{Syntax, css, refresh, srcset, tokens};
+use crate::url::{BaseUrl, rfc1808};
 
 /// How deep `srcdoc` documents may nest inside each other.
 const MAX_DEPTH: u8 = 8;
 
-/// What resolution needs, once the base is known.
+/// Resolves values against a document's [`Resolution`], counting each
+/// outcome.
 pub struct Resolver<'a> {
-    pub base: &'a BaseUrl,
-    /// The document's.
-    pub encoding: &'static Encoding,
-    pub standard: Standard,
-    pub keep_fragments: bool,
-    pub table: &'a Table,
-    pub depth: u8,
-    pub counts: &'a mut Counts,
-    pub warnings: &'a mut Vec<Warning>,
+    cx: &'a Resolution,
+    /// What values resolve against: the document's base, or an `archive`
+    /// list's codebase.
+    base: &'a BaseUrl,
+    counts: &'a mut Counts,
+    warnings: &'a mut Warnings,
 }
 
 /// What a value's element tells about it.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Context<'a> {
+pub struct Element<'a> {
     /// The element is in the SVG namespace, where `#id` references stay.
     pub svg: bool,
     /// The element's `codebase`, against which an `archive` list resolves.
     pub codebase: Option<&'a str>,
 }
 
-/// How a URL is escaped for the syntax around it, before HTML's escaping.
-#[derive(Debug, Clone, Copy)]
-enum Syntax {
-    Plain,
-    /// In a whitespace-separated list: whitespace would split the URL.
-    List,
-    Srcset,
-    Refresh(Option<char>),
-    Css(css::Context),
-}
-
-impl Syntax {
-    /// `url` escaped, or `None` when it needs no escaping.
-    fn escape(self, url: &str) -> Option<String> {
-        let escaped = match self {
-            Syntax::Plain => return None,
-            Syntax::List => value::percent_encode(url, |_, b| b.is_ascii_whitespace()),
-            Syntax::Srcset => srcset::escape(url),
-            Syntax::Refresh(quote) => refresh::escape(url, quote),
-            Syntax::Css(context) => css::escape(url, context),
-        };
-        match escaped {
-            Cow::Owned(escaped) => Some(escaped),
-            Cow::Borrowed(_) => None,
+impl<'a> Resolver<'a> {
+    pub fn new(cx: &'a Resolution, counts: &'a mut Counts, warnings: &'a mut Warnings) -> Self {
+        Resolver {
+            cx,
+            base: &cx.url,
+            counts,
+            warnings,
         }
     }
-}
 
-impl<'a> Resolver<'a> {
     /// Writes the new bytes of an attribute value of `kind` onto `out`, or
     /// returns `false` to leave it. `out` is the caller's, kept from value to
     /// value: most values need no allocation.
     pub fn attribute(
         &mut self,
         kind: Kind,
-        element: Context<'_>,
+        element: Element<'_>,
         raw: &[u8],
         quote: Quote,
         offset: usize,
@@ -84,7 +64,7 @@ impl<'a> Resolver<'a> {
             self.counts.absolute += 1;
             return false;
         }
-        let Some(decoded) = self.decode(Decoded::new(raw, self.encoding), offset) else {
+        let Some(decoded) = self.decode(Decoded::new(raw, self.cx.encoding), offset) else {
             return false;
         };
         let text = decoded.text();
@@ -106,15 +86,11 @@ impl<'a> Resolver<'a> {
                 let codebase = element.codebase.and_then(|c| {
                     let c = Decoded::new(c.as_bytes(), UTF_8)?;
                     let c = &c.text()[value::trimmed(c.text())];
-                    Some(BaseUrl::new(self.standard, &self.base.resolve(c)))
+                    Some(BaseUrl::new(self.cx.standard, &self.base.resolve(c)))
                 });
                 let mut inner = Resolver {
+                    cx: self.cx,
                     base: codebase.as_ref().unwrap_or(self.base),
-                    encoding: self.encoding,
-                    standard: self.standard,
-                    keep_fragments: self.keep_fragments,
-                    table: self.table,
-                    depth: self.depth,
                     counts: self.counts,
                     warnings: self.warnings,
                 };
@@ -170,13 +146,13 @@ impl<'a> Resolver<'a> {
         let end = head.iter().position(|&b| !rfc1808::is_scheme_char(b));
         end.is_some_and(|end| {
             head[end] == b':'
-                && std::str::from_utf8(&head[..=end]).is_ok_and(|s| self.standard.has_scheme(s))
+                && std::str::from_utf8(&head[..=end]).is_ok_and(|s| self.cx.standard.has_scheme(s))
         })
     }
 
     /// The href of the `<base>` that set the base becomes that base.
     pub fn base_href(&mut self, raw: &[u8], quote: Quote, offset: usize) -> Option<Vec<u8>> {
-        let decoded = self.decode(Decoded::new(raw, self.encoding), offset)?;
+        let decoded = self.decode(Decoded::new(raw, self.cx.encoding), offset)?;
         let core = value::trimmed(decoded.text());
         let href = &decoded.text()[core.clone()];
         self.counts.seen += 1;
@@ -193,7 +169,7 @@ impl<'a> Resolver<'a> {
     /// The new text of a `<style>` element, or `None`. Raw text: no
     /// character references, and nothing new may close the element.
     pub fn style_text(&mut self, raw: &[u8], offset: usize) -> Option<Vec<u8>> {
-        let decoded = self.decode(Decoded::text_only(raw, self.encoding), offset)?;
+        let decoded = self.decode(Decoded::text_only(raw, self.cx.encoding), offset)?;
         let edits = self.css(decoded.text(), Kind::Css);
         if edits.is_empty() {
             return None;
@@ -214,7 +190,7 @@ impl<'a> Resolver<'a> {
             self.counts.undecodable += 1;
             self.warnings.push(Warning::Undecodable {
                 offset,
-                encoding: self.encoding.name(),
+                encoding: self.cx.encoding.name(),
             });
         }
         decoded
@@ -225,7 +201,7 @@ impl<'a> Resolver<'a> {
     /// archives are read): rewritten as HTML with the same base, no `<base>`
     /// of its own.
     pub fn noscript(&mut self, raw: &[u8], offset: usize) -> Option<Vec<u8>> {
-        let (edited, _) = self.nested(raw, self.encoding, offset, false)?;
+        let (edited, _) = self.nested(raw, self.cx.encoding, offset, false)?;
         if edited == raw {
             return None;
         }
@@ -264,38 +240,17 @@ impl<'a> Resolver<'a> {
         offset: usize,
         embedded: bool,
     ) -> Option<(Vec<u8>, Vec<Splice>)> {
-        if self.depth >= MAX_DEPTH {
+        if self.cx.depth >= MAX_DEPTH {
             self.warnings.push(Warning::TooDeep { offset });
             return None;
         }
-        // Every field, so that no default table is built for each one.
-        let config = Config {
-            layers: Layers {
-                encapsulating: Some(self.base.as_str().to_owned()),
-                retrieval: None,
-            },
-            standard: self.standard,
-            keep_fragments: self.keep_fragments,
-            max_lookahead: 1 << 20,
-            // Its bytes are in memory already; the parser holds a part of them.
-            max_memory: bytes.len().max(1 << 20).saturating_mul(4),
-            table: self.table.clone(),
-            encoding: Some(encoding),
-            embedded,
-            depth: self.depth + 1,
-        };
-        let mut rewriter = Rewriter::new(config, Vec::new());
-        rewriter.record_splices();
-        rewriter.write(bytes).ok()?;
-        let (report, output, splices) = rewriter.end_with_splices().ok()?;
+        let (report, output, splices) = (self.cx.nest)(self.cx, bytes, encoding, embedded)?;
         self.counts.add(&report.counts);
-        self.warnings.extend(
-            report
-                .warnings
-                .into_iter()
-                .filter(|w| *w != Warning::NoBase)
-                .map(|w| w.shifted(offset)),
-        );
+        for warning in report.warnings {
+            if warning != Warning::NoBase {
+                self.warnings.push(warning.shifted(offset));
+            }
+        }
         Some((output, splices))
     }
 
@@ -326,7 +281,7 @@ impl<'a> Resolver<'a> {
     ) -> Option<Edit<'a>> {
         self.counts.seen += 1;
         let same_document = url.is_empty() || url.starts_with('#');
-        if local || (self.keep_fragments && same_document) {
+        if local || (self.cx.keep_fragments && same_document) {
             self.counts.same_document += 1;
             return None;
         }
@@ -341,7 +296,7 @@ impl<'a> Resolver<'a> {
                     .escape(prefix)
                     .map_or(Cow::Borrowed(prefix), Cow::Owned),
             },
-            None if self.standard.has_scheme(url) => {
+            None if self.cx.standard.has_scheme(url) => {
                 self.counts.absolute += 1;
                 return None;
             }
@@ -387,20 +342,6 @@ fn edit_to(
     }
 }
 
-/// The ranges of the ASCII-whitespace-separated tokens of `text`.
-fn tokens(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        let rest = &text[at..];
-        let start = at + rest.len() - rest.trim_start_matches(value::is_html_whitespace).len();
-        let len = text[start..]
-            .find(value::is_html_whitespace)
-            .unwrap_or(text.len() - start);
-        at = start + len;
-        (len > 0).then_some(start..start + len)
-    })
-}
-
 /// Whether `edited` holds more `closing` tags (any case) than `raw` did: a
 /// URL that would end its raw-text element early.
 fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
@@ -425,6 +366,7 @@ fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::url::{Base, Layer, Layers, Standard};
 
     #[test]
     fn closing_tags_are_counted_in_any_case() {
@@ -442,29 +384,19 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_split_on_ascii_whitespace() {
-        let text = "  a.jar\tb.jar\n c.jar ";
-        let found: Vec<&str> = tokens(text).map(|r| &text[r]).collect();
-        assert_eq!(found, ["a.jar", "b.jar", "c.jar"]);
-        assert_eq!(tokens("   ").count(), 0);
-        assert_eq!(tokens("").count(), 0);
-    }
-
-    #[test]
     fn a_scheme_is_told_from_the_raw_bytes_within_64_of_them() {
-        let (mut counts, mut warnings, table) = (Counts::default(), Vec::new(), Table::default());
+        let (mut counts, mut warnings) = (Counts::default(), Warnings::default());
         for standard in [Standard::Rfc1808, Standard::Rfc3986] {
-            let base = BaseUrl::new(standard, "http://a/");
-            let resolver = Resolver {
-                base: &base,
-                encoding: UTF_8,
-                standard,
-                keep_fragments: false,
-                table: &table,
-                depth: 0,
-                counts: &mut counts,
-                warnings: &mut warnings,
+            let base = Base {
+                layer: Layer::Empty,
+                url: "http://a/".into(),
             };
+            let config = crate::Config {
+                standard,
+                ..crate::Config::default()
+            };
+            let cx = Resolution::new(base, UTF_8, &config, 0, |_, _, _, _| None);
+            let resolver = Resolver::new(&cx, &mut counts, &mut warnings);
             let absolute = |raw: &[u8]| resolver.starts_with_scheme(raw);
             assert!(absolute(b" \n https://h/"));
             assert!(absolute(b"a+b.c-1:x"));
@@ -489,10 +421,9 @@ mod tests {
         html.extend(utf16("<img src=a.png>"));
         html.extend_from_slice(b"</noscript>");
         let config = crate::Config {
-            layers: Layers {
-                retrieval: Some("http://h/d/".into()),
-                ..Layers::default()
-            },
+            layers: Layers::default()
+                .with_retrieval(Standard::Rfc1808, "http://h/d/", "-r")
+                .unwrap(),
             ..crate::Config::default()
         };
         let mut out = Vec::new();

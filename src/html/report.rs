@@ -3,10 +3,10 @@
 
 use std::fmt;
 
-use crate::attrs::Kind;
-use crate::base::Base;
-use crate::encoding::Chosen;
-use crate::lookahead::Decision;
+use super::attrs::Kind;
+use super::encoding::Chosen;
+use super::lookahead::Decision;
+use crate::url::{Base, Candidate, Layers};
 
 /// URL values met, by outcome.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -56,6 +56,8 @@ impl Counts {
 #[derive(Debug, Clone)]
 pub struct Report {
     pub base: Base,
+    /// The layers below the document, as the run was given them.
+    pub layers: Layers,
     /// What ended the lookahead for `<base href>`.
     pub decision: Decision,
     /// The document's encoding and where it came from.
@@ -68,9 +70,51 @@ impl Report {
     /// Whether the run stopped rewriting before the end (the memory limit):
     /// the output is complete, but not all of it is rewritten.
     pub fn incomplete(&self) -> bool {
-        self.warnings
-            .iter()
-            .any(|w| matches!(w, Warning::MemoryLimit { .. }))
+        self.warnings.iter().any(Warning::stops_rewriting)
+    }
+
+    /// A line for each layer of §3, innermost first: its candidate, and
+    /// whether it gave the base (the innermost defined one does) or why not.
+    fn layer_lines(&self) -> Vec<String> {
+        let winner = self.base.layer.section();
+        let won = |section: &str| {
+            if section == winner {
+                "used".to_owned()
+            } else {
+                format!("passed over: layer {winner} gives the base")
+            }
+        };
+        let embedded = match &self.decision {
+            Decision::Base { offset, .. } => {
+                let ignored = self.warnings.iter().find_map(|w| match w {
+                    Warning::BaseIgnored {
+                        offset: at, why, ..
+                    } if at == offset => Some(why),
+                    _ => None,
+                });
+                match ignored {
+                    Some(why) => format!("`<base href>` at byte {offset}, ignored: {why}"),
+                    None => format!("`<base href>` at byte {offset}, {}", won("3.1")),
+                }
+            }
+            _ => "none".to_owned(),
+        };
+        let below = |candidate: Option<&Candidate>, section| match candidate {
+            Some(c) => format!("`{}` from {}, {}", c.url, c.from, won(section)),
+            None => "none".to_owned(),
+        };
+        vec![
+            format!("layer 3.1 (embedded): {embedded}"),
+            format!(
+                "layer 3.2 (encapsulating entity): {}",
+                below(self.layers.encapsulating(), "3.2")
+            ),
+            format!(
+                "layer 3.3 (retrieval URL): {}",
+                below(self.layers.retrieval(), "3.3")
+            ),
+            format!("layer 3.4 (default): the empty base, {}", won("3.4")),
+        ]
     }
 
     /// The lines of `-v`, without the program name.
@@ -102,6 +146,10 @@ impl Report {
         vec![
             format!("encoding: {}", self.encoding),
             format!("base: {}", self.base),
+        ]
+        .into_iter()
+        .chain(self.layer_lines())
+        .chain([
             format!("lookahead: {lookahead}"),
             format!(
                 "urls: {} seen, {} rewritten, {} left as they were",
@@ -115,7 +163,8 @@ impl Report {
             ),
             format!("rewritten by kind: {}", by_kind.join(", ")),
             format!("valueless attributes: {}", c.valueless),
-        ]
+        ])
+        .collect()
     }
 }
 
@@ -157,6 +206,12 @@ pub enum Warning {
 }
 
 impl Warning {
+    /// Whether rewriting stopped there (the memory limit): the output is
+    /// complete, but not all of it is rewritten, and the run fails.
+    pub fn stops_rewriting(&self) -> bool {
+        matches!(self, Warning::MemoryLimit { .. })
+    }
+
     /// The warning of a nested document, with its offsets made the outer
     /// document's (exact inside `<noscript>`; the start of the attribute
     /// value plus an offset in the decoded `srcdoc`).
@@ -212,5 +267,35 @@ impl fmt::Display for Warning {
                 "the text at byte {offset} is larger than the memory limit of {limit} bytes (--max-memory): left as it is"
             ),
         }
+    }
+}
+
+/// The warnings of a run: kept for its report, and told as they happen to
+/// whoever asked (a long stream, a site or an archive prints each one at
+/// once, with the name of its document).
+#[derive(Default)]
+pub(crate) struct Warnings {
+    list: Vec<Warning>,
+    tell: Option<Tell>,
+}
+
+/// What is told of each warning as it happens.
+pub(crate) type Tell = Box<dyn FnMut(&Warning)>;
+
+impl Warnings {
+    pub fn push(&mut self, warning: Warning) {
+        if let Some(tell) = &mut self.tell {
+            tell(&warning);
+        }
+        self.list.push(warning);
+    }
+
+    /// From now on, tell each warning as it happens.
+    pub fn tell(&mut self, tell: Tell) {
+        self.tell = Some(tell);
+    }
+
+    pub fn into_vec(self) -> Vec<Warning> {
+        self.list
     }
 }

@@ -7,6 +7,8 @@ use std::fmt;
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{DecoderResult, EncoderResult, Encoding, UTF_8, WINDOWS_1252};
 
+use crate::url::Charset;
+
 /// How many bytes the `<meta>` prescan reads: "the first 1024 bytes".
 pub const PRESCAN: usize = 1024;
 
@@ -20,6 +22,9 @@ pub enum Source {
     Bom,
     /// `--encoding`.
     Flag,
+    /// The encapsulating entity's charset (`Content-Type: text/html;
+    /// charset=…`), named by what gave it.
+    Transport { from: &'static str },
     /// `<meta charset>` or `<meta http-equiv=Content-Type>` in the first 1024
     /// bytes.
     Meta,
@@ -44,6 +49,7 @@ impl fmt::Display for Chosen {
         let source = match self.source {
             Source::Bom => "byte order mark",
             Source::Flag => "--encoding",
+            Source::Transport { from } => from,
             Source::Meta => "<meta> in the first 1024 bytes",
             Source::HeadMeta => "<meta> in the head",
             Source::Detected => "detected",
@@ -61,6 +67,7 @@ pub fn for_label(label: &str) -> Option<&'static Encoding> {
 /// Sniffs a stream of bytes: feed it until it says, or to the end.
 pub struct Sniffer {
     flag: Option<&'static Encoding>,
+    transport: Option<Charset>,
     /// The first bytes of the input, up to the detection window (the first
     /// 1024 are the prescan's).
     seen: Vec<u8>,
@@ -75,15 +82,18 @@ pub struct Sniffer {
 }
 
 impl Sniffer {
-    /// `flag` is `--encoding`; `window` how much the detector may read;
-    /// `retrieved_from` lends its top-level domain to the detector.
+    /// `flag` is `--encoding`; `transport` the encapsulating entity's
+    /// charset; `window` how much the detector may read; `retrieved_from`
+    /// lends its top-level domain to the detector.
     pub fn new(
         flag: Option<&'static Encoding>,
+        transport: Option<Charset>,
         window: usize,
         retrieved_from: Option<&str>,
     ) -> Self {
         Sniffer {
             flag,
+            transport,
             seen: Vec::with_capacity(PRESCAN),
             window: window.max(PRESCAN),
             tld: retrieved_from.and_then(tld),
@@ -107,6 +117,7 @@ impl Sniffer {
     }
 
     /// Feeds the next bytes; the encoding once it is known.
+    #[cfg(test)]
     pub fn feed(&mut self, chunk: &[u8]) -> Option<Chosen> {
         self.push(chunk);
         self.decide(false)
@@ -120,6 +131,7 @@ impl Sniffer {
             let head = &self.seen[..];
             self.open = Some(
                 self.flag.is_none()
+                    && self.transport.is_none()
                     && Encoding::for_bom(head).is_none()
                     && prescan(head).is_none_or(|e| e == encoding_rs::REPLACEMENT),
             );
@@ -159,6 +171,11 @@ impl Sniffer {
         // the document's character encoding ..."
         if let Some(encoding) = self.flag {
             return chosen(encoding, Source::Flag);
+        }
+        // "4. If the transport layer specifies a character encoding, and it
+        // is supported, return that encoding with the confidence certain."
+        if let Some(Charset { encoding, from }) = self.transport {
+            return chosen(encoding, Source::Transport { from });
         }
         // "5. Optionally prescan the byte stream to determine its encoding,
         // with the end condition being when the user agent decides that
@@ -561,7 +578,7 @@ mod tests {
 
     #[test]
     fn a_meta_in_the_head_decides_without_waiting_for_detection() {
-        let mut s = Sniffer::new(None, DETECTION, None);
+        let mut s = Sniffer::new(None, None, DETECTION, None);
         let text = [b'a'; 2000];
         assert_eq!(s.feed(&text), None, "detection waits for its window");
         s.head_read(Some(WINDOWS_1251));
@@ -570,7 +587,7 @@ mod tests {
             Some((WINDOWS_1251, Source::HeadMeta))
         );
         // The prescan's answer comes first.
-        let mut s = Sniffer::new(None, DETECTION, None);
+        let mut s = Sniffer::new(None, None, DETECTION, None);
         s.head_read(Some(WINDOWS_1251));
         let early = [&b"<meta charset=gbk>"[..], &[b' '; 1100]].concat();
         assert_eq!(s.feed(&early).map(|c| c.source), Some(Source::Meta));
@@ -602,7 +619,7 @@ mod tests {
 
     #[test]
     fn bom_comes_before_flag_and_meta() {
-        let mut s = Sniffer::new(Some(GBK), DETECTION, None);
+        let mut s = Sniffer::new(Some(GBK), None, DETECTION, None);
         let chosen = s.feed(b"\xEF\xBB\xBF<meta charset=sjis>");
         assert_eq!(
             chosen,
@@ -611,18 +628,54 @@ mod tests {
                 source: Source::Bom
             })
         );
-        let mut s = Sniffer::new(Some(GBK), DETECTION, None);
+        let mut s = Sniffer::new(Some(GBK), None, DETECTION, None);
         assert_eq!(
             s.feed(b"<meta charset=sjis>").map(|c| c.source),
             Some(Source::Flag)
         );
-        let mut s = Sniffer::new(None, DETECTION, None);
+        let mut s = Sniffer::new(None, None, DETECTION, None);
         assert_eq!(s.feed(b"\xFF\xFEx\0").map(|c| c.encoding), Some(UTF_16LE));
     }
 
     #[test]
+    fn the_transport_charset_comes_after_bom_and_flag_before_meta() {
+        let header = Some(Charset {
+            encoding: EUC_JP,
+            from: "Content-Type:",
+        });
+        let transport = Source::Transport {
+            from: "Content-Type:",
+        };
+        // Certain at once: no need to wait for the prescan's 1024 bytes.
+        let mut s = Sniffer::new(None, header, DETECTION, None);
+        assert_eq!(
+            s.feed(b"<meta charset=sjis>"),
+            Some(Chosen {
+                encoding: EUC_JP,
+                source: transport
+            })
+        );
+        assert!(!s.prescan_failed());
+        let mut s = Sniffer::new(Some(GBK), header, DETECTION, None);
+        assert_eq!(s.feed(b"<p>x").map(|c| c.source), Some(Source::Flag));
+        let mut s = Sniffer::new(None, header, DETECTION, None);
+        assert_eq!(
+            s.feed(b"\xEF\xBB\xBFx").map(|c| c.source),
+            Some(Source::Bom)
+        );
+        assert_eq!(
+            Chosen {
+                encoding: EUC_JP,
+                source: transport
+            }
+            .to_string(),
+            "EUC-JP (Content-Type:)"
+        );
+    }
+
+    #[test]
     fn meta_waits_for_1024_bytes_or_the_end() {
-        let mut s = Sniffer::new(None, DETECTION, None);
+        let mut s = Sniffer::new(None, None, DETECTION, None);
         assert_eq!(s.feed(b"<meta charset=sjis>"), None);
         assert_eq!(
             s.end(),
@@ -635,12 +688,12 @@ mod tests {
 
     #[test]
     fn ascii_only_is_utf8_and_the_detector_guesses_the_rest() {
-        let mut s = Sniffer::new(None, DETECTION, None);
+        let mut s = Sniffer::new(None, None, DETECTION, None);
         s.feed(b"<p>plain");
         assert_eq!(s.end().source, Source::Ascii);
         let text = "Съешь же ещё этих мягких французских булок, да выпей чаю. ".repeat(20);
         let (bytes, _, _) = WINDOWS_1251.encode(&text);
-        let mut s = Sniffer::new(None, DETECTION, Some("http://example.ru/a"));
+        let mut s = Sniffer::new(None, None, DETECTION, Some("http://example.ru/a"));
         s.feed(&bytes);
         assert_eq!(
             s.end(),

@@ -899,7 +899,7 @@ mod tests {
     /// return marked `⟦…⟧`, then the URLs as [`unescape`] should give them.
     #[test]
     fn fixture_table() {
-        let table = include_str!("../fixtures/css/find.tsv");
+        let table = include_str!("../../fixtures/css/find.tsv");
         let mut failures = Vec::new();
         let mut rows = 0;
         for (i, line) in table.lines().enumerate() {

@@ -21,9 +21,9 @@ use encoding_rs::Encoding;
 use lol_html::html_content::{Element, TextChunk, TextType};
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, doc_text, element};
 
-use crate::buffers;
-use crate::encoding;
-use crate::rewrite::HTML_NAMESPACE;
+use super::buffers;
+use super::encoding;
+use super::settings::{HTML_NAMESPACE, memory_settings};
 
 /// Start tags that leave the head open (the HTML standard's "in head"
 /// insertion mode, plus `html` and `head` themselves).
@@ -119,7 +119,7 @@ impl Probe {
             .append_element_content_handler(element!("*", on_element))
             .append_document_content_handler(doc_text!(on_text))
             .with_encoding(encoding)
-            .with_memory_settings(crate::rewrite::memory_settings(max_memory))
+            .with_memory_settings(memory_settings(max_memory))
             .with_strict(false);
         let sink: Discard = |_| {};
         Probe {
@@ -312,10 +312,6 @@ impl Hold {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Where the first `<base` (in any case) starts.
     pub fn base_at(&self) -> Option<usize> {
         self.base_at
@@ -369,7 +365,7 @@ fn find_base(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::buffers::CHUNK;
+    use crate::html::buffers::CHUNK;
 
     fn decide(html: &str, limit: usize) -> Decision {
         let mut probe = Probe::new(

@@ -3,7 +3,7 @@
 //! README lists the same rows.
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::{Arc, OnceLock};
 
 use lol_html::Selector;
 use rustc_hash::FxHashMap;
@@ -202,7 +202,7 @@ pub const BUILT_IN: &[Static] = &[
 /// (`<noscript>`, `srcdoc`) shares its page's rows.
 #[derive(Debug, Clone)]
 pub struct Table {
-    inner: Rc<Inner>,
+    inner: Arc<Inner>,
 }
 
 #[derive(Debug)]
@@ -224,15 +224,15 @@ struct Inner {
 /// for lol_html than `*` and a handler on every element.
 const MAX_ENTRIES: usize = 4;
 
-thread_local! {
-    /// Built once per thread: a library user's `Config::default()` per page
-    /// must not build the table again.
-    static DEFAULT: Table = Table::new(false, false, Vec::new());
-}
+/// Built once: a library user's `Config::default()` per page must not
+/// build the table again.
+static DEFAULT: OnceLock<Table> = OnceLock::new();
 
 impl Default for Table {
     fn default() -> Self {
-        DEFAULT.with(Table::clone)
+        DEFAULT
+            .get_or_init(|| Table::new(false, false, Vec::new()))
+            .clone()
     }
 }
 
@@ -302,7 +302,7 @@ impl Table {
             }
         }
         Table {
-            inner: Rc::new(Inner {
+            inner: Arc::new(Inner {
                 rows,
                 by_attribute,
                 texts,
@@ -397,8 +397,16 @@ fn entries_of(rows: &[Row]) -> Vec<String> {
     entries
 }
 
+impl Row {
+    /// A user's row, `ELEMENT:ATTRIBUTE[:KIND]` as `--attr` takes it, `*`
+    /// for every element; the error is a one-line message.
+    pub fn user(spec: &str) -> Result<Row, String> {
+        parse_user_row(spec)
+    }
+}
+
 /// `--attr ELEMENT:ATTRIBUTE[:KIND]`, `*` for every element.
-pub fn parse_user_row(spec: &str) -> Result<Row, String> {
+fn parse_user_row(spec: &str) -> Result<Row, String> {
     let parts: Vec<&str> = spec.split(':').collect();
     // `xlink:href`-style names hold a colon: the kind is the last part only
     // when it names a kind.

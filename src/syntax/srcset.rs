@@ -129,7 +129,7 @@ fn skip_descriptors(input: &[u8], mut position: usize) -> usize {
 /// the URL); it is returned as it is, and the caller should not write it.
 pub fn escape(url: &str) -> Cow<'_, str> {
     let last = url.len().saturating_sub(1);
-    crate::value::percent_encode(url, |i, b| {
+    super::percent_encode(url, |i, b| {
         b.is_ascii_whitespace() || (b == b',' && (i == 0 || i == last))
     })
 }

@@ -1,0 +1,61 @@
+//! What a document's rewrite is asked to do.
+
+use encoding_rs::Encoding;
+
+use super::attrs::Table;
+use crate::url::{Layers, Standard};
+
+/// Everything a run needs to know, validated.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// §3.2 and §3.3; §3.1 comes from the document.
+    pub layers: Layers,
+    pub standard: Standard,
+    /// Leave same-document references (`#top`, and `""`) as they are.
+    pub keep_fragments: bool,
+    /// How many bytes to hold at most while looking for `<base href>`.
+    pub max_lookahead: usize,
+    /// The most memory lol_html's buffers, and ours for one value, may take;
+    /// past it, the rest of the input passes through unchanged.
+    pub max_memory: usize,
+    /// `--encoding`: the document's encoding, unless a byte order mark says
+    /// otherwise.
+    pub encoding: Option<&'static Encoding>,
+    /// What is rewritten.
+    pub table: Table,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            layers: Layers::default(),
+            standard: Standard::default(),
+            keep_fragments: false,
+            max_lookahead: 1 << 20,
+            max_memory: 64 << 20,
+            encoding: None,
+            table: Table::default(),
+        }
+    }
+}
+
+/// Where a document stands: a page, or a document inside a page's value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Nesting {
+    /// Whether the document's own `<base href>` counts (§3.1); not for the
+    /// contents of `<noscript>`, which are part of the page around them.
+    pub embedded: bool,
+    /// How deeply this document is nested in others (`srcdoc`).
+    pub depth: u8,
+    /// Whether the replacements made are kept, for the page around it.
+    pub record_splices: bool,
+}
+
+impl Nesting {
+    /// A page of its own.
+    pub const PAGE: Nesting = Nesting {
+        embedded: true,
+        depth: 0,
+        record_splices: false,
+    };
+}

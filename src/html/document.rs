@@ -1,0 +1,400 @@
+//! One document over the bytes of an ASCII-compatible encoding: the input is
+//! held until the lookahead has decided the base and the sniffer the
+//! encoding, then lol_html reads it, the handler records the ranges of URL
+//! values, and the sink splices them.
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::io::Write;
+use std::rc::Rc;
+
+use encoding_rs::{Encoding, UTF_8};
+use lol_html::errors::RewritingError;
+use lol_html::html_content::Element;
+use lol_html::{AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, Settings, bail_out};
+
+use super::buffers::CHUNK;
+use super::config::{Config, Nesting};
+use super::encoding::{self, Chosen, Sniffer, Source};
+use super::error::Error;
+use super::lookahead::{Decision, Hold, Probe};
+use super::record::{Shared, Window, record};
+use super::report::{Report, Tell, Warning};
+use super::resolution::{Nest, Resolution, Splice};
+use super::settings::memory_settings;
+use super::splice::{Sink, Splicer};
+use super::value::{self, Decoded};
+use crate::url::{Ignored, Layer};
+
+pub struct Document<W: Write> {
+    /// `None` once lol_html has bailed out at the memory limit.
+    html: Option<HtmlRewriter<'static, Sink<W>>>,
+    /// The input, while the lookahead has not decided: lol_html reads it
+    /// once the base and the encoding are known.
+    hold: Hold,
+    /// What lol_html is reading, for the handlers to read names from.
+    window: Rc<RefCell<Window>>,
+    /// Started only when the head must be read: when the input holds
+    /// `<base`, or the encoding may be declared further into the head.
+    probe: Option<Probe>,
+    template_bases: Rc<RefCell<Vec<usize>>>,
+    sniffer: Option<Sniffer>,
+    /// The document's encoding, and the one its bytes here are in (UTF-8
+    /// when UTF-16 was transcoded).
+    chosen: Option<(Chosen, &'static Encoding)>,
+    /// Whether the hold was let go.
+    released: bool,
+    shared: Rc<RefCell<Shared>>,
+    splicer: Rc<RefCell<Splicer<W>>>,
+    config: Config,
+    nesting: Nesting,
+    nest: Nest,
+}
+
+impl<W: Write> Document<W> {
+    /// A document read by `config`, standing where `nesting` says, written
+    /// to `output`; `chosen` is its encoding when the first bytes told it
+    /// (UTF-16), and `nest` runs the documents nested in its values.
+    pub fn new(
+        config: Config,
+        nesting: Nesting,
+        nest: Nest,
+        output: W,
+        chosen: Option<(Chosen, &'static Encoding)>,
+    ) -> Self {
+        let encoding =
+            AsciiCompatibleEncoding::new(encoding_rs::UTF_8).expect("UTF-8 is ASCII-compatible");
+        let shared = Rc::new(RefCell::new(Shared::default()));
+        let bailing = Rc::new(Cell::new(false));
+        let splicer = Rc::new(RefCell::new(Splicer::new(
+            output,
+            // Nested documents are small, and there may be many.
+            if nesting.depth == 0 { CHUNK } else { 1024 },
+            config.max_memory,
+            nesting.record_splices,
+            Rc::clone(&shared),
+            Rc::clone(&bailing),
+        )));
+        let template_bases = Rc::new(RefCell::new(Vec::new()));
+        let window = Rc::new(RefCell::new(Window::default()));
+        let on_element = {
+            let shared = Rc::clone(&shared);
+            let window = Rc::clone(&window);
+            let table = config.table.clone();
+            let template_bases = Rc::clone(&template_bases);
+            move |el: &mut Element| {
+                record(
+                    &shared,
+                    &table,
+                    el,
+                    &window.borrow(),
+                    &template_bases.borrow(),
+                );
+                Ok(())
+            }
+        };
+        let settings = Settings::new()
+            .append_element_content_handler((
+                Cow::Borrowed(config.table.element_selector()),
+                ElementContentHandlers::default().element(on_element),
+            ))
+            .with_encoding(encoding)
+            .with_memory_settings(memory_settings(config.max_memory))
+            .append_bail_out_handler({
+                let bailing = Rc::clone(&bailing);
+                // Called at the bail-out point, before the unchanged flush.
+                bail_out!(move |_, _| bailing.set(true))
+            })
+            .with_strict(false);
+        let sniffer = chosen.is_none().then(|| {
+            let window = encoding::DETECTION.min(config.max_lookahead);
+            Sniffer::new(
+                config.encoding,
+                config.layers.charset(),
+                window,
+                config.layers.retrieval().map(|r| r.url.as_str()),
+            )
+        });
+        if !nesting.embedded {
+            shared.borrow_mut().decision = Some(Decision::Skipped);
+        }
+        Document {
+            html: Some(HtmlRewriter::new(settings, Sink(Rc::clone(&splicer)))),
+            hold: Hold::default(),
+            window,
+            probe: None,
+            template_bases,
+            sniffer,
+            chosen,
+            released: false,
+            shared,
+            splicer,
+            config,
+            nesting,
+            nest,
+        }
+    }
+
+    /// From now on, tell each warning as it happens.
+    pub fn tell(&mut self, tell: Tell) {
+        self.shared.borrow_mut().warnings.tell(tell);
+    }
+
+    pub fn write(&mut self, chunk: Cow<'_, [u8]>) -> Result<(), Error> {
+        if self.released {
+            return self.feed(chunk);
+        }
+        if let Some(sniffer) = &mut self.sniffer {
+            sniffer.push(&chunk);
+        }
+        self.hold.push(chunk);
+        // The probe reads first, so that a `<meta>` it meets in the head is
+        // known before detection could decide, however the input is split.
+        if self.shared.borrow().decision.is_none() {
+            self.look();
+        }
+        if self.chosen.is_none() {
+            let chosen = self.sniffer.as_mut().and_then(Sniffer::decide_now);
+            self.chosen = chosen.map(|c| (c, c.encoding));
+        }
+        if self.shared.borrow().decision.is_some() && self.chosen.is_some() {
+            self.release()?;
+        }
+        self.check(Ok(()))
+    }
+
+    /// The lookahead, over the input held so far.
+    /// The head is read only when it matters: when `<base` occurs, or when
+    /// the encoding is still open after the prescan (a `<meta>` further into
+    /// the head declares it). Otherwise there is no base to find, and the
+    /// hold ends at the lookahead limit or the end of input.
+    fn look(&mut self) {
+        if let Some(probe) = &mut self.probe {
+            if let Some(decision) = probe.write(self.hold.last()) {
+                self.decided(decision);
+            }
+            return;
+        }
+        // Only a `<base` that starts within the lookahead limit counts, so
+        // that the answer does not depend on how the input is split.
+        let limit = self.config.max_lookahead;
+        let base = self.hold.base_at().is_some_and(|at| at < limit);
+        let needs_head =
+            self.chosen.is_none() && self.sniffer.as_ref().is_some_and(Sniffer::prescan_failed);
+        if base || needs_head {
+            let encoding = AsciiCompatibleEncoding::new(UTF_8).expect("UTF-8 is ASCII-compatible");
+            let mut probe = Probe::new(
+                encoding,
+                self.config.max_lookahead,
+                self.config.max_memory,
+                Rc::clone(&self.template_bases),
+            );
+            let decision = self.hold.chunks().find_map(|c| probe.write(c));
+            self.probe = Some(probe);
+            if let Some(decision) = decision {
+                self.decided(decision);
+            }
+        } else if self.hold.len() >= limit + 4 {
+            // A `<base` starting before the limit would be whole by now.
+            self.decided(Decision::NoBase {
+                bytes: limit,
+                end: false,
+            });
+        }
+    }
+
+    /// lol_html reads `bytes`, once the lookahead is over.
+    fn feed(&mut self, bytes: Cow<'_, [u8]>) -> Result<(), Error> {
+        let Some(html) = &mut self.html else {
+            // Past the memory limit: the rest goes through as it is.
+            self.splicer.borrow_mut().emit(&bytes);
+            return self.check(Ok(()));
+        };
+        self.window.borrow_mut().next(bytes);
+        let window = self.window.borrow();
+        let result = html.write(&window.bytes);
+        drop(window);
+        match result {
+            Err(RewritingError::MemoryLimitExceeded(_)) => {
+                // lol_html has flushed what it held, unchanged; from here on
+                // the input is copied, so the output is always complete.
+                self.html = None;
+                let mut splicer = self.splicer.borrow_mut();
+                let stopped_at = self.shared.borrow().stopped_at;
+                let offset = stopped_at.unwrap_or(splicer.pos());
+                splicer.pass_through();
+                drop(splicer);
+                self.shared
+                    .borrow_mut()
+                    .warnings
+                    .push(Warning::MemoryLimit {
+                        limit: self.config.max_memory,
+                        offset,
+                    });
+                self.check(Ok(()))
+            }
+            result => self.check(result),
+        }
+    }
+
+    pub fn end(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
+        if self.shared.borrow().decision.is_none() {
+            let decision = match &mut self.probe {
+                Some(probe) => probe.end(),
+                None => Decision::NoBase {
+                    bytes: self.hold.len(),
+                    end: true,
+                },
+            };
+            self.decided(decision);
+        }
+        self.release()?;
+        let Document {
+            html,
+            shared,
+            splicer,
+            chosen,
+            config,
+            ..
+        } = self;
+        // `end` drops lol_html and its handlers, so the sink and the handlers
+        // give back their shares.
+        let result = html.map_or(Ok(()), HtmlRewriter::end);
+        let mut splicer = Rc::try_unwrap(splicer)
+            .ok()
+            .expect("the sink was dropped with lol_html")
+            .into_inner();
+        // A `<style>` or `<noscript>` the input did not close ends with it.
+        splicer.close_content();
+        if let Some(e) = splicer.take_error() {
+            return Err(Error::Write(e));
+        }
+        result.map_err(|e| Error::Parse(e.to_string()))?;
+        let (output, splices, resolution) = splicer.into_parts().map_err(Error::Write)?;
+        let shared = Rc::try_unwrap(shared)
+            .ok()
+            .expect("the handlers and the sink were dropped")
+            .into_inner();
+        let report = Report {
+            base: resolution.expect("decided at the end at the latest").base,
+            layers: config.layers,
+            decision: shared.decision.expect("decided at the end at the latest"),
+            encoding: chosen.expect("decided at the end at the latest").0,
+            counts: shared.counts,
+            warnings: shared.warnings.into_vec(),
+        };
+        Ok((report, output, splices))
+    }
+
+    fn check(&self, result: Result<(), RewritingError>) -> Result<(), Error> {
+        if let Some(e) = self.splicer.borrow_mut().take_error() {
+            return Err(Error::Write(e));
+        }
+        result.map_err(|e| Error::Parse(e.to_string()))
+    }
+
+    /// The lookahead has decided: said at once, so that the warning comes
+    /// in the order of the input. A `<meta>` the probe met in the head
+    /// tells the sniffer, before detection could decide.
+    fn decided(&mut self, decision: Decision) {
+        let mut s = self.shared.borrow_mut();
+        if decision == Decision::Limit {
+            s.warnings.push(Warning::LookaheadLimit {
+                limit: self.config.max_lookahead,
+            });
+        }
+        s.decision = Some(decision);
+        if let (Some(sniffer), Some(probe)) = (&mut self.sniffer, &self.probe) {
+            sniffer.head_read(probe.meta());
+        }
+    }
+
+    /// The lookahead has decided: settle the encoding and the base, and let
+    /// lol_html read the hold.
+    fn release(&mut self) -> Result<(), Error> {
+        if self.released {
+            return Ok(());
+        }
+        self.released = true;
+        let (_, bytes_encoding) = match self.chosen {
+            Some(chosen) => chosen,
+            None => {
+                let c = self.sniffer.as_mut().map(Sniffer::end).unwrap_or(Chosen {
+                    encoding: UTF_8,
+                    source: Source::Ascii,
+                });
+                self.chosen = Some((c, c.encoding));
+                (c, c.encoding)
+            }
+        };
+        self.probe = None;
+        self.sniffer = None;
+        if !bytes_encoding.is_ascii_compatible() {
+            return Err(Error::unsupported(bytes_encoding));
+        }
+        let decision = self.shared.borrow().decision.clone().expect("decided");
+        let layers = &self.config.layers;
+        let mut warnings = Vec::new();
+        let base = match &decision {
+            Decision::Base {
+                offset,
+                href,
+                value,
+            } => {
+                // The href's own bytes, still held, decoded with the
+                // document's encoding (the probe read it as UTF-8).
+                let raw = self.hold.bytes(value.clone());
+                let decoded = Decoded::new(&raw, bytes_encoding)
+                    .or_else(|| Decoded::new(href.as_bytes(), UTF_8));
+                let href = decoded
+                    .as_ref()
+                    .map_or("", |d| &d.text()[value::trimmed(d.text())]);
+                match layers.embedded(href, *offset, self.config.standard) {
+                    Ok(base) => base,
+                    Err(why) => {
+                        warnings.push(Warning::BaseIgnored {
+                            offset: *offset,
+                            href: href.to_owned(),
+                            why: match why {
+                                Ignored::Relative => {
+                                    "it is relative and nothing lies below it to resolve it against"
+                                }
+                                Ignored::Scheme => {
+                                    "browsers ignore a `javascript:` or `data:` base"
+                                }
+                            },
+                        });
+                        layers.outer()
+                    }
+                }
+            }
+            Decision::Limit
+            | Decision::HeadOver { .. }
+            | Decision::NoBase { .. }
+            | Decision::End
+            | Decision::Skipped
+            | Decision::Stopped => layers.outer(),
+        };
+        if base.layer == Layer::Empty {
+            warnings.push(Warning::NoBase);
+        }
+        let resolution = Resolution::new(
+            base,
+            bytes_encoding,
+            &self.config,
+            self.nesting.depth,
+            self.nest,
+        );
+        self.splicer.borrow_mut().resolve_with(resolution);
+        {
+            let mut s = self.shared.borrow_mut();
+            for warning in warnings {
+                s.warnings.push(warning);
+            }
+        }
+        for chunk in self.hold.take() {
+            self.feed(Cow::Owned(chunk))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,470 @@
+//! The rewriter of one document: the streaming front of the engine. Its
+//! first bytes decide how the input is read: UTF-16 (by its byte order mark,
+//! `--encoding` or the transport layer's charset) is transcoded as a whole;
+//! every other encoding goes through as bytes.
+
+use std::borrow::Cow;
+use std::io::{Read, Write};
+
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
+
+use super::buffers::{self, CHUNK};
+use super::config::{Config, Nesting};
+use super::document::Document;
+use super::encoding::{Chosen, Source};
+use super::error::Error;
+use super::report::{Report, Tell, Warning};
+use super::resolution::{Nested, Resolution, Splice};
+use super::utf16::{Utf16, Utf16Writer};
+use crate::url::Layers;
+
+/// A streaming rewriter that writes to `W`: give it the input in writes of
+/// any size, then [`end`](Rewriter::end) it for the [`Report`].
+///
+/// ```
+/// use htmlabs::{Config, Layers, Rewriter, Standard};
+///
+/// let layers = Layers::default().with_retrieval(
+///     Standard::Rfc1808,
+///     "https://example.com/a/b.html",
+///     "--retrieved-from",
+/// )?;
+/// let config = Config { layers, ..Config::default() };
+/// let mut rewriter = Rewriter::new(config, Vec::new())
+///     .on_warning(|warning| eprintln!("warning: {warning}"));
+/// rewriter.write(b"<a href=c.html>")?;
+/// rewriter.write(b"</a><img src=/d.png>")?;
+/// let (report, html) = rewriter.end()?;
+/// assert_eq!(
+///     html,
+///     b"<a href=https://example.com/a/c.html></a><img src=https://example.com/d.png>"
+/// );
+/// assert_eq!(report.counts.rewritten, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Rewriter<W: Write> {
+    mode: Mode<W>,
+}
+
+enum Mode<W: Write> {
+    /// Fewer than three bytes seen: not yet known whether a BOM says UTF-16.
+    Start(Start<W>),
+    Bytes(Document<W>),
+    Utf16(Utf16<W>),
+    /// A write failed: nothing more can be done.
+    Failed,
+}
+
+struct Start<W: Write> {
+    pending: Vec<u8>,
+    output: W,
+    config: Config,
+    nesting: Nesting,
+    tell: Option<Tell>,
+}
+
+impl<W: Write> Rewriter<W> {
+    pub fn new(config: Config, output: W) -> Self {
+        Self::nested(config, Nesting::PAGE, output)
+    }
+
+    /// A rewriter for a document that stands where `nesting` says.
+    pub(crate) fn nested(config: Config, nesting: Nesting, output: W) -> Self {
+        Rewriter {
+            mode: Mode::Start(Start {
+                pending: Vec::with_capacity(3),
+                output,
+                config,
+                nesting,
+                tell: None,
+            }),
+        }
+    }
+
+    /// Tells each warning to `tell` as it happens (a long stream, a site or
+    /// an archive can print it at once, with its document's name); the
+    /// report still lists them all at the end.
+    pub fn on_warning(mut self, tell: impl FnMut(&Warning) + 'static) -> Self {
+        let tell: Tell = Box::new(tell);
+        match &mut self.mode {
+            Mode::Start(start) => start.tell = Some(tell),
+            Mode::Bytes(document) => document.tell(tell),
+            Mode::Utf16(utf16) => utf16.document_mut().tell(tell),
+            Mode::Failed => {}
+        }
+        self
+    }
+
+    /// Rewrites the next bytes of the input, however it is split.
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.write_chunk(Cow::Borrowed(chunk))
+    }
+
+    /// Rewrites all that `input` gives, reading 64 KiB at a time: a read
+    /// waits for 64 KiB or the end of input, as a buffered filter does.
+    pub fn read_from(&mut self, mut input: impl Read) -> Result<(), Error> {
+        loop {
+            // Each read goes to a buffer of its own, which the lookahead
+            // holds and lol_html reads, not to a copy of it. `read_to_end`
+            // fills the buffer's spare room without zeroing it first (for
+            // files, pipes and slices), which a reused buffer would need for
+            // `read`.
+            let mut buf = buffers::for_reading();
+            if let Err(e) = (&mut input).take(CHUNK as u64).read_to_end(&mut buf) {
+                buffers::give_back(buf);
+                self.mode = Mode::Failed;
+                return Err(Error::Read(e));
+            }
+            let n = buf.len();
+            if n == 0 {
+                buffers::give_back(buf);
+                return Ok(());
+            }
+            self.write_chunk(Cow::Owned(buf))?;
+            // Short of 64 KiB: the input has ended.
+            if n < CHUNK {
+                return Ok(());
+            }
+        }
+    }
+
+    /// [`Rewriter::write`], of bytes that are borrowed, or handed over to be
+    /// held without a copy; a failure ends the rewriter.
+    fn write_chunk(&mut self, chunk: Cow<'_, [u8]>) -> Result<(), Error> {
+        let result = self.write_inner(chunk, false);
+        if result.is_err() {
+            self.mode = Mode::Failed;
+        }
+        result
+    }
+
+    fn write_inner(&mut self, chunk: Cow<'_, [u8]>, end: bool) -> Result<(), Error> {
+        if let Mode::Start(start) = &mut self.mode {
+            if start.pending.is_empty() && chunk.len() >= 3 {
+                // The usual first write: it goes on whole.
+                let Mode::Start(start) = std::mem::replace(&mut self.mode, Mode::Failed) else {
+                    unreachable!("matched above")
+                };
+                self.mode = choose_mode(&chunk[..3], start)?;
+                return self.write_inner(chunk, end);
+            }
+            let take = (3 - start.pending.len()).min(chunk.len());
+            start.pending.extend_from_slice(&chunk[..take]);
+            if start.pending.len() < 3 && !end {
+                return Ok(());
+            }
+            let Mode::Start(mut start) = std::mem::replace(&mut self.mode, Mode::Failed) else {
+                unreachable!("matched above")
+            };
+            let pending = std::mem::take(&mut start.pending);
+            self.mode = choose_mode(&pending, start)?;
+            self.write_inner(Cow::Owned(pending), end)?;
+            return self.write_inner(Cow::Borrowed(&chunk[take..]), end);
+        }
+        match &mut self.mode {
+            Mode::Bytes(document) => document.write(chunk),
+            Mode::Utf16(utf16) => utf16.write(&chunk),
+            Mode::Start(_) | Mode::Failed => Err(Error::failed_before()),
+        }
+    }
+
+    /// Ends the input: writes what is held, flushes, and gives back the report
+    /// and the output.
+    pub fn end(self) -> Result<(Report, W), Error> {
+        self.end_with_splices()
+            .map(|(report, output, _)| (report, output))
+    }
+
+    /// [`Rewriter::end`], and the replacements made, when recorded.
+    pub(crate) fn end_with_splices(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
+        if matches!(self.mode, Mode::Start(_)) {
+            self.write_inner(Cow::Borrowed(&[]), true)?;
+        }
+        match self.mode {
+            Mode::Bytes(document) => document.end(),
+            Mode::Utf16(utf16) => utf16.end(),
+            Mode::Start(_) | Mode::Failed => Err(Error::failed_before()),
+        }
+    }
+}
+
+/// The first bytes are in: UTF-16 by its byte order mark, or as declared
+/// (`--encoding`, then the transport layer's charset), is transcoded; any
+/// other encoding that is not ASCII-compatible is refused.
+fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error> {
+    let Start {
+        mut output,
+        config,
+        nesting,
+        tell,
+        ..
+    } = start;
+    let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
+        let charset = config.layers.charset()?;
+        Some((charset.encoding, Source::Transport { from: charset.from }))
+    });
+    let bom = Encoding::for_bom(first);
+    let utf16 = |e| e == UTF_16LE || e == UTF_16BE;
+    let transcoded = match (bom, declared) {
+        (Some((e, bom)), _) if utf16(e) => Some((e, bom, Source::Bom)),
+        (Some(_), _) => None,
+        (None, Some((e, source))) if utf16(e) => Some((e, 0, source)),
+        (None, Some((e, _))) if !e.is_ascii_compatible() => return Err(Error::unsupported(e)),
+        (None, _) => None,
+    };
+    let mut document = match transcoded {
+        Some((encoding, bom, source)) => {
+            // The byte order mark goes out as it came.
+            output.write_all(&first[..bom]).map_err(Error::Write)?;
+            let chosen = Chosen { encoding, source };
+            let writer = Utf16Writer::new(output, encoding);
+            let document = Document::new(config, nesting, nest, writer, Some((chosen, UTF_8)));
+            let mut utf16 = Utf16::new(encoding, bom, document);
+            if let Some(tell) = tell {
+                utf16.document_mut().tell(tell);
+            }
+            return Ok(Mode::Utf16(utf16));
+        }
+        None => Document::new(config, nesting, nest, output, None),
+    };
+    if let Some(tell) = tell {
+        document.tell(tell);
+    }
+    Ok(Mode::Bytes(document))
+}
+
+/// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`):
+/// its base is the page's (RFC 1808 §3.2: the encapsulating entity), its
+/// `<base href>` counts when `embedded`, and only its replacements matter.
+fn nest(
+    cx: &Resolution,
+    bytes: &[u8],
+    encoding: &'static Encoding,
+    embedded: bool,
+) -> Option<Nested> {
+    // Every field, so that no default table is built for each one.
+    let config = Config {
+        layers: Layers::around(&cx.base),
+        standard: cx.standard,
+        keep_fragments: cx.keep_fragments,
+        max_lookahead: 1 << 20,
+        // Its bytes are in memory already; the parser holds a part of them.
+        max_memory: bytes.len().max(1 << 20).saturating_mul(4),
+        encoding: Some(encoding),
+        table: cx.table.clone(),
+    };
+    let nesting = Nesting {
+        embedded,
+        depth: cx.depth + 1,
+        record_splices: true,
+    };
+    let mut rewriter = Rewriter::nested(config, nesting, Vec::new());
+    rewriter.write(bytes).ok()?;
+    rewriter.end_with_splices().ok()
+}
+
+/// Rewrites all of `input` into `output`, reading 64 KiB at a time: a read
+/// waits for 64 KiB or the end of input, as a buffered filter does.
+///
+/// ```
+/// use htmlabs::{Config, Layers, Standard};
+///
+/// let layers = Layers::default().with_retrieval(
+///     Standard::Rfc1808,
+///     "https://example.com/a/b.html",
+///     "--retrieved-from",
+/// )?;
+/// let config = Config { layers, ..Config::default() };
+/// let page = std::io::Cursor::new("<img src=logo.png srcset='x2.png 2x'>");
+/// let mut out = Vec::new();
+/// let report = htmlabs::rewrite(config, page, &mut out)?;
+/// assert_eq!(
+///     String::from_utf8(out)?,
+///     "<img src=https://example.com/a/logo.png srcset='https://example.com/a/x2.png 2x'>"
+/// );
+/// assert_eq!(report.base.to_string(), "`https://example.com/a/b.html` (--retrieved-from)");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<Report, Error> {
+    let mut rewriter = Rewriter::new(config, output);
+    rewriter.read_from(input)?;
+    rewriter.end().map(|(report, _)| report)
+}
+
+/// Rewrites a document held in memory, and gives back its new bytes and the
+/// report: what a source calls for each document it holds whole (a WARC
+/// record, a Python `bytes`).
+///
+/// ```
+/// use htmlabs::{Config, Layers, Standard};
+///
+/// let layers = Layers::default().with_retrieval(
+///     Standard::Rfc1808,
+///     "http://a/b/c/d;p?q",
+///     "WARC-Target-URI",
+/// )?;
+/// let config = Config { layers, ..Config::default() };
+/// let (html, report) = htmlabs::rewrite_bytes(config, b"<a href='../g'>g</a>")?;
+/// assert_eq!(html, b"<a href='http://a/b/g'>g</a>");
+/// assert_eq!(report.base.to_string(), "`http://a/b/c/d;p?q` (WARC-Target-URI)");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rewrite_bytes(config: Config, html: &[u8]) -> Result<(Vec<u8>, Report), Error> {
+    // A little room for what the URLs grow by.
+    let output = Vec::with_capacity(html.len() + html.len() / 8);
+    let mut rewriter = Rewriter::new(config, output);
+    // In the writes `rewrite` makes, so that both hold the same.
+    for chunk in html.chunks(CHUNK) {
+        rewriter.write(chunk)?;
+    }
+    rewriter.end().map(|(report, output)| (output, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io;
+
+    /// A reader that gives at most `step` bytes a read, and fails once it
+    /// has given `fail_at`.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+        fail_at: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.fail_at == 0 {
+                return Err(io::Error::other("the disk is gone"));
+            }
+            let n = buf.len().min(self.step).min(self.fail_at);
+            let n = self.bytes.len().min(n);
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            self.fail_at -= n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn rewrite_reads_the_whole_input_however_the_reader_splits_it() {
+        let config = || Config {
+            layers: Layers::default()
+                .with_retrieval(crate::Standard::Rfc1808, "https://example.com/a/b", "-r")
+                .unwrap(),
+            ..Config::default()
+        };
+        // Links in the first read, across the 64 KiB seams, and at the end.
+        let text = "t".repeat(CHUNK - 20);
+        let page = format!("<a href=x>{text}<img src=y>{text}<a href=z>{text}</a>");
+        let mut whole = Rewriter::new(config(), Vec::new());
+        whole.write(page.as_bytes()).unwrap();
+        let (_, expected) = whole.end().unwrap();
+        let expected_text = String::from_utf8_lossy(&expected);
+        for link in [
+            "=https://example.com/a/x>",
+            "=https://example.com/a/y>",
+            "=https://example.com/a/z>",
+        ] {
+            assert!(expected_text.contains(link), "{link}");
+        }
+        for step in [1, 7, CHUNK - 1, CHUNK, CHUNK + 1, usize::MAX] {
+            let mut out = Vec::new();
+            let reader = Trickle {
+                bytes: page.as_bytes(),
+                step,
+                fail_at: usize::MAX,
+            };
+            rewrite(config(), reader, &mut out).unwrap();
+            assert!(out == expected, "reads of {step} bytes");
+        }
+        let reader = Trickle {
+            bytes: page.as_bytes(),
+            step: 1000,
+            fail_at: CHUNK + 5,
+        };
+        let result = rewrite(config(), reader, Vec::new());
+        assert!(
+            matches!(&result, Err(Error::Read(e)) if e.to_string() == "the disk is gone"),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn warnings_are_told_as_they_happen_and_kept_for_the_report() {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+        let told = Rc::new(RefCell::new(Vec::new()));
+        let config = Config {
+            layers: Layers::default()
+                .with_retrieval(crate::Standard::Rfc1808, "http://h/", "-r")
+                .unwrap(),
+            encoding: Some(UTF_8),
+            ..Config::default()
+        };
+        let mut rewriter = Rewriter::new(config, Vec::new()).on_warning({
+            let told = Rc::clone(&told);
+            move |w| told.borrow_mut().push(w.to_string())
+        });
+        rewriter
+            .write(b"<base href=d/><img src=\"\xff.png\"><p>")
+            .unwrap();
+        rewriter.write(&[b' '; 100]).unwrap();
+        let expected = "URL value at byte 24 is not valid UTF-8: left as it is";
+        assert_eq!(*told.borrow(), [expected], "told before the end");
+        rewriter.write(b"<img src=\"\xfe.png\">").unwrap();
+        let (report, _) = rewriter.end().unwrap();
+        let kept: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(kept, *told.borrow());
+        assert_eq!(kept.len(), 2);
+    }
+
+    #[test]
+    fn a_config_and_a_report_cross_threads() {
+        fn crosses<T: Send + Sync + 'static>() {}
+        crosses::<Config>();
+        crosses::<Report>();
+        crosses::<Error>();
+    }
+
+    /// The transport layer's charset decides how the bytes are read: UTF-16
+    /// without a byte order mark is transcoded, and it outranks `<meta>`.
+    #[test]
+    fn the_transport_charset_reads_the_document() {
+        let layers = |charset| {
+            Layers::default()
+                .with_retrieval(crate::Standard::Rfc1808, "http://h/d/", "-r")
+                .unwrap()
+                .with_charset(charset, "Content-Type:")
+        };
+        let utf16: Vec<u8> = "<img src=\u{e9}.png>"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let config = Config {
+            layers: layers(UTF_16LE),
+            ..Config::default()
+        };
+        let (out, report) = rewrite_bytes(config, &utf16).unwrap();
+        let expected: Vec<u8> = "<img src=http://h/d/\u{e9}.png>"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(out, expected);
+        assert_eq!(report.encoding.to_string(), "UTF-16LE (Content-Type:)");
+        // A `<meta>` that says otherwise does not count; the value is read
+        // in the header's encoding (é is 0xE9 in windows-1252, not UTF-8).
+        let page = b"<meta charset=utf-8><img src=\"\xE9 x.png\">";
+        let config = Config {
+            layers: layers(encoding_rs::WINDOWS_1252),
+            ..Config::default()
+        };
+        let (out, report) = rewrite_bytes(config, page).unwrap();
+        assert_eq!(report.warnings, []);
+        assert_eq!(
+            out,
+            b"<meta charset=utf-8><img src=\"http://h/d/\xE9 x.png\">"
+        );
+    }
+}

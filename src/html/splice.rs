@@ -1,0 +1,278 @@
+//! The splicing output sink. lol_html's output is the input byte for byte
+//! (no handler changes anything), so an offset in it is the same offset in
+//! the input: the sink copies it, collects the bytes of each range the
+//! handler recorded as they go by, and writes each range rewritten or as it
+//! was.
+
+use std::cell::{Cell, RefCell};
+use std::io::{self, BufWriter, Write};
+use std::rc::Rc;
+
+use lol_html::OutputSink;
+
+use super::attrs::Kind;
+use super::edit::{Element, Resolver};
+use super::record::{OPEN, Role, Shared, Span};
+use super::report::Warning;
+use super::resolution::{Resolution, Splice};
+use super::value::Quote;
+use crate::url::Layer;
+
+/// lol_html's output sink, shared with the document's rewriter.
+pub struct Sink<W: Write>(pub Rc<RefCell<Splicer<W>>>);
+
+impl<W: Write> OutputSink for Sink<W> {
+    fn handle_chunk(&mut self, chunk: &[u8]) {
+        let mut splicer = self.0.borrow_mut();
+        if splicer.bailing.take() {
+            // lol_html is bailing out at the memory limit: what it sends
+            // from now on is what it held, unchanged.
+            splicer.shared.borrow_mut().stopped_at = Some(splicer.pos);
+        }
+        splicer.splice(chunk);
+    }
+}
+
+pub struct Splicer<W: Write> {
+    out: BufWriter<W>,
+    /// Offset of the next byte of lol_html's output, which is the input's.
+    pos: usize,
+    /// The byte before `pos`: before a value, it tells the quoting.
+    previous: u8,
+    /// The range being collected, and the byte before it.
+    current: Option<(Span, u8)>,
+    buffer: Vec<u8>,
+    /// The new bytes of the range last rewritten, kept for the next.
+    replacement: Vec<u8>,
+    /// The first write error; later output is dropped.
+    error: Option<io::Error>,
+    /// The replacements made, when asked for.
+    splices: Option<Vec<Splice>>,
+    /// The range being collected grew past the memory limit: its bytes go
+    /// through as they come.
+    abandoned: bool,
+    /// How large a range may grow before it is let through as it is.
+    max_memory: usize,
+    /// What ranges are resolved with, once the base is decided.
+    resolution: Option<Resolution>,
+    shared: Rc<RefCell<Shared>>,
+    /// Set by lol_html's bail-out handler; taken at the next output.
+    bailing: Rc<Cell<bool>>,
+}
+
+impl<W: Write> Splicer<W> {
+    /// A sink writing to `output` through a buffer of `capacity` bytes.
+    pub fn new(
+        output: W,
+        capacity: usize,
+        max_memory: usize,
+        record_splices: bool,
+        shared: Rc<RefCell<Shared>>,
+        bailing: Rc<Cell<bool>>,
+    ) -> Self {
+        Splicer {
+            out: BufWriter::with_capacity(capacity, output),
+            pos: 0,
+            previous: 0,
+            current: None,
+            buffer: Vec::new(),
+            replacement: Vec::new(),
+            error: None,
+            splices: record_splices.then(Vec::new),
+            abandoned: false,
+            max_memory,
+            resolution: None,
+            shared,
+            bailing,
+        }
+    }
+
+    /// The base is decided: the ranges are resolved with `resolution` from
+    /// now on (none goes out before).
+    pub fn resolve_with(&mut self, resolution: Resolution) {
+        self.resolution = Some(resolution);
+    }
+
+    /// Where lol_html's output has got to.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The first write error, once.
+    pub fn take_error(&mut self) -> Option<io::Error> {
+        self.error.take()
+    }
+
+    /// The output, written out, with the replacements made (when recorded)
+    /// and what the ranges were resolved with.
+    pub fn into_parts(self) -> Result<(W, Vec<Splice>, Option<Resolution>), io::Error> {
+        let output = self.out.into_inner().map_err(|e| e.into_error())?;
+        Ok((output, self.splices.unwrap_or_default(), self.resolution))
+    }
+
+    fn splice(&mut self, mut chunk: &[u8]) {
+        loop {
+            if let Some((span, _)) = &mut self.current {
+                if span.range.end == OPEN {
+                    if let Some(end) = self.shared.borrow_mut().content_end.take() {
+                        span.range.end = end.max(span.range.start);
+                    }
+                }
+                let (end, start) = (span.range.end, span.range.start);
+                let take = end.saturating_sub(self.pos).min(chunk.len());
+                if self.abandoned {
+                    self.emit(&chunk[..take]);
+                } else {
+                    self.buffer.extend_from_slice(&chunk[..take]);
+                    if self.buffer.len() > self.max_memory {
+                        // Too large to hold (a huge `<style>`): what came
+                        // goes out as it was, and the rest as it comes.
+                        let held = std::mem::take(&mut self.buffer);
+                        self.emit(&held);
+                        self.abandoned = true;
+                        self.shared.borrow_mut().warnings.push(Warning::TooLarge {
+                            offset: start,
+                            limit: self.max_memory,
+                        });
+                    }
+                }
+                self.advance(&chunk[..take]);
+                chunk = &chunk[take..];
+                if self.pos >= end {
+                    self.finish();
+                    continue;
+                }
+                if chunk.is_empty() {
+                    return;
+                }
+                continue;
+            }
+            let next_start = self.shared.borrow().spans.front().map(|s| s.range.start);
+            match next_start {
+                // A range behind the output cannot happen while lol_html's
+                // output is its input; were it to, it stays as it is.
+                Some(start) if start < self.pos => {
+                    self.shared.borrow_mut().spans.pop_front();
+                }
+                Some(start) if start <= self.pos + chunk.len() => {
+                    let (before, rest) = chunk.split_at(start - self.pos);
+                    self.emit(before);
+                    self.advance(before);
+                    chunk = rest;
+                    let span = self.shared.borrow_mut().spans.pop_front().expect("peeked");
+                    self.current = Some((span, self.previous));
+                    self.buffer.clear();
+                }
+                _ => {
+                    self.emit(chunk);
+                    self.advance(chunk);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn advance(&mut self, bytes: &[u8]) {
+        self.pos += bytes.len();
+        if let Some(&last) = bytes.last() {
+            self.previous = last;
+        }
+    }
+
+    pub fn emit(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// After lol_html's bail-out: what is being collected is written as it
+    /// was, and no more ranges are rewritten.
+    pub fn pass_through(&mut self) {
+        if self.current.take().is_some() {
+            let raw = std::mem::take(&mut self.buffer);
+            self.emit(&raw);
+        }
+        self.abandoned = false;
+        self.shared.borrow_mut().spans.clear();
+    }
+
+    /// At the end of input: an open content range ends here.
+    pub fn close_content(&mut self) {
+        if self.current.is_some() {
+            self.finish();
+        }
+    }
+
+    /// The whole range has gone by: write it, rewritten or as it was.
+    fn finish(&mut self) {
+        let (mut span, before) = self.current.take().expect("a range is being collected");
+        if std::mem::take(&mut self.abandoned) {
+            return;
+        }
+        span.range.end = self.pos;
+        let raw = std::mem::take(&mut self.buffer);
+        let mut new = std::mem::take(&mut self.replacement);
+        new.clear();
+        if self.rewrite(&span, Quote::from_preceding(before), &raw, &mut new) {
+            self.emit(&new);
+            if let Some(splices) = &mut self.splices {
+                splices.push((span.range, new.clone()));
+            }
+        } else {
+            self.emit(&raw);
+        }
+        self.buffer = raw;
+        self.replacement = new;
+    }
+
+    /// Writes the new bytes for a range into `out`, or returns `false` to
+    /// leave it as it is.
+    fn rewrite(&self, span: &Span, quote: Quote, raw: &[u8], out: &mut Vec<u8>) -> bool {
+        let start = span.range.start;
+        let mut shared = self.shared.borrow_mut();
+        let Shared {
+            counts, warnings, ..
+        } = &mut *shared;
+        let cx = self
+            .resolution
+            .as_ref()
+            .expect("ranges are written once the base is known");
+        if cx.base.is_empty() {
+            counts.seen += 1;
+            counts.no_base += 1;
+            return false;
+        }
+        let embedded = matches!(cx.base.layer, Layer::Embedded { .. });
+        let mut resolver = Resolver::new(cx, counts, warnings);
+        let replaced = match &span.role {
+            Role::Attr {
+                kind,
+                svg,
+                codebase,
+            } => {
+                let element = Element {
+                    svg: *svg,
+                    codebase: codebase.as_deref(),
+                };
+                return resolver.attribute(*kind, element, raw, quote, start, out);
+            }
+            Role::BaseHref if !embedded => {
+                let element = Element::default();
+                return resolver.attribute(Kind::Url, element, raw, quote, start, out);
+            }
+            Role::BaseHref => resolver.base_href(raw, quote, start),
+            Role::Style => resolver.style_text(raw, start),
+            Role::Noscript => resolver.noscript(raw, start),
+        };
+        // Texts are large and rare: theirs is taken as it is, not copied.
+        match replaced {
+            Some(new) => {
+                *out = new;
+                true
+            }
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! RFC 1808 §3, "Establishing a Base URL": four layers, "where the innermost
+//! defined base URL has the highest precedence". The layers below the
+//! document are known before it is read and come from its source (a flag, a
+//! header block, a WARC record, a file's path); this type holds them
+//! validated, each with what gave it, so that `-v` can tell.
+
+use std::fmt;
+
+use encoding_rs::Encoding;
+
+use super::Standard;
+
+/// Which layer of §3 a base came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    /// §3.1, "Base URL within Document Content": the first `<base href>` of
+    /// the head, at this byte offset of the input.
+    Embedded { offset: usize },
+    /// §3.2, "Base URL from the Encapsulating Entity": `from` names it
+    /// (`Content-Base:`, the document around a `srcdoc`).
+    Encapsulating { from: &'static str },
+    /// §3.3, "Base URL from the Retrieval URL": `from` names it
+    /// (`--retrieved-from`, `WARC-Target-URI`).
+    Retrieval { from: &'static str },
+    /// §3.4, "Default Base URL": "the base URL is considered to be the empty
+    /// string and all embedded URLs within that document are assumed to be
+    /// absolute URLs".
+    Empty,
+}
+
+impl Layer {
+    /// Its section of RFC 1808: `3.1` to `3.4`.
+    pub fn section(self) -> &'static str {
+        match self {
+            Layer::Embedded { .. } => "3.1",
+            Layer::Encapsulating { .. } => "3.2",
+            Layer::Retrieval { .. } => "3.3",
+            Layer::Empty => "3.4",
+        }
+    }
+}
+
+/// An established base URL and the layer it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Base {
+    pub layer: Layer,
+    pub url: String,
+}
+
+impl Base {
+    pub fn is_empty(&self) -> bool {
+        self.url.is_empty()
+    }
+}
+
+impl fmt::Display for Base {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.layer {
+            Layer::Embedded { offset } => {
+                write!(f, "`{}` (embedded <base href> at byte {offset})", self.url)
+            }
+            Layer::Encapsulating { from } => {
+                write!(f, "`{}` (encapsulating entity: {from})", self.url)
+            }
+            Layer::Retrieval { from } => write!(f, "`{}` ({from})", self.url),
+            Layer::Empty => f.write_str("none: every URL is left as it is"),
+        }
+    }
+}
+
+/// Why a `<base href>` found in the head was not used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ignored {
+    /// Still relative after resolving it against the layers below it.
+    Relative,
+    /// `javascript:` or `data:`, which browsers ignore as a base too.
+    Scheme,
+}
+
+/// A base URL a layer below the document offers, and what gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub url: String,
+    /// What gave it, for messages: `--retrieved-from`, `Content-Base:`.
+    pub from: &'static str,
+}
+
+/// A layer's URL that cannot be a base.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayerError {
+    /// No scheme, and nothing below it to resolve it against.
+    #[error("{from} must be an absolute URL, with a scheme: `{url}`")]
+    Relative { from: &'static str, url: String },
+    /// Control characters never stand in a URL as given: a line break or a
+    /// tab there is a mistake (a pasted line, a header read wrongly).
+    #[error("{from} holds a control character: `{escaped}`")]
+    ControlCharacter {
+        from: &'static str,
+        /// The URL as Rust escapes it (`\n`): the message stays one line.
+        escaped: String,
+    },
+}
+
+/// The layers below the embedded one, known before the document is read,
+/// each checked: a base is absolute. `Layers::default()` has none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layers {
+    encapsulating: Option<Candidate>,
+    retrieval: Option<Candidate>,
+    charset: Option<Charset>,
+}
+
+/// The charset the encapsulating entity declares (`Content-Type: text/html;
+/// charset=…`): the HTML standard's "transport layer" encoding, after a
+/// byte order mark and the user's override, before `<meta>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Charset {
+    pub encoding: &'static Encoding,
+    pub from: &'static str,
+}
+
+impl Layers {
+    /// With §3.3's base: the URL the document was retrieved from, which
+    /// must be absolute by `standard`'s parser.
+    pub fn with_retrieval(
+        mut self,
+        standard: Standard,
+        url: &str,
+        from: &'static str,
+    ) -> Result<Self, LayerError> {
+        let url = checked(url, from)?;
+        if !standard.has_scheme(url) {
+            return Err(LayerError::Relative {
+                from,
+                url: url.to_owned(),
+            });
+        }
+        self.retrieval = Some(Candidate {
+            url: url.to_owned(),
+            from,
+        });
+        Ok(self)
+    }
+
+    /// With §3.2's base: the one the encapsulating entity gives. A relative
+    /// one is resolved against the retrieval URL (so give that first), and
+    /// must then be absolute.
+    pub fn with_encapsulating(
+        mut self,
+        standard: Standard,
+        url: &str,
+        from: &'static str,
+    ) -> Result<Self, LayerError> {
+        let url = checked(url, from)?;
+        let below = self.retrieval.as_ref().map_or("", |r| &r.url);
+        let resolved = standard.resolve(below, url);
+        if !standard.has_scheme(&resolved) {
+            return Err(LayerError::Relative {
+                from,
+                url: url.to_owned(),
+            });
+        }
+        self.encapsulating = Some(Candidate {
+            url: resolved.into_owned(),
+            from,
+        });
+        Ok(self)
+    }
+
+    /// With the encapsulating entity's charset.
+    pub fn with_charset(mut self, encoding: &'static Encoding, from: &'static str) -> Self {
+        self.charset = Some(Charset { encoding, from });
+        self
+    }
+
+    /// The layers of a document nested in another (`srcdoc`, `<noscript>`):
+    /// the base of the document around it is its encapsulating entity.
+    pub(crate) fn around(base: &Base) -> Self {
+        Layers {
+            encapsulating: Some(Candidate {
+                url: base.url.clone(),
+                from: "the document around it",
+            }),
+            ..Layers::default()
+        }
+    }
+
+    /// §3.2's base, resolved, if there is one.
+    pub fn encapsulating(&self) -> Option<&Candidate> {
+        self.encapsulating.as_ref()
+    }
+
+    /// §3.3's base, if there is one.
+    pub fn retrieval(&self) -> Option<&Candidate> {
+        self.retrieval.as_ref()
+    }
+
+    /// The encapsulating entity's charset, if it declares one.
+    pub fn charset(&self) -> Option<Charset> {
+        self.charset
+    }
+
+    /// The base when the document embeds none: the innermost of §3.2, §3.3,
+    /// §3.4 that is defined.
+    pub fn outer(&self) -> Base {
+        match (&self.encapsulating, &self.retrieval) {
+            (Some(c), _) => Base {
+                layer: Layer::Encapsulating { from: c.from },
+                url: c.url.clone(),
+            },
+            (None, Some(c)) => Base {
+                layer: Layer::Retrieval { from: c.from },
+                url: c.url.clone(),
+            },
+            (None, None) => Base {
+                layer: Layer::Empty,
+                url: String::new(),
+            },
+        }
+    }
+
+    /// The base for a document whose first `<base href>` (at byte `offset`)
+    /// holds `href`, already stripped and decoded. The href is resolved
+    /// against the layers below it, never against itself.
+    pub fn embedded(&self, href: &str, offset: usize, standard: Standard) -> Result<Base, Ignored> {
+        let outer = self.outer();
+        let url = standard.resolve(&outer.url, href);
+        let Some(scheme_len) = standard.scheme_len(&url) else {
+            return Err(Ignored::Relative);
+        };
+        let scheme = &url[..scheme_len];
+        if scheme.eq_ignore_ascii_case("javascript") || scheme.eq_ignore_ascii_case("data") {
+            return Err(Ignored::Scheme);
+        }
+        Ok(Base {
+            layer: Layer::Embedded { offset },
+            url: url.into_owned(),
+        })
+    }
+}
+
+/// `url`, refused if it holds a control character.
+fn checked<'u>(url: &'u str, from: &'static str) -> Result<&'u str, LayerError> {
+    if url.chars().any(char::is_control) {
+        return Err(LayerError::ControlCharacter {
+            from,
+            escaped: url.escape_debug().to_string(),
+        });
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const R: Standard = Standard::Rfc1808;
+
+    fn retrieved(url: &str) -> Layers {
+        Layers::default().with_retrieval(R, url, "-r").unwrap()
+    }
+
+    #[test]
+    fn innermost_defined_layer_wins() {
+        assert_eq!(Layers::default().outer().layer, Layer::Empty);
+        assert_eq!(
+            retrieved("http://h/").outer().layer,
+            Layer::Retrieval { from: "-r" }
+        );
+        let both = retrieved("http://r/")
+            .with_encapsulating(R, "http://e/", "Content-Base:")
+            .unwrap();
+        assert_eq!(both.outer().url, "http://e/");
+        assert_eq!(
+            both.outer().layer,
+            Layer::Encapsulating {
+                from: "Content-Base:"
+            }
+        );
+    }
+
+    #[test]
+    fn a_retrieval_url_must_be_absolute_and_one_line() {
+        let refused = |url: &str, standard| {
+            Layers::default()
+                .with_retrieval(standard, url, "--retrieved-from")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            refused("docs/", R),
+            "--retrieved-from must be an absolute URL, with a scheme: `docs/`"
+        );
+        assert_eq!(
+            refused("", R),
+            "--retrieved-from must be an absolute URL, with a scheme: ``"
+        );
+        assert_eq!(
+            refused("http://h/a\nb", R),
+            "--retrieved-from holds a control character: `http://h/a\\nb`"
+        );
+        // Each standard's own scheme rule: RFC 3986's starts with a letter.
+        assert!(Layers::default().with_retrieval(R, "1a:b", "-r").is_ok());
+        assert!(refused("1a:b", Standard::Rfc3986).contains("absolute"));
+    }
+
+    #[test]
+    fn a_relative_encapsulating_base_resolves_against_the_retrieval_url() {
+        let layers = retrieved("http://h/a/p")
+            .with_encapsulating(R, "../b/", "Content-Location:")
+            .unwrap();
+        assert_eq!(layers.encapsulating().unwrap().url, "http://h/b/");
+        assert_eq!(layers.retrieval().unwrap().url, "http://h/a/p");
+        let alone = Layers::default().with_encapsulating(R, "b/", "Content-Base:");
+        assert_eq!(
+            alone.unwrap_err().to_string(),
+            "Content-Base: must be an absolute URL, with a scheme: `b/`"
+        );
+    }
+
+    #[test]
+    fn the_charset_is_kept_with_what_gave_it() {
+        let layers = Layers::default().with_charset(encoding_rs::SHIFT_JIS, "Content-Type:");
+        assert_eq!(
+            layers.charset(),
+            Some(Charset {
+                encoding: encoding_rs::SHIFT_JIS,
+                from: "Content-Type:"
+            })
+        );
+    }
+
+    #[test]
+    fn embedded_href_resolves_against_the_layers_below() {
+        let base = retrieved("http://h/a/p").embedded("sub/", 7, R).unwrap();
+        assert_eq!(base.url, "http://h/a/sub/");
+        assert_eq!(base.layer, Layer::Embedded { offset: 7 });
+    }
+
+    #[test]
+    fn embedded_href_that_stays_relative_or_is_script_is_ignored() {
+        let none = Layers::default();
+        assert_eq!(none.embedded("sub/", 0, R), Err(Ignored::Relative));
+        assert_eq!(
+            retrieved("http://h/").embedded("JavaScript:alert(1)", 0, R),
+            Err(Ignored::Scheme)
+        );
+        assert_eq!(
+            none.embedded("data:text/html,x", 0, Standard::Rfc3986),
+            Err(Ignored::Scheme)
+        );
+        assert!(none.embedded("http://x/", 0, R).is_ok());
+    }
+}

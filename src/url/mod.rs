@@ -1,0 +1,11 @@
+//! URLs, and nothing of HTML: RFC 1808's parsing (§2.4) and resolution (§4),
+//! RFC 3986's as the opt-in second standard, and the §3 layers that decide
+//! a document's base.
+
+mod layers;
+pub mod rfc1808;
+pub mod rfc3986;
+mod standard;
+
+pub use layers::{Base, Candidate, Charset, Ignored, Layer, LayerError, Layers};
+pub use standard::{BaseUrl, Standard};
