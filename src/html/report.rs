@@ -6,7 +6,7 @@ use std::fmt;
 use super::attrs::Kind;
 use super::encoding::Chosen;
 use super::lookahead::Decision;
-use crate::url::{Base, Candidate, Layers};
+use crate::url::{Base, Below, Candidate, Layers};
 
 /// URL values met, by outcome.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -103,18 +103,35 @@ impl Report {
             Some(c) => format!("`{}` from {}, {}", c.url, c.from, won(section)),
             None => "none".to_owned(),
         };
-        vec![
-            format!("layer 3.1 (embedded): {embedded}"),
-            format!(
-                "layer 3.2 (encapsulating entity): {}",
-                below(self.layers.encapsulating(), "3.2")
-            ),
-            format!(
-                "layer 3.3 (retrieval URL): {}",
+        // A source's notes on a layer follow its line, named the same way.
+        let noted = |name: &str, layer| {
+            self.layers
+                .notes(layer)
+                .map(|note| format!("{name}: {note}"))
+                .collect::<Vec<_>>()
+        };
+        let encapsulating = "layer 3.2 (encapsulating entity)";
+        let retrieval = "layer 3.3 (retrieval URL)";
+        [
+            vec![
+                format!("layer 3.1 (embedded): {embedded}"),
+                format!(
+                    "{encapsulating}: {}",
+                    below(self.layers.encapsulating(), "3.2")
+                ),
+            ],
+            noted(encapsulating, Below::Encapsulating),
+            vec![format!(
+                "{retrieval}: {}",
                 below(self.layers.retrieval(), "3.3")
-            ),
-            format!("layer 3.4 (default): the empty base, {}", won("3.4")),
+            )],
+            noted(retrieval, Below::Retrieval),
+            vec![format!(
+                "layer 3.4 (default): the empty base, {}",
+                won("3.4")
+            )],
         ]
+        .concat()
     }
 
     /// The lines of `-v`, without the program name.

@@ -108,6 +108,18 @@ pub struct Layers {
     encapsulating: Option<Candidate>,
     retrieval: Option<Candidate>,
     charset: Option<Charset>,
+    /// What `-v` says of a layer besides its candidate: the candidates a
+    /// source passed over, the redirects that led to the retrieval URL.
+    notes: Vec<(Below, String)>,
+}
+
+/// A layer below the document that a source can say more of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Below {
+    /// §3.2.
+    Encapsulating,
+    /// §3.3.
+    Retrieval,
 }
 
 /// The charset the encapsulating entity declares (`Content-Type: text/html;
@@ -171,6 +183,21 @@ impl Layers {
     pub fn with_charset(mut self, encoding: &'static Encoding, from: &'static str) -> Self {
         self.charset = Some(Charset { encoding, from });
         self
+    }
+
+    /// With a note on `layer` for `-v`: a candidate passed over and why,
+    /// the way to the retrieval URL.
+    pub fn with_note(mut self, layer: Below, note: impl Into<String>) -> Self {
+        self.notes.push((layer, note.into()));
+        self
+    }
+
+    /// The notes on `layer`, in the order they were made.
+    pub fn notes(&self, layer: Below) -> impl Iterator<Item = &str> {
+        self.notes
+            .iter()
+            .filter(move |(l, _)| *l == layer)
+            .map(|(_, note)| note.as_str())
     }
 
     /// The layers of a document nested in another (`srcdoc`, `<noscript>`):

@@ -7,5 +7,5 @@ pub mod rfc1808;
 pub mod rfc3986;
 mod standard;
 
-pub use layers::{Base, Candidate, Charset, Ignored, Layer, LayerError, Layers};
+pub use layers::{Base, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers};
 pub use standard::{BaseUrl, Standard};

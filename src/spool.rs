@@ -1,0 +1,151 @@
+//! Bytes held until they are complete: in memory up to a limit, in an
+//! anonymous temporary file past it. What a source holds when something
+//! that comes first (a `Content-Length`, a WARC record's digests) depends on
+//! what comes after, or when the bytes as they came may still be needed.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
+
+/// Bytes held whole, that can be read again from the start: a [`Spool`],
+/// or a slice of a buffer in memory.
+pub trait Held {
+    /// A reader of all of it, from the first byte.
+    fn open(&mut self) -> io::Result<Box<dyn Read + '_>>;
+    /// How many bytes it holds.
+    fn len(&self) -> u64;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Held for &[u8] {
+    fn open(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        Ok(Box::new(&self[..]))
+    }
+
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+}
+
+impl Held for Spool {
+    fn open(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        self.reader()
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+/// A buffer that spills to a temporary file once it holds more than its
+/// limit; write to it, then read it back from the start, as often as
+/// needed.
+#[derive(Debug)]
+pub struct Spool {
+    memory: Vec<u8>,
+    /// Set once the bytes no longer fit in memory; it holds all of them.
+    file: Option<File>,
+    len: u64,
+    limit: usize,
+}
+
+impl Spool {
+    /// A spool that keeps up to `limit` bytes in memory.
+    pub fn new(limit: usize) -> Self {
+        Spool {
+            memory: Vec::new(),
+            file: None,
+            len: 0,
+            limit,
+        }
+    }
+
+    /// How many bytes it holds.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether it went to a temporary file.
+    pub fn spilled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// The bytes, when they are in memory.
+    pub fn in_memory(&self) -> Option<&[u8]> {
+        self.file.is_none().then_some(&self.memory[..])
+    }
+
+    /// A reader of everything it holds, from the first byte.
+    pub fn reader(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        match &mut self.file {
+            None => Ok(Box::new(&self.memory[..])),
+            Some(file) => {
+                file.flush()?;
+                file.seek(SeekFrom::Start(0))?;
+                Ok(Box::new(BufReader::new(file.take(self.len))))
+            }
+        }
+    }
+
+    /// Copies everything it holds to `out`.
+    pub fn copy_to(&mut self, out: &mut dyn Write) -> io::Result<u64> {
+        io::copy(&mut self.reader()?, out)
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.file.is_none() && self.memory.len() + buf.len() > self.limit {
+            let mut file = tempfile::tempfile()?;
+            file.write_all(&self.memory)?;
+            self.memory = Vec::new();
+            self.file = Some(file);
+        }
+        match &mut self.file {
+            None => self.memory.extend_from_slice(buf),
+            Some(file) => {
+                // At the end: a reader may have moved the position.
+                file.seek(SeekFrom::End(0))?;
+                file.write_all(buf)?;
+            }
+        }
+        self.len += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn it_spills_past_its_limit_and_reads_back_whole_again_and_again() {
+        let mut spool = Spool::new(10);
+        spool.write_all(b"0123456789").unwrap();
+        assert!(!spool.spilled());
+        assert_eq!(spool.in_memory(), Some(&b"0123456789"[..]));
+        spool.write_all(b"abc").unwrap();
+        assert!(spool.spilled());
+        assert_eq!(spool.in_memory(), None);
+        for _ in 0..2 {
+            let mut back = Vec::new();
+            spool.reader().unwrap().read_to_end(&mut back).unwrap();
+            assert_eq!(back, b"0123456789abc");
+        }
+        spool.write_all(b"de").unwrap();
+        let mut out = Vec::new();
+        assert_eq!(spool.copy_to(&mut out).unwrap(), 15);
+        assert_eq!(out, b"0123456789abcde");
+        assert_eq!(spool.len(), 15);
+    }
+}
