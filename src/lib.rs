@@ -16,7 +16,8 @@
 //! it reports. The folders say what their code knows, and imports point
 //! down:
 //!
-//! - sources: [`filter`] (one document, a file or standard input);
+//! - sources: [`filter`] (one document, a file or standard input), over
+//!   [`http`] for saved responses (`--http`);
 //! - `html/`: one document: lol_html, the splicing sink, the lookahead, the
 //!   encoding, the attribute table, a value's bytes;
 //! - `syntax/`: URLs inside a value (CSS, `srcset`, meta refresh);
@@ -26,6 +27,8 @@
 mod files;
 pub mod filter;
 mod html;
+pub mod http;
+pub mod spool;
 mod syntax;
 mod url;
 
@@ -41,7 +44,7 @@ pub use html::lookahead::Decision;
 pub use html::report::{Counts, Report, Warning};
 pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};
 pub use url::{
-    Base, BaseUrl, Candidate, Charset, Layer, LayerError, Layers, Standard, rfc1808, rfc3986,
+    Base, BaseUrl, Below, Candidate, Charset, Layer, LayerError, Layers, Standard, rfc1808, rfc3986,
 };
 
 /// The README's examples, compiled as doctests so they stay true.

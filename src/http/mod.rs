@@ -1,0 +1,25 @@
+//! A source: saved HTTP responses (`curl -i`, `curl -iL`, `wget
+//! --save-headers`; the HTTP block of a WARC record), whose header blocks
+//! give the document's base (RFC 1808 §3.2), its retrieval URL after
+//! redirects (§3.3) and its charset, and whose body is rewritten in the
+//! codings it came in.
+//!
+//! The way through: [`head`] (a block, and the streaming reader of the
+//! blocks) → [`entity`] (§3.2 and the charset) with [`redirects`] (§3.3)
+//! and [`media`] (what the body is) → [`coding`] (what the body's codings
+//! really are; decoding and encoding them) → [`response`] (all of it, on a
+//! stream or on a body held whole) → [`report`].
+
+pub mod coding;
+pub mod entity;
+pub mod head;
+pub mod media;
+pub mod redirects;
+pub mod report;
+pub mod response;
+
+pub use head::{Edit, Head, HeadError, HeadReader, Version, read_heads, starts_like_response};
+pub use report::{Block, Body, Report, Warning};
+pub use response::{
+    Error, Options, ResponseRewriter, Tell, rewrite_parts, rewrite_response, rewrite_response_bytes,
+};

@@ -1,0 +1,175 @@
+//! What a response's run did, on top of its document's [`Report`]: the
+//! header blocks, the codings, the body's fate; and the warnings of the
+//! HTTP layer. The `Display` impls are the exact lines users read.
+
+use std::fmt;
+
+use super::head::Version;
+use crate::html::report::{Report as DocumentReport, Warning as DocumentWarning};
+
+/// Something the user should know about a response, printed to standard
+/// error as it happens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Warning {
+    /// The document's own (the engine's), unchanged.
+    Document(DocumentWarning),
+    /// A base field (`Base:`, `Content-Base:`, `Content-Location:`) that is
+    /// not a URL: ignored, never guessed at.
+    NotAUrl {
+        field: &'static str,
+        value: String,
+        offset: usize,
+        why: String,
+    },
+    /// A redirect whose `Location:` cannot be followed: the retrieval URL
+    /// is not known after it.
+    Location {
+        status: u16,
+        value: String,
+        offset: usize,
+        why: String,
+    },
+    /// A body that starts as its coding claims and then breaks: it is
+    /// written as it came, and the run fails.
+    Broken {
+        /// `Content-Encoding: gzip`
+        claim: String,
+        /// Where, said as a place: `byte 812`, `byte 40 of the body once
+        /// dechunked`.
+        at: String,
+        why: String,
+    },
+    /// A coding htmlabs does not decode, which the body holds (`zstd`, by
+    /// its magic number) or may hold (a name it does not know): the body is
+    /// written as it came, and the run fails.
+    Undecodable { claim: String },
+}
+
+impl Warning {
+    /// Whether the run failed to rewrite what it was given (exit status 2,
+    /// the output complete): the memory limit, a broken or unknown coding.
+    pub fn stops_rewriting(&self) -> bool {
+        match self {
+            Warning::Document(w) => w.stops_rewriting(),
+            Warning::Broken { .. } | Warning::Undecodable { .. } => true,
+            Warning::NotAUrl { .. } | Warning::Location { .. } => false,
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::Document(w) => w.fmt(f),
+            Warning::NotAUrl {
+                field,
+                value,
+                offset,
+                why,
+            } => write!(
+                f,
+                "`{field} {value}` at byte {offset} is not a base URL ({why}): ignored"
+            ),
+            Warning::Location {
+                status,
+                value,
+                offset,
+                why,
+            } => write!(
+                f,
+                "`Location: {value}` of the {status} at byte {offset} cannot be followed ({why}): the retrieval URL is not known after it"
+            ),
+            Warning::Broken { claim, at, why } => write!(
+                f,
+                "the body breaks its `{claim}` at {at} ({why}): it is written as it came"
+            ),
+            Warning::Undecodable { claim } => write!(
+                f,
+                "the body's `{claim}` is not a coding htmlabs can decode: it is written as it came"
+            ),
+        }
+    }
+}
+
+/// One header block, as `-v` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    pub offset: usize,
+    pub version: Version,
+    pub status: u16,
+}
+
+/// What became of the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// Rewritten, and written in the coding it came in.
+    Rewritten,
+    /// HTML with nothing to change: written as it came, byte for byte.
+    Unchanged,
+    /// Not HTML: written as it came. The type, or `None` when there was no
+    /// `Content-Type` and the body does not start like HTML.
+    NotHtml(Option<String>),
+    /// Its coding broke, or cannot be decoded: written as it came.
+    AsItCame,
+}
+
+/// A response's run: its header blocks, what became of its body, the lines
+/// `-v` prints for the HTTP layer, and the document's own report when the
+/// body was read as HTML.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub blocks: Vec<Block>,
+    /// Where the body starts in the input, and its length as it came.
+    pub body_offset: usize,
+    pub body_len: u64,
+    pub body: Body,
+    /// The lines of `-v` for the HTTP layer (codings, type, length), in
+    /// order, without the program name.
+    pub notes: Vec<String>,
+    pub document: Option<DocumentReport>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Report {
+    /// Whether the run failed to rewrite all it was given: the output is
+    /// complete, and the exit status is 2.
+    pub fn incomplete(&self) -> bool {
+        self.warnings.iter().any(Warning::stops_rewriting)
+    }
+
+    /// The lines of `-v`, without the program name: the HTTP layer's, then
+    /// the document's.
+    pub fn verbose_lines(&self) -> Vec<String> {
+        let blocks: Vec<String> = self
+            .blocks
+            .iter()
+            .map(|b| format!("{} {} at byte {}", b.version, b.status, b.offset))
+            .collect();
+        let mut lines = vec![format!(
+            "response: {} header block{} ({}); the body, {} bytes, at byte {}",
+            blocks.len(),
+            if blocks.len() == 1 { "" } else { "s" },
+            blocks.join(", "),
+            self.body_len,
+            self.body_offset
+        )];
+        lines.extend(self.notes.iter().cloned());
+        lines.push(format!(
+            "body: {}",
+            match &self.body {
+                Body::Rewritten => "rewritten".to_owned(),
+                Body::Unchanged => "nothing to change: written as it came".to_owned(),
+                Body::NotHtml(Some(essence)) =>
+                    format!("not HTML (`{essence}`): written as it came"),
+                Body::NotHtml(None) =>
+                    "no Content-Type, and it does not start like HTML: written as it came"
+                        .to_owned(),
+                Body::AsItCame => "written as it came (see the warning)".to_owned(),
+            }
+        ));
+        if let Some(document) = &self.document {
+            lines.extend(document.verbose_lines());
+        }
+        lines
+    }
+}

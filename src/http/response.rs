@@ -1,0 +1,812 @@
+//! One saved response: its header blocks, then its body rewritten as an
+//! HTML document and written back in the coding it came in, the blocks
+//! byte for byte (but a `Content-Length` that was true of the input and is
+//! no longer).
+//!
+//! Two ways in, one way through: [`rewrite_parts`] takes a body held
+//! whole (in memory or spilled: a WARC record's), and
+//! [`ResponseRewriter`] takes a stream in writes of any size. The stream
+//! goes straight through the document's rewriter when nothing that comes
+//! first depends on what comes after (no coding holds, no
+//! `Content-Length`); otherwise its body is held, within `--max-memory`
+//! and spilled past it, and goes through [`rewrite_parts`] at its end.
+
+use std::cell::RefCell;
+use std::io::{self, Read, Write};
+use std::rc::Rc;
+
+use super::coding::{self, Broken, Decision, PEEK, Plan, Planned, Starts};
+use super::entity::{Entity, entity};
+use super::head::{Edit, Head, HeadError, HeadReader, read_heads};
+use super::media::{self, MediaType};
+use super::report::{Block, Body, Report, Warning};
+use crate::html::config::Config;
+use crate::html::error::Error as DocumentError;
+use crate::html::report::Report as DocumentReport;
+use crate::html::rewriter::Rewriter;
+use crate::spool::{Held, Spool};
+
+/// What a response's run is asked to do, besides its document's [`Config`]
+/// (whose retrieval URL is the URL first asked for).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `Content-Location:` is a base (§3.2), after `Base:` and
+    /// `Content-Base:`.
+    pub content_location: bool,
+    /// Write the body alone: no header blocks, no transfer or content
+    /// coding.
+    pub strip_headers: bool,
+}
+
+/// What stops a response's run. Nothing is written for a bad head.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Head(#[from] HeadError),
+    #[error(transparent)]
+    Document(#[from] DocumentError),
+}
+
+/// What is told of each warning as it happens.
+pub type Tell = Box<dyn FnMut(&Warning)>;
+
+/// The warnings of a run: kept for its report and told as they happen.
+#[derive(Default)]
+struct Told {
+    list: Vec<Warning>,
+    tell: Option<Tell>,
+}
+
+type Shared = Rc<RefCell<Told>>;
+
+fn warn(told: &Shared, warning: Warning) {
+    let mut told = told.borrow_mut();
+    if let Some(tell) = &mut told.tell {
+        tell(&warning);
+    }
+    told.list.push(warning);
+}
+
+fn written(e: io::Error) -> Error {
+    Error::Document(DocumentError::Write(e))
+}
+
+/// What the body's run gave, for the report.
+struct Outcome {
+    body: Body,
+    notes: Vec<String>,
+    document: Option<DocumentReport>,
+}
+
+/// The `Content-Length` a block claims: every field of it (and every item
+/// of a list in one) the same number.
+fn content_length(head: &Head) -> Option<u64> {
+    let mut length = None;
+    for (value, _) in head.values("Content-Length") {
+        for item in value.split(|&b| b == b',') {
+            let n: u64 = std::str::from_utf8(item.trim_ascii()).ok()?.parse().ok()?;
+            if length.is_some_and(|l| l != n) {
+                return None;
+            }
+            length = Some(n);
+        }
+    }
+    length
+}
+
+/// Writes the blocks as they came, and the body as it came: what a
+/// response becomes when its body is not rewritten.
+fn as_it_came(
+    heads: &[Head],
+    body: &mut dyn Held,
+    options: &Options,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    if !options.strip_headers {
+        for head in heads {
+            out.write_all(head.bytes()).map_err(written)?;
+        }
+    }
+    io::copy(&mut body.open().map_err(written)?, out).map_err(written)?;
+    Ok(())
+}
+
+/// Where a break is, in the user's terms: a byte of the input when no
+/// layer outside it was decoded.
+fn place(plan: &Plan, broken: &Broken, body_offset: usize) -> String {
+    let outer = plan.layers[..broken.layer]
+        .iter()
+        .rev()
+        .find(|l| matches!(l.decision, Decision::Decode(_)));
+    match outer {
+        None => format!("byte {}", body_offset as u64 + broken.at),
+        Some(outer) => format!(
+            "byte {} of the body once its `{}` is decoded",
+            broken.at, outer.claim
+        ),
+    }
+}
+
+/// The `-v` line of a layer.
+fn coding_note(layer: &coding::Layer) -> String {
+    match &layer.decision {
+        Decision::Decode(_) => format!("coding: `{}`: decoded, and encoded again", layer.claim),
+        Decision::AsDecoded(why) => format!(
+            "coding: `{}`: {why} at the body's first byte: taken as already decoded",
+            layer.claim
+        ),
+    }
+}
+
+/// The document's config: the run's, with the entity's layers.
+fn document_config(config: &Config, entity: &Entity) -> Config {
+    Config {
+        layers: entity.layers.clone(),
+        ..config.clone()
+    }
+}
+
+/// Rewrites the body of a response whose blocks are `heads` and whose body,
+/// held whole, is `body`, into `out`; the warnings go to `told`.
+#[allow(clippy::too_many_arguments)]
+fn respond(
+    heads: &[Head],
+    entity: &Entity,
+    body: &mut dyn Held,
+    body_offset: usize,
+    config: &Config,
+    options: &Options,
+    out: &mut dyn Write,
+    told: &Shared,
+) -> Result<Outcome, Error> {
+    let last = heads.last().expect("a response has a final block");
+    let mut notes = Vec::new();
+    let plan = match coding::plan(&coding::claims(last), body).map_err(written)? {
+        Planned::Plan(plan) => plan,
+        Planned::Undecodable(claim) => {
+            warn(
+                told,
+                Warning::Undecodable {
+                    claim: claim.to_string(),
+                },
+            );
+            as_it_came(heads, body, options, out)?;
+            return Ok(Outcome {
+                body: Body::AsItCame,
+                notes,
+                document: None,
+            });
+        }
+        Planned::Broken(plan, broken) => {
+            notes.extend(plan.layers.iter().map(coding_note));
+            return broke(
+                heads,
+                body,
+                body_offset,
+                options,
+                out,
+                told,
+                &plan,
+                &broken,
+                notes,
+            );
+        }
+    };
+    notes.extend(plan.layers.iter().map(coding_note));
+    notes.extend(entity.notes.iter().cloned());
+
+    // What the body is: its type, or its first bytes.
+    let html = match &entity.media {
+        Some(media) => media.is_html(),
+        None => {
+            let mut first = Vec::new();
+            let read = coding::decoder(&plan, body)
+                .map_err(written)?
+                .take(1445)
+                .read_to_end(&mut first);
+            if let Err(e) = read {
+                return match Broken::of(&e) {
+                    Some(b) => {
+                        let b = b.clone();
+                        broke(
+                            heads,
+                            body,
+                            body_offset,
+                            options,
+                            out,
+                            told,
+                            &plan,
+                            &b,
+                            notes,
+                        )
+                    }
+                    None => Err(written(e)),
+                };
+            }
+            let html = media::sniffs_as_html(&first, true) == Some(true);
+            if html {
+                notes.push("content type: none, and the body starts like HTML".to_owned());
+            }
+            html
+        }
+    };
+    let limit = config.max_memory / 2;
+    if !html {
+        let not_html = Body::NotHtml(entity.media.as_ref().map(|m| m.essence.clone()));
+        if options.strip_headers
+            && plan
+                .layers
+                .iter()
+                .any(|l| matches!(l.decision, Decision::Decode(_)))
+        {
+            // The body alone, decoded: held, so that a break leaves it whole.
+            let mut decoded = Spool::new(limit);
+            let copied = io::copy(
+                &mut coding::decoder(&plan, body).map_err(written)?,
+                &mut decoded,
+            );
+            if let Err(e) = copied {
+                return match Broken::of(&e) {
+                    Some(b) => {
+                        let b = b.clone();
+                        broke(
+                            heads,
+                            body,
+                            body_offset,
+                            options,
+                            out,
+                            told,
+                            &plan,
+                            &b,
+                            notes,
+                        )
+                    }
+                    None => Err(written(e)),
+                };
+            }
+            decoded.copy_to(out).map_err(written)?;
+        } else {
+            as_it_came(heads, body, options, out)?;
+        }
+        return Ok(Outcome {
+            body: not_html,
+            notes,
+            document: None,
+        });
+    }
+
+    // The rewrite, into the body's codings (none with --strip-headers).
+    let mut encoded = Spool::new(limit);
+    let document = {
+        let none = Plan::default();
+        let writing = if options.strip_headers { &none } else { &plan };
+        let writer = coding::encoder(writing, &mut encoded);
+        let told_here = Rc::clone(told);
+        let mut rewriter = Rewriter::new(document_config(config, entity), writer)
+            .on_warning(move |w| warn(&told_here, Warning::Document(w.clone())));
+        let decoded = coding::decoder(&plan, body).map_err(written)?;
+        if let Err(e) = rewriter.read_from(decoded) {
+            return match &e {
+                DocumentError::Read(io) if Broken::of(io).is_some() => {
+                    let b = Broken::of(io).expect("matched").clone();
+                    broke(
+                        heads,
+                        body,
+                        body_offset,
+                        options,
+                        out,
+                        told,
+                        &plan,
+                        &b,
+                        notes,
+                    )
+                }
+                _ => Err(e.into()),
+            };
+        }
+        let (report, writer) = rewriter.end()?;
+        writer.finish().map_err(written)?;
+        report
+    };
+    if document.counts.rewritten == 0 && !options.strip_headers {
+        as_it_came(heads, body, options, out)?;
+        if let Some(length) = content_length(last) {
+            notes.push(format!("content length: {length}, left as it is"));
+        }
+        return Ok(Outcome {
+            body: Body::Unchanged,
+            notes,
+            document: Some(document),
+        });
+    }
+    if !options.strip_headers {
+        let (before, _) = heads.split_at(heads.len() - 1);
+        for head in before {
+            out.write_all(head.bytes()).map_err(written)?;
+        }
+        match content_length(last) {
+            Some(length) if length == body.len() => {
+                let new = encoded.len().to_string();
+                notes.push(format!(
+                    "content length: {length} was true of the body: now {new}"
+                ));
+                let edited = last.edited(
+                    |name, _| {
+                        if name.eq_ignore_ascii_case(b"Content-Length") {
+                            Edit::Value(new.clone().into_bytes())
+                        } else {
+                            Edit::Keep
+                        }
+                    },
+                    &[],
+                );
+                out.write_all(&edited).map_err(written)?;
+            }
+            Some(length) => {
+                notes.push(format!(
+                    "content length: {length} was not true of the body ({} bytes): left as it is",
+                    body.len()
+                ));
+                out.write_all(last.bytes()).map_err(written)?;
+            }
+            None => out.write_all(last.bytes()).map_err(written)?,
+        }
+    }
+    encoded.copy_to(out).map_err(written)?;
+    Ok(Outcome {
+        body: Body::Rewritten,
+        notes,
+        document: Some(document),
+    })
+}
+
+/// The body broke its coding: it is written as it came, with a warning.
+#[allow(clippy::too_many_arguments)]
+fn broke(
+    heads: &[Head],
+    body: &mut dyn Held,
+    body_offset: usize,
+    options: &Options,
+    out: &mut dyn Write,
+    told: &Shared,
+    plan: &Plan,
+    broken: &Broken,
+    notes: Vec<String>,
+) -> Result<Outcome, Error> {
+    warn(
+        told,
+        Warning::Broken {
+            claim: plan.layers[broken.layer].claim.to_string(),
+            at: place(plan, broken, body_offset),
+            why: broken.why.clone(),
+        },
+    );
+    as_it_came(heads, body, options, out)?;
+    Ok(Outcome {
+        body: Body::AsItCame,
+        notes,
+        document: None,
+    })
+}
+
+fn blocks(heads: &[Head]) -> Vec<Block> {
+    heads
+        .iter()
+        .map(|h| Block {
+            offset: h.offset(),
+            version: h.version(),
+            status: h.status(),
+        })
+        .collect()
+}
+
+/// Rewrites a response whose blocks are read (`heads`) and whose body is
+/// held whole (`body`, which starts at `body_offset` of the input), into
+/// `out`, telling each warning to `tell` as it happens: what a source that
+/// holds its responses calls (a WARC record in memory or spilled).
+#[allow(clippy::too_many_arguments)]
+pub fn rewrite_parts(
+    config: &Config,
+    options: &Options,
+    heads: &[Head],
+    body: &mut dyn Held,
+    body_offset: usize,
+    out: &mut dyn Write,
+    tell: Option<Tell>,
+) -> Result<Report, Error> {
+    let told: Shared = Rc::new(RefCell::new(Told {
+        list: Vec::new(),
+        tell,
+    }));
+    let entity = entity(
+        heads,
+        &config.layers,
+        config.standard,
+        options.content_location,
+    );
+    for w in entity.warnings.iter().cloned() {
+        warn(&told, w);
+    }
+    let outcome = respond(
+        heads,
+        &entity,
+        body,
+        body_offset,
+        config,
+        options,
+        out,
+        &told,
+    )?;
+    Ok(report(heads, body_offset, body.len(), outcome, &told))
+}
+
+fn report(
+    heads: &[Head],
+    body_offset: usize,
+    body_len: u64,
+    outcome: Outcome,
+    told: &Shared,
+) -> Report {
+    Report {
+        blocks: blocks(heads),
+        body_offset,
+        body_len,
+        body: outcome.body,
+        notes: outcome.notes,
+        document: outcome.document,
+        warnings: std::mem::take(&mut told.borrow_mut().list),
+    }
+}
+
+/// Rewrites a response held in memory: its blocks, then its body; gives
+/// back the new bytes and the report.
+///
+/// ```
+/// use htmlabs::http::{Options, rewrite_response_bytes};
+/// use htmlabs::{Config, Layers, Standard};
+///
+/// let response = b"HTTP/1.1 301 Moved\r\nLocation: /docs/\r\n\r\n\
+///     HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 19\r\n\r\n\
+///     <a href=guide.html>";
+/// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://example.com/", "-r")?;
+/// let config = Config { layers, ..Config::default() };
+/// let (out, report) = rewrite_response_bytes(&config, &Options::default(), response)?;
+/// assert!(out.ends_with(
+///     b"Content-Length: 43\r\n\r\n<a href=http://example.com/docs/guide.html>"
+/// ));
+/// assert_eq!(report.blocks.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rewrite_response_bytes(
+    config: &Config,
+    options: &Options,
+    input: &[u8],
+) -> Result<(Vec<u8>, Report), Error> {
+    let (heads, body_offset) = read_heads(input)?;
+    let mut out = Vec::with_capacity(input.len() + input.len() / 8);
+    let mut body = &input[body_offset..];
+    let report = rewrite_parts(
+        config,
+        options,
+        &heads,
+        &mut body,
+        body_offset,
+        &mut out,
+        None,
+    )?;
+    Ok((out, report))
+}
+
+/// Rewrites the response `input` gives into `output`, reading 64 KiB at a
+/// time.
+pub fn rewrite_response(
+    config: Config,
+    options: Options,
+    input: impl Read,
+    output: impl Write,
+) -> Result<Report, Error> {
+    let mut rewriter = ResponseRewriter::new(config, options, output);
+    rewriter.read_from(input)?;
+    rewriter.end().map(|(report, _)| report)
+}
+
+/// How a streamed body goes.
+enum State<W: Write> {
+    /// Reading the header blocks.
+    Heads { reader: HeadReader, output: W },
+    /// Holding the body's first bytes, on which its claims are checked.
+    First { held: Vec<u8>, output: W },
+    /// No coding holds, and nothing in the blocks depends on the body:
+    /// straight through the document's rewriter.
+    Stream(Box<Rewriter<W>>),
+    /// Not HTML, and nothing to decode: copied.
+    Copy(W),
+    /// Held to the end.
+    Hold { body: Spool, output: W },
+    /// A write failed: nothing more can be done.
+    Failed,
+}
+
+/// The response so far: its blocks and what they say.
+struct Known {
+    heads: Vec<Head>,
+    entity: Entity,
+    body_offset: usize,
+}
+
+/// A streaming rewriter of a response that writes to `W`: give it the
+/// input in writes of any size, then [`end`](ResponseRewriter::end) it.
+pub struct ResponseRewriter<W: Write> {
+    state: State<W>,
+    config: Config,
+    options: Options,
+    told: Shared,
+    known: Option<Known>,
+    body_len: u64,
+    notes: Vec<String>,
+}
+
+impl<W: Write> ResponseRewriter<W> {
+    pub fn new(config: Config, options: Options, output: W) -> Self {
+        ResponseRewriter {
+            state: State::Heads {
+                reader: HeadReader::new(),
+                output,
+            },
+            config,
+            options,
+            told: Rc::default(),
+            known: None,
+            body_len: 0,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Tells each warning to `tell` as it happens; the report still lists
+    /// them all.
+    pub fn on_warning(self, tell: impl FnMut(&Warning) + 'static) -> Self {
+        self.told.borrow_mut().tell = Some(Box::new(tell));
+        self
+    }
+
+    /// Rewrites all that `input` gives, 64 KiB at a time.
+    pub fn read_from(&mut self, mut input: impl Read) -> Result<(), Error> {
+        let mut buf = vec![0; 64 * 1024];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.state = State::Failed;
+                    return Err(DocumentError::Read(e).into());
+                }
+            };
+            self.write(&buf[..n])?;
+        }
+    }
+
+    /// Reads the next bytes of the input, however it is split.
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        let result = self.write_inner(chunk);
+        if result.is_err() {
+            self.state = State::Failed;
+        }
+        result
+    }
+
+    fn write_inner(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        if let State::Heads { reader, .. } = &mut self.state {
+            match reader.write(chunk)? {
+                super::head::Read::More => return Ok(()),
+                super::head::Read::Body { held, rest } => {
+                    self.heads_over()?;
+                    self.body(&held, false)?;
+                    return self.body(&chunk[rest..], false);
+                }
+            }
+        }
+        self.body(chunk, false)
+    }
+
+    /// The blocks are read: what they say decides how the body goes.
+    fn heads_over(&mut self) -> Result<(), Error> {
+        let State::Heads { reader, output } = std::mem::replace(&mut self.state, State::Failed)
+        else {
+            unreachable!("called at the end of the heads")
+        };
+        let heads = reader.into_heads();
+        let body_offset = heads.last().map_or(0, |h| h.offset() + h.bytes().len());
+        let entity = entity(
+            &heads,
+            &self.config.layers,
+            self.config.standard,
+            self.options.content_location,
+        );
+        for w in entity.warnings.iter().cloned() {
+            warn(&self.told, w);
+        }
+        self.known = Some(Known {
+            heads,
+            entity,
+            body_offset,
+        });
+        self.state = State::First {
+            held: Vec::new(),
+            output,
+        };
+        Ok(())
+    }
+
+    /// The next bytes of the body (`end`: there are no more).
+    fn body(&mut self, bytes: &[u8], end: bool) -> Result<(), Error> {
+        self.body_len += bytes.len() as u64;
+        if let State::First { held, .. } = &mut self.state {
+            held.extend_from_slice(bytes);
+            if held.len() < PEEK && !end {
+                return Ok(());
+            }
+            let State::First { held, output } = std::mem::replace(&mut self.state, State::Failed)
+            else {
+                unreachable!("matched above")
+            };
+            self.state = self.start_body(&held, output)?;
+            self.body_len -= held.len() as u64;
+            return self.body(&held, end);
+        }
+        match &mut self.state {
+            State::Stream(rewriter) => rewriter.write(bytes)?,
+            State::Copy(output) => output.write_all(bytes).map_err(written)?,
+            State::Hold { body, .. } => body.write_all(bytes).map_err(written)?,
+            State::Heads { .. } | State::First { .. } | State::Failed => {
+                return Err(DocumentError::failed_before().into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The first bytes are in (`first`, all of them if fewer than
+    /// [`PEEK`]): how the body goes.
+    fn start_body(&mut self, first: &[u8], mut output: W) -> Result<State<W>, Error> {
+        let known = self.known.as_ref().expect("the heads are read");
+        let last = known.heads.last().expect("a response has a final block");
+        let way = streams(
+            &known.heads,
+            known.entity.media.as_ref(),
+            &self.options,
+            first,
+        );
+        if way == Way::Hold {
+            return Ok(State::Hold {
+                body: Spool::new(self.config.max_memory / 2),
+                output,
+            });
+        }
+        // Every claim was taken as already decoded.
+        for claim in coding::claims(last).into_iter().rev() {
+            let Starts::No(why) = coding::starts_as(claim.coding, first) else {
+                unreachable!("no claim holds")
+            };
+            let layer = coding::Layer {
+                claim,
+                decision: Decision::AsDecoded(why.to_owned()),
+            };
+            self.notes.push(coding_note(&layer));
+        }
+        self.notes.extend(known.entity.notes.iter().cloned());
+        if !self.options.strip_headers {
+            for head in &known.heads {
+                output.write_all(head.bytes()).map_err(written)?;
+            }
+        }
+        Ok(match way {
+            Way::Copy => State::Copy(output),
+            _ => {
+                let told = Rc::clone(&self.told);
+                let config = document_config(&self.config, &known.entity);
+                State::Stream(Box::new(
+                    Rewriter::new(config, output)
+                        .on_warning(move |w| warn(&told, Warning::Document(w.clone()))),
+                ))
+            }
+        })
+    }
+
+    /// Ends the input: gives back the report and the output.
+    pub fn end(mut self) -> Result<(Report, W), Error> {
+        if let State::Heads { reader, .. } = &mut self.state {
+            let held = reader.end()?;
+            self.heads_over()?;
+            self.body(&held, true)?;
+        } else if matches!(self.state, State::First { .. }) {
+            self.body(&[], true)?;
+        }
+        let known = self.known.take().expect("the heads are read");
+        let told = Rc::clone(&self.told);
+        let (outcome, output) = match std::mem::replace(&mut self.state, State::Failed) {
+            State::Stream(rewriter) => {
+                let (document, output) = rewriter.end()?;
+                let body = if document.counts.rewritten == 0 {
+                    Body::Unchanged
+                } else {
+                    Body::Rewritten
+                };
+                let outcome = Outcome {
+                    body,
+                    notes: std::mem::take(&mut self.notes),
+                    document: Some(document),
+                };
+                (outcome, output)
+            }
+            State::Copy(mut output) => {
+                output.flush().map_err(written)?;
+                let essence = known
+                    .entity
+                    .media
+                    .as_ref()
+                    .map(|m: &MediaType| m.essence.clone());
+                let outcome = Outcome {
+                    body: Body::NotHtml(essence),
+                    notes: std::mem::take(&mut self.notes),
+                    document: None,
+                };
+                (outcome, output)
+            }
+            State::Hold {
+                mut body,
+                mut output,
+            } => {
+                let outcome = respond(
+                    &known.heads,
+                    &known.entity,
+                    &mut body,
+                    known.body_offset,
+                    &self.config,
+                    &self.options,
+                    &mut output,
+                    &told,
+                )?;
+                output.flush().map_err(written)?;
+                (outcome, output)
+            }
+            State::Heads { .. } | State::First { .. } | State::Failed => {
+                return Err(DocumentError::failed_before().into());
+            }
+        };
+        let report = report(
+            &known.heads,
+            known.body_offset,
+            self.body_len,
+            outcome,
+            &told,
+        );
+        Ok((report, output))
+    }
+}
+
+/// How a streamed body goes, from its blocks and its first bytes: held
+/// when a coding may hold, when a `Content-Length` may need correcting, or
+/// when its type must be sniffed; else straight through, or copied.
+fn streams(heads: &[Head], media: Option<&MediaType>, options: &Options, first: &[u8]) -> Way {
+    let last = heads.last().expect("a response has a final block");
+    let identity = coding::claims(last)
+        .iter()
+        .all(|c| matches!(coding::starts_as(c.coding, first), Starts::No(_)));
+    if !identity {
+        return Way::Hold;
+    }
+    match media {
+        Some(m) if m.is_html() && (options.strip_headers || content_length(last).is_none()) => {
+            Way::Stream
+        }
+        Some(m) if !m.is_html() => Way::Copy,
+        _ => Way::Hold,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    Stream,
+    Copy,
+    Hold,
+}
