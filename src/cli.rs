@@ -8,6 +8,7 @@ use clap::{Parser, ValueEnum};
 use crate::filter::{Input, Output};
 use crate::html::attrs::{Row, Table};
 use crate::html::encoding;
+use crate::http;
 use crate::{Config, LayerError, Layers, Standard};
 
 const EXAMPLES: &str = "\
@@ -15,10 +16,13 @@ Examples:
   htmlabs --retrieved-from https://example.com/docs/page.html < page.html > out.html
   htmlabs -r https://example.com/docs/ -o site/index.html site/index.html
   htmlabs -v -r https://example.com/a/b.html page.html > /dev/null
+  curl -siL https://example.com/docs | htmlabs --http -r https://example.com/docs
 
 The base is, in RFC 1808 §3's order: the page's first <base href> in the head
-(resolved against what lies below it), else --retrieved-from, else none, and
-then the page comes out unchanged.";
+(resolved against what lies below it), else, with --http, the response's
+Base: or Content-Base: (Content-Location: with --content-location), else the
+retrieval URL (--retrieved-from, after the redirects the input holds), else
+none, and then the page comes out unchanged.";
 
 /// Make every link in an HTML document absolute, by RFC 1808.
 ///
@@ -81,6 +85,26 @@ pub struct Cli {
     /// is 2.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_memory: usize,
+
+    /// The input is a saved HTTP response (`curl -i`, `curl -iL`, `wget
+    /// --save-headers`): header blocks, then the document. Its redirects lead
+    /// from --retrieved-from (the URL first asked for) to the retrieval URL;
+    /// `Base:` and `Content-Base:` give the base below `<base href>`, the
+    /// charset of `Content-Type` the encoding; the body is written back in
+    /// its coding.
+    #[arg(long)]
+    pub http: bool,
+
+    /// With --http: `Content-Location:` is a base too, after `Base:` and
+    /// `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231 withdrew it for
+    /// HTTP, and browsers ignore it).
+    #[arg(long, requires = "http")]
+    pub content_location: bool,
+
+    /// With --http: write the document alone, decoded, without the header
+    /// blocks.
+    #[arg(long, requires = "http")]
+    pub strip_headers: bool,
 
     /// Say which layer set the base, and count the URL values by outcome.
     #[arg(short, long, conflicts_with = "quiet")]
@@ -149,6 +173,14 @@ impl Cli {
             Some(file) if file.as_os_str() != "-" => Input::File(file.clone()),
             _ => Input::Stdin,
         }
+    }
+
+    /// How a response is read, with --http.
+    pub fn http(&self) -> Option<http::Options> {
+        self.http.then_some(http::Options {
+            content_location: self.content_location,
+            strip_headers: self.strip_headers,
+        })
     }
 
     pub fn output(&self) -> Output {

@@ -23,6 +23,9 @@ pub enum SourceError {
     Parse(String, String),
     #[error("cannot rewrite {0}: {1}")]
     Encoding(String, String),
+    /// The header blocks in front of a response (`--http`).
+    #[error("cannot read the header blocks of {0} (--http): {1}")]
+    Head(String, String),
 }
 
 impl SourceError {

@@ -1,5 +1,6 @@
 //! The first source: one document, from a file or standard input, to
-//! standard output or a file (written whole or not at all).
+//! standard output or a file (written whole or not at all); with `--http`,
+//! one saved response (its header blocks, then the document).
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -7,8 +8,9 @@ use std::path::PathBuf;
 
 use crate::files::{self, SourceError, lowercase, quoted};
 use crate::html::config::Config;
-use crate::html::report::{Report, Warning};
+use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
+use crate::http::{self, ResponseRewriter, Warning};
 
 /// Where the document comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,15 +39,42 @@ impl Input {
     }
 }
 
-/// Rewrites one document from `input` to `output`, telling each warning to
-/// `tell` as it happens.
+/// What a run read: a document, or a response around one.
+#[derive(Debug, Clone)]
+pub enum Report {
+    Document(DocumentReport),
+    Response(http::Report),
+}
+
+impl Report {
+    /// The lines of `-v`, without the program name.
+    pub fn verbose_lines(&self) -> Vec<String> {
+        match self {
+            Report::Document(r) => r.verbose_lines(),
+            Report::Response(r) => r.verbose_lines(),
+        }
+    }
+
+    /// Whether the run failed to rewrite all it was given (exit status 2,
+    /// the output complete).
+    pub fn incomplete(&self) -> bool {
+        match self {
+            Report::Document(r) => r.incomplete(),
+            Report::Response(r) => r.incomplete(),
+        }
+    }
+}
+
+/// Rewrites one document from `input` to `output` (a response around it
+/// when `http` says how), telling each warning to `tell` as it happens.
 pub fn run(
     config: Config,
+    http: Option<http::Options>,
     input: &Input,
     output: &Output,
-    tell: impl FnMut(&Warning) + 'static,
+    mut tell: impl FnMut(&Warning) + 'static,
 ) -> Result<Report, SourceError> {
-    let reader: Box<dyn Read> = match input {
+    let mut reader: Box<dyn Read> = match input {
         Input::File(path) => Box::new(
             File::open(path)
                 .map_err(|e| SourceError::Open(path.display().to_string(), lowercase(&e)))?,
@@ -53,13 +82,43 @@ pub fn run(
         Input::Stdin => Box::new(io::stdin().lock()),
     };
     let input_name = input.name();
-    let rewrite = |writer: &mut dyn Write, output_name: &str| {
-        let mut rewriter = Rewriter::new(config, writer).on_warning(tell);
-        rewriter
-            .read_from(reader)
-            .and_then(|()| rewriter.end())
-            .map(|(report, _)| report)
-            .map_err(|e| SourceError::of(e, &input_name, output_name))
+    if http.is_none() {
+        // A saved response read as HTML: its header blocks would come out
+        // as text, and its codings undone by nobody.
+        let mut first = Vec::new();
+        reader
+            .by_ref()
+            .take(STATUS_PREFIX)
+            .read_to_end(&mut first)
+            .map_err(|e| SourceError::Read(input_name.clone(), lowercase(&e)))?;
+        if http::starts_like_response(&first) == Some(true) {
+            tell(&Warning::LooksLikeResponse {
+                start: String::from_utf8_lossy(&first).into_owned(),
+            });
+        }
+        reader = Box::new(io::Cursor::new(first).chain(reader));
+    }
+    let rewrite = |writer: &mut dyn Write, output_name: &str| match http {
+        None => {
+            let mut rewriter = Rewriter::new(config, writer)
+                .on_warning(move |w| tell(&Warning::Document(w.clone())));
+            rewriter
+                .read_from(reader)
+                .and_then(|()| rewriter.end())
+                .map(|(report, _)| Report::Document(report))
+                .map_err(|e| SourceError::of(e, &input_name, output_name))
+        }
+        Some(options) => {
+            let mut rewriter = ResponseRewriter::new(config, options, writer).on_warning(tell);
+            rewriter
+                .read_from(reader)
+                .and_then(|()| rewriter.end())
+                .map(|(report, _)| Report::Response(report))
+                .map_err(|e| match e {
+                    http::Error::Head(e) => SourceError::Head(input_name.clone(), e.to_string()),
+                    http::Error::Document(e) => SourceError::of(e, &input_name, output_name),
+                })
+        }
     };
     match output {
         Output::Stdout => {
@@ -75,3 +134,6 @@ pub fn run(
         }
     }
 }
+
+/// How many first bytes tell a status line (`HTTP/1.`).
+const STATUS_PREFIX: u64 = 7;

@@ -18,12 +18,12 @@ fn main() -> ExitCode {
     let quiet = cli.quiet;
     // Each warning as it happens. Stopping at the memory limit fails the
     // run: that one is said even under -q.
-    let tell = move |warning: &htmlabs::Warning| {
+    let tell = move |warning: &htmlabs::http::Warning| {
         if !quiet || warning.stops_rewriting() {
             eprintln!("htmlabs: warning: {warning}");
         }
     };
-    match filter::run(config, &cli.input(), &cli.output(), tell) {
+    match filter::run(config, cli.http(), &cli.input(), &cli.output(), tell) {
         Ok(report) => {
             if cli.verbose {
                 for line in report.verbose_lines() {

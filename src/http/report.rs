@@ -13,6 +13,11 @@ use crate::html::report::{Report as DocumentReport, Warning as DocumentWarning};
 pub enum Warning {
     /// The document's own (the engine's), unchanged.
     Document(DocumentWarning),
+    /// An input read as HTML (no `--http`) starts like a saved response.
+    LooksLikeResponse {
+        /// Its first bytes (`HTTP/1.`).
+        start: String,
+    },
     /// A base field (`Base:`, `Content-Base:`, `Content-Location:`) that is
     /// not a URL: ignored, never guessed at.
     NotAUrl {
@@ -52,7 +57,9 @@ impl Warning {
         match self {
             Warning::Document(w) => w.stops_rewriting(),
             Warning::Broken { .. } | Warning::Undecodable { .. } => true,
-            Warning::NotAUrl { .. } | Warning::Location { .. } => false,
+            Warning::NotAUrl { .. }
+            | Warning::Location { .. }
+            | Warning::LooksLikeResponse { .. } => false,
         }
     }
 }
@@ -61,6 +68,10 @@ impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Warning::Document(w) => w.fmt(f),
+            Warning::LooksLikeResponse { start } => write!(
+                f,
+                "the input starts like a saved HTTP response (`{start}`), and is read as HTML: --http reads its header blocks"
+            ),
             Warning::NotAUrl {
                 field,
                 value,

@@ -1,0 +1,691 @@
+//! `--http` on responses saved by the real clients: `curl -i`, `curl -iL`
+//! (redirects, `100 Continue`), `curl -i --raw` (the wire's chunks), `curl
+//! -i --compressed`, `wget --save-headers`, from a local server
+//! (tests/http_server.py, Python's http.server). What htmlabs encodes again
+//! is read back by Python's http.client, gzip, zlib and brotli
+//! (tests/http_decode.py). Every capture also goes through the library in
+//! one write, in 1-byte writes and in random ones: the output is the same.
+//!
+//! Without curl, wget or Python, each test skips with a note; under CI
+//! (`CI` set) a missing tool fails the test: .ci/run installs them.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+use htmlabs::http::{Options, ResponseRewriter};
+use htmlabs::{Config, Layers, Standard};
+
+const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
+
+fn dir() -> &'static str {
+    env!("CARGO_MANIFEST_DIR")
+}
+
+/// Whether `program` runs; without it, a note (or, under CI, a failure).
+fn have(program: &str, args: &[&str], test: &str) -> bool {
+    let ok = Command::new(program)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: `{program}` is needed under CI (.ci/run installs it)"
+        );
+        eprintln!("note: {test} skipped: `{program}` is not installed");
+    }
+    ok
+}
+
+struct Server {
+    port: u16,
+    /// Serves until its standard input closes: when this process ends.
+    _child: Child,
+}
+
+fn server() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let mut child = Command::new("python3")
+            .arg(format!("{}/tests/http_server.py", dir()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs tests/http_server.py");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Server {
+            port: line.trim().parse().expect("the server prints its port"),
+            _child: child,
+        }
+    })
+}
+
+/// The server's URL for `path`, if curl and Python are there.
+fn url(path: &str, test: &str, client: &str) -> Option<String> {
+    if !have("python3", &["--version"], test) || !have(client, &["--version"], test) {
+        return None;
+    }
+    Some(format!("http://127.0.0.1:{}{path}", server().port))
+}
+
+fn origin() -> String {
+    format!("http://127.0.0.1:{}", server().port)
+}
+
+/// What a client wrote to standard output.
+fn capture(client: &str, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(client).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{client} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn curl(args: &[&str]) -> Vec<u8> {
+    capture("curl", &[&["-s", "-i"][..], args].concat())
+}
+
+struct Run {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+/// htmlabs on `input` with `args`; its output is checked against the
+/// library's in one write, in 1-byte writes and in random writes.
+fn htmlabs(input: &[u8], args: &[&str]) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let run = Run {
+        code: out.status.code().unwrap(),
+        stdout: out.stdout,
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    };
+    if run.code == 0 {
+        for (name, out) in library(input, args) {
+            assert!(
+                out == run.stdout,
+                "{name}: the library's output differs from the command's:\n{}\n---\n{}",
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&run.stdout)
+            );
+        }
+    }
+    run
+}
+
+/// The library's output in one write, 1-byte writes and random writes.
+fn library(input: &[u8], args: &[&str]) -> Vec<(String, Vec<u8>)> {
+    if !args.contains(&"--http") {
+        return Vec::new();
+    }
+    let mut layers = Layers::default();
+    if let Some(i) = args.iter().position(|a| *a == "-r") {
+        layers = layers
+            .with_retrieval(Standard::Rfc1808, args[i + 1], "--retrieved-from")
+            .unwrap();
+    }
+    let config = Config {
+        layers,
+        ..Config::default()
+    };
+    let options = Options {
+        content_location: args.contains(&"--content-location"),
+        strip_headers: args.contains(&"--strip-headers"),
+    };
+    // A small generator, seeded: the same sizes on every run.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ input.len() as u64;
+    let mut random = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % 97) as usize + 1
+    };
+    let ways: [(&str, &mut dyn FnMut() -> usize); 3] = [
+        ("one write", &mut || usize::MAX),
+        ("1-byte writes", &mut || 1),
+        ("random writes", &mut random),
+    ];
+    ways.into_iter()
+        .map(|(name, size)| {
+            let mut rewriter = ResponseRewriter::new(config.clone(), options, Vec::new());
+            let mut at = 0;
+            while at < input.len() {
+                let n = size().min(input.len() - at);
+                rewriter.write(&input[at..at + n]).unwrap();
+                at += n;
+            }
+            let (_, out) = rewriter.end().unwrap();
+            (name.to_owned(), out)
+        })
+        .collect()
+}
+
+/// The page of tests/http_server.py rewritten against `base` (whose
+/// directory is `dir`, with `/`s around it): what every test expects.
+fn page(origin: &str, dir: &str, file: &str) -> String {
+    let parent = match dir.trim_end_matches('/').rfind('/') {
+        Some(i) => &dir[..=i],
+        None => "/",
+    };
+    format!(
+        "<!doctype html><html><head><meta charset=utf-8>\
+         <link rel=stylesheet href={origin}{dir}style.css></head>\n\
+         <body><a href=\"{origin}{parent}up.html\">up</a> <img src='{origin}/img/a.png'> \
+         <a href=\"{origin}{dir}{file}#top\">top</a></body></html>\n"
+    )
+}
+
+/// The header blocks of a saved response (all but what follows the last
+/// empty line before `body_start`), and its body.
+fn split(output: &[u8], body_start: &[u8]) -> (String, Vec<u8>) {
+    let at = output
+        .windows(body_start.len())
+        .position(|w| w == body_start)
+        .expect("the body is there");
+    (
+        String::from_utf8_lossy(&output[..at]).into_owned(),
+        output[at..].to_vec(),
+    )
+}
+
+/// The final response of `output` (from its last status line) read by
+/// Python's http.client and its decoders: its body.
+fn decoded(output: &[u8]) -> Vec<u8> {
+    let last = output
+        .windows(9)
+        .rposition(|w| w == b"HTTP/1.1 ")
+        .expect("a status line");
+    let mut child = Command::new("python3")
+        .arg(format!("{}/tests/http_decode.py", dir()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&output[last..])
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "http.client cannot read what htmlabs wrote: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// `-v`'s lines that start with `prefix`.
+fn lines<'a>(stderr: &'a str, prefix: &str) -> Vec<&'a str> {
+    stderr.lines().filter(|l| l.starts_with(prefix)).collect()
+}
+
+const START: &[u8] = b"<!doctype";
+
+#[test]
+fn curl_i_the_length_is_corrected_and_every_other_header_byte_kept() {
+    let Some(url) = url("/plain/page.html", "curl -i", "curl") else {
+        return;
+    };
+    let input = curl(&[&url]);
+    let run = htmlabs(&input, &["--http", "-r", &url]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let expected = page(&origin(), "/plain/", "page.html");
+    let (heads, body) = split(&run.stdout, START);
+    assert_eq!(String::from_utf8(body).unwrap(), expected);
+    let (input_heads, _) = split(&input, START);
+    assert_eq!(
+        heads,
+        input_heads.replace(
+            "Content-Length: 185\r\n",
+            &format!("Content-Length: {}\r\n", expected.len())
+        )
+    );
+    assert_eq!(decoded(&run.stdout), expected.as_bytes());
+    // A second run changes nothing.
+    let again = htmlabs(&run.stdout, &["--http", "-r", &url]);
+    assert_eq!(again.stdout, run.stdout);
+    // --strip-headers: the document alone.
+    let run = htmlabs(&input, &["--http", "--strip-headers", "-r", &url]);
+    assert_eq!(String::from_utf8(run.stdout).unwrap(), expected);
+}
+
+#[test]
+fn curl_il_the_last_url_used_is_the_base_after_two_redirects_and_100_continue() {
+    let Some(first) = url("/start/r1", "curl -iL", "curl") else {
+        return;
+    };
+    // POST with `Expect: 100-continue`: every response is preceded by a
+    // `100 Continue` block; the first Location is relative, the second
+    // absolute.
+    let input = curl(&["-L", "-H", "Expect: 100-continue", "--data", "x", &first]);
+    let text = String::from_utf8_lossy(&input);
+    assert_eq!(text.matches("HTTP/1.1 100 Continue").count(), 3, "{text}");
+    assert!(text.contains("Location: ../docs/r2\r\n"), "{text}");
+    let run = htmlabs(&input, &["--http", "-v", "-r", &first]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let o = origin();
+    let (_, body) = split(&run.stdout, START);
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        page(&o, "/final/", "page.html")
+    );
+    // Where each block starts, as the input has them.
+    let at: Vec<usize> = text.match_indices("HTTP/1.1 ").map(|(i, _)| i).collect();
+    let body_at = text.find("<!doctype").unwrap();
+    assert_eq!(
+        lines(&run.stderr, "htmlabs: layer 3.3"),
+        [
+            format!(
+                "htmlabs: layer 3.3 (retrieval URL): `{o}/final/page.html` from Location: of the last redirect, used"
+            ),
+            format!(
+                "htmlabs: layer 3.3 (retrieval URL): `{o}/start/r1` (--retrieved-from) was redirected: 302 at byte {} to `{o}/docs/r2`, 301 at byte {} to `{o}/final/page.html`",
+                at[1], at[3]
+            ),
+        ]
+    );
+    assert_eq!(
+        lines(&run.stderr, "htmlabs: response:"),
+        [format!(
+            "htmlabs: response: 6 header blocks (HTTP/1.1 100 at byte 0, HTTP/1.1 302 at byte {}, HTTP/1.1 100 at byte {}, HTTP/1.1 301 at byte {}, HTTP/1.1 100 at byte {}, HTTP/1.1 200 at byte {}); the body, 185 bytes, at byte {body_at}",
+            at[1], at[2], at[3], at[4], at[5]
+        )]
+    );
+    // The redirect wins over the flag: with the flag alone (no blocks
+    // before), the page would be read against /start/.
+    assert!(!String::from_utf8_lossy(&run.stdout).contains("/start/"));
+}
+
+#[test]
+fn wget_save_headers_keeps_the_final_block_only_so_r_is_the_final_url() {
+    let Some(first) = url("/start/r1", "wget --save-headers", "wget") else {
+        return;
+    };
+    let input = capture("wget", &["-q", "--save-headers", "-O", "-", &first]);
+    assert_eq!(
+        String::from_utf8_lossy(&input).matches("HTTP/1.1 ").count(),
+        1
+    );
+    let o = origin();
+    let final_url = format!("{o}/final/page.html");
+    let run = htmlabs(&input, &["--http", "-r", &final_url]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (_, body) = split(&run.stdout, START);
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        page(&o, "/final/", "page.html")
+    );
+    assert_eq!(
+        decoded(&run.stdout),
+        page(&o, "/final/", "page.html").as_bytes()
+    );
+}
+
+#[test]
+fn chunked_as_curl_saves_it_and_as_the_wire_had_it() {
+    let Some(url) = url("/chunked/page.html", "chunked", "curl") else {
+        return;
+    };
+    let expected = page(&origin(), "/chunked/", "page.html");
+    // curl -i removes the chunks and keeps `Transfer-Encoding: chunked`.
+    let input = curl(&[&url]);
+    let run = htmlabs(&input, &["--http", "-v", "-r", &url]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (heads, body) = split(&run.stdout, START);
+    assert!(heads.contains("Transfer-Encoding: chunked\r\n"));
+    assert_eq!(String::from_utf8(body).unwrap(), expected);
+    assert_eq!(
+        lines(&run.stderr, "htmlabs: coding:"),
+        [
+            "htmlabs: coding: `Transfer-Encoding: chunked`: no chunk-size line at the body's first byte: taken as already decoded"
+        ]
+    );
+    // --raw keeps the wire's chunks: decoded, rewritten, chunked again.
+    let input = curl(&["--raw", &url]);
+    assert!(String::from_utf8_lossy(&input).contains("\r\n32\r\n<!doctype"));
+    let run = htmlabs(&input, &["--http", "-v", "-r", &url]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(decoded(&run.stdout), expected.as_bytes());
+    assert_eq!(
+        lines(&run.stderr, "htmlabs: coding:"),
+        ["htmlabs: coding: `Transfer-Encoding: chunked`: decoded, and encoded again"]
+    );
+}
+
+#[test]
+fn gzip_deflate_and_brotli_are_encoded_again_with_a_true_length() {
+    let have_brotli = Command::new("python3")
+        .args(["-c", "import brotli"])
+        .status()
+        .is_ok_and(|s| s.success());
+    for (path, coding) in [
+        ("/gzip/page.html", "gzip"),
+        ("/deflate/page.html", "deflate"),
+        ("/br/page.html", "br"),
+    ] {
+        if coding == "br" && !have_brotli {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "python's brotli is needed under CI"
+            );
+            eprintln!("note: the br case skipped: python3 has no `brotli` (pip install brotli)");
+            continue;
+        }
+        let Some(url) = url(path, coding, "curl") else {
+            return;
+        };
+        let dir = &path[..path.len() - "page.html".len()];
+        let expected = page(&origin(), dir, "page.html");
+        let input = curl(&[&url]);
+        let run = htmlabs(&input, &["--http", "-v", "-r", &url]);
+        assert_eq!(run.code, 0, "{coding}: {}", run.stderr);
+        assert_eq!(decoded(&run.stdout), expected.as_bytes(), "{coding}");
+        assert_eq!(
+            lines(&run.stderr, "htmlabs: coding:"),
+            [format!(
+                "htmlabs: coding: `Content-Encoding: {coding}`: decoded, and encoded again"
+            )],
+            "{coding}"
+        );
+        assert_eq!(
+            lines(&run.stderr, "htmlabs: content length:").len(),
+            1,
+            "{coding}: {}",
+            run.stderr
+        );
+        // A second run changes nothing.
+        let again = htmlabs(&run.stdout, &["--http", "-r", &url]);
+        assert_eq!(again.stdout, run.stdout, "{coding}");
+        // --strip-headers: the document alone, decoded.
+        let run = htmlabs(&input, &["--http", "--strip-headers", "-r", &url]);
+        assert_eq!(String::from_utf8(run.stdout).unwrap(), expected, "{coding}");
+    }
+}
+
+#[test]
+fn curl_compressed_keeps_a_content_encoding_that_no_longer_holds() {
+    let Some(url) = url("/gzip/page.html", "curl --compressed", "curl") else {
+        return;
+    };
+    let input = curl(&["--compressed", &url]);
+    let (input_heads, _) = split(&input, START);
+    assert!(input_heads.contains("Content-Encoding: gzip\r\n"));
+    let run = htmlabs(&input, &["--http", "-v", "-r", &url]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (heads, body) = split(&run.stdout, START);
+    // The old Content-Length was the gzip stream's, not true of this body:
+    // left as it was, like every other header byte.
+    assert_eq!(heads, input_heads);
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        page(&origin(), "/gzip/", "page.html")
+    );
+    assert_eq!(
+        lines(&run.stderr, "htmlabs: coding:"),
+        [
+            "htmlabs: coding: `Content-Encoding: gzip`: no gzip magic number at the body's first byte: taken as already decoded"
+        ]
+    );
+}
+
+#[test]
+fn chunked_gzip_on_the_wire_and_as_curl_saves_it() {
+    let Some(url) = url("/chunked-gzip/page.html", "chunked+gzip", "curl") else {
+        return;
+    };
+    let expected = page(&origin(), "/chunked-gzip/", "page.html");
+    for raw in [true, false] {
+        let input = if raw {
+            curl(&["--raw", &url])
+        } else {
+            curl(&[&url])
+        };
+        let run = htmlabs(&input, &["--http", "-v", "-r", &url]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        // curl -i claims the chunks it removed (and so does htmlabs,
+        // which keeps every header byte): http.client would look for them.
+        let mut read = run.stdout.clone();
+        if !raw {
+            let claim = b"Transfer-Encoding: chunked\r\n";
+            let at = read.windows(claim.len()).position(|w| w == claim).unwrap();
+            read.drain(at..at + claim.len());
+        }
+        assert_eq!(decoded(&read), expected.as_bytes(), "raw: {raw}");
+        let chunked = if raw {
+            "decoded, and encoded again"
+        } else {
+            "no chunk-size line at the body's first byte: taken as already decoded"
+        };
+        assert_eq!(
+            lines(&run.stderr, "htmlabs: coding:"),
+            [
+                format!("htmlabs: coding: `Transfer-Encoding: chunked`: {chunked}"),
+                "htmlabs: coding: `Content-Encoding: gzip`: decoded, and encoded again".to_owned(),
+            ]
+        );
+    }
+}
+
+#[test]
+fn base_fields_of_the_entity_and_their_precedence() {
+    let Some(_) = url("/", "base fields", "curl") else {
+        return;
+    };
+    let o = origin();
+    // (path, flags, the base the page is read against as its origin,
+    // directory and file, the -v line of layer 3.2)
+    let cases: [(&str, &[&str], [&str; 3], String); 7] = [
+        (
+            "/content-base/page.html",
+            &[],
+            ["http://cdn.example", "/base/", ""],
+            "`http://cdn.example/base/` from Content-Base:, used".to_owned(),
+        ),
+        (
+            "/base-folded/page.html",
+            &[],
+            ["http://folded.example", "/a/b/", "c"],
+            "`http://folded.example/a/b/c` from Base:, used".to_owned(),
+        ),
+        (
+            "/content-location/page.html",
+            &[],
+            [&o, "/content-location/", "page.html"],
+            "none".to_owned(),
+        ),
+        (
+            "/content-location/page.html",
+            &["--content-location"],
+            [&o, "/elsewhere/", ""],
+            format!("`{o}/elsewhere/` from Content-Location:, used"),
+        ),
+        (
+            "/content-location-absolute/page.html",
+            &[],
+            [&o, "/content-location-absolute/", "page.html"],
+            "none".to_owned(),
+        ),
+        (
+            "/content-location-absolute/page.html",
+            &["--content-location"],
+            ["http://mirror.example", "/m/", ""],
+            "`http://mirror.example/m/` from Content-Location:, used".to_owned(),
+        ),
+        // Embedded over the header.
+        (
+            "/embedded/page.html",
+            &[],
+            ["http://embedded.example", "/e/", ""],
+            "`http://cdn.example/base/` from Content-Base:, passed over: layer 3.1 gives the base"
+                .to_owned(),
+        ),
+    ];
+    for (path, flags, [base_origin, dir, file], layer) in cases {
+        let url = format!("{o}{path}");
+        let input = curl(&[&url]);
+        let args = [&["--http", "-v", "-r", &url][..], flags].concat();
+        let run = htmlabs(&input, &args);
+        assert_eq!(run.code, 0, "{path}: {}", run.stderr);
+        let (_, body) = split(&run.stdout, START);
+        let body = String::from_utf8(body).unwrap();
+        let mut expected = page(base_origin, dir, file);
+        if path == "/embedded/page.html" {
+            expected =
+                expected.replace("<head>", "<head><base href=\"http://embedded.example/e/\">");
+        }
+        assert_eq!(body, expected, "{path} {flags:?}");
+        assert_eq!(
+            lines(&run.stderr, "htmlabs: layer 3.2")[0],
+            format!("htmlabs: layer 3.2 (encapsulating entity): {layer}"),
+            "{path} {flags:?}"
+        );
+        if path.starts_with("/content-location") && flags.is_empty() {
+            let passed = lines(&run.stderr, "htmlabs: layer 3.2");
+            assert!(
+                passed[1].ends_with(
+                    "passed over: a base only with --content-location (RFC 7231 withdrew it for HTTP)"
+                ),
+                "{passed:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_header_charset_comes_before_a_contradicting_meta() {
+    let Some(url) = url("/latin/page.html", "charset", "curl") else {
+        return;
+    };
+    let input = curl(&[&url]);
+    let run = htmlabs(&input, &["--http", "-v", "-r", &url]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        lines(&run.stderr, "htmlabs: encoding:"),
+        ["htmlabs: encoding: windows-1252 (Content-Type:)"]
+    );
+    // `caf\xe9` is `café` in windows-1252: resolved, its byte kept.
+    let (_, body) = split(&run.stdout, b"<html>");
+    let o = origin();
+    assert_eq!(
+        body,
+        [
+            format!("<html><head><meta charset=utf-8></head><a href=\"{o}/latin/caf").as_bytes(),
+            b"\xe9.html\">caf\xe9</a></html>\n"
+        ]
+        .concat()
+    );
+    // The body alone, read by its <meta>: the byte does not decode.
+    let (_, alone) = split(&input, b"<html>");
+    let run = htmlabs(&alone, &["-v", "-r", &url]);
+    assert_eq!(
+        lines(&run.stderr, "htmlabs: encoding:"),
+        ["htmlabs: encoding: UTF-8 (<meta> in the first 1024 bytes)"]
+    );
+}
+
+#[test]
+fn a_response_that_is_not_html_passes_through() {
+    let Some(url) = url("/image.png", "not HTML", "curl") else {
+        return;
+    };
+    let input = curl(&[&url]);
+    let run = htmlabs(&input, &["--http", "-v", "-r", &url]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, input);
+    assert_eq!(
+        lines(&run.stderr, "htmlabs: body:"),
+        ["htmlabs: body: not HTML (`image/png`): written as it came"]
+    );
+}
+
+#[test]
+fn a_body_that_breaks_its_coding_is_written_as_it_came_with_status_2() {
+    let Some(url) = url("/chunked-gzip/page.html", "broken codings", "curl") else {
+        return;
+    };
+    // curl -i's gzip stream, cut short.
+    let input = curl(&[&url]);
+    let cut = &input[..input.len() - 30];
+    let run = htmlabs(cut, &["--http", "-r", &url]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, cut);
+    assert!(
+        run.stderr
+            .starts_with("htmlabs: warning: the body breaks its `Content-Encoding: gzip` at byte "),
+        "{}",
+        run.stderr
+    );
+    // A chunk size that lies.
+    let input = curl(&["--raw", &url]);
+    let text = String::from_utf8_lossy(&input);
+    let at = text.find("\r\n\r\n28\r\n").expect("a 40-byte first chunk") + 4;
+    let mut lying = input.clone();
+    lying[at..at + 2].copy_from_slice(b"30");
+    let run = htmlabs(&lying, &["--http", "-r", &url]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, lying);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "htmlabs: warning: the body breaks its `Transfer-Encoding: chunked` at byte {} (a chunk's data does not end where its size says): it is written as it came\n",
+            at + 4 + 48
+        )
+    );
+}
+
+#[test]
+fn a_saved_response_without_http_is_html_with_a_warning() {
+    let Some(url) = url("/plain/page.html", "no --http", "curl") else {
+        return;
+    };
+    let input = curl(&[&url]);
+    let run = htmlabs(&input, &["-r", &url]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stderr,
+        "htmlabs: warning: the input starts like a saved HTTP response (`HTTP/1.`), and is read as HTML: --http reads its header blocks\n"
+    );
+}
+
+#[test]
+fn a_bad_head_writes_nothing_and_names_where() {
+    for (input, message) in [
+        (
+            &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n<html>"[..],
+            "cannot read the header blocks of standard input (--http): no empty line ends the header block at byte 0 within the first 65536 bytes",
+        ),
+        (
+            b"HTTP/1.1 OK\r\n\r\n<html>",
+            "cannot read the header blocks of standard input (--http): malformed status line at byte 0: `HTTP/1.1 OK`",
+        ),
+        (
+            b"<html><a href=x>",
+            "cannot read the header blocks of standard input (--http): malformed status line at byte 0: `<html><a href=x>`",
+        ),
+    ] {
+        let run = htmlabs(input, &["--http", "-r", "http://h/"]);
+        assert_eq!(run.code, 2);
+        assert_eq!(run.stdout, b"");
+        assert_eq!(run.stderr, format!("htmlabs: error: {message}\n"));
+    }
+}

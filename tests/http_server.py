@@ -1,0 +1,127 @@
+"""A local HTTP server for tests/http.rs, whose responses curl and wget
+capture as users' saved files are made: redirects (relative and absolute
+Location), chunked bodies, gzip and brotli, base fields, charsets, a non-HTML
+type. Python's http.server writes the bytes; the clients save them.
+
+Prints its port on the first line, serves until its standard input closes
+(when the test process that started it ends). Brotli is Google's `brotli`
+package (pip), when it is installed (.ci/run installs it).
+"""
+
+import gzip
+import http.server
+import sys
+import threading
+import zlib
+
+try:
+    import brotli
+except ImportError:
+    brotli = None
+
+PAGE = (
+    b"<!doctype html><html><head><meta charset=utf-8>"
+    b"<link rel=stylesheet href=style.css></head>\n"
+    b"<body><a href=\"../up.html\">up</a> <img src='/img/a.png'> "
+    b"<a href=\"#top\">top</a></body></html>\n"
+)
+
+# A page whose <meta> contradicts its Content-Type: in windows-1252, the
+# byte 0xE9 is `é`; in UTF-8 it is not a character.
+LATIN = (
+    b"<html><head><meta charset=utf-8></head>"
+    b"<a href=\"caf\xe9.html\">caf\xe9</a></html>\n"
+)
+
+
+def chunks(body, size):
+    out = b""
+    for i in range(0, len(body), size):
+        part = body[i:i + size]
+        out += b"%x\r\n" % len(part) + part + b"\r\n"
+    return out + b"0\r\n\r\n"
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "htmlabs-test"
+    sys_version = ""
+
+    def log_message(self, *args):
+        pass
+
+    def date_time_string(self, timestamp=None):
+        # The same bytes on every run.
+        return "Tue, 24 Nov 2026 12:00:00 GMT"
+
+    def send(self, status, fields, body, length=True):
+        self.send_response(status)
+        for name, value in fields:
+            self.send_header(name, value)
+        if length:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def redirect(self, status, location):
+        self.send(status, [("Location", location), ("Content-Type", "text/html")], b"moved\n")
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        self.rfile.read(length)
+        self.do_GET()
+
+    def do_GET(self):
+        html = [("Content-Type", "text/html; charset=utf-8")]
+        port = self.server.server_address[1]
+        path = self.path
+        if path == "/start/r1":
+            self.redirect(302, "../docs/r2")
+        elif path == "/docs/r2":
+            self.redirect(301, "http://127.0.0.1:%d/final/page.html" % port)
+        elif path in ("/final/page.html", "/plain/page.html"):
+            self.send(200, html, PAGE)
+        elif path == "/chunked/page.html":
+            self.send(200, html + [("Transfer-Encoding", "chunked")], chunks(PAGE, 50), length=False)
+        elif path == "/gzip/page.html":
+            body = gzip.compress(PAGE, mtime=0)
+            self.send(200, html + [("Content-Encoding", "gzip")], body)
+        elif path == "/chunked-gzip/page.html":
+            body = chunks(gzip.compress(PAGE, mtime=0), 40)
+            self.send(200, html + [("Content-Encoding", "gzip"), ("Transfer-Encoding", "chunked")], body, length=False)
+        elif path == "/deflate/page.html":
+            self.send(200, html + [("Content-Encoding", "deflate")], zlib.compress(PAGE))
+        elif path == "/br/page.html":
+            body = brotli.compress(PAGE, quality=11, lgwin=18)
+            self.send(200, html + [("Content-Encoding", "br")], body)
+        elif path == "/content-base/page.html":
+            self.send(200, html + [("Content-Base", "http://cdn.example/base/")], PAGE)
+        elif path == "/content-location/page.html":
+            self.send(200, html + [("Content-Location", "../elsewhere/")], PAGE)
+        elif path == "/content-location-absolute/page.html":
+            self.send(200, html + [("Content-Location", "http://mirror.example/m/")], PAGE)
+        elif path == "/base-folded/page.html":
+            # RFC 1808 §3.1's own field, folded over two lines (RFC 9112's
+            # obs-fold); http.server writes the value as it is given.
+            self.send(200, html + [("Base", "<URL:http://folded.example/a/\r\n   b/c>")], PAGE)
+        elif path == "/embedded/page.html":
+            body = PAGE.replace(b"<head>", b"<head><base href=\"http://embedded.example/e/\">")
+            self.send(200, html + [("Content-Base", "http://cdn.example/base/")], body)
+        elif path == "/latin/page.html":
+            self.send(200, [("Content-Type", "text/html; charset=windows-1252")], LATIN)
+        elif path == "/image.png":
+            self.send(200, [("Content-Type", "image/png")], b"\x89PNG\r\n\x1a\n<a href=x>")
+        else:
+            self.send(404, html, b"<a href=missing>not found</a>\n")
+
+
+def main():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
