@@ -147,7 +147,8 @@ fn document_config(config: &Config, entity: &Entity) -> Config {
 }
 
 /// Rewrites the body of a response whose blocks are `heads` and whose body,
-/// held whole, is `body`, into `out`; the warnings go to `told`.
+/// held whole, is `body`, into `out`; the warnings go to `told`. A body
+/// that breaks its coding is written as it came, with a warning.
 #[allow(clippy::too_many_arguments)]
 fn respond(
     heads: &[Head],
@@ -159,8 +160,63 @@ fn respond(
     out: &mut dyn Write,
     told: &Shared,
 ) -> Result<Outcome, Error> {
-    let last = heads.last().expect("a response has a final block");
     let mut notes = Vec::new();
+    let (plan, broken) = match decoded(heads, entity, body, config, options, out, told, &mut notes)
+    {
+        Ok(outcome) => return Ok(outcome),
+        Err(Stop::Failed(e)) => return Err(e),
+        Err(Stop::Broke(plan, broken)) => (plan, broken),
+    };
+    warn(
+        told,
+        Warning::Broken {
+            claim: plan.layers[broken.layer].claim.to_string(),
+            at: place(&plan, &broken, body_offset),
+            why: broken.why.clone(),
+        },
+    );
+    as_it_came(heads, body, options, out)?;
+    Ok(Outcome {
+        body: Body::AsItCame,
+        notes,
+        document: None,
+    })
+}
+
+/// What stops [`decoded`]: a body that breaks its coding (where, and in
+/// which plan), or an error.
+enum Stop {
+    Broke(Plan, Broken),
+    Failed(Error),
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        Stop::Failed(e)
+    }
+}
+
+impl Stop {
+    /// A read of the decoded body failed: a break, or the input's error.
+    fn reading(plan: &Plan, e: &io::Error) -> Option<Stop> {
+        Broken::of(e).map(|b| Stop::Broke(plan.clone(), b.clone()))
+    }
+}
+
+/// [`respond`]'s way through the body's codings; nothing is written to
+/// `out` before the body is known to decode.
+#[allow(clippy::too_many_arguments)]
+fn decoded(
+    heads: &[Head],
+    entity: &Entity,
+    body: &mut dyn Held,
+    config: &Config,
+    options: &Options,
+    out: &mut dyn Write,
+    told: &Shared,
+    notes: &mut Vec<String>,
+) -> Result<Outcome, Stop> {
+    let last = heads.last().expect("a response has a final block");
     let plan = match coding::plan(&coding::claims(last), body).map_err(written)? {
         Planned::Plan(plan) => plan,
         Planned::Undecodable(claim) => {
@@ -173,23 +229,13 @@ fn respond(
             as_it_came(heads, body, options, out)?;
             return Ok(Outcome {
                 body: Body::AsItCame,
-                notes,
+                notes: std::mem::take(notes),
                 document: None,
             });
         }
         Planned::Broken(plan, broken) => {
             notes.extend(plan.layers.iter().map(coding_note));
-            return broke(
-                heads,
-                body,
-                body_offset,
-                options,
-                out,
-                told,
-                &plan,
-                &broken,
-                notes,
-            );
+            return Err(Stop::Broke(plan, broken));
         }
     };
     notes.extend(plan.layers.iter().map(coding_note));
@@ -205,23 +251,7 @@ fn respond(
                 .take(1445)
                 .read_to_end(&mut first);
             if let Err(e) = read {
-                return match Broken::of(&e) {
-                    Some(b) => {
-                        let b = b.clone();
-                        broke(
-                            heads,
-                            body,
-                            body_offset,
-                            options,
-                            out,
-                            told,
-                            &plan,
-                            &b,
-                            notes,
-                        )
-                    }
-                    None => Err(written(e)),
-                };
+                return Err(Stop::reading(&plan, &e).unwrap_or(Stop::Failed(written(e))));
             }
             let html = media::sniffs_as_html(&first, true) == Some(true);
             if html {
@@ -246,23 +276,7 @@ fn respond(
                 &mut decoded,
             );
             if let Err(e) = copied {
-                return match Broken::of(&e) {
-                    Some(b) => {
-                        let b = b.clone();
-                        broke(
-                            heads,
-                            body,
-                            body_offset,
-                            options,
-                            out,
-                            told,
-                            &plan,
-                            &b,
-                            notes,
-                        )
-                    }
-                    None => Err(written(e)),
-                };
+                return Err(Stop::reading(&plan, &e).unwrap_or(Stop::Failed(written(e))));
             }
             decoded.copy_to(out).map_err(written)?;
         } else {
@@ -270,7 +284,7 @@ fn respond(
         }
         return Ok(Outcome {
             body: not_html,
-            notes,
+            notes: std::mem::take(notes),
             document: None,
         });
     }
@@ -286,25 +300,13 @@ fn respond(
             .on_warning(move |w| warn(&told_here, Warning::Document(w.clone())));
         let decoded = coding::decoder(&plan, body).map_err(written)?;
         if let Err(e) = rewriter.read_from(decoded) {
-            return match &e {
-                DocumentError::Read(io) if Broken::of(io).is_some() => {
-                    let b = Broken::of(io).expect("matched").clone();
-                    broke(
-                        heads,
-                        body,
-                        body_offset,
-                        options,
-                        out,
-                        told,
-                        &plan,
-                        &b,
-                        notes,
-                    )
-                }
-                _ => Err(e.into()),
-            };
+            return Err(match &e {
+                DocumentError::Read(io) => Stop::reading(&plan, io),
+                _ => None,
+            }
+            .unwrap_or(Stop::Failed(e.into())));
         }
-        let (report, writer) = rewriter.end()?;
+        let (report, writer) = rewriter.end().map_err(Error::from)?;
         writer.finish().map_err(written)?;
         report
     };
@@ -315,7 +317,7 @@ fn respond(
         }
         return Ok(Outcome {
             body: Body::Unchanged,
-            notes,
+            notes: std::mem::take(notes),
             document: Some(document),
         });
     }
@@ -355,37 +357,8 @@ fn respond(
     encoded.copy_to(out).map_err(written)?;
     Ok(Outcome {
         body: Body::Rewritten,
-        notes,
+        notes: std::mem::take(notes),
         document: Some(document),
-    })
-}
-
-/// The body broke its coding: it is written as it came, with a warning.
-#[allow(clippy::too_many_arguments)]
-fn broke(
-    heads: &[Head],
-    body: &mut dyn Held,
-    body_offset: usize,
-    options: &Options,
-    out: &mut dyn Write,
-    told: &Shared,
-    plan: &Plan,
-    broken: &Broken,
-    notes: Vec<String>,
-) -> Result<Outcome, Error> {
-    warn(
-        told,
-        Warning::Broken {
-            claim: plan.layers[broken.layer].claim.to_string(),
-            at: place(plan, broken, body_offset),
-            why: broken.why.clone(),
-        },
-    );
-    as_it_came(heads, body, options, out)?;
-    Ok(Outcome {
-        body: Body::AsItCame,
-        notes,
-        document: None,
     })
 }
 
