@@ -689,3 +689,53 @@ fn a_bad_head_writes_nothing_and_names_where() {
         assert_eq!(run.stderr, format!("htmlabs: error: {message}\n"));
     }
 }
+
+/// The captures committed in fixtures/http/ (made by the same clients from
+/// the same server, on port 8000), without the clients: each is the same
+/// in any writes, rewritten, and a second run changes nothing.
+#[test]
+fn committed_captures_read_the_same_in_any_writes() {
+    let o = "http://127.0.0.1:8000";
+    for (file, first, base) in [
+        ("curl-iL.http", "/start/r1", "/final/page.html"),
+        (
+            "wget-save-headers.http",
+            "/final/page.html",
+            "/final/page.html",
+        ),
+        (
+            "curl-i-content-base.http",
+            "/content-base/page.html",
+            "http://cdn.example/base/",
+        ),
+        (
+            "curl-i-raw-chunked-gzip.http",
+            "/chunked-gzip/page.html",
+            "/chunked-gzip/page.html",
+        ),
+    ] {
+        let input = std::fs::read(format!("{}/fixtures/http/{file}", dir())).unwrap();
+        let first = format!("{o}{first}");
+        let args = ["--http", "-r", &first];
+        let outputs = library(&input, &args);
+        for (name, out) in &outputs[1..] {
+            assert!(*out == outputs[0].1, "{file}: {name} differ from one write");
+        }
+        let out = &outputs[0].1;
+        let again = library(out, &args);
+        assert!(again[0].1 == *out, "{file}: a second run changed it");
+        let base = if base.starts_with('/') {
+            format!("{o}{base}")
+        } else {
+            base.to_owned()
+        };
+        if file.contains("gzip") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(out);
+        assert!(
+            text.contains(&format!("href=\"{}#top\"", base)),
+            "{file}: not rewritten against {base}:\n{text}"
+        );
+    }
+}

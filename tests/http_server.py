@@ -3,7 +3,7 @@ capture as users' saved files are made: redirects (relative and absolute
 Location), chunked bodies, gzip and brotli, base fields, charsets, a non-HTML
 type. Python's http.server writes the bytes; the clients save them.
 
-Prints its port on the first line, serves until its standard input closes
+Prints its port (the argument, or a free one) on the first line, serves until its standard input closes
 (when the test process that started it ends). Brotli is Google's `brotli`
 package (pip), when it is installed (.ci/run installs it).
 """
@@ -116,7 +116,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    # A port of the caller's (the README's captures), or any free one.
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     print(server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()

@@ -41,6 +41,31 @@ fn the_verbose_lines_are_what_the_example_prints() {
     assert_eq!(String::from_utf8(output.stderr).unwrap(), block);
 }
 
+#[test]
+fn the_http_verbose_lines_are_what_the_curl_il_capture_prints() {
+    let block = README
+        .split("With `--http -v`")
+        .nth(1)
+        .and_then(|rest| rest.split("```text\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("README has a ```text block after \"With `--http -v`\"");
+    let output = Command::new(env!("CARGO_BIN_EXE_htmlabs"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "--http",
+            "-v",
+            "-r",
+            "http://127.0.0.1:8000/start/r1",
+            "fixtures/http/curl-iL.http",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), block);
+    let out = String::from_utf8(output.stdout).unwrap();
+    assert!(out.contains("Content-Length: 290\r\n\r\n<!doctype"));
+}
+
 /// The README's table of what is rewritten, as `src/html/attrs.rs` has it:
 /// every built-in row, the opt-in ones too.
 fn table() -> String {
