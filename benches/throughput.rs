@@ -20,6 +20,11 @@
 //!   as one stream (the pages concatenated to ~100 MB, one `Rewriter`, 64 KiB
 //!   writes); and the release binary, wall time over that stream in a file
 //!   in the temporary directory, output to `/dev/null`.
+//! - c-http, page by page: htmlabs through the library on each page as a
+//!   `curl -i` response, gzip-encoded (`--http`: the header block read,
+//!   the gzip stream checked, decoded, rewritten, encoded again, its
+//!   `Content-Length` corrected), against row c: what the header and coding
+//!   layer costs per page. Its MB/s are of the page's HTML, like row c's.
 //! - d: lxml's `make_links_absolute` (parse, rewrite, serialize), timed inside
 //!   Python by `benches/lxml_links.py`; lxml is installed with pip if
 //!   missing, and the bench fails if it cannot be.
@@ -129,7 +134,12 @@ fn main() {
         // the cache because the row before it has just read it.
         let copies: Vec<[Page; PAGE_BY_PAGE.len()]> = docs
             .iter()
-            .map(|page| PAGE_BY_PAGE.map(|_| page.clone()))
+            .map(|page| {
+                PAGE_BY_PAGE.map(|(row, ..)| match row {
+                    "c-http" => as_response(page),
+                    _ => page.clone(),
+                })
+            })
             .collect();
         let keys = PAGE_BY_PAGE.map(|(row, ..)| format!("{set} {row}"));
         // One document cannot be interleaved page by page: write by write.
@@ -239,7 +249,7 @@ fn main() {
             corpus_len / urls.max(1),
             stream.len() as f64 / 1e6,
         );
-        table(&speed, "pages", true, &lxml);
+        table(&speed, "pages", &pages, true, &lxml);
     }
     let urls = urls(std::slice::from_ref(&generated));
     println!();
@@ -248,7 +258,13 @@ fn main() {
         generated.bytes.len() as f64 / 1e6,
         generated.bytes.len() / urls.max(1),
     );
-    table(&speed, "generated", false, &lxml);
+    table(
+        &speed,
+        "generated",
+        std::slice::from_ref(&generated),
+        false,
+        &lxml,
+    );
     lxml.stop();
 }
 
@@ -286,7 +302,7 @@ fn time<T>(run: impl FnOnce() -> T) -> Duration {
 /// `by_writes`'s results.
 type Rewrite = fn(&[u8], &str) -> usize;
 type Start = fn(&str) -> Writer;
-const PAGE_BY_PAGE: [(&str, Rewrite, Start); 5] = [
+const PAGE_BY_PAGE: [(&str, Rewrite, Start); 6] = [
     ("a", plain, |_| lol_html_writer(plain_settings())),
     ("b", set_back, |_| lol_html_writer(set_back_settings())),
     ("b2", set_back_table, |_| {
@@ -298,9 +314,10 @@ const PAGE_BY_PAGE: [(&str, Rewrite, Start); 5] = [
     ("c1", library_href_src, |url| {
         library_writer(url, &HREF_SRC.with(Clone::clone))
     }),
+    ("c-http", library_http, library_http_writer),
 ];
 
-/// Rows a, b, b2, c and c1 over the same pages, page by page. Each page is run
+/// Rows a, b, b2, c, c1 and c-http over the same pages, page by page. Each page is run
 /// by every row in turn, in an order that rotates from page to page and
 /// from round to round, so that a slow spell of the shared machine (they
 /// last longer than a page) slows every row alike: the rounds' ratios then
@@ -327,7 +344,7 @@ fn interleaved(copies: &[[Page; PAGE_BY_PAGE.len()]], round: usize) -> Vec<Durat
     total
 }
 
-/// Rows a, b, b2, c and c1 over one document, interleaved write by write:
+/// Rows a, b, b2, c, c1 and c-http over one document, interleaved write by write:
 /// each 64 KiB write (and the end) goes to every row in turn, in an order
 /// that rotates from write to write and from round to round, each row
 /// writing from its own copy. Whole, one document takes a row long enough
@@ -339,12 +356,21 @@ fn by_writes(copies: &[Page; PAGE_BY_PAGE.len()], round: usize) -> Vec<Duration>
     let mut writers: Vec<Writer> = (0..rows)
         .map(|row| (PAGE_BY_PAGE[row].2)(&copies[row].url))
         .collect();
-    let writes = copies[0].bytes.len().div_ceil(CHUNK);
+    // c-http's copy, a gzip stream, is the shorter: it is over sooner.
+    let writes = copies
+        .iter()
+        .map(|c| c.bytes.len().div_ceil(CHUNK))
+        .max()
+        .unwrap_or(0);
     for k in 0..=writes {
         for j in 0..rows {
             let row = (j + k + round) % rows;
             let bytes = &copies[row].bytes;
-            let chunk = (k < writes).then(|| &bytes[k * CHUNK..bytes.len().min((k + 1) * CHUNK)]);
+            let chunk = match k < writes {
+                true if k * CHUNK >= bytes.len() => continue,
+                true => Some(&bytes[k * CHUNK..bytes.len().min((k + 1) * CHUNK)]),
+                false => None,
+            };
             total[row] += time(|| writers[row](chunk));
         }
     }
@@ -353,7 +379,7 @@ fn by_writes(copies: &[Page; PAGE_BY_PAGE.len()], round: usize) -> Vec<Duration>
 
 /// The rows of one input, with ratios to the engine ceiling (b) read the
 /// same way: page by page to page by page, stream to stream.
-fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
+fn table(speed: &HashMap<String, Speed>, set: &str, docs: &[Page], stream: bool, lxml: &Lxml) {
     const A: &str = "lol_html, no handlers (parse ceiling)";
     const B: &str = "lol_html, `[href],[src]` get + set_attribute (engine ceiling)";
     const B2: &str =
@@ -361,6 +387,8 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
     const C: &str = "htmlabs library, the full table";
     const C1: &str = "htmlabs library, `href` and `src` only (row b's work)";
     const C_BIN: &str = "htmlabs binary, wall time, file → /dev/null";
+    const C_HTTP: &str =
+        "htmlabs library, the full table, each page a `curl -i` response, gzip (`--http`)";
     const D: &str = "lxml make_links_absolute, parse + tostring";
     let at = |key: String| &speed[key.as_str()];
     let page = |row: &str| at(format!("{set} {row}"));
@@ -370,6 +398,7 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
         ("b2", B2, "page by page", page("b2"), page("b")),
         ("c", C1, "page by page", page("c1"), page("b")),
         ("c", C, "page by page", page("c"), page("b")),
+        ("c", C_HTTP, "page by page", page("c-http"), page("b")),
     ];
     if stream {
         let b = at("stream b".into());
@@ -425,6 +454,16 @@ fn table(speed: &HashMap<String, Speed>, set: &str, stream: bool, lxml: &Lxml) {
         }
         println!();
     }
+    // What the header and coding layer adds to a page: the time per page
+    // of c-http less c's, from their medians.
+    let count = docs.len().max(1);
+    let bytes: usize = docs.iter().map(|p| p.bytes.len()).sum();
+    let per_page = |s: &Speed| bytes as f64 / s.median / count as f64;
+    println!(
+        "--http, gzip: the full table's time × {:.2} (c ÷ c-http); {:.0} µs more per page ({count} pages)",
+        page("c").over(page("c-http")),
+        per_page(page("c-http")) - per_page(page("c"))
+    );
     println!(
         "htmlabs library (full table) ÷ the full table's engine ceiling (b2): page by page {:.3}; b2 ÷ lxml: {:.2}×",
         page("c").over(page("b2")),
@@ -590,6 +629,59 @@ fn library_stream(stream: &[u8], url: &str, table: &Table) -> usize {
 /// [`library_stream`], a write at a time.
 fn library_writer(url: &str, table: &Table) -> Writer {
     let mut rewriter = Some(Rewriter::new(config(url, table), Count(0)));
+    Box::new(move |chunk| match (chunk, rewriter.as_mut()) {
+        (Some(chunk), Some(r)) => r.write(chunk).expect("htmlabs"),
+        (None, Some(_)) => {
+            let (report, out) = rewriter.take().expect("checked").end().expect("htmlabs");
+            assert!(!report.incomplete() && out.0 > 0, "htmlabs lost output");
+        }
+        (_, None) => panic!("a write after the end"),
+    })
+}
+
+/// `page` as `curl -i` saves a gzip-encoded response to it.
+fn as_response(page: &Page) -> Page {
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(&page.bytes).expect("in memory");
+    let body = gzip.finish().expect("in memory");
+    let mut bytes = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    bytes.extend_from_slice(&body);
+    Page {
+        bytes,
+        ..page.clone()
+    }
+}
+
+fn http_options() -> htmlabs::http::Options {
+    htmlabs::http::Options::default()
+}
+
+/// c-http, page by page: one response, as `htmlabs --http -r URL` does.
+fn library_http(response: &[u8], url: &str) -> usize {
+    let mut out = Count(0);
+    let report = htmlabs::http::rewrite_response(
+        config(url, &FULL.with(Clone::clone)),
+        http_options(),
+        response,
+        &mut out,
+    )
+    .expect("htmlabs");
+    assert!(!report.incomplete(), "htmlabs lost output");
+    out.0
+}
+
+/// [`library_http`], a write at a time.
+fn library_http_writer(url: &str) -> Writer {
+    let config = config(url, &FULL.with(Clone::clone));
+    let mut rewriter = Some(htmlabs::http::ResponseRewriter::new(
+        config,
+        http_options(),
+        Count(0),
+    ));
     Box::new(move |chunk| match (chunk, rewriter.as_mut()) {
         (Some(chunk), Some(r)) => r.write(chunk).expect("htmlabs"),
         (None, Some(_)) => {
