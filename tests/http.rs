@@ -739,3 +739,26 @@ fn committed_captures_read_the_same_in_any_writes() {
         );
     }
 }
+
+#[test]
+fn with_o_a_bad_head_leaves_no_file_and_the_http_flags_need_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.http");
+    let run = htmlabs(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n<a href=x>",
+        &["--http", "-r", "http://h/", "-o", out.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 2);
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    for flag in ["--content-location", "--strip-headers"] {
+        let run = htmlabs(b"", &[flag, "-r", "http://h/"]);
+        assert_eq!(run.code, 2);
+        assert!(
+            run.stderr
+                .contains("the following required arguments were not provided:\n  --http"),
+            "{}",
+            run.stderr
+        );
+    }
+}
