@@ -23,47 +23,48 @@ fn the_first_command_is_the_bundled_example() {
     );
 }
 
-#[test]
-fn the_verbose_lines_are_what_the_example_prints() {
-    let block = README
-        .split("With `-v`")
+/// The first ```text block after `marker` in the README.
+fn block_after(marker: &str) -> &'static str {
+    README
+        .split(marker)
         .nth(1)
         .and_then(|rest| rest.split("```text\n").nth(1))
         .and_then(|rest| rest.split("```").next())
-        .expect("README has a ```text block after \"With `-v`\"");
+        .unwrap_or_else(|| panic!("README has a ```text block after {marker:?}"))
+}
+
+/// What htmlabs writes to standard output and standard error, run from the
+/// checkout with `args`; it must succeed.
+fn htmlabs(args: &[&str]) -> (String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_htmlabs"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("-v")
-        .args(EXAMPLE_ARGS)
+        .args(args)
         .output()
         .unwrap();
     assert!(output.status.success());
-    assert_eq!(String::from_utf8(output.stderr).unwrap(), block);
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_verbose_lines_are_what_the_example_prints() {
+    let (_, stderr) = htmlabs(&[&["-v"][..], &EXAMPLE_ARGS].concat());
+    assert_eq!(stderr, block_after("With `-v`"));
 }
 
 #[test]
 fn the_http_verbose_lines_are_what_the_curl_il_capture_prints() {
-    let block = README
-        .split("With `--http -v`")
-        .nth(1)
-        .and_then(|rest| rest.split("```text\n").nth(1))
-        .and_then(|rest| rest.split("```").next())
-        .expect("README has a ```text block after \"With `--http -v`\"");
-    let output = Command::new(env!("CARGO_BIN_EXE_htmlabs"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "--http",
-            "-v",
-            "-r",
-            "http://127.0.0.1:8000/start/r1",
-            "fixtures/http/curl-iL.http",
-        ])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    assert_eq!(String::from_utf8(output.stderr).unwrap(), block);
-    let out = String::from_utf8(output.stdout).unwrap();
-    assert!(out.contains("Content-Length: 290\r\n\r\n<!doctype"));
+    let (stdout, stderr) = htmlabs(&[
+        "--http",
+        "-v",
+        "-r",
+        "http://127.0.0.1:8000/start/r1",
+        "fixtures/http/curl-iL.http",
+    ]);
+    assert_eq!(stderr, block_after("With `--http -v`"));
+    assert!(stdout.contains("Content-Length: 290\r\n\r\n<!doctype"));
 }
 
 /// The README's table of what is rewritten, as `src/html/attrs.rs` has it:
