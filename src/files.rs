@@ -5,7 +5,10 @@
 use std::fmt;
 use std::fs::File;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use std::time::SystemTime;
+use tempfile::NamedTempFile;
 
 use crate::html::error::Error;
 
@@ -23,6 +26,10 @@ pub enum SourceError {
     Parse(String, String),
     #[error("cannot rewrite {0}: {1}")]
     Encoding(String, String),
+    /// What was asked for cannot be done (a bad flag value): said before
+    /// anything is read or written.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl SourceError {
@@ -62,12 +69,22 @@ pub(crate) fn lowercase(e: &impl fmt::Display) -> String {
 
 /// Writes `path` by way of a temporary file beside it, renamed over it only
 /// when `write` succeeded: a failed run leaves no half-written file, and an
-/// existing file keeps its permissions.
+/// existing file keeps its permissions. With `modified`, the file gets that
+/// modification time (a site's file rewritten in place keeps its own).
 pub(crate) fn write_through_temporary<T>(
     path: &Path,
+    modified: Option<SystemTime>,
     write: impl FnOnce(&mut File) -> Result<T, SourceError>,
 ) -> Result<T, SourceError> {
-    let fail = |e| SourceError::Write(quoted(path), e);
+    let mut staged = Staged::new(path)?;
+    let done = write(staged.temporary.as_file_mut())?;
+    staged.modified = modified;
+    staged.commit()?;
+    Ok(done)
+}
+
+/// An empty temporary file in `path`'s directory, to be renamed over it.
+fn temporary_beside(path: &Path) -> Result<NamedTempFile, SourceError> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -75,24 +92,62 @@ pub(crate) fn write_through_temporary<T>(
     let mut builder = tempfile::Builder::new();
     builder.prefix(".htmlabs-");
     // tempfile makes its files 0600; a new output gets what `> FILE` would
-    // give it (0666 less the umask), an existing one keeps its own below.
+    // give it (0666 less the umask), an existing one keeps its own.
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut temporary = builder
+    builder
         .tempfile_in(dir)
-        .map_err(|e| fail(without_path(e)))?;
-    let done = write(temporary.as_file_mut())?;
-    if let Ok(existing) = std::fs::metadata(path) {
-        temporary
-            .as_file()
-            .set_permissions(existing.permissions())
-            .map_err(fail)?;
+        .map_err(|e| SourceError::Write(quoted(path), without_path(e)))
+}
+
+/// A file written as a run goes (a link report), that takes its name only
+/// when the run succeeded: until [`Staged::commit`], it is a temporary file
+/// beside it, removed if the run fails.
+pub struct Staged {
+    temporary: NamedTempFile,
+    path: PathBuf,
+    /// The modification time it gets, if not now.
+    modified: Option<SystemTime>,
+}
+
+impl Staged {
+    pub fn new(path: &Path) -> Result<Self, SourceError> {
+        Ok(Staged {
+            temporary: temporary_beside(path)?,
+            path: path.to_owned(),
+            modified: None,
+        })
     }
-    temporary.as_file().sync_all().map_err(fail)?;
-    temporary
-        .persist(path)
-        .map_err(|e| fail(without_path(e.error)))?;
-    Ok(done)
+
+    /// A writer to it.
+    pub fn writer(&self) -> Result<File, SourceError> {
+        self.temporary
+            .reopen()
+            .map_err(|e| SourceError::Write(quoted(&self.path), without_path(e)))
+    }
+
+    /// Renames it over its path; an existing file's permissions stay.
+    pub fn commit(self) -> Result<(), SourceError> {
+        let fail = |e| SourceError::Write(quoted(&self.path), e);
+        if let Ok(existing) = std::fs::metadata(&self.path) {
+            self.temporary
+                .as_file()
+                .set_permissions(existing.permissions())
+                .map_err(fail)?;
+        }
+        if let Some(modified) = self.modified {
+            self.temporary
+                .as_file()
+                .set_modified(modified)
+                .map_err(fail)?;
+        }
+        self.temporary.as_file().sync_all().map_err(fail)?;
+        let path = self.path.clone();
+        self.temporary
+            .persist(&path)
+            .map(|_| ())
+            .map_err(|e| SourceError::Write(quoted(&path), without_path(e.error)))
+    }
 }
 
 /// tempfile's errors end with ` at path "…"`, naming the temporary file the

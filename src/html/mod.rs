@@ -14,6 +14,7 @@ pub mod document;
 pub mod edit;
 pub mod encoding;
 pub mod error;
+pub mod links;
 pub mod lookahead;
 pub mod record;
 pub mod report;

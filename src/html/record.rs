@@ -14,6 +14,7 @@ use smallvec::SmallVec;
 
 use super::attrs::{Kind, Row, Table, When};
 use super::buffers;
+use super::links::Listener;
 use super::lookahead::Decision;
 use super::report::{Counts, Warning, Warnings};
 use super::settings::{HTML_NAMESPACE, SVG_NAMESPACE};
@@ -30,6 +31,9 @@ pub enum Role {
         kind: Kind,
         svg: bool,
         codebase: Option<String>,
+        /// The element's and the attribute's names, for the link report
+        /// (only when it is asked for).
+        names: Option<Box<(String, String)>>,
     },
     /// The href of the first `<base href>`: if it set the base, it becomes
     /// that base; if not, it is an href like another.
@@ -38,6 +42,32 @@ pub enum Role {
     Style,
     /// The text of a `<noscript>` element.
     Noscript,
+}
+
+impl Role {
+    /// The syntax of what the range holds.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Role::Attr { kind, .. } => *kind,
+            Role::BaseHref => Kind::Url,
+            Role::Style => Kind::Css,
+            Role::Noscript => Kind::Html,
+        }
+    }
+
+    /// The element and attribute it stands in, for the link report (known
+    /// on an attribute only when the report was asked for).
+    pub fn names(&self) -> (&str, &str) {
+        match self {
+            Role::Attr {
+                names: Some(names), ..
+            } => (&names.0, &names.1),
+            Role::Attr { .. } => ("", ""),
+            Role::BaseHref => ("base", "href"),
+            Role::Style => ("style", ""),
+            Role::Noscript => ("noscript", ""),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -59,6 +89,8 @@ pub struct Shared {
     pub stopped_at: Option<usize>,
     pub counts: Counts,
     pub warnings: Warnings,
+    /// The link report, when asked for.
+    pub listener: Option<Listener>,
 }
 
 /// The element handler: records the byte range of each URL value, and of the
@@ -121,6 +153,10 @@ pub fn record(
             codebase: (row.attribute == "archive")
                 .then(|| el.get_attribute("codebase"))
                 .flatten(),
+            names: s.listener.is_some().then(|| {
+                let text = |n: &[u8]| String::from_utf8_lossy(n).into_owned();
+                Box::new((text(&tag), text(&name)))
+            }),
         };
         if *tag == *b"base" && row.attribute == "href" {
             let deciding =
