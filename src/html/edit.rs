@@ -232,7 +232,9 @@ impl<'a> Resolver<'a> {
 
     /// A decoded value, or the warning that it is not valid in the
     /// document's encoding: it is then left exactly as it is.
-    /// `raw` is the value's bytes, at `offset`, of `kind`.
+    /// `raw` is the value's bytes, at `offset`, of `kind`. (Inlined: it
+    /// passes a large value through, at every value.)
+    #[inline(always)]
     fn decode<'d>(
         &mut self,
         decoded: Option<Decoded<'d>>,
@@ -247,29 +249,34 @@ impl<'a> Resolver<'a> {
                 offset,
                 encoding: self.cx.encoding.name(),
             });
-            if let Some(listener) = &mut self.listener {
-                let (text, _) = self.cx.encoding.decode_without_bom_handling(raw);
-                listener.found(Found {
-                    at: At::Raw(
-                        raw.iter()
-                            .position(|b| !b.is_ascii_whitespace())
-                            .unwrap_or(0),
-                    ),
-                    link: Link {
-                        position: Position::default(),
-                        element: String::new(),
-                        attribute: String::new(),
-                        kind,
-                        original: text.trim_matches(is_html_whitespace).to_owned(),
-                        raw: Some(raw.to_vec()),
-                        absolute: None,
-                        outcome: Outcome::Undecodable,
-                        base: self.cx.base.clone(),
-                    },
-                });
-            }
+            self.heard_undecodable(raw, kind);
         }
         decoded
+    }
+
+    /// An undecodable value, for the link report when it is asked for: its
+    /// text with U+FFFD where it did not decode, and its bytes.
+    #[cold]
+    fn heard_undecodable(&mut self, raw: &[u8], kind: Kind) {
+        let Some(listener) = &mut self.listener else {
+            return;
+        };
+        let (text, _) = self.cx.encoding.decode_without_bom_handling(raw);
+        let start = raw.iter().position(|b| !b.is_ascii_whitespace());
+        listener.found(Found {
+            at: At::Raw(start.unwrap_or(0)),
+            link: Link {
+                position: Position::default(),
+                element: String::new(),
+                attribute: String::new(),
+                kind,
+                original: text.trim_matches(is_html_whitespace).to_owned(),
+                raw: Some(raw.to_vec()),
+                absolute: None,
+                outcome: Outcome::Undecodable,
+                base: self.cx.base.clone(),
+            },
+        });
     }
 
     /// The new text of a `<noscript>` element (raw text to lol_html, which

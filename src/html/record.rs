@@ -31,9 +31,6 @@ pub enum Role {
         kind: Kind,
         svg: bool,
         codebase: Option<String>,
-        /// The element's and the attribute's names, for the link report
-        /// (only when it is asked for).
-        names: Option<Box<(String, String)>>,
     },
     /// The href of the first `<base href>`: if it set the base, it becomes
     /// that base; if not, it is an href like another.
@@ -55,13 +52,10 @@ impl Role {
         }
     }
 
-    /// The element and attribute it stands in, for the link report (known
-    /// on an attribute only when the report was asked for).
-    pub fn names(&self) -> (&str, &str) {
+    /// The element and attribute of a range that is no attribute of the
+    /// table's (an attribute's are recorded apart).
+    pub fn names(&self) -> (&'static str, &'static str) {
         match self {
-            Role::Attr {
-                names: Some(names), ..
-            } => (&names.0, &names.1),
             Role::Attr { .. } => ("", ""),
             Role::BaseHref => ("base", "href"),
             Role::Style => ("style", ""),
@@ -91,6 +85,10 @@ pub struct Shared {
     pub warnings: Warnings,
     /// The link report, when asked for.
     pub listener: Option<Listener>,
+    /// With it, the element and attribute names of each attribute range
+    /// recorded, by where it starts (kept apart from the ranges, which only
+    /// the report needs them for).
+    pub names: std::collections::HashMap<usize, (String, String)>,
 }
 
 /// The element handler: records the byte range of each URL value, and of the
@@ -153,11 +151,11 @@ pub fn record(
             codebase: (row.attribute == "archive")
                 .then(|| el.get_attribute("codebase"))
                 .flatten(),
-            names: s.listener.is_some().then(|| {
-                let text = |n: &[u8]| String::from_utf8_lossy(n).into_owned();
-                Box::new((text(&tag), text(&name)))
-            }),
         };
+        if s.listener.is_some() {
+            let text = |n: &[u8]| String::from_utf8_lossy(n).into_owned();
+            s.names.insert(range.start, (text(&tag), text(&name)));
+        }
         if *tag == *b"base" && row.attribute == "href" {
             let deciding =
                 matches!(&s.decision, Some(Decision::Base { value, .. }) if *value == range);

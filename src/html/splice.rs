@@ -252,6 +252,7 @@ impl<W: Write> Splicer<W> {
             counts,
             warnings,
             listener,
+            names,
             ..
         } = &mut *shared;
         let cx = self
@@ -292,7 +293,10 @@ impl<W: Write> Splicer<W> {
                 Role::Style => Decoded::text_only(raw, encoding)?.raw_offset(at),
                 _ => Decoded::new(raw, encoding)?.raw_offset(at),
             };
-            let names = span.role.names();
+            let names = names.remove(&start);
+            let names = names
+                .as_ref()
+                .map_or(span.role.names(), |(e, a)| (e.as_str(), a.as_str()));
             listener.value_done(self.value_start, raw, encoding, names, decoded_at);
         }
         rewritten
@@ -301,6 +305,7 @@ impl<W: Write> Splicer<W> {
 
 /// Writes the new bytes for a range of `role` into `out`, or returns `false`
 /// to leave it as it is.
+#[inline(always)]
 fn resolve(
     resolver: &mut Resolver<'_>,
     cx: &Resolution,
@@ -316,7 +321,6 @@ fn resolve(
             kind,
             svg,
             codebase,
-            ..
         } => {
             let element = Element {
                 svg: *svg,
