@@ -71,14 +71,18 @@ pub(crate) fn lowercase(e: &impl fmt::Display) -> String {
 /// when `write` succeeded: a failed run leaves no half-written file, and an
 /// existing file keeps its permissions. With `modified`, the file gets that
 /// modification time (a site's file rewritten in place keeps its own).
+/// With `durable`, the file's bytes are on the disk before the rename (see
+/// [`Staged::durable`]).
 pub(crate) fn write_through_temporary<T>(
     path: &Path,
     modified: Option<SystemTime>,
+    durable: bool,
     write: impl FnOnce(&mut File) -> Result<T, SourceError>,
 ) -> Result<T, SourceError> {
     let mut staged = Staged::new(path)?;
     let done = write(staged.temporary.as_file_mut())?;
     staged.modified = modified;
+    staged.durable = durable;
     staged.commit()?;
     Ok(done)
 }
@@ -108,6 +112,13 @@ pub struct Staged {
     path: PathBuf,
     /// The modification time it gets, if not now.
     modified: Option<SystemTime>,
+    /// Made durable (fsync) before the rename, so that after a power loss
+    /// the name holds the old bytes or the new, never an empty file. The
+    /// rename alone already keeps an interrupted or failed run from
+    /// leaving a half-written file; a site of thousands of files spends
+    /// most of its time waiting on these (3.5× the wall time on 300 corpus
+    /// pages), so there it is asked for with `--fsync`, as rsync does.
+    pub durable: bool,
 }
 
 impl Staged {
@@ -116,6 +127,7 @@ impl Staged {
             temporary: temporary_beside(path)?,
             path: path.to_owned(),
             modified: None,
+            durable: true,
         })
     }
 
@@ -141,7 +153,9 @@ impl Staged {
                 .set_modified(modified)
                 .map_err(fail)?;
         }
-        self.temporary.as_file().sync_all().map_err(fail)?;
+        if self.durable {
+            self.temporary.as_file().sync_all().map_err(fail)?;
+        }
         let path = self.path.clone();
         self.temporary
             .persist(&path)

@@ -90,7 +90,7 @@ pub fn run(
             report
         }
         Output::File(path) => {
-            files::write_through_temporary(path, None, |file| rewrite(file, &quoted(path)))?
+            files::write_through_temporary(path, None, true, |file| rewrite(file, &quoted(path)))?
         }
         Output::Discard => rewrite(&mut io::sink(), "nowhere")?,
     };

@@ -117,6 +117,15 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 #[test]
 fn every_file_is_what_the_filter_makes_of_it_at_its_url() {
+    every_file_is_what_the_filter_makes(&[]);
+}
+
+#[test]
+fn so_it_is_when_each_file_is_made_durable_before_its_rename() {
+    every_file_is_what_the_filter_makes(&["--fsync"]);
+}
+
+fn every_file_is_what_the_filter_makes(flags: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("public");
     let pages = make_site(&root);
@@ -125,12 +134,14 @@ fn every_file_is_what_the_filter_makes_of_it_at_its_url() {
         .map(|(p, u)| (p.clone(), filtered(&root.join(p), u)))
         .collect();
     let before = snapshot(&root);
-    let out = htmlabs(&[
+    let mut args = vec![
         "--site",
         root.to_str().unwrap(),
         "--site-url",
         "https://example.com/site",
-    ]);
+    ];
+    args.extend_from_slice(flags);
+    let out = htmlabs(&args);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(out.stdout.is_empty());
     assert!(

@@ -141,6 +141,12 @@ pub struct Cli {
     /// Follow symbolic links (files outside DIR are still never written).
     #[arg(long, requires = "site")]
     pub follow_links: bool,
+
+    /// Put each file's bytes on the disk (fsync) before renaming it into
+    /// place, so that a power loss leaves the old file or the new, never an
+    /// empty one; slower.
+    #[arg(long, requires = "site")]
+    pub fsync: bool,
 }
 
 /// What the command line asks for.
@@ -239,6 +245,7 @@ impl Cli {
         site.follow_links = self.follow_links;
         site.check = self.check;
         site.jobs = self.jobs.map(usize::from);
+        site.fsync = self.fsync;
         Ok(Job::Site(site))
     }
 

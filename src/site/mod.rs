@@ -48,6 +48,8 @@ pub struct Site {
     pub check: bool,
     /// Worker threads; all cores when `None`.
     pub jobs: Option<usize>,
+    /// Each file's bytes on the disk before its rename (fsync).
+    pub fsync: bool,
     excludes: Vec<String>,
 }
 
@@ -110,6 +112,7 @@ impl Site {
             follow_links: false,
             check: false,
             jobs: None,
+            fsync: false,
             excludes: excludes.to_vec(),
         })
     }
@@ -460,7 +463,7 @@ fn page(
         None if unchanged => return (Did::Unchanged, warnings, changes),
         None => path.clone(),
     };
-    let written = write(&target, &buffers.output, &metadata, site.out_dir.is_some());
+    let written = write(site, &target, &buffers.output, &metadata);
     match written {
         Ok(()) if unchanged => (Did::Unchanged, warnings, changes),
         Ok(()) => (
@@ -488,13 +491,13 @@ fn read(path: &Path, buffer: &mut Vec<u8>) -> Result<Metadata, SourceError> {
 /// Writes `bytes` to `target` through a temporary file beside it, with the
 /// permissions and modification time of the file it came from; its
 /// directory is made first in a copy of the tree.
-fn write(target: &Path, bytes: &[u8], from: &Metadata, copy: bool) -> Result<(), SourceError> {
-    if copy {
+fn write(site: &Site, target: &Path, bytes: &[u8], from: &Metadata) -> Result<(), SourceError> {
+    if site.out_dir.is_some() {
         if let Some(dir) = target.parent() {
             fs::create_dir_all(dir).map_err(|e| SourceError::Write(quoted(dir), e))?;
         }
     }
-    files::write_through_temporary(target, from.modified().ok(), |file| {
+    files::write_through_temporary(target, from.modified().ok(), site.fsync, |file| {
         file.write_all(bytes)
             .map_err(|e| SourceError::Write(quoted(target), e))?;
         file.set_permissions(from.permissions())
