@@ -58,6 +58,11 @@ fn make_site(root: &Path) -> Vec<(PathBuf, String)> {
         "absolute.html",
         b"<a href=\"https://example.org/\">elsewhere</a>",
     );
+    // XHTML that reads as HTML (void elements self-closed): rewritten.
+    write(
+        "docs/page.xhtml",
+        b"<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><link rel=\"stylesheet\" href=\"s.css\"/></head><body><img src=\"a.png\"/><a href=\"../\">up</a></body></html>",
+    );
     let pages = [
         ("index.html", "https://example.com/site/"),
         ("docs/index.html", "https://example.com/site/docs/"),
@@ -78,6 +83,10 @@ fn make_site(root: &Path) -> Vec<(PathBuf, String)> {
         ),
         ("x;y/page.html", "https://example.com/site/x%3By/page.html"),
         ("absolute.html", "https://example.com/site/absolute.html"),
+        (
+            "docs/page.xhtml",
+            "https://example.com/site/docs/page.xhtml",
+        ),
     ];
     pages
         .into_iter()
@@ -146,7 +155,7 @@ fn every_file_is_what_the_filter_makes(flags: &[&str]) {
     assert!(out.stdout.is_empty());
     assert!(
         text(&out.stderr)
-            .starts_with("htmlabs: 10 HTML files: 9 rewritten, 1 unchanged, 0 failed;"),
+            .starts_with("htmlabs: 11 HTML files: 10 rewritten, 1 unchanged, 0 failed;"),
         "{}",
         text(&out.stderr)
     );
@@ -170,7 +179,7 @@ fn every_file_is_what_the_filter_makes(flags: &[&str]) {
     );
     // A second run changes nothing, and writes nothing.
     let again = htmlabs(&["--site", root.to_str().unwrap(), "--site-url", URL]);
-    assert!(text(&again.stderr).contains(": 0 rewritten, 10 unchanged, 0 failed;"));
+    assert!(text(&again.stderr).contains(": 0 rewritten, 11 unchanged, 0 failed;"));
     assert_eq!(snapshot(&root), after);
 }
 
@@ -494,7 +503,7 @@ fn each_report_line_names_a_value_where_it_stands() {
             .entry(v["outcome"].as_str().unwrap().to_owned())
             .or_insert(0) += 1;
     }
-    assert_eq!(outcomes["rewritten"], 15, "{report}");
+    assert_eq!(outcomes["rewritten"], 18, "{report}");
     assert_eq!(outcomes["absolute"], 1);
     assert_eq!(outcomes["unchanged"], 1, "the <base href>");
 }
@@ -651,4 +660,42 @@ fn an_interrupted_run_leaves_every_file_old_or_new() {
         })
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn xhtml_that_an_html_parser_reads_otherwise_is_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("public");
+    fs::create_dir_all(&root).unwrap();
+    // In XML the script ends where it stands; in HTML the rest of the file
+    // would be its text, and the link after it would be left half-done.
+    let xhtml = b"<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><script src=\"a.js\"/><link href=\"s.css\"/></head></html>";
+    fs::write(root.join("app.xhtml"), xhtml).unwrap();
+    let out = htmlabs(&["--site", root.to_str().unwrap(), "--site-url", URL]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(fs::read(root.join("app.xhtml")).unwrap(), xhtml);
+    assert!(
+        stderr.contains(&format!(
+            "htmlabs: warning: {}: the self-closed `<script/>` at byte 49 ends there in XHTML, not in HTML",
+            root.join("app.xhtml").display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 HTML files: 0 rewritten, 1 unchanged, 0 failed;"),
+        "{stderr}"
+    );
+    // Into a copy, it is copied as it is.
+    let copy = dir.path().join("copy");
+    let out = htmlabs(&[
+        "--site",
+        root.to_str().unwrap(),
+        "--site-url",
+        URL,
+        "--out-dir",
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(fs::read(copy.join("app.xhtml")).unwrap(), xhtml);
 }

@@ -24,3 +24,4 @@ pub mod settings;
 pub mod splice;
 pub mod utf16;
 pub mod value;
+pub mod xhtml;

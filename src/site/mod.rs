@@ -24,6 +24,7 @@ use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
 use crate::html::report::Warning;
 use crate::html::rewriter::Rewriter;
+use crate::html::xhtml;
 use crate::listing::{Listing, file_place};
 use crate::url::{Layers, Standard};
 pub use tree::Entry;
@@ -389,6 +390,15 @@ fn page(
         Ok(metadata) => metadata,
         Err(e) => return (failed(e), 0, 0),
     };
+    if entry.xhtml {
+        if let Some(warning) = xhtml::reads_otherwise(&buffers.input, config.max_memory) {
+            on(Event::Warning(path, &warning));
+            return match put(site, entry, &buffers.input, &metadata, true, 0) {
+                Ok(did) => (did, 1, 0),
+                Err(e) => (failed(e), 1, 0),
+            };
+        }
+    }
     let url = site.url_of(&entry.relative);
     let layers = match config
         .layers
@@ -448,33 +458,36 @@ fn page(
         return (failed(e), warnings, changes);
     }
     let unchanged = buffers.output == buffers.input;
-    if site.check {
-        let did = if unchanged {
-            Did::Unchanged
-        } else {
-            Did::Rewritten {
-                urls: report.counts.rewritten,
-            }
-        };
-        return (did, warnings, changes);
-    }
-    let target = match &site.out_dir {
-        Some(out) => out.join(&entry.relative),
-        None if unchanged => return (Did::Unchanged, warnings, changes),
-        None => path.clone(),
-    };
-    let written = write(site, &target, &buffers.output, &metadata);
-    match written {
-        Ok(()) if unchanged => (Did::Unchanged, warnings, changes),
-        Ok(()) => (
-            Did::Rewritten {
-                urls: report.counts.rewritten,
-            },
-            warnings,
-            changes,
-        ),
+    let urls = report.counts.rewritten;
+    match put(site, entry, &buffers.output, &metadata, unchanged, urls) {
+        Ok(did) => (did, warnings, changes),
         Err(e) => (failed(e), warnings, changes),
     }
+}
+
+/// Puts a page's output where it goes: over the file in place (unless it
+/// is unchanged), or into the copy; nowhere in check mode.
+fn put(
+    site: &Site,
+    entry: &Entry,
+    output: &[u8],
+    metadata: &Metadata,
+    unchanged: bool,
+    urls: usize,
+) -> Result<Did, SourceError> {
+    let did = if unchanged {
+        Did::Unchanged
+    } else {
+        Did::Rewritten { urls }
+    };
+    let target = match &site.out_dir {
+        _ if site.check => return Ok(did),
+        Some(out) => out.join(&entry.relative),
+        None if unchanged => return Ok(did),
+        None => entry.path.clone(),
+    };
+    write(site, &target, output, metadata)?;
+    Ok(did)
 }
 
 /// Reads `path` whole into `buffer`; its metadata.

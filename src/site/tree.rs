@@ -21,6 +21,8 @@ pub struct Entry {
     pub relative: PathBuf,
     /// A document to rewrite (`.html`, `.htm`, `.xhtml`).
     pub html: bool,
+    /// `.xhtml`: rewritten only where it reads as HTML.
+    pub xhtml: bool,
     /// A symbolic link, copied as one into `--out-dir`.
     pub link: Option<PathBuf>,
 }
@@ -86,6 +88,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
                 path,
                 relative,
                 html: false,
+                xhtml: false,
                 link: target,
             });
             continue;
@@ -109,6 +112,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
             }
         }
         entries.push(Entry {
+            xhtml: html && has_extension(&path, &["xhtml"]),
             path,
             relative,
             html,
@@ -133,11 +137,13 @@ fn ignore_path(e: &ignore::Error) -> Option<PathBuf> {
 
 /// Whether a file is a document to rewrite, by its name.
 fn is_html(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-        ["html", "htm", "xhtml"]
-            .iter()
-            .any(|h| e.eq_ignore_ascii_case(h))
-    })
+    has_extension(path, &["html", "htm", "xhtml"])
+}
+
+fn has_extension(path: &Path, any: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| any.iter().any(|h| e.eq_ignore_ascii_case(h)))
 }
 
 /// Puts every file that is not a document into the copy: hard-linked where
