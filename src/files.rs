@@ -80,7 +80,7 @@ pub(crate) fn write_through_temporary<T>(
     write: impl FnOnce(&mut File) -> Result<T, SourceError>,
 ) -> Result<T, SourceError> {
     let mut staged = Staged::new(path)?;
-    let done = write(staged.temporary.as_file_mut())?;
+    let done = write(staged.file_mut())?;
     staged.modified = modified;
     staged.durable = durable;
     staged.commit()?;
@@ -107,8 +107,13 @@ fn temporary_beside(path: &Path) -> Result<NamedTempFile, SourceError> {
 /// A file written as a run goes (a link report), that takes its name only
 /// when the run succeeded: until [`Staged::commit`], it is a temporary file
 /// beside it, removed if the run fails.
+///
+/// A symbolic link is followed, so that the file it names gets the bytes
+/// and the link stays a link. What is not a regular file (`/dev/null`, a
+/// FIFO, a socket) is written as it is, as `>` does: renamed over, it would
+/// be replaced by a regular file (as root, `/dev/null` itself).
 pub struct Staged {
-    temporary: NamedTempFile,
+    into: Into,
     path: PathBuf,
     /// The modification time it gets, if not now.
     modified: Option<SystemTime>,
@@ -121,47 +126,92 @@ pub struct Staged {
     pub durable: bool,
 }
 
+/// Where a staged file's bytes go.
+enum Into {
+    /// A temporary file beside the real one, renamed over it at the end.
+    Temporary(NamedTempFile, PathBuf),
+    /// A file that is not a regular one, written as it is.
+    Special(File),
+}
+
 impl Staged {
     pub fn new(path: &Path) -> Result<Self, SourceError> {
+        let real = followed(path);
+        let into = match std::fs::metadata(&real) {
+            Ok(m) if !m.is_file() && !m.is_dir() => Into::Special(
+                File::options()
+                    .write(true)
+                    .open(&real)
+                    .map_err(|e| SourceError::Write(quoted(path), e))?,
+            ),
+            _ => Into::Temporary(temporary_beside(&real)?, real),
+        };
         Ok(Staged {
-            temporary: temporary_beside(path)?,
+            into,
             path: path.to_owned(),
             modified: None,
             durable: true,
         })
     }
 
+    fn file_mut(&mut self) -> &mut File {
+        match &mut self.into {
+            Into::Temporary(temporary, _) => temporary.as_file_mut(),
+            Into::Special(file) => file,
+        }
+    }
+
     /// A writer to it.
     pub fn writer(&self) -> Result<File, SourceError> {
-        self.temporary
-            .reopen()
-            .map_err(|e| SourceError::Write(quoted(&self.path), without_path(e)))
+        match &self.into {
+            Into::Temporary(temporary, _) => temporary.reopen(),
+            Into::Special(file) => file.try_clone(),
+        }
+        .map_err(|e| SourceError::Write(quoted(&self.path), without_path(e)))
     }
 
     /// Renames it over its path; an existing file's permissions stay.
     pub fn commit(self) -> Result<(), SourceError> {
         let fail = |e| SourceError::Write(quoted(&self.path), e);
-        if let Ok(existing) = std::fs::metadata(&self.path) {
-            self.temporary
+        let (temporary, real) = match self.into {
+            Into::Temporary(temporary, real) => (temporary, real),
+            Into::Special(_) => return Ok(()),
+        };
+        if let Ok(existing) = std::fs::metadata(&real) {
+            temporary
                 .as_file()
                 .set_permissions(existing.permissions())
                 .map_err(fail)?;
         }
         if let Some(modified) = self.modified {
-            self.temporary
-                .as_file()
-                .set_modified(modified)
-                .map_err(fail)?;
+            temporary.as_file().set_modified(modified).map_err(fail)?;
         }
         if self.durable {
-            self.temporary.as_file().sync_all().map_err(fail)?;
+            temporary.as_file().sync_all().map_err(fail)?;
         }
-        let path = self.path.clone();
-        self.temporary
-            .persist(&path)
+        temporary
+            .persist(&real)
             .map(|_| ())
-            .map_err(|e| SourceError::Write(quoted(&path), without_path(e.error)))
+            .map_err(|e| SourceError::Write(quoted(&self.path), without_path(e.error)))
     }
+}
+
+/// `path`, its last component's symbolic links followed (as many as the
+/// kernel follows, 40), dangling or not: where `> path` would write.
+fn followed(path: &Path) -> PathBuf {
+    let mut path = path.to_owned();
+    for _ in 0..40 {
+        match std::fs::read_link(&path) {
+            Ok(target) => {
+                path = match path.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    path
 }
 
 /// tempfile's errors end with ` at path "…"`, naming the temporary file the
