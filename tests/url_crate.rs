@@ -199,29 +199,6 @@ const WHATWG: &[Class] = &[
                 && whatwg_agrees(p, p.reference)
         },
     },
-    // url writes `/.` before a path that starts with `//` in a URL without a
-    // host (`foo:/a/b` + `..//g` → `foo:/.//g`), so that it is not read back
-    // as a host. The RFCs' recomposition writes `foo://g`, which reads back
-    // with the host `g`.
-    Class {
-        name: "double-slash-path-gets-dot-prefix",
-        matches: |p| {
-            let r = rfc3986::parse(p.reference);
-            let no_authority = rfc3986::parse(p.base).authority.is_none()
-                && r.scheme.is_none()
-                && r.authority.is_none();
-            let reference = decode_dot_segments(p.reference);
-            let ours = p.resolver.resolve(p.base, &reference);
-            let Some(scheme) = rfc3986::parse(&ours).scheme else {
-                return false;
-            };
-            // Neither input has an authority, so all after the colon is path.
-            let path = &ours[scheme.len() + 1..];
-            no_authority
-                && path.starts_with("//")
-                && p.theirs.as_deref().ok() == canonical(&format!("{scheme}:/.{path}")).as_deref()
-        },
-    },
     // url removes the empty segments at the start of a file URL's path
     // (`file://h//x` → `file://h/x`); the RFCs keep them.
     Class {
@@ -357,14 +334,7 @@ const RFC1808: &[Rule] = &[
             // The path as RFC 3986 reads it, `;params` included, so that `..`
             // followed by params is the segment RFC 3986 sees.
             let ours = rfc3986::parse(p.ours);
-            let path = drop_dotdot_above_root(ours.path);
-            Some(
-                rfc3986::Components {
-                    path: &path,
-                    ..ours
-                }
-                .to_string(),
-            )
+            Some(with_path(ours, &drop_dotdot_above_root(ours.path)))
         },
     },
     // §4: only step 6, for a relative path, removes dot segments; a reference
@@ -374,17 +344,21 @@ const RFC1808: &[Rule] = &[
         name: "dot-segments-kept-outside-step-6",
         modernize: |p| {
             let ours = rfc3986::parse(p.ours);
-            let path = rfc3986::remove_dot_segments(ours.path);
-            Some(
-                rfc3986::Components {
-                    path: &path,
-                    ..ours
-                }
-                .to_string(),
-            )
+            Some(with_path(ours, &rfc3986::remove_dot_segments(ours.path)))
         },
     },
 ];
+
+/// `c` with the path `path`, written as both resolvers write a path: with
+/// `/.` in front where it starts with `//` and there is no authority, which
+/// would read it back as one (the decision of `src/url/mod.rs`).
+fn with_path(c: rfc3986::Components, path: &str) -> String {
+    let path = match c.authority {
+        None if path.starts_with("//") => format!("/.{path}"),
+        _ => path.to_owned(),
+    };
+    rfc3986::Components { path: &path, ..c }.to_string()
+}
 
 /// The first RFC 1808 rule that leads from our answer to the RFC 3986 one,
 /// alone or followed by `more` other rules (a pair may meet two rules, as
