@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use encoding_rs::{Encoding, UTF_8};
 
-use super::attrs::Kind;
+use super::attrs::{Empty, Kind};
 use super::report::{Counts, Warning, Warnings};
 use super::resolution::{Resolution, Splice};
 use super::value::{self, Decoded, Edit, Quote};
@@ -34,6 +34,8 @@ pub struct Element<'a> {
     pub svg: bool,
     /// The element's `codebase`, against which an `archive` list resolves.
     pub codebase: Option<&'a str>,
+    /// What an empty value names, by the table's row.
+    pub empty: Empty,
 }
 
 impl<'a> Resolver<'a> {
@@ -58,6 +60,13 @@ impl<'a> Resolver<'a> {
         offset: usize,
         out: &mut Vec<u8>,
     ) -> bool {
+        if kind == Kind::Url && raw.is_empty() && element.empty == Empty::Nothing {
+            // The HTML standard fetches nothing for it; the document's URL
+            // would have the moved page fetch the original.
+            self.counts.seen += 1;
+            self.counts.empty += 1;
+            return false;
+        }
         if kind == Kind::Url && self.starts_with_scheme(raw) {
             // Most values on real pages are absolute: they need no decoding.
             self.counts.seen += 1;

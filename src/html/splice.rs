@@ -251,10 +251,12 @@ impl<W: Write> Splicer<W> {
                 kind,
                 svg,
                 codebase,
+                empty,
             } => {
                 let element = Element {
                     svg: *svg,
                     codebase: codebase.as_deref(),
+                    empty: *empty,
                 };
                 return resolver.attribute(*kind, element, raw, quote, start, out);
             }
