@@ -326,12 +326,29 @@ proptest! {
     }
 }
 
+/// The parser's delimiters, dots and a letter.
+const ALPHABET: &[char] = &['/', '.', ':', '#', '?', ';', 'a'];
+
+/// Every reference of up to four characters of [`ALPHABET`], the empty one
+/// first.
+fn short_references() -> Vec<String> {
+    let mut references = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..4 {
+        last = last
+            .iter()
+            .flat_map(|r| ALPHABET.iter().map(move |c| format!("{r}{c}")))
+            .collect();
+        references.extend(last.iter().cloned());
+    }
+    references
+}
+
 /// The prefix shortcut on every reference of up to four characters made of
 /// the parser's delimiters, dots and a letter, against bases of every shape:
 /// it agrees with full resolution, and it is taken where it should be.
 #[test]
 fn the_prefix_shortcut_agrees_on_every_short_reference() {
-    const ALPHABET: &[char] = &['/', '.', ':', '#', '?', ';', 'a'];
     let bases = [
         "http://a/b/c/d;p?q#f",
         "http://a",
@@ -344,15 +361,7 @@ fn the_prefix_shortcut_agrees_on_every_short_reference() {
         "b/c",
         "",
     ];
-    let mut references = vec![String::new()];
-    let mut last = vec![String::new()];
-    for _ in 0..4 {
-        last = last
-            .iter()
-            .flat_map(|r| ALPHABET.iter().map(move |c| format!("{r}{c}")))
-            .collect();
-        references.extend(last.iter().cloned());
-    }
+    let references = short_references();
     let mut taken = 0;
     for base in &bases {
         let parsed = rfc1808::ParsedBase::new(base);
@@ -398,7 +407,6 @@ fn the_prefix_shortcut_agrees_on_every_short_reference() {
 /// without a net_loc, a path, params and a query.
 #[test]
 fn answers_read_back_on_every_short_reference() {
-    const ALPHABET: &[char] = &['/', '.', ':', '#', '?', ';', 'a'];
     let bases = [
         "http://a/b/c/d;p?q#f",
         "http://a",
@@ -415,15 +423,7 @@ fn answers_read_back_on_every_short_reference() {
         "foo:/a/b",
         "foo:/.//x/y",
     ];
-    let mut references = vec![String::new()];
-    let mut last = vec![String::new()];
-    for _ in 0..4 {
-        last = last
-            .iter()
-            .flat_map(|r| ALPHABET.iter().map(move |c| format!("{r}{c}")))
-            .collect();
-        references.extend(last.iter().cloned());
-    }
+    let references = short_references();
     for base in bases {
         for reference in &references {
             properties::check_components_read_back(base, reference);
