@@ -111,7 +111,7 @@ pub fn resolve(base: &str, reference: &str) -> String {
 /// §5.2.2 Transform References, strict: the target's components, which read
 /// back as themselves. Decided here: a path that starts with `//` in a target
 /// without an authority is written with `/.` in front (see
-/// [`unambiguous_path`]), where §5.3 would write one that reads back with an
+/// `url::unambiguous_path`), where §5.3 would write one that reads back with an
 /// authority.
 pub fn transform<'a>(base: &'a str, reference: &'a str) -> Target<'a> {
     let base = parse(base);
