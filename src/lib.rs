@@ -26,17 +26,20 @@
 mod files;
 pub mod filter;
 mod html;
+pub mod listing;
+pub mod site;
 mod syntax;
 mod url;
 
 #[cfg(feature = "cli")]
 pub mod cli;
 
-pub use files::SourceError;
+pub use files::{SourceError, Staged};
 pub use html::attrs::{Empty, Group, Kind, Row, Table, When};
 pub use html::config::Config;
 pub use html::encoding::{Chosen, Source};
 pub use html::error::Error;
+pub use html::links::{Link, Outcome, Position};
 pub use html::lookahead::Decision;
 pub use html::report::{Counts, Report, Warning};
 pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};

@@ -64,3 +64,22 @@ pub fn shared(test: &str) -> Option<PathBuf> {
         None
     }
 }
+
+/// An installed tool the test runs, or `None` with a one-line note on a
+/// user's machine; under CI (`CI` set, as `.ci/run` runs) a missing tool
+/// fails the test: `.ci/run` installs it.
+pub fn tool(name: &str, test: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: `{name}` is not installed, and CI must run this test (.ci/run installs it)"
+        );
+        eprintln!("note: {test} skipped: `{name}` is not installed");
+    }
+    found
+}
