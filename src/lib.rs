@@ -38,7 +38,7 @@ mod url;
 pub mod cli;
 
 pub use files::{SourceError, Staged};
-pub use html::attrs::{Group, Kind, Row, Table, When};
+pub use html::attrs::{Empty, Group, Kind, Row, Table, When};
 pub use html::config::Config;
 pub use html::encoding::{Chosen, Source};
 pub use html::error::Error;

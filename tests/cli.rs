@@ -571,15 +571,18 @@ fn warnings_go_to_stderr_and_never_into_the_output() {
 
 #[test]
 fn verbose_lines_are_exact() {
-    // One value of each outcome: rewritten (the link, the anchor, the base
-    // href itself is "unchanged"), absolute, valueless, same-document in
-    // SVG, undecodable.
+    // One value of each outcome: rewritten (the link, the anchors, the empty
+    // one too: it names the document; the base href itself is
+    // "unchanged"), absolute, valueless, same-document in SVG, undecodable,
+    // empty where that names no resource.
     let input: &[u8] = b"<head><link href=s.css><base href=\"http://h/d/\"></head>\n\
         <a href=x>1</a> <a href=\"mailto:m\">2</a> <a href>3</a>\n\
-        <svg><use href=\"#i\"/></svg><img src=\"\xff.png\">\n";
+        <svg><use href=\"#i\"/></svg><img src=\"\xff.png\">\n\
+        <img src=\"\"> <a href=\"\">4</a>\n";
     let expected: &[u8] = b"<head><link href=http://h/d/s.css><base href=\"http://h/d/\"></head>\n\
         <a href=http://h/d/x>1</a> <a href=\"mailto:m\">2</a> <a href>3</a>\n\
-        <svg><use href=\"#i\"/></svg><img src=\"\xff.png\">\n";
+        <svg><use href=\"#i\"/></svg><img src=\"\xff.png\">\n\
+        <img src=\"\"> <a href=\"http://h/d/\">4</a>\n";
     let out = htmlabs()
         .args(["-v", "-r", "http://r/p", "--encoding", "utf-8"])
         .write_stdin(input)
@@ -597,9 +600,9 @@ fn verbose_lines_are_exact() {
          htmlabs: layer 3.3 (retrieval URL): `http://r/p` from --retrieved-from, passed over: layer 3.1 gives the base\n\
          htmlabs: layer 3.4 (default): the empty base, passed over: layer 3.1 gives the base\n\
          htmlabs: lookahead: ended at the `<base href>` at byte 23\n\
-         htmlabs: urls: 6 seen, 2 rewritten, 4 left as they were\n\
-         htmlabs: left: 1 already absolute, 1 same-document, 1 undecodable, 0 without a base, 1 unchanged\n\
-         htmlabs: rewritten by kind: url 2, list 0, srcset 0, refresh 0, css 0, html 0\n\
+         htmlabs: urls: 8 seen, 3 rewritten, 5 left as they were\n\
+         htmlabs: left: 1 already absolute, 1 same-document, 1 empty (no resource), 1 undecodable, 0 without a base, 1 unchanged\n\
+         htmlabs: rewritten by kind: url 3, list 0, srcset 0, refresh 0, css 0, html 0\n\
          htmlabs: valueless attributes: 1\n"
     );
 }
@@ -622,7 +625,7 @@ fn verbose_lines_without_a_base() {
              htmlabs: layer 3.4 (default): the empty base, used\n\
              htmlabs: lookahead: not needed: no `<base` in the input\n\
              htmlabs: urls: 3 seen, 0 rewritten, 3 left as they were\n\
-             htmlabs: left: 0 already absolute, 0 same-document, 0 undecodable, 3 without a base, 0 unchanged\n\
+             htmlabs: left: 0 already absolute, 0 same-document, 0 empty (no resource), 0 undecodable, 3 without a base, 0 unchanged\n\
              htmlabs: rewritten by kind: url 0, list 0, srcset 0, refresh 0, css 0, html 0\n\
              htmlabs: valueless attributes: 0\n",
         );

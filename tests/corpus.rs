@@ -6,7 +6,8 @@
 //! 2. every byte outside the values is the input's;
 //! 3. every value is absolute afterwards, or is the input's and was left for
 //!    a documented reason (valueless, already absolute, `#id` inside SVG, not
-//!    valid UTF-8, a duplicate attribute that HTML drops); a rewritten value
+//!    valid UTF-8, a duplicate attribute that HTML drops, empty where the
+//!    table says an empty value names no resource); a rewritten value
 //!    is what RFC 1808 §4 makes of it against the base the page should get
 //!    (its first absolute `<base href>` in the head, a relative one resolved
 //!    against `-r`, else `-r`) where that needs no dot-segment or query
@@ -26,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use htmlabs::Empty;
 use spans::{SVG, Span};
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
@@ -326,6 +328,8 @@ struct Tally {
     svg_id: usize,
     undecodable: usize,
     duplicate: usize,
+    /// Empty, where the table says that names no resource (`<img src="">`).
+    empty: usize,
     /// Values of the other kinds and `<style>`/`<noscript>` texts.
     other: usize,
 }
@@ -340,6 +344,7 @@ impl Tally {
         self.svg_id += other.svg_id;
         self.undecodable += other.undecodable;
         self.duplicate += other.duplicate;
+        self.empty += other.empty;
     }
 }
 
@@ -357,6 +362,14 @@ fn check_value(
     // byte for byte as Latin-1, its structure is checked all the same (the
     // bases here are ASCII).
     let latin1 = |raw: &[u8]| raw.iter().map(|&b| char::from(b)).collect::<String>();
+    // An empty value where the table says it names no resource stays empty.
+    if raw_in.is_empty() && span.empty == Empty::Nothing {
+        if raw_out.is_empty() {
+            tally.empty += 1;
+            return Ok(());
+        }
+        return Err("an empty value that names no resource was changed".into());
+    }
     let (text_in, legacy) = match std::str::from_utf8(raw_in) {
         Ok(text) => (text.to_owned(), false),
         Err(_) if raw_in == raw_out => {
@@ -530,6 +543,7 @@ fn corpus_pages_are_rewritten_value_by_value() {
         with_r.undecodable + with_r.svg_id + with_r.valueless > 0,
         "{with_r:?}"
     );
+    assert!(with_r.empty > 0, "no empty value left: {with_r:?}");
     assert!(embedded > 0, "no page was rewritten by its own <base href>");
 
     let mut report = report.into_inner().unwrap();

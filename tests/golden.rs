@@ -4,7 +4,7 @@
 //! encoding the report names, and where it came from). Each case runs whole, in 1-byte writes
 //! and in random chunk sizes, through each entry point (`Rewriter`,
 //! `rewrite`, `rewrite_bytes`), and its output is run again to show that a
-//! second run changes nothing.
+//! second run changes nothing and reads the same encoding.
 
 mod common;
 
@@ -150,16 +150,23 @@ fn golden_files() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A second run changes nothing, and reads the output in the encoding the
+/// first run read the input in.
 #[test]
 fn a_second_run_changes_nothing() {
     for case in cases() {
-        let (once, _) = run(&case.config, &case.input, || usize::MAX);
-        let (twice, _) = run(&case.config, &once, || usize::MAX);
+        let (once, first) = run(&case.config, &case.input, || usize::MAX);
+        let (twice, second) = run(&case.config, &once, || usize::MAX);
         assert_eq!(
             show(&twice),
             show(&once),
             "{}: a second run changed the output",
             case.name
+        );
+        assert_eq!(
+            second.encoding.encoding, first.encoding.encoding,
+            "{}: a second run read another encoding ({}, then {})",
+            case.name, first.encoding, second.encoding
         );
     }
 }

@@ -148,3 +148,22 @@ fn without_a_base_each_value_is_heard_whole() {
         ]
     );
 }
+
+#[test]
+fn an_empty_value_that_names_no_resource_is_heard_as_empty() {
+    let (links, _) = run(
+        config(false),
+        b"<img src=\"\"><a href=\"\">x</a>",
+        usize::MAX,
+    );
+    let outcomes: Vec<_> = links
+        .iter()
+        .map(|l| (l.outcome, l.absolute.clone()))
+        .collect();
+    assert_eq!(outcomes[0], (Outcome::Empty, None));
+    assert_eq!(
+        outcomes[1].0,
+        Outcome::Rewritten,
+        "<a href=\"\"> names the document"
+    );
+}

@@ -89,6 +89,9 @@ fn table() -> String {
                 "`{name}` is one of {} URL properties",
                 values.len()
             )),
+            When::HasToken(name, tokens) => {
+                conditions.push(format!("`{name}` has one of {} keywords", tokens.len()))
+            }
         }
         match group {
             Group::Default | Group::User => {}
@@ -104,18 +107,75 @@ fn table() -> String {
     out
 }
 
+/// The README's list of the attributes whose empty value is left, as
+/// `src/html/attrs.rs` has it: its rows marked `Empty::Nothing`, those of an
+/// attribute, condition and group on one line.
+fn empty_left() -> String {
+    use htmlabs::{Empty, Group, Table, When};
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    for row in Table::new(true, true, Vec::new()).rows() {
+        if row.empty != Empty::Nothing {
+            continue;
+        }
+        let mut head = format!("- `{}` on", row.attribute);
+        let tail = match row.when {
+            When::HasToken(name, tokens) => {
+                let tokens: Vec<String> = tokens.iter().map(|t| format!("`{t}`")).collect();
+                format!(" whose `{name}` has one of {}", tokens.join(", "))
+            }
+            When::Always => String::new(),
+            other => panic!("no words for {other:?}"),
+        };
+        head.push_str(&tail);
+        if row.group == Group::Lazy {
+            head.push_str(" (with `--lazy`)");
+        }
+        let element = match row.element.as_str() {
+            "*" => "every element".to_owned(),
+            e => format!("`{e}`"),
+        };
+        match lines.iter_mut().find(|(h, _)| *h == head) {
+            Some((_, elements)) => elements.push(element),
+            None => lines.push((head, vec![element])),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(head, elements)| {
+            let (before, after) = head.split_once(" on").unwrap();
+            format!("{before} on {}{after}\n", elements.join(", "))
+        })
+        .collect()
+}
+
+/// The README's text between `<!-- NAME: generated ... -->` and
+/// `<!-- end of NAME -->`.
+fn generated(name: &str) -> &'static str {
+    let start =
+        format!("<!-- {name}: generated from src/html/attrs.rs, checked by tests/readme.rs -->\n");
+    README
+        .split(&start)
+        .nth(1)
+        .and_then(|rest| rest.split(&format!("<!-- end of {name} -->")).next())
+        .unwrap_or_else(|| panic!("README has no `{name}` markers"))
+}
+
 #[test]
 fn the_table_is_the_attribute_table() {
-    let start = "<!-- table: generated from src/html/attrs.rs, checked by tests/readme.rs -->\n";
-    let block = README
-        .split(start)
-        .nth(1)
-        .and_then(|rest| rest.split("<!-- end of table -->").next())
-        .expect("README has the table markers");
     let expected = table();
     assert!(
-        block.trim_end() == expected.trim_end(),
+        generated("table").trim_end() == expected.trim_end(),
         "README's table is not src/html/attrs.rs's; it should read:\n{expected}"
+    );
+}
+
+#[test]
+fn the_empty_values_left_are_the_attribute_table_s() {
+    let expected = empty_left();
+    assert!(expected.lines().count() > 3, "{expected}");
+    assert!(
+        generated("empty").trim_end() == expected.trim_end(),
+        "README's list of empty values left is not src/html/attrs.rs's; it should read:\n{expected}"
     );
 }
 

@@ -68,9 +68,39 @@ pub fn check_resolve(base: &str, reference: &str) {
     if !base.is_empty() {
         assert_eq!(Standard::Rfc3986.resolve(base, reference), answer);
     }
+    check_components_read_back(base, reference);
     // §3.4: with the empty base, every reference is taken as it is.
     for standard in [Standard::Rfc1808, Standard::Rfc3986] {
         assert_eq!(standard.resolve("", reference), reference, "{standard:?}");
+    }
+}
+
+/// Each standard's answer, parsed again, has the components its resolution
+/// assembled: no component reads back as another (a path as a net_loc, as
+/// `news:comp.lang.misc` + `//` once gave `news://comp.lang.misc`). For an
+/// absolute base, as both standards ask of a base (the empty one leaves the
+/// reference as it is).
+pub fn check_components_read_back(base: &str, reference: &str) {
+    if rfc1808::scheme_len(base).is_some() {
+        let parsed = rfc1808::ParsedBase::new(base);
+        let answer = parsed.resolve(reference);
+        match parsed.assemble(reference) {
+            Some(assembled) => assert_eq!(
+                rfc1808::parse(&answer),
+                assembled.components(),
+                "RFC 1808: {base:?} + {reference:?} gives {answer:?}, which reads back otherwise"
+            ),
+            None => assert_eq!(answer, reference, "RFC 1808: {base:?} + {reference:?}"),
+        }
+    }
+    if rfc3986::scheme_len(base).is_some() {
+        let target = rfc3986::transform(base, reference);
+        let answer = rfc3986::resolve(base, reference);
+        assert_eq!(
+            rfc3986::parse(&answer),
+            target.components(),
+            "RFC 3986: {base:?} + {reference:?} gives {answer:?}, which reads back otherwise"
+        );
     }
 }
 

@@ -53,8 +53,8 @@ pub struct Cli {
 
     /// The document's encoding, by any WHATWG label (`latin1`, `sjis`,
     /// `gb2312`, `utf-16le`, …); a byte order mark still wins. Without it:
-    /// `<meta charset>` in the first 1024 bytes, or later in the head, else
-    /// detection.
+    /// `<meta charset>` in the first 1024 bytes, or met later within the
+    /// lookahead, else detection.
     #[arg(long, value_name = "LABEL")]
     pub encoding: Option<String>,
 

@@ -55,6 +55,48 @@ pub enum When {
     /// The attribute's value is one of these, ASCII case-insensitively
     /// (`<meta property=og:image>`).
     OneOf(&'static str, &'static [&'static str]),
+    /// The attribute's value, split at ASCII whitespace, has one of these
+    /// tokens, ASCII case-insensitively (`<link rel="shortcut icon">`).
+    HasToken(&'static str, &'static [&'static str]),
+}
+
+impl When {
+    /// Whether the condition holds, given the values of the element's
+    /// attributes (`value(name)`, as written).
+    pub(crate) fn holds<S: AsRef<str>>(self, value: impl Fn(&str) -> Option<S>) -> bool {
+        let is = |v: &str, expected: &str| v.eq_ignore_ascii_case(expected);
+        match self {
+            When::Always => true,
+            When::Equals(name, expected) => {
+                value(name).is_some_and(|v| is(v.as_ref().trim(), expected))
+            }
+            When::OneOf(name, expected) => {
+                value(name).is_some_and(|v| expected.iter().any(|e| is(v.as_ref().trim(), e)))
+            }
+            When::HasToken(name, expected) => value(name).is_some_and(|v| {
+                v.as_ref()
+                    .split_ascii_whitespace()
+                    .any(|token| expected.iter().any(|e| is(token, e)))
+            }),
+        }
+    }
+}
+
+/// What an empty value (`""`, nothing between the quotes) names, by what the
+/// HTML standard does with the attribute. Whitespace is no empty value: the
+/// standard strips none before it looks (`src=" "` is the document's URL,
+/// and fetched), so such a value is resolved like any other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Empty {
+    /// The document itself (`<a href="">`, `<form action="">`): resolved
+    /// like any reference (RFC 1808 §4 step 2a: the whole base).
+    #[default]
+    Document,
+    /// No resource: the standard fetches nothing for an empty value
+    /// (`<img src="">`, `<iframe src="">` shows `about:blank`, `<link
+    /// rel=stylesheet href="">`): left as it is, where the document's URL
+    /// would have the page fetch itself as an image, a script or a frame.
+    Nothing,
 }
 
 /// Which rows a run uses: the default set, and the opt-in ones.
@@ -77,6 +119,9 @@ pub struct Row {
     pub kind: Kind,
     pub when: When,
     pub group: Group,
+    /// What an empty value names (for `url` values: the other kinds hold no
+    /// URL when empty).
+    pub empty: Empty,
 }
 
 impl fmt::Display for Row {
@@ -91,7 +136,7 @@ impl fmt::Display for Row {
     }
 }
 
-type Static = (&'static str, &'static str, Kind, When, Group);
+type Static = (&'static str, &'static str, Kind, When, Group, Empty);
 
 const SOCIAL_URLS: &[&str] = &[
     "og:url",
@@ -110,6 +155,23 @@ const SOCIAL_URLS: &[&str] = &[
     "twitter:player:stream",
 ];
 
+/// The `rel` keywords of the HTML standard whose links fetch or connect to
+/// what `href` names, and do nothing when it is empty ("If el's href
+/// attribute's value is the empty string, then return"): the external
+/// resource links but `pingback` (never fetched) and `expect` (a place in
+/// the document).
+const FETCHED_RELS: &[&str] = &[
+    "stylesheet",
+    "icon",
+    "manifest",
+    "modulepreload",
+    "preload",
+    "prefetch",
+    "dns-prefetch",
+    "preconnect",
+];
+
+use Empty::{Document as Doc, Nothing};
 use Group::{Default as D, Lazy, Social};
 use Kind::{Css, Html, List, Refresh, Srcset, Url};
 use When::Always as A;
@@ -117,76 +179,105 @@ use When::Always as A;
 /// The built-in rows. Elements of HTML, SVG and MathML alike: `*` rows apply
 /// in every namespace.
 pub const BUILT_IN: &[Static] = &[
-    ("*", "href", Url, A, D),
-    ("*", "src", Url, A, D),
+    // The external resources of `<link>`: "If el's href attribute's value is
+    // the empty string, then return". Before the row for every element.
+    (
+        "link",
+        "href",
+        Url,
+        When::HasToken("rel", FETCHED_RELS),
+        D,
+        Nothing,
+    ),
+    ("*", "href", Url, A, D, Doc),
+    // Every element of HTML with a `src` fetches it, and nothing for an
+    // empty one: `img` and `iframe` ("its value is not the empty string"),
+    // `script`, media and `source` ("If src is the empty string"), `embed`,
+    // `track`, `input type=image`, `frame`.
+    ("*", "src", Url, A, D, Nothing),
     // SVG 1.1 and MathML links (`<use xlink:href>`, `<image xlink:href>`).
-    ("*", "xlink:href", Url, A, D),
-    ("*", "style", Css, A, D),
-    ("*", "itemid", Url, A, D),
-    ("*", "itemtype", List, A, D),
-    ("form", "action", Url, A, D),
-    ("button", "formaction", Url, A, D),
-    ("input", "formaction", Url, A, D),
-    ("video", "poster", Url, A, D),
-    ("blockquote", "cite", Url, A, D),
-    ("q", "cite", Url, A, D),
-    ("del", "cite", Url, A, D),
-    ("ins", "cite", Url, A, D),
-    ("object", "data", Url, A, D),
-    ("object", "codebase", Url, A, D),
-    ("object", "classid", Url, A, D),
+    ("*", "xlink:href", Url, A, D, Doc),
+    ("*", "style", Css, A, D, Doc),
+    ("*", "itemid", Url, A, D, Doc),
+    ("*", "itemtype", List, A, D, Doc),
+    ("form", "action", Url, A, D, Doc),
+    ("button", "formaction", Url, A, D, Doc),
+    ("input", "formaction", Url, A, D, Doc),
+    // "If the poster attribute's value is the empty string ... there is no
+    // poster frame".
+    ("video", "poster", Url, A, D, Nothing),
+    ("blockquote", "cite", Url, A, D, Doc),
+    ("q", "cite", Url, A, D, Doc),
+    ("del", "cite", Url, A, D, Doc),
+    ("ins", "cite", Url, A, D, Doc),
+    // "If the data attribute is present and its value is not the empty
+    // string".
+    ("object", "data", Url, A, D, Nothing),
+    ("object", "codebase", Url, A, D, Doc),
+    ("object", "classid", Url, A, D, Doc),
     // HTML 4: "a space-separated list of URIs ... relative to codebase".
-    ("object", "archive", List, A, D),
-    ("applet", "code", Url, A, D),
-    ("applet", "codebase", Url, A, D),
-    ("applet", "object", Url, A, D),
-    ("applet", "archive", List, A, D),
-    ("param", "value", Url, When::Equals("valuetype", "ref"), D),
-    ("html", "manifest", Url, A, D),
-    ("command", "icon", Url, A, D),
-    ("menuitem", "icon", Url, A, D),
-    ("img", "longdesc", Url, A, D),
-    ("frame", "longdesc", Url, A, D),
-    ("iframe", "longdesc", Url, A, D),
-    ("img", "lowsrc", Url, A, D),
-    ("img", "dynsrc", Url, A, D),
-    ("body", "background", Url, A, D),
-    ("table", "background", Url, A, D),
-    ("thead", "background", Url, A, D),
-    ("tbody", "background", Url, A, D),
-    ("tfoot", "background", Url, A, D),
-    ("tr", "background", Url, A, D),
-    ("td", "background", Url, A, D),
-    ("th", "background", Url, A, D),
-    ("embed", "pluginspage", Url, A, D),
-    ("a", "ping", List, A, D),
-    ("area", "ping", List, A, D),
-    ("head", "profile", List, A, D),
-    ("img", "srcset", Srcset, A, D),
-    ("source", "srcset", Srcset, A, D),
-    ("link", "imagesrcset", Srcset, A, D),
+    ("object", "archive", List, A, D, Doc),
+    ("applet", "code", Url, A, D, Doc),
+    ("applet", "codebase", Url, A, D, Doc),
+    ("applet", "object", Url, A, D, Doc),
+    ("applet", "archive", List, A, D, Doc),
+    (
+        "param",
+        "value",
+        Url,
+        When::Equals("valuetype", "ref"),
+        D,
+        Doc,
+    ),
+    ("html", "manifest", Url, A, D, Doc),
+    ("command", "icon", Url, A, D, Doc),
+    ("menuitem", "icon", Url, A, D, Doc),
+    ("img", "longdesc", Url, A, D, Doc),
+    ("frame", "longdesc", Url, A, D, Doc),
+    ("iframe", "longdesc", Url, A, D, Doc),
+    ("img", "lowsrc", Url, A, D, Doc),
+    ("img", "dynsrc", Url, A, D, Doc),
+    // "a background attribute set to a non-empty value" (Rendering).
+    ("body", "background", Url, A, D, Nothing),
+    ("table", "background", Url, A, D, Nothing),
+    ("thead", "background", Url, A, D, Nothing),
+    ("tbody", "background", Url, A, D, Nothing),
+    ("tfoot", "background", Url, A, D, Nothing),
+    ("tr", "background", Url, A, D, Nothing),
+    ("td", "background", Url, A, D, Nothing),
+    ("th", "background", Url, A, D, Nothing),
+    ("embed", "pluginspage", Url, A, D, Doc),
+    ("a", "ping", List, A, D, Doc),
+    ("area", "ping", List, A, D, Doc),
+    ("head", "profile", List, A, D, Doc),
+    ("img", "srcset", Srcset, A, D, Doc),
+    ("source", "srcset", Srcset, A, D, Doc),
+    ("link", "imagesrcset", Srcset, A, D, Doc),
     (
         "meta",
         "content",
         Refresh,
         When::Equals("http-equiv", "refresh"),
         D,
+        Doc,
     ),
-    ("iframe", "srcdoc", Html, A, D),
-    // Lazy loading, as the common script libraries write it.
-    ("*", "data-src", Url, A, Lazy),
-    ("*", "data-original", Url, A, Lazy),
-    ("*", "data-lazy-src", Url, A, Lazy),
-    ("*", "data-lazyload", Url, A, Lazy),
-    ("*", "data-hires", Url, A, Lazy),
-    ("*", "data-srcset", Srcset, A, Lazy),
-    ("*", "data-lazy-srcset", Srcset, A, Lazy),
+    ("iframe", "srcdoc", Html, A, D, Doc),
+    // Lazy loading, as the common script libraries write it: each becomes a
+    // `src` (or `srcset`) when the element is shown.
+    ("*", "data-src", Url, A, Lazy, Nothing),
+    ("*", "data-original", Url, A, Lazy, Nothing),
+    ("*", "data-lazy-src", Url, A, Lazy, Nothing),
+    ("*", "data-lazyload", Url, A, Lazy, Nothing),
+    ("*", "data-hires", Url, A, Lazy, Nothing),
+    ("*", "data-srcset", Srcset, A, Lazy, Doc),
+    ("*", "data-lazy-srcset", Srcset, A, Lazy, Doc),
     (
         "meta",
         "content",
         Url,
         When::OneOf("property", SOCIAL_URLS),
         Social,
+        Doc,
     ),
     (
         "meta",
@@ -194,6 +285,7 @@ pub const BUILT_IN: &[Static] = &[
         Url,
         When::OneOf("name", SOCIAL_URLS),
         Social,
+        Doc,
     ),
 ];
 
@@ -253,17 +345,18 @@ impl Table {
     pub fn new(lazy: bool, social: bool, user: Vec<Row>) -> Self {
         let mut rows: Vec<Row> = BUILT_IN
             .iter()
-            .filter(|(.., group)| match group {
+            .filter(|(.., group, _)| match group {
                 Group::Default | Group::User => true,
                 Group::Lazy => lazy,
                 Group::Social => social,
             })
-            .map(|&(element, attribute, kind, when, group)| Row {
+            .map(|&(element, attribute, kind, when, group, empty)| Row {
                 element: element.into(),
                 attribute: attribute.into(),
                 kind,
                 when,
                 group,
+                empty,
             })
             .collect();
         // A user's row comes first, so it wins over a built-in one for the
@@ -433,6 +526,7 @@ fn parse_user_row(spec: &str) -> Result<Row, String> {
         kind,
         when: When::Always,
         group: Group::User,
+        empty: Empty::Document,
     })
 }
 

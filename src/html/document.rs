@@ -164,9 +164,9 @@ impl<W: Write> Document<W> {
             sniffer.push(&chunk);
         }
         self.hold.push(chunk);
-        // The probe reads first, so that a `<meta>` it meets in the head is
-        // known before detection could decide, however the input is split.
-        if self.shared.borrow().decision.is_none() {
+        // The probe reads first, so that a `<meta>` it meets is known
+        // before detection could decide, however the input is split.
+        if self.shared.borrow().decision.is_none() || self.meta_open() {
             self.look();
         }
         if self.chosen.is_none() {
@@ -179,43 +179,64 @@ impl<W: Write> Document<W> {
         self.check(Ok(()))
     }
 
+    /// Whether the prescan left the encoding open: a `<meta>` the parser
+    /// meets further on, in the head or the body, may still declare it.
+    fn meta_open(&self) -> bool {
+        self.chosen.is_none() && self.sniffer.as_ref().is_some_and(Sniffer::prescan_failed)
+    }
+
     /// The lookahead, over the input held so far.
-    /// The head is read only when it matters: when `<base` occurs, or when
-    /// the encoding is still open after the prescan (a `<meta>` further into
-    /// the head declares it). Otherwise there is no base to find, and the
-    /// hold ends at the lookahead limit or the end of input.
+    /// The input is read only when it matters: when `<base` occurs, or when
+    /// the encoding is still open after the prescan (a `<meta>` further on
+    /// declares it). Otherwise there is no base to find, and the hold ends
+    /// at the lookahead limit or the end of input.
     fn look(&mut self) {
         if let Some(probe) = &mut self.probe {
-            if let Some(decision) = probe.write(self.hold.last()) {
-                self.decided(decision);
-            }
+            let decision = probe.write(self.hold.last());
+            self.probe_read(decision);
             return;
         }
         // Only a `<base` that starts within the lookahead limit counts, so
         // that the answer does not depend on how the input is split.
         let limit = self.config.max_lookahead;
-        let base = self.hold.base_at().is_some_and(|at| at < limit);
-        let needs_head =
-            self.chosen.is_none() && self.sniffer.as_ref().is_some_and(Sniffer::prescan_failed);
-        if base || needs_head {
+        let undecided = self.shared.borrow().decision.is_none();
+        let base = undecided && self.hold.base_at().is_some_and(|at| at < limit);
+        if base || self.meta_open() {
             let encoding = AsciiCompatibleEncoding::new(UTF_8).expect("UTF-8 is ASCII-compatible");
             let mut probe = Probe::new(
                 encoding,
-                self.config.max_lookahead,
+                limit,
+                self.sniffer.as_ref().map_or(0, Sniffer::window),
                 self.config.max_memory,
                 Rc::clone(&self.template_bases),
             );
-            let decision = self.hold.chunks().find_map(|c| probe.write(c));
-            self.probe = Some(probe);
-            if let Some(decision) = decision {
-                self.decided(decision);
+            let mut decision = None;
+            for chunk in self.hold.chunks() {
+                decision = probe.write(chunk);
             }
-        } else if self.hold.len() >= limit + 4 {
+            self.probe = Some(probe);
+            self.probe_read(decision);
+        } else if undecided && self.hold.len() >= limit + 4 {
             // A `<base` starting before the limit would be whole by now.
             self.decided(Decision::NoBase {
                 bytes: limit,
                 end: false,
             });
+        }
+    }
+
+    /// The probe has read on: its decision counts if none was taken before
+    /// (a probe started for a `<meta>` after the hold found no `<base`
+    /// has none to give), and the sniffer hears of the `<meta>` it met.
+    fn probe_read(&mut self, decision: Option<Decision>) {
+        if let Some(decision) = decision
+            && self.shared.borrow().decision.is_none()
+        {
+            self.decided(decision);
+        }
+        let meta = self.probe.as_ref().and_then(Probe::meta);
+        if let (Some(sniffer), Some(meta)) = (&mut self.sniffer, meta) {
+            sniffer.meta_met(meta);
         }
     }
 
@@ -254,15 +275,13 @@ impl<W: Write> Document<W> {
     }
 
     pub fn end(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
-        if self.shared.borrow().decision.is_none() {
-            let decision = match &mut self.probe {
-                Some(probe) => probe.end(),
-                None => Decision::NoBase {
-                    bytes: self.hold.len(),
-                    end: true,
-                },
+        if !self.released {
+            let ended = self.probe.as_mut().map(Probe::end);
+            let end = Decision::NoBase {
+                bytes: self.hold.len(),
+                end: true,
             };
-            self.decided(decision);
+            self.probe_read(Some(ended.unwrap_or(end)));
         }
         self.release()?;
         let Document {
@@ -310,8 +329,7 @@ impl<W: Write> Document<W> {
     }
 
     /// The lookahead has decided: said at once, so that the warning comes
-    /// in the order of the input. A `<meta>` the probe met in the head
-    /// tells the sniffer, before detection could decide.
+    /// in the order of the input.
     fn decided(&mut self, decision: Decision) {
         let mut s = self.shared.borrow_mut();
         if decision == Decision::Limit {
@@ -320,9 +338,6 @@ impl<W: Write> Document<W> {
             });
         }
         s.decision = Some(decision);
-        if let (Some(sniffer), Some(probe)) = (&mut self.sniffer, &self.probe) {
-            sniffer.head_read(probe.meta());
-        }
     }
 
     /// The lookahead has decided: settle the encoding and the base, and let

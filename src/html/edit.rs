@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use encoding_rs::{Encoding, UTF_8};
 
-use super::attrs::Kind;
+use super::attrs::{Empty, Kind};
 use super::links::{At, Found, Link, Listener, Outcome, Position};
 use super::report::{Counts, Warning, Warnings};
 use super::resolution::{Resolution, Splice};
@@ -37,6 +37,8 @@ pub struct Element<'a> {
     pub svg: bool,
     /// The element's `codebase`, against which an `archive` list resolves.
     pub codebase: Option<&'a str>,
+    /// What an empty value names, by the table's row.
+    pub empty: Empty,
 }
 
 impl<'a> Resolver<'a> {
@@ -62,7 +64,7 @@ impl<'a> Resolver<'a> {
             return;
         }
         let absolute = match outcome {
-            Outcome::NoBase | Outcome::Undecodable => None,
+            Outcome::NoBase | Outcome::Undecodable | Outcome::Empty => None,
             Outcome::Absolute | Outcome::Unchanged => Some(url.to_owned()),
             Outcome::Rewritten | Outcome::SameDocument => Some(self.base.resolve(url).into_owned()),
         };
@@ -97,6 +99,14 @@ impl<'a> Resolver<'a> {
         offset: usize,
         out: &mut Vec<u8>,
     ) -> bool {
+        if kind == Kind::Url && raw.is_empty() && element.empty == Empty::Nothing {
+            // The HTML standard fetches nothing for it; the document's URL
+            // would have the moved page fetch the original.
+            self.counts.seen += 1;
+            self.counts.empty += 1;
+            self.heard(Outcome::Empty, "", 0, kind);
+            return false;
+        }
         if kind == Kind::Url && self.listener.is_none() && self.starts_with_scheme(raw) {
             // Most values on real pages are absolute: they need no decoding.
             self.counts.seen += 1;

@@ -28,9 +28,11 @@ pub enum Source {
     /// `<meta charset>` or `<meta http-equiv=Content-Type>` in the first 1024
     /// bytes.
     Meta,
-    /// The same, further into the head: the parser "changes the encoding"
-    /// when it meets one while the encoding is still tentative.
-    HeadMeta,
+    /// The same, past the first 1024 bytes and within the lookahead, in
+    /// the head or the body: the parser "changes the encoding" when it
+    /// meets one while the encoding is still tentative ("in body" handles
+    /// `meta` by the "in head" rules).
+    LaterMeta,
     /// chardetng's guess over the lookahead.
     Detected,
     /// No non-ASCII byte in the lookahead: UTF-8.
@@ -51,7 +53,7 @@ impl fmt::Display for Chosen {
             Source::Flag => "--encoding",
             Source::Transport { from } => from,
             Source::Meta => "<meta> in the first 1024 bytes",
-            Source::HeadMeta => "<meta> in the head",
+            Source::LaterMeta => "<meta> past the first 1024 bytes",
             Source::Detected => "detected",
             Source::Ascii => "no byte above 0x7F in the lookahead",
         };
@@ -73,9 +75,8 @@ pub struct Sniffer {
     seen: Vec<u8>,
     window: usize,
     tld: Option<Vec<u8>>,
-    /// Once the head has been read: the encoding its first `<meta>`
-    /// declares, if any.
-    head: Option<Option<&'static Encoding>>,
+    /// The encoding the first `<meta>` the parser met declares, if any.
+    meta: Option<&'static Encoding>,
     /// Once the first 1024 bytes are in: whether they leave the encoding
     /// open (see [`Sniffer::prescan_failed`]).
     open: Option<bool>,
@@ -97,23 +98,28 @@ impl Sniffer {
             seen: Vec::with_capacity(PRESCAN),
             window: window.max(PRESCAN),
             tld: retrieved_from.and_then(tld),
-            head: None,
+            meta: None,
             open: None,
         }
     }
 
     /// Whether the first 1024 bytes are in, and neither a byte order mark,
-    /// nor `--encoding`, nor the prescan decide: a `<meta>` further into the
-    /// head may still declare the encoding.
+    /// nor `--encoding`, nor the prescan decide: a `<meta>` further on may
+    /// still declare the encoding.
     pub fn prescan_failed(&self) -> bool {
         self.open == Some(true)
     }
 
-    /// The head has been read, and its first `<meta>` declares `meta`. A
-    /// declaration there wins over detection, so detection need not wait
-    /// for its window.
-    pub fn head_read(&mut self, meta: Option<&'static Encoding>) {
-        self.head.get_or_insert(meta);
+    /// How far the detector reads: a `<meta>` that ends within it counts,
+    /// whatever the split of writes, since detection waits for it.
+    pub fn window(&self) -> usize {
+        self.window
+    }
+
+    /// The parser met a `<meta>` that declares `meta`, the first one. It
+    /// wins over detection, so detection need not wait for its window.
+    pub fn meta_met(&mut self, meta: &'static Encoding) {
+        self.meta.get_or_insert(meta);
     }
 
     /// Feeds the next bytes; the encoding once it is known.
@@ -189,10 +195,11 @@ impl Sniffer {
         if let Some(encoding) = found.filter(|e| *e != encoding_rs::REPLACEMENT) {
             return chosen(encoding, Source::Meta);
         }
-        // In the head, "if the element has a charset attribute ... and the
-        // confidence is currently tentative, then change the encoding".
-        if let Some(Some(encoding)) = self.head.filter(|e| *e != Some(encoding_rs::REPLACEMENT)) {
-            return chosen(encoding, Source::HeadMeta);
+        // In the head or the body, "if the element has a charset attribute
+        // ... and the confidence is currently tentative, then change the
+        // encoding".
+        if let Some(encoding) = self.meta.filter(|e| *e != encoding_rs::REPLACEMENT) {
+            return chosen(encoding, Source::LaterMeta);
         }
         // "9. Otherwise, ... autodetection", over the held lookahead.
         if self.seen.len() < self.window && !end {
@@ -577,18 +584,18 @@ mod tests {
     }
 
     #[test]
-    fn a_meta_in_the_head_decides_without_waiting_for_detection() {
+    fn a_later_meta_decides_without_waiting_for_detection() {
         let mut s = Sniffer::new(None, None, DETECTION, None);
         let text = [b'a'; 2000];
         assert_eq!(s.feed(&text), None, "detection waits for its window");
-        s.head_read(Some(WINDOWS_1251));
+        s.meta_met(WINDOWS_1251);
         assert_eq!(
             s.feed(b"more").map(|c| (c.encoding, c.source)),
-            Some((WINDOWS_1251, Source::HeadMeta))
+            Some((WINDOWS_1251, Source::LaterMeta))
         );
         // The prescan's answer comes first.
         let mut s = Sniffer::new(None, None, DETECTION, None);
-        s.head_read(Some(WINDOWS_1251));
+        s.meta_met(WINDOWS_1251);
         let early = [&b"<meta charset=gbk>"[..], &[b' '; 1100]].concat();
         assert_eq!(s.feed(&early).map(|c| c.source), Some(Source::Meta));
     }

@@ -25,6 +25,9 @@ pub enum Outcome {
     NoBase,
     /// Left byte for byte: not valid in the document's encoding.
     Undecodable,
+    /// Left: empty, where the HTML standard fetches nothing for it
+    /// (`<img src="">`; the attribute table's `Empty::Nothing`).
+    Empty,
 }
 
 impl Outcome {
@@ -37,6 +40,7 @@ impl Outcome {
             Outcome::Unchanged => "unchanged",
             Outcome::NoBase => "no-base",
             Outcome::Undecodable => "undecodable",
+            Outcome::Empty => "empty",
         }
     }
 }

@@ -6,6 +6,12 @@
 //! outside title, script, style, noscript, noframes and template, or at the
 //! end of input; the hold is also bounded by a byte limit.
 //!
+//! While the encoding is open, the probe also looks for the first `<meta>`
+//! that declares one, past the head too (browsers act on it anywhere the
+//! parser meets it while the encoding is tentative), within the detector's
+//! window: a `<meta>` in the body that the prescan found in the first 1024
+//! bytes is found again once rewritten URLs push it further.
+//!
 //! The probe is its own read-only lol_html pass, fed the same writes as the
 //! rewriter, and dropped once it has decided: the rewriter itself must not
 //! carry text handlers, because lol_html writes handled text back re-encoded
@@ -70,7 +76,7 @@ struct State {
     /// Offsets of the `<base>` tags passed over inside a `<template>`, so the
     /// rewriter can say why it ignores them, whatever the split of writes.
     template_bases: Rc<RefCell<Vec<usize>>>,
-    /// The encoding the first `<meta>` in the head declares.
+    /// The encoding the first `<meta>` that declares one declares, once met.
     meta: Option<&'static Encoding>,
 }
 
@@ -81,19 +87,22 @@ pub struct Probe {
     rewriter: Option<HtmlRewriter<'static, Discard>>,
     state: Rc<RefCell<State>>,
     limit: usize,
+    meta_limit: usize,
     fed: usize,
 }
 
 impl Probe {
-    /// A probe that decides by byte `limit` at the latest. Only tokens that
-    /// end within the limit count, so where the hold ends does not depend on
-    /// how the input is split into writes.
+    /// A probe that decides by byte `limit` at the latest, and looks for a
+    /// `<meta>` up to byte `meta_limit`. Only tokens that end within the
+    /// limits count, so what it finds does not depend on how the input is
+    /// split into writes.
     /// `template_bases` is filled in as the probe reads: the offsets of the
     /// `<base>` tags inside a `<template>`, so the rewriter can say why it
     /// ignores them, whatever the split of writes.
     pub fn new(
         encoding: AsciiCompatibleEncoding,
         limit: usize,
+        meta_limit: usize,
         max_memory: usize,
         template_bases: Rc<RefCell<Vec<usize>>>,
     ) -> Self {
@@ -104,7 +113,7 @@ impl Probe {
         let on_element = {
             let state = Rc::clone(&state);
             move |el: &mut Element| {
-                on_start_tag(&state, el, limit);
+                on_start_tag(&state, el, limit, meta_limit);
                 Ok(())
             }
         };
@@ -126,24 +135,28 @@ impl Probe {
             rewriter: Some(HtmlRewriter::new(settings, sink)),
             state,
             limit,
+            meta_limit,
             fed: 0,
         }
     }
 
-    /// The encoding declared by the first `<meta>` that declares one in the
-    /// head (before the decision).
+    /// The encoding declared by the first `<meta>` that declares one, once
+    /// met.
     pub fn meta(&self) -> Option<&'static Encoding> {
         self.state.borrow().meta
     }
 
     /// Feeds the next bytes of the input; returns the decision once there is
-    /// one, and from then on ignores its input.
+    /// one. It reads on for a `<meta>` while one may still count, and then
+    /// ignores its input.
     pub fn write(&mut self, chunk: &[u8]) -> Option<Decision> {
-        // In small slices, so that the probe stops soon after it decides
-        // instead of tokenizing the rest of a large write for nothing (where
-        // it decides does not depend on how the input is split).
+        // In small slices, so that the probe stops soon after it is done
+        // instead of tokenizing the rest of a large write for nothing (what
+        // it finds does not depend on how the input is split).
         for slice in chunk.chunks(SLICE) {
-            let rewriter = self.rewriter.as_mut()?;
+            let Some(rewriter) = self.rewriter.as_mut() else {
+                break;
+            };
             self.fed += slice.len();
             // A probe that fails (the memory limit) has nothing more to say:
             // the hold ends there, without an embedded base.
@@ -155,13 +168,13 @@ impl Probe {
             if state.decision.is_none() && self.fed > self.limit {
                 state.decision = Some(Decision::Limit);
             }
-            if let Some(decision) = state.decision.clone() {
+            let meta_done = state.meta.is_some() || self.fed > self.meta_limit;
+            if failed || (state.decision.is_some() && meta_done) {
                 drop(state);
                 self.rewriter = None;
-                return Some(decision);
             }
         }
-        None
+        self.state.borrow().decision.clone()
     }
 
     /// The end of input decides whatever is still open.
@@ -175,10 +188,12 @@ impl Probe {
     }
 }
 
-fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize) {
+fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize, meta_limit: usize) {
     let location = el.source_location().bytes();
     let mut s = state.borrow_mut();
-    if s.decision.is_some() || location.end > limit {
+    let base_open = s.decision.is_none() && location.end <= limit;
+    let meta_open = s.meta.is_none() && location.end <= meta_limit;
+    if !base_open && !meta_open {
         return;
     }
     let tag = el.tag_name();
@@ -194,10 +209,22 @@ fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize) {
         }
         return;
     }
+    // "in template" processes `meta` by the "in head" rules, as the prescan
+    // reads it, so one inside a `<template>` counts too.
+    if tag == "meta" && meta_open && el.namespace_uri() == HTML_NAMESPACE {
+        s.meta = encoding::meta_element(
+            el.get_attribute("charset").as_deref(),
+            el.get_attribute("http-equiv").as_deref(),
+            el.get_attribute("content").as_deref(),
+        );
+    }
     if s.template_depth > 0 {
-        if tag == "base" {
+        if tag == "base" && base_open {
             s.template_bases.borrow_mut().push(location.start);
         }
+        return;
+    }
+    if !base_open {
         return;
     }
     if tag == "base" {
@@ -211,14 +238,6 @@ fn on_start_tag(state: &Rc<RefCell<State>>, el: &mut Element, limit: usize) {
                 href,
                 value: value.bytes(),
             });
-        }
-    } else if tag == "meta" {
-        if s.meta.is_none() && el.namespace_uri() == HTML_NAMESPACE {
-            s.meta = encoding::meta_element(
-                el.get_attribute("charset").as_deref(),
-                el.get_attribute("http-equiv").as_deref(),
-                el.get_attribute("content").as_deref(),
-            );
         }
     } else if !HEAD_ELEMENTS.contains(&tag.as_str()) {
         s.decision = Some(Decision::HeadOver {
@@ -367,23 +386,18 @@ mod tests {
     use super::*;
     use crate::html::buffers::CHUNK;
 
+    fn probe(limit: usize, meta_limit: usize) -> Probe {
+        let utf8 = encoding_rs::UTF_8.try_into().unwrap();
+        Probe::new(utf8, limit, meta_limit, 1 << 20, Rc::default())
+    }
+
     fn decide(html: &str, limit: usize) -> Decision {
-        let mut probe = Probe::new(
-            encoding_rs::UTF_8.try_into().unwrap(),
-            limit,
-            1 << 20,
-            Rc::default(),
-        );
+        let mut probe = probe(limit, 0);
         probe.write(html.as_bytes()).unwrap_or_else(|| probe.end())
     }
 
     fn decide_bytewise(html: &str, limit: usize) -> Decision {
-        let mut probe = Probe::new(
-            encoding_rs::UTF_8.try_into().unwrap(),
-            limit,
-            1 << 20,
-            Rc::default(),
-        );
+        let mut probe = probe(limit, 0);
         for b in html.as_bytes() {
             if let Some(d) = probe.write(std::slice::from_ref(b)) {
                 return d;
@@ -442,6 +456,43 @@ mod tests {
         written.extend_from_slice(b"zzzzzzzzzztail");
         assert_eq!(hold.chunks().collect::<Vec<_>>().concat(), written);
         assert_eq!(hold.len(), written.len());
+    }
+
+    /// The encoding the probe's first `<meta>` declares, over `html` in
+    /// writes of `size` bytes, with its ending as the document drives it.
+    fn meta_met(html: &[u8], meta_limit: usize, size: usize) -> Option<&'static Encoding> {
+        let mut probe = probe(1 << 20, meta_limit);
+        for chunk in html.chunks(size) {
+            probe.write(chunk);
+        }
+        probe.end();
+        probe.meta()
+    }
+
+    #[test]
+    fn a_meta_counts_past_the_head_within_its_limit_however_split() {
+        use encoding_rs::{KOI8_R, SHIFT_JIS};
+        let body = b"<title>t</title><p>text<meta charset=koi8-r><meta charset=sjis>";
+        // "in template" handles `meta` by the "in head" rules, and a `meta`
+        // start tag breaks out of foreign content: both are HTML metas.
+        let in_template = b"<template><meta charset=sjis></template><meta charset=koi8-r>";
+        let in_svg = b"<svg><meta charset=sjis></svg><meta charset=koi8-r>";
+        for size in 1..=body.len() {
+            assert_eq!(
+                meta_met(body, 1 << 20, size),
+                Some(KOI8_R),
+                "writes of {size}"
+            );
+            assert_eq!(meta_met(in_template, 1 << 20, size), Some(SHIFT_JIS));
+            assert_eq!(meta_met(in_svg, 1 << 20, size), Some(SHIFT_JIS));
+            // One that ends past the limit does not count.
+            let end = body.len() - b"<meta charset=sjis>".len() - 1;
+            assert_eq!(meta_met(body, end, size), None, "writes of {size}");
+            assert_eq!(meta_met(body, end + 1, size), Some(KOI8_R));
+        }
+        // After the base is decided too.
+        let after_base = b"<base href=http://b/><p><meta charset=sjis>";
+        assert_eq!(meta_met(after_base, 1 << 20, 7), Some(SHIFT_JIS));
     }
 
     #[test]

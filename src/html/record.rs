@@ -12,7 +12,7 @@ use std::rc::Rc;
 use lol_html::html_content::Element;
 use smallvec::SmallVec;
 
-use super::attrs::{Kind, Row, Table, When};
+use super::attrs::{Empty, Kind, Row, Table, When};
 use super::buffers;
 use super::links::Listener;
 use super::lookahead::Decision;
@@ -27,10 +27,12 @@ pub const OPEN: usize = usize::MAX;
 pub enum Role {
     /// An attribute value of the table. `svg`: the element is SVG's, where
     /// `#id` references stay. `codebase`: the element's, for `archive`.
+    /// `empty`: what an empty value names, by the row.
     Attr {
         kind: Kind,
         svg: bool,
         codebase: Option<String>,
+        empty: Empty,
     },
     /// The href of the first `<base href>`: if it set the base, it becomes
     /// that base; if not, it is an href like another.
@@ -151,6 +153,7 @@ pub fn record(
             codebase: (row.attribute == "archive")
                 .then(|| el.get_attribute("codebase"))
                 .flatten(),
+            empty: row.empty,
         };
         if s.listener.is_some() {
             let text = |n: &[u8]| String::from_utf8_lossy(n).into_owned();
@@ -291,15 +294,7 @@ fn has_attributes(rest: &[u8]) -> bool {
 
 /// Whether a row's condition holds on the element.
 fn holds(when: When, el: &Element) -> bool {
-    let value = |name| {
-        el.get_attribute(name)
-            .map(|v| v.trim().to_ascii_lowercase())
-    };
-    match when {
-        When::Always => true,
-        When::Equals(name, expected) => value(name).is_some_and(|v| v == expected),
-        When::OneOf(name, expected) => value(name).is_some_and(|v| expected.contains(&v.as_str())),
-    }
+    when.holds(|name| el.get_attribute(name))
 }
 
 #[cfg(test)]

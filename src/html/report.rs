@@ -19,6 +19,9 @@ pub struct Counts {
     /// `#id` inside SVG, or any same-document reference with
     /// `--keep-fragments`.
     pub same_document: usize,
+    /// Empty, where the attribute's empty value names no resource (the
+    /// table's [`Empty::Nothing`](super::attrs::Empty::Nothing)).
+    pub empty: usize,
     /// Not valid in the document's encoding: left byte for byte.
     pub undecodable: usize,
     /// Left because no layer gave a base.
@@ -43,6 +46,7 @@ impl Counts {
         self.rewritten += other.rewritten;
         self.absolute += other.absolute;
         self.same_document += other.same_document;
+        self.empty += other.empty;
         self.undecodable += other.undecodable;
         self.no_base += other.no_base;
         self.unchanged += other.unchanged;
@@ -175,8 +179,8 @@ impl Report {
                 c.left()
             ),
             format!(
-                "left: {} already absolute, {} same-document, {} undecodable, {} without a base, {} unchanged",
-                c.absolute, c.same_document, c.undecodable, c.no_base, c.unchanged
+                "left: {} already absolute, {} same-document, {} empty (no resource), {} undecodable, {} without a base, {} unchanged",
+                c.absolute, c.same_document, c.empty, c.undecodable, c.no_base, c.unchanged
             ),
             format!("rewritten by kind: {}", by_kind.join(", ")),
             format!("valueless attributes: {}", c.valueless),

@@ -321,10 +321,12 @@ fn resolve(
             kind,
             svg,
             codebase,
+            empty,
         } => {
             let element = Element {
                 svg: *svg,
                 codebase: codebase.as_deref(),
+                empty: *empty,
             };
             return resolver.attribute(*kind, element, raw, quote, start, out);
         }

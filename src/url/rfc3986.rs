@@ -17,7 +17,10 @@
 //! (`1a:b`, `a_b:c`) leaves the reference without a scheme, parsed by
 //! Appendix B's expression.
 
+use std::borrow::Cow;
 use std::fmt;
+
+use super::unambiguous_path;
 
 /// The five components of RFC 3986 §3; `None` is "undefined" (§5.2.1: "A
 /// component is undefined if its associated delimiter does not appear in the
@@ -98,56 +101,83 @@ impl fmt::Display for Components<'_> {
     }
 }
 
-/// §5.2.2 Transform References, strict. A base that has no scheme is used as
-/// it is (§5.2.1 requires one; the callers check).
+/// §5.2.2 Transform References, strict, then §5.3 Component Recomposition.
+/// A base that has no scheme is used as it is (§5.2.1 requires one; the
+/// callers check).
 pub fn resolve(base: &str, reference: &str) -> String {
+    transform(base, reference).components().to_string()
+}
+
+/// §5.2.2 Transform References, strict: the target's components, which read
+/// back as themselves. Decided here: a path that starts with `//` in a target
+/// without an authority is written with `/.` in front (see
+/// `url::unambiguous_path`), where §5.3 would write one that reads back with an
+/// authority.
+pub fn transform<'a>(base: &'a str, reference: &'a str) -> Target<'a> {
     let base = parse(base);
     let r = parse(reference);
-    let path;
-    let t = if r.scheme.is_some() {
+    let (t, path) = if r.scheme.is_some() {
         // "if defined(R.scheme) then T.scheme = R.scheme; T.authority =
         // R.authority; T.path = remove_dot_segments(R.path); T.query = R.query;"
-        path = remove_dot_segments(r.path);
-        Components { path: &path, ..r }
+        (r, Cow::Owned(remove_dot_segments(r.path)))
     } else if r.authority.is_some() {
         // "if defined(R.authority) then T.authority = R.authority; T.path =
         // remove_dot_segments(R.path); T.query = R.query;" ... "T.scheme =
         // Base.scheme;"
-        path = remove_dot_segments(r.path);
-        Components {
+        let t = Components {
             scheme: base.scheme,
-            path: &path,
             ..r
-        }
+        };
+        (t, Cow::Owned(remove_dot_segments(r.path)))
     } else if r.path.is_empty() {
         // "if (R.path == "") then T.path = Base.path; if defined(R.query) then
         // T.query = R.query; else T.query = Base.query;"
-        Components {
+        let t = Components {
             scheme: base.scheme,
             authority: base.authority,
             path: base.path,
             query: r.query.or(base.query),
             fragment: r.fragment,
-        }
+        };
+        (t, Cow::Borrowed(base.path))
     } else {
         // "if (R.path starts-with "/") then T.path = remove_dot_segments(R.path);
         // else T.path = merge(Base.path, R.path); T.path =
         // remove_dot_segments(T.path);" ... "T.query = R.query;"
-        path = if r.path.starts_with('/') {
+        let path = if r.path.starts_with('/') {
             remove_dot_segments(r.path)
         } else {
             remove_dot_segments(&merge(&base, r.path))
         };
-        Components {
+        let t = Components {
             scheme: base.scheme,
             authority: base.authority,
-            path: &path,
-            query: r.query,
-            fragment: r.fragment,
-        }
+            ..r
+        };
+        (t, Cow::Owned(path))
     };
     // "T.fragment = R.fragment;" is in each arm above.
-    t.to_string()
+    Target {
+        path: unambiguous_path(t.authority.is_some(), path),
+        parts: t,
+    }
+}
+
+/// The target of [`transform`]: its components.
+#[derive(Debug, Clone)]
+pub struct Target<'a> {
+    /// All but the path.
+    parts: Components<'a>,
+    path: Cow<'a, str>,
+}
+
+impl Target<'_> {
+    pub fn components(&self) -> Components<'_> {
+        Components {
+            path: &self.path,
+            ..self.parts
+        }
+    }
 }
 
 /// §5.2.3 Merge Paths.

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
 
-use htmlabs::{Table, When};
+use htmlabs::{Empty, Table, When};
 use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, element};
 
@@ -43,6 +43,8 @@ pub struct Span {
     /// Whether an attribute of the same name came earlier in the same tag
     /// (HTML keeps only the first).
     pub duplicate: bool,
+    /// What an empty value names, by the table's row.
+    pub empty: Empty,
 }
 
 impl Span {
@@ -52,8 +54,9 @@ impl Span {
     }
 }
 
-/// Whether the default table rewrites `name` on this element.
-fn in_table(table: &Table, tag: &str, name: &str, el: &Element) -> bool {
+/// What an empty value of `name` on this element names, when the table
+/// rewrites it.
+fn in_table(table: &Table, tag: &str, name: &str, el: &Element) -> Option<Empty> {
     let value = |attribute: &str| {
         el.get_attribute(attribute)
             .map(|v| v.trim().to_ascii_lowercase())
@@ -65,8 +68,12 @@ fn in_table(table: &Table, tag: &str, name: &str, el: &Element) -> bool {
             When::OneOf(attribute, expected) => {
                 value(attribute).is_some_and(|v| expected.contains(&v.as_str()))
             }
+            When::HasToken(attribute, expected) => value(attribute).is_some_and(|v| {
+                v.split_ascii_whitespace()
+                    .any(|token| expected.contains(&token))
+            }),
         })
-        .is_some()
+        .map(|row| row.empty)
 }
 
 /// Every attribute of the default table in `html`, and every `<style>` and
@@ -91,9 +98,9 @@ pub fn list_with(html: &[u8], table: &Table) -> Vec<Span> {
             let mut list = spans.borrow_mut();
             for attr in el.attributes() {
                 let name = attr.name();
-                if !in_table(&table, &tag, &name, el) {
+                let Some(empty) = in_table(&table, &tag, &name, el) else {
                     continue;
-                }
+                };
                 let duplicate = seen.contains(&name);
                 seen.push(name.clone());
                 list.push(Span {
@@ -103,6 +110,7 @@ pub fn list_with(html: &[u8], table: &Table) -> Vec<Span> {
                     namespace,
                     tag_start,
                     duplicate,
+                    empty,
                 });
             }
             if matches!(tag.as_str(), "style" | "noscript") && namespace == HTML {
@@ -116,6 +124,7 @@ pub fn list_with(html: &[u8], table: &Table) -> Vec<Span> {
                     namespace,
                     tag_start,
                     duplicate: false,
+                    empty: Empty::Document,
                 });
                 let spans = Rc::clone(&spans);
                 if let Some(handlers) = el.end_tag_handlers() {

@@ -29,6 +29,26 @@
 //!   absolute path is the only kind a net_loc can be followed by):
 //!   `https://example.com` + `g` → `https://example.com/g`, `?y` →
 //!   `https://example.com/?y`, `""` → `https://example.com/`.
+//! - **An empty net_loc inherits the base's, and a base without one gives
+//!   none** (step 3: "the embedded URL inherits the <net_loc> (if any) of
+//!   the base URL"). The `//` written in the reference does not stay, unlike
+//!   the other delimiters: a net_loc is followed by an absolute path or
+//!   nothing (`net_path = "//" net_loc [ abs_path ]`) and runs to the next
+//!   `/` (§2.4.3), so before what step 5 inherits from a base without a
+//!   net_loc it would read back as something else. `news:comp.lang.misc` +
+//!   `//` → `news:comp.lang.misc`, not `news://comp.lang.misc` (the net_loc
+//!   `comp.lang.misc`); `foo:?q` + `//` → `foo:?q`, not `foo://?q`;
+//!   `file:/etc/passwd` + `///g` → `file:/g`. Every answer, parsed again,
+//!   has the components resolution assembled ([`ParsedBase::assemble`]; a
+//!   property in `tests/resolver_properties.rs` and the `resolve` fuzz
+//!   target).
+//! - **A path that starts with `//` and has no net_loc before it is written
+//!   with `/.` in front** (step 7 cannot write it otherwise; the same in RFC
+//!   3986 mode, see `crate::url::unambiguous_path`): step 6 makes one from
+//!   a base without a net_loc, `file:/etc/passwd` + `..//g` →
+//!   `file:/.//g`, where `file://g` would read back with the net_loc `g`. The
+//!   URL Standard writes the same, so a browser reads the URL it would have
+//!   resolved.
 //! - **§2.4.3 is taken literally**: the net_loc runs to the next `/`, so
 //!   `http://a?q` has the net_loc `a?q`, and `http://a?q` + `g` →
 //!   `http://a?q/g`. Browsers end the host at `?` and `#`; the README lists
@@ -43,4 +63,4 @@ mod resolve;
 
 pub(crate) use parse::is_scheme_char;
 pub use parse::{Components, parse, scheme_len};
-pub use resolve::{ParsedBase, resolve};
+pub use resolve::{Assembled, ParsedBase, resolve};

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use memchr::memchr;
 
 use super::parse::{Components, is_scheme_char, parse};
+use crate::url::unambiguous_path;
 
 /// Resolves `embedded` against `base` by RFC 1808 §4.
 ///
@@ -82,7 +83,12 @@ impl ParsedBase {
         .recombine();
         let owned = |c: Option<&str>| c.map(str::to_owned);
         let (directory, root) = directory(components.path);
-        let front = format!("{prefix}{directory}");
+        // A relative path with no dot segment follows the directory as it
+        // is: where that starts with `//`, the front has step 7's `/.`.
+        let front = format!(
+            "{prefix}{}",
+            unambiguous_path(components.net_loc.is_some(), Cow::Borrowed(&directory))
+        );
         ParsedBase {
             parts: Some(Parts {
                 scheme: owned(components.scheme),
@@ -166,11 +172,23 @@ impl ParsedBase {
 
     /// Resolves `embedded` against this base by RFC 1808 §4.
     pub fn resolve<'e>(&self, embedded: &'e str) -> Cow<'e, str> {
+        match self.assemble(embedded) {
+            // Step 7: "The resulting URL components, including any inherited
+            // from the base URL, are recombined to give the absolute form of
+            // the embedded URL."
+            Some(assembled) => Cow::Owned(assembled.components().recombine()),
+            None => Cow::Borrowed(embedded),
+        }
+    }
+
+    /// §4 steps 1 to 6: the components that step 7 recombines into the
+    /// answer, which read back as themselves (see the module docs); `None`
+    /// where the answer is `embedded` as it is (step 1, the empty base; step
+    /// 2b, a scheme).
+    pub fn assemble<'s>(&'s self, embedded: &'s str) -> Option<Assembled<'s>> {
         // Step 1: "If the base URL is the empty string (unknown), the embedded
         // URL is interpreted as an absolute URL and we are done."
-        let Some(base) = &self.parts else {
-            return Cow::Borrowed(embedded);
-        };
+        let base = self.parts.as_ref()?;
 
         // Step 2, for the embedded URL.
         let mut url = parse(embedded);
@@ -179,13 +197,13 @@ impl ParsedBase {
         //   base URL (i.e., is set equal to the base URL) and we are done."
         //   Entirely empty means zero-length: `#` is not empty.
         if embedded.is_empty() {
-            return Cow::Owned(base.components().recombine());
+            return Some(Assembled::new(base.components(), None));
         }
 
         //   b) "If the embedded URL starts with a scheme name, it is
         //   interpreted as an absolute URL and we are done."
         if url.scheme.is_some() {
-            return Cow::Borrowed(embedded);
+            return None;
         }
 
         //   c) "Otherwise, the embedded URL inherits the scheme of the base
@@ -195,57 +213,73 @@ impl ParsedBase {
         // Step 3: "If the embedded URL's <net_loc> is non-empty, we skip to
         // Step 7. Otherwise, the embedded URL inherits the <net_loc> (if any)
         // of the base URL."
-        if is_empty(url.net_loc) {
-            url.net_loc = inherit(url.net_loc, base.net_loc.as_deref());
+        if !is_empty(url.net_loc) {
+            return Some(Assembled::new(url, None));
+        }
+        // Decided here (see the module docs): the base's net_loc, or none
+        // when it has none, where the `//` written in the reference would
+        // stand before whatever follows it and read back with some of it as
+        // its net_loc (`news:comp.lang.misc` + `//` is not
+        // `news://comp.lang.misc`).
+        url.net_loc = base.net_loc.as_deref();
 
-            // Step 4: "If the embedded URL path is preceded by a slash "/",
-            // the path is not relative and we skip to Step 7."
-            if !url.path.starts_with('/') {
-                if url.path.is_empty() {
-                    // Step 5: "If the embedded URL path is empty (and not
-                    // preceded by a slash), then the embedded URL inherits the
-                    // base URL path, and
-                    url.path = &base.path;
-                    //   a) if the embedded URL's <params> is non-empty, we
-                    //   skip to step 7; otherwise, it inherits the <params> of
-                    //   the base URL (if any) and
-                    if is_empty(url.params) {
-                        url.params = inherit(url.params, base.params.as_deref());
-                        //   b) if the embedded URL's <query> is non-empty, we
-                        //   skip to step 7; otherwise, it inherits the <query>
-                        //   of the base URL (if any) and we skip to step 7."
-                        if is_empty(url.query) {
-                            url.query = inherit(url.query, base.query.as_deref());
-                        }
-                    }
-                } else {
-                    // Step 6, written straight into the result: the base's
-                    // scheme and net_loc (the reference has neither), the new
-                    // path, then the reference's own params, query and
-                    // fragment (step 7).
-                    let tail = Components {
-                        scheme: None,
-                        net_loc: None,
-                        path: "",
-                        ..url
-                    };
-                    let mut out = String::with_capacity(
-                        base.prefix.len() + base.directory.len() + url.path.len() + tail.len(),
-                    );
-                    out.push_str(&base.prefix);
-                    let floor = out.len() + base.root;
-                    out.push_str(&base.directory);
-                    merge_segments(&mut out, floor, url.path);
-                    tail.recombine_into(&mut out);
-                    return Cow::Owned(out);
-                }
-            }
+        // Step 4: "If the embedded URL path is preceded by a slash "/", the
+        // path is not relative and we skip to Step 7."
+        if url.path.starts_with('/') {
+            return Some(Assembled::new(url, None));
         }
 
-        // Step 7: "The resulting URL components, including any inherited from
-        // the base URL, are recombined to give the absolute form of the
-        // embedded URL."
-        Cow::Owned(url.recombine())
+        if !url.path.is_empty() {
+            // Step 6, onto the base's directory, done once.
+            let mut path = String::with_capacity(base.directory.len() + url.path.len());
+            path.push_str(&base.directory);
+            merge_segments(&mut path, base.root, url.path);
+            return Some(Assembled::new(url, Some(path)));
+        }
+
+        // Step 5: "If the embedded URL path is empty (and not preceded by a
+        // slash), then the embedded URL inherits the base URL path, and
+        url.path = &base.path;
+        //   a) if the embedded URL's <params> is non-empty, we skip to step 7;
+        //   otherwise, it inherits the <params> of the base URL (if any) and
+        if is_empty(url.params) {
+            url.params = inherit(url.params, base.params.as_deref());
+            //   b) if the embedded URL's <query> is non-empty, we skip to step
+            //   7; otherwise, it inherits the <query> of the base URL (if any)
+            //   and we skip to step 7."
+            if is_empty(url.query) {
+                url.query = inherit(url.query, base.query.as_deref());
+            }
+        }
+        Some(Assembled::new(url, None))
+    }
+}
+
+/// The components §4 assembled for step 7: those of the answer.
+#[derive(Debug, Clone)]
+pub struct Assembled<'a> {
+    /// All but the path.
+    parts: Components<'a>,
+    path: Cow<'a, str>,
+}
+
+impl<'a> Assembled<'a> {
+    /// `path`, or `parts.path` when it is `None`; a path that starts with
+    /// `//` and has no net_loc before it gets `/.` in front
+    /// ([`unambiguous_path`]).
+    fn new(parts: Components<'a>, path: Option<String>) -> Self {
+        let path = path.map_or(Cow::Borrowed(parts.path), Cow::Owned);
+        Assembled {
+            path: unambiguous_path(parts.net_loc.is_some(), path),
+            parts,
+        }
+    }
+
+    pub fn components(&self) -> Components<'_> {
+        Components {
+            path: &self.path,
+            ..self.parts
+        }
     }
 }
 

@@ -1,0 +1,502 @@
+//! The promise users care about, judged by a browser: a page rewritten by
+//! htmlabs and moved elsewhere links where the original did.
+//!
+//! Every page of `shared/corpus/pages` (at its own URL, in both standards)
+//! and every golden fixture with a `-r` (with its own flags) is loaded in
+//! Debian's Chromium twice, by `tests/chromium/targets.py` (Playwright, scripts
+//! off, nothing from the network): the original bytes at the page's URL, and
+//! htmlabs's output at [`MOVED`], another host and path. For every element's
+//! URL attribute, the URL Chromium makes of the value must be the same in
+//! both; and the page must ask for the same subresources (images, style
+//! sheets, frames, srcset candidates, CSS `url()`s: what the browser fetches).
+//! A difference must be one of the classes of `fixtures/divergences/` (in
+//! RFC 3986 mode only WHATWG normalizations), and the classes that occur are
+//! listed in `fixtures/divergences/chromium.txt`: a ratchet, as for the url
+//! crate (a new class fails, and so does a listed class that no longer
+//! occurs). An empty value left as it is (`<img src="">`) is compared by the
+//! requests: Chromium fetches nothing for it in either page.
+//!
+//! Needs Chromium (`HTMLABS_CHROMIUM`, else `/usr/bin/chromium`) and Python's
+//! Playwright; `.ci/run` installs both. Under plain `cargo test` without them
+//! the test skips with a one-line note; with `CI` set it fails. Run with
+//! `--nocapture` for the figures (README, "How the promise is checked").
+
+mod common;
+mod divergences;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use divergences::{Pair, classify, listed_classes};
+use htmlabs::Standard;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
+
+/// Where the rewritten pages are loaded, after the original's scheme (an
+/// https page fetches `http:` images upgraded, and blocks the rest): another
+/// host and path than any original's.
+const MOVED: &str = "moved.example/elsewhere/deeper/";
+
+/// Golden fixtures made to show where htmlabs departs from browsers on
+/// purpose, each warned about and in the README: left out.
+const DEPARTURES: &[(&str, &str)] = &[
+    // RFC 1808's appendix: the base is the first `<base href>` in the head.
+    ("base-after-head", "a `<base>` after the head is ignored"),
+    (
+        "text-ends-the-head",
+        "text ends the head, and a `<base>` after it is ignored",
+    ),
+    (
+        "lookahead-limit",
+        "a `<base>` past the lookahead limit is ignored",
+    ),
+    // Chromium here runs with scripts off, and parses `<noscript>` as markup.
+    (
+        "noscript-and-srcdoc",
+        "a `<base>` in `<noscript>` is no base, as with scripts on",
+    ),
+];
+
+/// At most this many failures are shown for one kind.
+const SHOWN: usize = 12;
+
+/// Chromium and a Python with Playwright, or `None` with a one-line note
+/// (a failure in CI, where `.ci/run` installs them).
+fn browser() -> Option<PathBuf> {
+    let chromium = std::env::var_os("HTMLABS_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let playwright = Command::new("python3")
+        .args(["-c", "import playwright.async_api"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let missing = match (chromium.is_file(), playwright) {
+        (true, true) => return Some(chromium),
+        (false, _) => format!("no Chromium at {}", chromium.display()),
+        (true, false) => "python3 cannot import playwright".to_owned(),
+    };
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "chromium: {missing} (.ci/run installs Debian's chromium and Playwright)"
+    );
+    eprintln!(
+        "note: chromium skipped: {missing} (`apt-get install chromium`, `pip install playwright`)"
+    );
+    None
+}
+
+/// One page to judge: the original at `url`, rewritten with `args`.
+struct Page {
+    name: String,
+    url: String,
+    args: Vec<String>,
+    mode: Standard,
+    input: Vec<u8>,
+}
+
+impl Page {
+    fn moved_url(&self) -> String {
+        let scheme = if self.url.starts_with("https:") {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{MOVED}{}", self.name)
+    }
+}
+
+/// The corpus pages in both standards, and the golden fixtures that have
+/// a retrieval URL.
+fn pages(shared: &Path) -> Vec<Page> {
+    let mut pages = Vec::new();
+    let dir = shared.join("corpus/pages");
+    let tsv = std::fs::read_to_string(dir.join("urls.tsv")).expect("urls.tsv");
+    for line in tsv.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let mut fields = line.split('\t');
+        let (Some(file), Some(url)) = (fields.next(), fields.next()) else {
+            panic!("urls.tsv: want a file name and a URL: {line:?}");
+        };
+        let input = std::fs::read(dir.join(file)).expect("a listed page");
+        for mode in [Standard::Rfc1808, Standard::Rfc3986] {
+            let mut args = vec!["-r".to_owned(), url.to_owned()];
+            if mode == Standard::Rfc3986 {
+                args.extend(["--standard".to_owned(), "rfc3986".to_owned()]);
+            }
+            pages.push(Page {
+                name: file.to_owned(),
+                url: url.to_owned(),
+                args,
+                mode,
+                input: input.clone(),
+            });
+        }
+    }
+    let golden = common::fixtures().join("filter");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&golden)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    for case in cases {
+        let args: Vec<String> = std::fs::read_to_string(case.join("args"))
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        let Some(at) = args
+            .iter()
+            .position(|a| a == "-r" || a == "--retrieved-from")
+        else {
+            continue;
+        };
+        let name = case.file_name().unwrap().to_string_lossy();
+        if DEPARTURES.iter().any(|(case, _)| *case == name) {
+            continue;
+        }
+        pages.push(Page {
+            name: format!("{name}.html"),
+            url: args[at + 1].clone(),
+            mode: if args.iter().any(|a| a == "rfc3986") {
+                Standard::Rfc3986
+            } else {
+                Standard::Rfc1808
+            },
+            args,
+            input: std::fs::read(case.join("input.html")).unwrap(),
+        });
+    }
+    pages
+}
+
+/// htmlabs's output for `page`.
+fn rewrite(page: &Page) -> Result<Vec<u8>, String> {
+    let out = assert_cmd::Command::new(BIN)
+        .args(&page.args)
+        .write_stdin(page.input.clone())
+        .output()
+        .map_err(|e| format!("cannot run htmlabs: {e}"))?;
+    if out.status.code() != Some(0) {
+        return Err(format!(
+            "htmlabs {:?}: {:?}: {}",
+            page.args,
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    Ok(out.stdout)
+}
+
+/// Loads every `(key, url, bytes)` in Chromium; the driver's answer by key.
+fn load_all(chromium: &Path, loads: &[(String, String, Vec<u8>)]) -> BTreeMap<String, Value> {
+    let dir = std::env::temp_dir().join(format!("htmlabs-chromium-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut list = Vec::new();
+    for (i, (key, url, bytes)) in loads.iter().enumerate() {
+        let file = dir.join(format!("{i}.html"));
+        std::fs::write(&file, bytes).unwrap();
+        list.push(serde_json::json!({"key": key, "url": url, "file": file}));
+    }
+    let (list_file, out_file) = (dir.join("loads.json"), dir.join("out.json"));
+    std::fs::write(&list_file, serde_json::to_vec(&list).unwrap()).unwrap();
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chromium/targets.py");
+    let status = Command::new("python3")
+        .arg(driver)
+        .args([chromium, &list_file, &out_file])
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "the Chromium driver failed: {status}");
+    let out: BTreeMap<String, Value> =
+        serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
+/// One URL attribute as Chromium read it.
+struct Link<'a> {
+    tag: &'a str,
+    name: &'a str,
+    value: &'a str,
+    target: &'a str,
+}
+
+fn text(v: &Value) -> &str {
+    v.as_str().unwrap_or_default()
+}
+
+fn links(load: &Value) -> Vec<Link<'_>> {
+    load["links"]
+        .as_array()
+        .map(|links| {
+            links
+                .iter()
+                .map(|l| Link {
+                    tag: text(&l[0]),
+                    name: text(&l[1]),
+                    value: text(&l[2]),
+                    target: text(&l[3]),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn requests(load: &Value) -> BTreeSet<&str> {
+    load["requests"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// What one mode's run found.
+#[derive(Default)]
+struct Tally {
+    pages: usize,
+    links: usize,
+    agree: usize,
+    /// Empty in both pages: Chromium's requests judge them.
+    empty: usize,
+    /// `#id` in both pages, left as it is (inside SVG): the same document's.
+    same_document: usize,
+    /// Not valid in the page's encoding: left as it is, with a warning.
+    undecodable: usize,
+    /// Requested against the page's URL, as a `<link>` before the `<base>`
+    /// is fetched, where htmlabs resolves against the base (RFC 1808 §3.1).
+    before_base: usize,
+    requests: usize,
+    by_class: BTreeMap<&'static str, Vec<String>>,
+    failures: Vec<String>,
+}
+
+/// Compares one page's two loads.
+fn compare(page: &Page, original: &Value, moved: &Value, tally: &mut Tally) {
+    let name = &page.name;
+    for (load, which) in [(original, "original"), (moved, "moved")] {
+        if let Some(e) = load["error"].as_str() {
+            tally
+                .failures
+                .push(format!("{name}: the {which} page: {e}"));
+            return;
+        }
+    }
+    tally.pages += 1;
+    let (before, after) = (links(original), links(moved));
+    if before.len() != after.len() {
+        tally.failures.push(format!(
+            "{name}: {} URL attributes in the original, {} moved",
+            before.len(),
+            after.len()
+        ));
+        return;
+    }
+    let base = original["base"].as_str().unwrap_or_default();
+    // The targets of the differences a class explains, which may also be
+    // requested by one page only.
+    let mut explained = BTreeSet::new();
+    for (o, m) in before.iter().zip(&after) {
+        if (o.tag, o.name) != (m.tag, m.name) {
+            tally.failures.push(format!(
+                "{name}: <{} {}> in the original, <{} {}> moved",
+                o.tag, o.name, m.tag, m.name
+            ));
+            return;
+        }
+        tally.links += 1;
+        if o.value.is_empty() && m.value.is_empty() {
+            tally.empty += 1;
+            continue;
+        }
+        if o.target == m.target {
+            tally.agree += 1;
+            continue;
+        }
+        if o.value == m.value && o.value.starts_with('#') {
+            tally.same_document += 1;
+            continue;
+        }
+        // A value not valid in the page's encoding is left as it is, with a
+        // warning (README, "Encodings"); Chromium shows U+FFFD for it.
+        if o.value == m.value && o.value.contains('\u{FFFD}') {
+            tally.undecodable += 1;
+            continue;
+        }
+        let reference = o.value.trim_matches(|c: char| c.is_ascii_whitespace());
+        let ours = m.value.trim_matches(|c: char| c.is_ascii_whitespace());
+        let modern = Standard::Rfc3986.resolve(base, reference);
+        let theirs = Ok(o.target.to_owned());
+        let pair = Pair {
+            resolver: page.mode,
+            base,
+            reference,
+            ours,
+            modern: &modern,
+            theirs: &theirs,
+        };
+        let example = format!(
+            "{name}: <{} {}={reference:?}> against {base}: Chromium {}, moved {ours} ({})",
+            o.tag, o.name, o.target, m.target
+        );
+        match classify(&pair) {
+            Some(class) => {
+                tally.by_class.entry(class).or_default().push(example);
+                explained.insert(o.target);
+                explained.insert(m.target);
+            }
+            None => tally
+                .failures
+                .push(format!("{example}: no class explains it")),
+        }
+    }
+    let (asked, asked_moved) = (requests(original), requests(moved));
+    tally.requests += asked.len();
+    // What each link's value makes against the page's URL, ignoring the
+    // `<base>` (with the url crate: Chromium's answers are the targets).
+    let page_url = url::Url::parse(&page.url).ok();
+    let mut before_base = BTreeMap::new();
+    for (o, m) in before.iter().zip(&after) {
+        if let Some(early) = page_url.as_ref().and_then(|u| u.join(o.value).ok()) {
+            if early.as_str() != o.target {
+                before_base.insert(early.to_string(), m.target);
+            }
+        }
+    }
+    let mut late = BTreeSet::new();
+    for url in asked.difference(&asked_moved) {
+        if let Some(moved) = before_base.get(*url).filter(|m| asked_moved.contains(**m)) {
+            tally.before_base += 1;
+            late.insert(*moved);
+            explained.insert(url);
+        }
+    }
+    for url in asked.symmetric_difference(&asked_moved) {
+        if !explained.contains(url) && !late.contains(url) {
+            let by = if asked.contains(url) {
+                "the original only"
+            } else {
+                "the moved page only"
+            };
+            tally
+                .failures
+                .push(format!("{name}: {url} is requested by {by}"));
+        }
+    }
+}
+
+/// `fixtures/divergences/chromium.txt`: the classes that occur, by mode.
+fn listed_in_chromium() -> BTreeSet<(String, String)> {
+    let path = common::fixtures().join("divergences/chromium.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut listed = BTreeSet::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((mode, class)) = line.split_once('\t') else {
+            panic!("divergences/chromium.txt:{}: want `mode<TAB>class`", i + 1);
+        };
+        let file = format!("{mode}.txt");
+        assert!(
+            listed_classes(&file).contains(class),
+            "divergences/chromium.txt:{}: `{class}` is not a class of divergences/{file}",
+            i + 1
+        );
+        listed.insert((mode.to_owned(), class.to_owned()));
+    }
+    listed
+}
+
+fn mode_name(mode: Standard) -> &'static str {
+    match mode {
+        Standard::Rfc1808 => "rfc1808",
+        Standard::Rfc3986 => "rfc3986",
+    }
+}
+
+#[test]
+fn a_moved_page_links_where_the_original_did_in_chromium() {
+    let Some(shared) = common::shared("chromium") else {
+        return;
+    };
+    let Some(chromium) = browser() else {
+        return;
+    };
+    let pages = pages(&shared);
+    let mut loads = Vec::new();
+    let mut originals = BTreeSet::new();
+    let mut problems = String::new();
+    let mut judged = Vec::new();
+    for page in &pages {
+        let original = format!("original/{}/{}", page.name, page.url);
+        if originals.insert(original.clone()) {
+            loads.push((original.clone(), page.url.clone(), page.input.clone()));
+        }
+        let moved = format!("{}/{}", mode_name(page.mode), page.name);
+        match rewrite(page) {
+            Ok(output) => {
+                loads.push((moved.clone(), page.moved_url(), output));
+                judged.push((page, original, moved));
+            }
+            Err(e) => {
+                let _ = write!(problems, "\n{}: {e}", page.name);
+            }
+        }
+    }
+    let results = load_all(&chromium, &loads);
+    let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
+    for (page, original, moved) in judged {
+        let tally = tallies.entry(mode_name(page.mode)).or_default();
+        compare(page, &results[&original], &results[&moved], tally);
+    }
+
+    let listed = listed_in_chromium();
+    for (mode, tally) in &tallies {
+        let differ: usize = tally.by_class.values().map(Vec::len).sum();
+        println!(
+            "{mode}: {} pages, {} links: {} agree, {} empty in both (not fetched), {} same-document `#id`, {} undecodable (warned), {} differ by a class; {} requests, {} fetched before the `<base>`",
+            tally.pages,
+            tally.links,
+            tally.agree,
+            tally.empty,
+            tally.same_document,
+            tally.undecodable,
+            differ,
+            tally.requests,
+            tally.before_base
+        );
+        for (class, examples) in &tally.by_class {
+            println!("  {class:<34} {:>6}   e.g. {}", examples.len(), examples[0]);
+            if !listed.contains(&(mode.to_string(), class.to_string())) {
+                let _ = write!(
+                    problems,
+                    "\n{mode}: class `{class}` occurs {} times but is not listed in divergences/chromium.txt:\n    {}",
+                    examples.len(),
+                    examples[..examples.len().min(SHOWN)].join("\n    ")
+                );
+            }
+        }
+        for failure in tally.failures.iter().take(SHOWN) {
+            let _ = write!(problems, "\n{mode}: {failure}");
+        }
+        if tally.failures.len() > SHOWN {
+            let _ = write!(
+                problems,
+                "\n{mode}: and {} more failures",
+                tally.failures.len() - SHOWN
+            );
+        }
+    }
+    for (mode, class) in &listed {
+        let occurs = tallies
+            .get(mode.as_str())
+            .is_some_and(|t| t.by_class.contains_key(class.as_str()));
+        if !occurs {
+            let _ = write!(
+                problems,
+                "\n{mode}: class `{class}` is listed in divergences/chromium.txt but no longer occurs: remove it"
+            );
+        }
+    }
+    assert!(problems.is_empty(), "in Chromium:{problems}");
+}

@@ -1,0 +1,138 @@
+"""Loads pages in Debian's Chromium and reads back where their links go.
+
+Driven by tests/chromium.rs: `python3 targets.py CHROMIUM LOADS OUT`. LOADS is
+a JSON list of {"key", "url", "file"}: the bytes of `file` are served as the
+document at `url` from memory. Nothing reaches the network: every other
+request is answered with an empty body (a navigation of the top frame away
+from the page, a meta refresh, is aborted), and scripts are off. OUT gets a
+JSON object, key -> {"base", "charset", "links", "requests"} or {"error"}:
+`links` lists, in document order, every element's URL attributes (by the
+HTML standard, ATTRIBUTES) as [tag, attribute, value, target], the target
+being the URL Chromium makes of the value in that document (its base URL and
+its encoding: the value set as the href of a new <a> in it, read back; a
+<base>'s own, its href); `requests` the URLs the page asked
+for (of the kinds in FETCHES), sorted, the document's own navigation left
+out.
+"""
+import asyncio
+import json
+import sys
+
+from playwright.async_api import async_playwright
+
+# The attributes whose value is one URL, by element, from the HTML
+# standard's index of attributes (and the obsolete ones it still lists); in
+# SVG, href and xlink:href on any element.
+HTML_URL_ATTRIBUTES = {
+    "a": ["href"], "area": ["href"], "base": ["href"], "link": ["href"],
+    "img": ["src", "longdesc"], "iframe": ["src", "longdesc"], "frame": ["src", "longdesc"],
+    "embed": ["src"], "script": ["src"], "input": ["src", "formaction"],
+    "button": ["formaction"], "form": ["action"], "video": ["src", "poster"],
+    "audio": ["src"], "source": ["src"], "track": ["src"], "blockquote": ["cite"],
+    "q": ["cite"], "del": ["cite"], "ins": ["cite"], "object": ["data", "codebase"],
+    "applet": ["codebase"], "body": ["background"], "table": ["background"],
+    "thead": ["background"], "tbody": ["background"], "tfoot": ["background"],
+    "tr": ["background"], "td": ["background"], "th": ["background"],
+    "html": ["manifest"], "head": ["profile"],
+}
+ATTRIBUTES = {"html": HTML_URL_ATTRIBUTES, "svg": ["href", "xlink:href"]}
+
+READ = """attributes => {
+  const a = document.createElement('a');
+  const target = value => { a.setAttribute('href', value); return a.href; };
+  const links = [];
+  for (const el of document.querySelectorAll('*')) {
+    const svg = el.namespaceURI === 'http://www.w3.org/2000/svg';
+    const names = svg ? attributes.svg : (attributes.html[el.localName] || []);
+    for (const name of names) {
+      const value = el.getAttribute(name);
+      if (value === null) continue;
+      // A <base>'s own href is read against the document's URL, not itself.
+      const url = el.localName === 'base' && !svg ? el.href : target(value);
+      links.push([el.localName, name, value, url]);
+    }
+  }
+  return {base: document.baseURI, charset: document.characterSet, links};
+}"""
+
+
+# What a page fetches, by Playwright's resource types: frames, style sheets,
+# images, media and text tracks. Left out are the requests that depend on
+# more than where a link goes: favicons and `<use>` sprites (fetched or not
+# by origin and icon choice: "other"), fonts (each fallback of a `src:` list
+# is fetched once the one before fails: a matter of timing), and scripts,
+# which are off.
+FETCHES = {"document", "stylesheet", "image", "media", "texttrack"}
+
+# Pages loaded at once, each in its own tab.
+TABS = 4
+
+
+async def main():
+    chromium, loads_file, out_file = sys.argv[1:4]
+    with open(loads_file) as f:
+        loads = json.load(f)
+    results = {}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium, headless=True,
+                                          args=["--no-sandbox", "--disable-gpu"])
+        # A page's Content-Security-Policy (`default-src 'self'`) would block
+        # its own resources once moved to another host: bypassed.
+        context = await browser.new_context(java_script_enabled=False, bypass_csp=True)
+        tabs = asyncio.Semaphore(TABS)
+
+        async def run(load):
+            async with tabs:
+                results[load["key"]] = await one(context, load)
+
+        await asyncio.gather(*(run(load) for load in loads))
+        await browser.close()
+    with open(out_file, "w") as f:
+        json.dump(results, f)
+
+
+async def one(context, load):
+    with open(load["file"], "rb") as f:
+        body = f.read()
+    page = await context.new_page()
+    requests = set()
+    state = {"served": False}
+
+    async def route(r):
+        request = r.request
+        top = request.is_navigation_request() and request.frame.parent_frame is None
+        if top and not state["served"]:
+            state["served"] = True
+            # No charset: the document's bytes say which, as for a file.
+            await r.fulfill(status=200, headers={"content-type": "text/html"}, body=body)
+        elif top:
+            await r.abort()
+        else:
+            if request.resource_type in FETCHES:
+                requests.add(request.url)
+            await r.fulfill(status=200, body=b"")
+
+    await page.route("**/*", route)
+    result = None
+    try:
+        await page.goto(load["url"], wait_until="load", timeout=60_000)
+        # A meta refresh starts a navigation (aborted) that may take the
+        # first reading's context away: read again.
+        for attempt in range(3):
+            try:
+                result = await page.evaluate(READ, ATTRIBUTES)
+                break
+            except Exception:
+                if attempt == 2:
+                    raise
+                await page.wait_for_load_state("load")
+    except Exception as e:  # reported by the test, page by page
+        result = {"error": str(e).splitlines()[0]}
+    finally:
+        await page.close()
+    result["requests"] = sorted(requests)
+    return result
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
