@@ -31,6 +31,7 @@ pub mod http;
 pub mod spool;
 mod syntax;
 mod url;
+pub mod warc;
 
 #[cfg(feature = "cli")]
 pub mod cli;
