@@ -16,6 +16,7 @@ use super::report::{Named, Summary, Warning};
 use super::write::{Record, now, record_id};
 use crate::html::config::Config;
 use crate::html::encoding;
+use crate::html::error::Error as DocumentError;
 use crate::html::rewriter::Rewriter;
 use crate::http::{self, Body, HeadReader, media};
 use crate::spool::{Held, Spool};
@@ -61,18 +62,11 @@ pub fn convert<R: Read, W: Write>(
         tell,
     };
     loop {
-        let at = units.place();
         match run.record(&mut units) {
             Ok(true) => {}
             Ok(false) => break,
-            Err(Stop::Io(e)) if !broken_gzip(&e) || units.write_broke() => {
-                return Err(failed(&mut units, e));
-            }
-            Err(stop) => {
-                let (at, why) = match stop {
-                    Stop::Malformed { at, why } => (at, why),
-                    Stop::Io(e) => (at, format!("its gzip data breaks: {e}")),
-                };
+            Err(Stop::Io(e)) => return Err(failed(&mut units, e)),
+            Err(Stop::Malformed { at, why }) => {
                 run.warn(Warning::Malformed { at, why });
                 if let Err(e) = units.copy_rest() {
                     return Err(failed(&mut units, e));
@@ -93,14 +87,13 @@ pub enum Error {
     Write(io::Error),
 }
 
-/// What flate2 says of gzip data that breaks (a bad header, a bad
-/// deflate stream or check, a member cut short), as opposed to a failed
-/// read or write.
-fn broken_gzip(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::UnexpectedEof
-    )
+/// What became of a record's page.
+struct Outcome {
+    warnings: Vec<http::Warning>,
+    /// URLs rewritten.
+    urls: usize,
+    /// Its encoding, when all went well.
+    changed: Option<&'static Encoding>,
 }
 
 /// Which records are rewritten.
@@ -252,7 +245,7 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
             spool: block,
             from: body_offset as u64,
         };
-        let report = match http::rewrite_parts(
+        let result = match http::rewrite_parts(
             &config,
             &options,
             &heads,
@@ -261,28 +254,25 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
             &mut page,
             None,
         ) {
-            Ok(report) => report,
-            Err(http::Error::Document(crate::html::error::Error::Write(e))) => return Err(e),
-            Err(e) => {
-                self.warn(Warning::NotRewritten {
-                    record: named(),
-                    why: e.to_string(),
-                });
-                return Ok(None);
-            }
+            Ok(report) => Ok(match &report.document {
+                // With the headers stripped, a body comes out decoded even
+                // when nothing in it changed: that is no new version.
+                Some(document) => Outcome {
+                    urls: document.counts.rewritten,
+                    changed: (report.body != Body::AsItCame && !report.incomplete())
+                        .then_some(document.encoding.encoding),
+                    warnings: report.warnings,
+                },
+                None => Outcome {
+                    urls: 0,
+                    changed: None,
+                    warnings: report.warnings,
+                },
+            }),
+            Err(http::Error::Document(DocumentError::Write(e))) => return Err(e),
+            Err(e) => Err(e.to_string()),
         };
-        for warning in report.warnings.iter().cloned() {
-            self.warn(Warning::Record {
-                record: named(),
-                warning,
-            });
-        }
-        let Some(document) = &report.document else {
-            return Ok(None);
-        };
-        self.summary.urls += document.counts.rewritten as u64;
-        let changed = report.body == Body::Rewritten && !report.incomplete();
-        Ok(changed.then_some((page, document.encoding.encoding)))
+        Ok(self.settle(result, named).map(|encoding| (page, encoding)))
     }
 
     /// A `resource` record's page, rewritten, when it changed.
@@ -305,26 +295,48 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
         let result = rewriter
             .read_from(block.reader()?)
             .and_then(|()| rewriter.end());
-        let report = match result {
-            Ok((report, _)) => report,
-            Err(crate::html::error::Error::Write(e)) => return Err(e),
-            Err(e) => {
+        let result = match result {
+            Ok((report, _)) => Ok(Outcome {
+                urls: report.counts.rewritten,
+                changed: (!report.incomplete()).then_some(report.encoding.encoding),
+                warnings: report
+                    .warnings
+                    .into_iter()
+                    .map(http::Warning::Document)
+                    .collect(),
+            }),
+            Err(DocumentError::Write(e)) => return Err(e),
+            Err(e) => Err(e.to_string()),
+        };
+        Ok(self.settle(result, named).map(|encoding| (page, encoding)))
+    }
+
+    /// Tells what became of a record's page; gives the encoding of a new
+    /// version of it, when there is one (a URL changed, all went well).
+    fn settle(
+        &mut self,
+        result: Result<Outcome, String>,
+        named: &dyn Fn() -> Named,
+    ) -> Option<&'static Encoding> {
+        match result {
+            Err(why) => {
                 self.warn(Warning::NotRewritten {
                     record: named(),
-                    why: e.to_string(),
+                    why,
                 });
-                return Ok(None);
+                None
             }
-        };
-        for warning in report.warnings.iter().cloned() {
-            self.warn(Warning::Record {
-                record: named(),
-                warning: http::Warning::Document(warning),
-            });
+            Ok(outcome) => {
+                for warning in outcome.warnings {
+                    self.warn(Warning::Record {
+                        record: named(),
+                        warning,
+                    });
+                }
+                self.summary.urls += outcome.urls as u64;
+                outcome.changed.filter(|_| outcome.urls > 0)
+            }
         }
-        self.summary.urls += report.counts.rewritten as u64;
-        let changed = report.counts.rewritten > 0 && !report.incomplete();
-        Ok(changed.then_some((page, report.encoding.encoding)))
     }
 
     /// Writes the conversion of `original` (and, the first time, the

@@ -300,15 +300,13 @@ impl<R: Read, W: Write> Units<R, W> {
 
     /// Whether another record starts here: skips the line ends some
     /// writers put between records (they are copied, as all bytes are).
-    pub fn more(&mut self) -> io::Result<bool> {
+    pub fn more(&mut self) -> Result<bool, Stop> {
         loop {
-            let available = self.fill()?;
-            if available.is_empty() {
-                if self.next_unit()? {
-                    continue;
-                }
+            let at = self.place();
+            if !self.available(at)? {
                 return Ok(false);
             }
+            let available = self.filled(at)?;
             let blank = available
                 .iter()
                 .take_while(|&&b| b == b'\r' || b == b'\n')
@@ -326,11 +324,7 @@ impl<R: Read, W: Write> Units<R, W> {
         let mut bytes: Vec<u8> = Vec::new();
         loop {
             let searched = bytes.len().saturating_sub(3);
-            let available = self.fill()?;
-            if available.is_empty() {
-                if self.next_unit()? {
-                    continue;
-                }
+            if !self.available(at)? {
                 return Err(Stop::Malformed {
                     at,
                     why: format!(
@@ -339,6 +333,7 @@ impl<R: Read, W: Write> Units<R, W> {
                     ),
                 });
             }
+            let available = self.filled(at)?;
             let old = bytes.len();
             bytes.extend_from_slice(available);
             match memchr::memmem::find(&bytes[searched..], b"\r\n\r\n") {
@@ -375,11 +370,7 @@ impl<R: Read, W: Write> Units<R, W> {
     ) -> Result<(), Stop> {
         let mut left = length;
         while left > 0 {
-            let available = self.fill()?;
-            if available.is_empty() {
-                if self.next_unit()? {
-                    continue;
-                }
+            if !self.available(at)? {
                 return Err(Stop::Malformed {
                     at,
                     why: format!(
@@ -388,6 +379,7 @@ impl<R: Read, W: Write> Units<R, W> {
                     ),
                 });
             }
+            let available = self.filled(at)?;
             let n = available
                 .len()
                 .min(usize::try_from(left).unwrap_or(usize::MAX));
@@ -399,14 +391,8 @@ impl<R: Read, W: Write> Units<R, W> {
         }
         let mut end = [0u8; 4];
         let mut got = 0;
-        while got < 4 {
-            let available = self.fill()?;
-            if available.is_empty() {
-                if self.next_unit()? {
-                    continue;
-                }
-                break;
-            }
+        while got < 4 && self.available(at)? {
+            let available = self.filled(at)?;
             let n = available.len().min(4 - got);
             end[got..got + n].copy_from_slice(&available[..n]);
             if end[..got + n] != b"\r\n\r\n"[..got + n] {
@@ -429,6 +415,48 @@ impl<R: Read, W: Write> Units<R, W> {
             });
         }
         Ok(())
+    }
+
+    /// [`fill`](Units::fill), with an error said as what it means for the
+    /// record at `at`.
+    fn filled(&mut self, at: Place) -> Result<&[u8], Stop> {
+        if let Err(e) = self.fill() {
+            return Err(self.stop(e, at));
+        }
+        // Held from the call above: no read, no error.
+        self.fill().map_err(Stop::Io)
+    }
+
+    /// Whether more decoded bytes follow, in this unit or the next ones
+    /// (moving to them); `false` at the end of the input.
+    fn available(&mut self, at: Place) -> Result<bool, Stop> {
+        loop {
+            if !self.filled(at)?.is_empty() {
+                return Ok(true);
+            }
+            if !self.next_unit()? {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// What an error met while reading the record at `at` means: gzip
+    /// data that breaks (a bad header, deflate stream or check, a member
+    /// cut short: what flate2 says of them) makes the record malformed;
+    /// a failed read or write stops the run.
+    fn stop(&mut self, e: io::Error, at: Place) -> Stop {
+        let broken = matches!(
+            e.kind(),
+            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::UnexpectedEof
+        );
+        if broken && self.gzip() && !self.write_broke() {
+            Stop::Malformed {
+                at,
+                why: format!("its gzip data breaks: {e}"),
+            }
+        } else {
+            Stop::Io(e)
+        }
     }
 
     /// After a malformed record: the rest of the raw input, as it is.
@@ -467,180 +495,4 @@ impl<R: Read, W: Write> Units<R, W> {
 /// call.
 fn lost() -> io::Error {
     io::Error::other("the input was lost between two gzip members")
-}
-
-#[cfg(test)]
-mod tests {
-    use std::io::Write;
-
-    use flate2::Compression;
-    use flate2::write::GzEncoder;
-
-    use super::*;
-
-    /// A reader that gives at most `sizes[i]` bytes per read, cycled.
-    pub(crate) struct Writes<'a> {
-        pub bytes: &'a [u8],
-        pub sizes: Vec<usize>,
-        pub i: usize,
-    }
-
-    impl Read for Writes<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let size = self.sizes[self.i % self.sizes.len()].max(1);
-            self.i += 1;
-            let n = size.min(buf.len()).min(self.bytes.len());
-            buf[..n].copy_from_slice(&self.bytes[..n]);
-            self.bytes = &self.bytes[n..];
-            Ok(n)
-        }
-    }
-
-    fn record(id: &str, block: &str) -> Vec<u8> {
-        format!(
-            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:x:{id}>\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
-            block.len()
-        )
-        .into_bytes()
-    }
-
-    fn member(bytes: &[u8]) -> Vec<u8> {
-        let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
-        gz.write_all(bytes).unwrap();
-        gz.finish().unwrap()
-    }
-
-    /// Each record's place, ID and block; where the records stop, and
-    /// why; and the output, which is the input whole.
-    fn read(
-        input: &[u8],
-        sizes: &[usize],
-    ) -> (Vec<(Place, String, Vec<u8>)>, Option<(Place, String)>) {
-        let reader = Writes {
-            bytes: input,
-            sizes: sizes.to_vec(),
-            i: 0,
-        };
-        let mut units = Units::new(reader, Vec::new(), 1 << 20).unwrap();
-        let mut records = Vec::new();
-        let stop = loop {
-            match units.more() {
-                Ok(true) => {}
-                Ok(false) => break None,
-                Err(e) => break Some((units.place(), e.to_string())),
-            }
-            let at = units.place();
-            let result = units.header().and_then(|header| {
-                let length = header.content_length().unwrap();
-                let mut block = Vec::new();
-                units.block(at, length, Some(&mut block))?;
-                Ok((header.record_id(), block))
-            });
-            match result {
-                Ok((id, block)) => records.push((at, id, block)),
-                Err(Stop::Malformed { at, why }) => break Some((at, why)),
-                Err(Stop::Io(e)) => break Some((at, e.to_string())),
-            }
-        };
-        if stop.is_some() {
-            units.copy_rest().unwrap();
-        }
-        let output = units.finish().unwrap();
-        assert_eq!(output, input, "the output is the input, byte for byte");
-        (records, stop)
-    }
-
-    const SIZES: [&[usize]; 4] = [&[usize::MAX], &[1], &[3, 1, 7, 2, 64, 5], &[4096, 13]];
-
-    #[test]
-    fn records_and_their_places_in_gzip_members_and_plain() {
-        let (a, b, c) = (
-            record("a", "<p>1</p>"),
-            record("b", ""),
-            record("c", "x\r\n\r\ny"),
-        );
-        let first = member(&a);
-        let both = member(&[b.clone(), c.clone()].concat());
-        let gzip = [first.clone(), both].concat();
-        let plain = [a.clone(), b.clone(), c.clone()].concat();
-        for sizes in SIZES {
-            let (records, stop) = read(&gzip, sizes);
-            assert_eq!(stop, None);
-            let places: Vec<Place> = records.iter().map(|r| r.0).collect();
-            let m = first.len() as u64;
-            assert_eq!(
-                places,
-                [
-                    Place::Member {
-                        member: 0,
-                        within: 0
-                    },
-                    Place::Member {
-                        member: m,
-                        within: 0
-                    },
-                    Place::Member {
-                        member: m,
-                        within: b.len() as u64
-                    },
-                ]
-            );
-            assert_eq!(records[2].1, "<urn:x:c>");
-            assert_eq!(records[2].2, b"x\r\n\r\ny");
-            let (records, stop) = read(&plain, sizes);
-            assert_eq!(stop, None);
-            let places: Vec<Place> = records.iter().map(|r| r.0).collect();
-            assert_eq!(
-                places,
-                [
-                    Place::Byte(0),
-                    Place::Byte(a.len() as u64),
-                    Place::Byte((a.len() + b.len()) as u64)
-                ]
-            );
-        }
-    }
-
-    #[test]
-    fn a_cut_or_lying_record_stops_the_records_at_its_place() {
-        let (a, b) = (record("a", "<p>1</p>"), record("b", "two"));
-        let cut = [a.clone(), b[..b.len() - 6].to_vec()].concat();
-        let mut lying = b.clone();
-        let at = memchr::memmem::find(&lying, b"Length: 3").unwrap();
-        lying[at + 8] = b'2';
-        let lying = [a.clone(), lying, a.clone()].concat();
-        let gzip_cut = [member(&a), member(&b)[..20].to_vec()].concat();
-        for sizes in SIZES {
-            let (records, stop) = read(&cut, sizes);
-            assert_eq!(records.len(), 1);
-            assert_eq!(
-                stop,
-                Some((
-                    Place::Byte(a.len() as u64),
-                    "the input ends within the record's block, after 1 of its 3 bytes (`Content-Length`)"
-                        .to_owned()
-                ))
-            );
-            let (records, stop) = read(&lying, sizes);
-            assert_eq!(records.len(), 1);
-            assert_eq!(
-                stop,
-                Some((
-                    Place::Byte(a.len() as u64),
-                    "no empty line after the block's 2 bytes: `Content-Length` is not the block's length"
-                        .to_owned()
-                ))
-            );
-            let (records, stop) = read(&gzip_cut, sizes);
-            assert_eq!(records.len(), 1);
-            let (place, _) = stop.unwrap();
-            assert_eq!(
-                place,
-                Place::Member {
-                    member: member(&a).len() as u64,
-                    within: 0
-                }
-            );
-        }
-    }
 }

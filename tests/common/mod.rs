@@ -64,3 +64,28 @@ pub fn shared(test: &str) -> Option<PathBuf> {
         None
     }
 }
+
+/// A Python that has the WARC readers archivists use (warcio, FastWARC,
+/// cdxj-indexer): `HTMLABS_WARC_PYTHON` (the virtual environment `.ci/run`
+/// makes) or `python3`. On a user's machine without them the test skips
+/// with a one-line note; in CI (`CI=true`) their absence fails it.
+pub fn warc_python(test: &str) -> Option<PathBuf> {
+    let python = std::env::var_os("HTMLABS_WARC_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    let found = std::process::Command::new(&python)
+        .args(["-c", "import warcio, fastwarc, cdxj_indexer"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if found {
+        return Some(python);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!(
+            "{test}: `{}` cannot import warcio, fastwarc and cdxj_indexer (.ci/run installs them)",
+            python.display()
+        );
+    }
+    eprintln!("note: {test} skipped: warcio, fastwarc or cdxj-indexer is not installed");
+    None
+}
