@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::filter::{Input, Output};
+use crate::files::{Input, Output};
 use crate::html::attrs::{Row, Table};
 use crate::html::encoding;
 use crate::http;

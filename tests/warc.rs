@@ -543,3 +543,29 @@ fn a_cut_or_lying_record_stops_the_records_at_its_place() {
         }
     }
 }
+
+#[test]
+fn an_archive_read_as_html_gets_a_warning_that_suggests_warc() {
+    for (name, start) in [
+        ("shapes.warc.gz", "`WARC/1.1`, in gzip"),
+        ("shapes-1.0.warc", "`WARC/1.0`"),
+    ] {
+        let run = Command::cargo_bin("htmlabs")
+            .unwrap()
+            .args(["-r", "http://h/"])
+            .arg(fixture(name))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        assert_eq!(
+            stderr.lines().next(),
+            Some(
+                format!(
+                    "htmlabs: warning: the input starts like a web archive ({start}), and is read as HTML: --warc reads its records"
+                )
+                .as_str()
+            ),
+            "{name}"
+        );
+    }
+}

@@ -491,6 +491,34 @@ impl<R: Read, W: Write> Units<R, W> {
     }
 }
 
+/// How many first bytes [`starts_like_archive`] needs: enough for a
+/// gzip member's first block to give its first bytes.
+pub const PEEK: u64 = 1024;
+
+/// Whether an input's first bytes are a WARC record's, plain or in gzip:
+/// its version line as the user would see it (`` `WARC/1.1`, in gzip ``).
+pub fn starts_like_archive(first: &[u8]) -> Option<String> {
+    let version = |bytes: &[u8]| {
+        let line = bytes.split(|&b| b == b'\r').next()?;
+        (line.starts_with(b"WARC/") && line.len() <= 12)
+            .then(|| String::from_utf8_lossy(line).into_owned())
+    };
+    if first.starts_with(&GZIP_MAGIC) {
+        // What the first bytes give; a cut stream ends in an error.
+        let mut decoded = Vec::new();
+        let mut decoder = flate2::read::GzDecoder::new(first);
+        let mut buf = [0u8; 64];
+        while decoded.len() < 16 {
+            match decoder.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => decoded.extend_from_slice(&buf[..n]),
+            }
+        }
+        return version(&decoded).map(|v| format!("`{v}`, in gzip"));
+    }
+    version(first).map(|v| format!("`{v}`"))
+}
+
 /// Never met: the source is only taken between two members, within one
 /// call.
 fn lost() -> io::Error {

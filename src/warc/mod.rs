@@ -13,8 +13,8 @@
 //! recompressed).
 //!
 //! The way through: [`input`] (units and records, their places) →
-//! [`header`] → [`convert`] (the run: which records, their documents,
-//! the new records) with [`digest`] and [`write`] → [`report`].
+//! [`header`] → [`convert`](mod@convert) (the run: which records, their documents,
+//! the new records) with [`digest`] and [`write`](mod@write) → [`report`].
 
 pub mod convert;
 pub mod digest;
@@ -25,14 +25,12 @@ pub mod write;
 
 pub use convert::{Error, Options, convert};
 pub use header::Header;
-pub use input::Place;
+pub use input::{PEEK, Place, starts_like_archive};
 pub use report::{Named, Summary, Warning};
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 
-use crate::files::{self, SourceError, lowercase, quoted};
-use crate::filter::{Input, Output};
+use crate::files::{self, Input, Output, SourceError, lowercase, quoted};
 use crate::html::config::Config;
 
 /// Rewrites the archive `input` names into `output` (through a temporary
@@ -45,13 +43,7 @@ pub fn run(
     output: &Output,
     tell: impl FnMut(&Warning),
 ) -> Result<Summary, SourceError> {
-    let reader: Box<dyn io::Read> = match input {
-        Input::File(path) => Box::new(
-            File::open(path)
-                .map_err(|e| SourceError::Open(path.display().to_string(), lowercase(&e)))?,
-        ),
-        Input::Stdin => Box::new(io::stdin().lock()),
-    };
+    let reader = input.open()?;
     let input_name = input.name();
     let fail = |e: Error, output_name: &str| match e {
         Error::Read(e) => SourceError::Read(input_name.clone(), lowercase(&e)),
