@@ -628,13 +628,45 @@ fn library_stream(stream: &[u8], url: &str, table: &Table) -> usize {
 
 /// [`library_stream`], a write at a time.
 fn library_writer(url: &str, table: &Table) -> Writer {
-    let mut rewriter = Some(Rewriter::new(config(url, table), Count(0)));
+    fed(Box::new(Rewriter::new(config(url, table), Count(0))))
+}
+
+/// An htmlabs rewriter the bench feeds write by write: a document's or a
+/// response's.
+trait Fed {
+    fn feed(&mut self, chunk: &[u8]);
+    /// Ends it, checking that it wrote all it was given.
+    fn finish(self: Box<Self>);
+}
+
+impl Fed for Rewriter<Count> {
+    fn feed(&mut self, chunk: &[u8]) {
+        self.write(chunk).expect("htmlabs");
+    }
+
+    fn finish(self: Box<Self>) {
+        let (report, out) = self.end().expect("htmlabs");
+        assert!(!report.incomplete() && out.0 > 0, "htmlabs lost output");
+    }
+}
+
+impl Fed for htmlabs::http::ResponseRewriter<Count> {
+    fn feed(&mut self, chunk: &[u8]) {
+        self.write(chunk).expect("htmlabs");
+    }
+
+    fn finish(self: Box<Self>) {
+        let (report, out) = self.end().expect("htmlabs");
+        assert!(!report.incomplete() && out.0 > 0, "htmlabs lost output");
+    }
+}
+
+/// A [`Writer`] over `rewriter`: `None` ends it.
+fn fed(rewriter: Box<dyn Fed>) -> Writer {
+    let mut rewriter = Some(rewriter);
     Box::new(move |chunk| match (chunk, rewriter.as_mut()) {
-        (Some(chunk), Some(r)) => r.write(chunk).expect("htmlabs"),
-        (None, Some(_)) => {
-            let (report, out) = rewriter.take().expect("checked").end().expect("htmlabs");
-            assert!(!report.incomplete() && out.0 > 0, "htmlabs lost output");
-        }
+        (Some(chunk), Some(r)) => r.feed(chunk),
+        (None, Some(_)) => rewriter.take().expect("checked").finish(),
         (_, None) => panic!("a write after the end"),
     })
 }
@@ -677,19 +709,11 @@ fn library_http(response: &[u8], url: &str) -> usize {
 /// [`library_http`], a write at a time.
 fn library_http_writer(url: &str) -> Writer {
     let config = config(url, &FULL.with(Clone::clone));
-    let mut rewriter = Some(htmlabs::http::ResponseRewriter::new(
+    fed(Box::new(htmlabs::http::ResponseRewriter::new(
         config,
         http_options(),
         Count(0),
-    ));
-    Box::new(move |chunk| match (chunk, rewriter.as_mut()) {
-        (Some(chunk), Some(r)) => r.write(chunk).expect("htmlabs"),
-        (None, Some(_)) => {
-            let (report, out) = rewriter.take().expect("checked").end().expect("htmlabs");
-            assert!(!report.incomplete() && out.0 > 0, "htmlabs lost output");
-        }
-        (_, None) => panic!("a write after the end"),
-    })
+    )))
 }
 
 /// The URL values htmlabs sees in `docs`, to say how dense in links they are.

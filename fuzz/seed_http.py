@@ -8,20 +8,16 @@ response). Run from the repository's root; needs Python's brotli.
 import gzip
 import hashlib
 import os
+import sys
 import zlib
 
 import brotli
 
+sys.path.insert(0, "tests")
+from http_server import chunks as chunked  # noqa: E402
+
 PAGE = b"<!doctype html><head><link href=s.css></head><a href='../x?a=1&amp;b'>x</a> <img src=/i.png>\n"
 BASE_FLAG = 16
-
-
-def chunked(body, size):
-    out = b""
-    for i in range(0, len(body), size):
-        part = body[i:i + size]
-        out += b"%x\r\n" % len(part) + part + b"\r\n"
-    return out + b"0\r\n\r\n"
 
 
 def response(fields, body, status=b"HTTP/1.1 200 OK"):

@@ -2,13 +2,17 @@
 //! standard output or a file (written whole or not at all); with `--http`,
 //! one saved response (its header blocks, then the document).
 
+use std::cell::RefCell;
 use std::io::{self, Read, Write};
+use std::rc::Rc;
 
 use crate::files::{self, SourceError, lowercase, quoted};
 use crate::html::config::Config;
+use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
 use crate::http::{self, ResponseRewriter, Warning};
+use crate::listing::Listing;
 use crate::warc;
 
 pub use crate::files::{Input, Output};
@@ -39,15 +43,25 @@ impl Report {
     }
 }
 
+/// What a run did: its report, and how many links would change (heard by
+/// the listing, when there was one).
+#[derive(Debug)]
+pub struct Done {
+    pub report: Report,
+    pub changes: usize,
+}
+
 /// Rewrites one document from `input` to `output` (a response around it
-/// when `http` says how), telling each warning to `tell` as it happens.
+/// when `http` says how), telling each warning to `tell` as it happens, and
+/// each link to `listing` when there is one.
 pub fn run(
     config: Config,
     http: Option<http::Options>,
     input: &Input,
     output: &Output,
     mut tell: impl FnMut(&Warning) + 'static,
-) -> Result<Report, SourceError> {
+    listing: Option<Listing>,
+) -> Result<Done, SourceError> {
     let mut reader = input.open()?;
     let input_name = input.name();
     if http.is_none() {
@@ -69,10 +83,18 @@ pub fn run(
         }
         reader = Box::new(io::Cursor::new(first).chain(reader));
     }
+    let listing = listing.map(|l| Rc::new(RefCell::new(l)));
+    let hear = listing.as_ref().map(|listing| {
+        let listing = Rc::clone(listing);
+        move |link: &Link| listing.borrow_mut().hear(link)
+    });
     let rewrite = |writer: &mut dyn Write, output_name: &str| match http {
         None => {
             let mut rewriter = Rewriter::new(config, writer)
                 .on_warning(move |w| tell(&Warning::Document(w.clone())));
+            if let Some(hear) = hear {
+                rewriter = rewriter.on_link(hear);
+            }
             rewriter
                 .read_from(reader)
                 .and_then(|()| rewriter.end())
@@ -81,6 +103,9 @@ pub fn run(
         }
         Some(options) => {
             let mut rewriter = ResponseRewriter::new(config, options, writer).on_warning(tell);
+            if let Some(hear) = hear {
+                rewriter = rewriter.on_link(hear);
+            }
             rewriter
                 .read_from(reader)
                 .and_then(|()| rewriter.end())
@@ -91,19 +116,31 @@ pub fn run(
                 })
         }
     };
-    match output {
+    let report = match output {
         Output::Stdout => {
             let name = "standard output";
             let report = rewrite(&mut io::stdout().lock(), name)?;
             io::stdout()
                 .flush()
                 .map_err(|e| SourceError::Write(name.to_owned(), e))?;
-            Ok(report)
+            report
         }
         Output::File(path) => {
-            files::write_through_temporary(path, |file| rewrite(file, &quoted(path)))
+            files::write_through_temporary(path, None, true, |file| rewrite(file, &quoted(path)))?
         }
-    }
+        Output::Discard => rewrite(&mut io::sink(), "nowhere")?,
+    };
+    let changes = match listing {
+        Some(listing) => {
+            let mut listing = listing.borrow_mut();
+            listing
+                .finish()
+                .map_err(|(name, e)| SourceError::Write(name, e))?;
+            listing.changes
+        }
+        None => 0,
+    };
+    Ok(Done { report, changes })
 }
 
 /// How many first bytes tell a status line (`HTTP/1.`).

@@ -28,6 +28,8 @@ mod files;
 pub mod filter;
 mod html;
 pub mod http;
+pub mod listing;
+pub mod site;
 pub mod spool;
 mod syntax;
 mod url;
@@ -36,11 +38,12 @@ pub mod warc;
 #[cfg(feature = "cli")]
 pub mod cli;
 
-pub use files::SourceError;
+pub use files::{SourceError, Staged};
 pub use html::attrs::{Group, Kind, Row, Table, When};
 pub use html::config::Config;
 pub use html::encoding::{Chosen, Source};
 pub use html::error::Error;
+pub use html::links::{Link, Outcome, Position};
 pub use html::lookahead::Decision;
 pub use html::report::{Counts, Report, Warning};
 pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};

@@ -1,76 +1,152 @@
 //! Glue: flags in, a run of the library, messages and exit status out.
 
+use std::io::{self, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::Parser;
-use htmlabs::cli::Cli;
-use htmlabs::{filter, warc};
+use htmlabs::cli::{Cli, Job, Progress};
+use htmlabs::listing::{Listing, file_place};
+use htmlabs::site::{self, Outputs};
+use htmlabs::{SourceError, Staged, filter, warc};
 
-/// 0 success; 1 is kept for a check mode; 2 any error.
+/// 0 success; 1 a check that found links to change; 2 any error.
+const CHANGES: u8 = 1;
 const FAILURE: u8 = 2;
+/// What a shell reports for a run ended by Ctrl-C (128 + SIGINT).
+const INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let config = match cli.config() {
-        Ok(config) => config,
-        Err(e) => return fail(e),
-    };
-    let quiet = cli.quiet;
-    if let Some(options) = cli.warc() {
-        return archive(&cli, &config, &options);
-    }
-    // Each warning as it happens. Stopping at the memory limit fails the
-    // run: that one is said even under -q.
-    let tell = move |warning: &htmlabs::http::Warning| {
-        if !quiet || warning.stops_rewriting() {
-            eprintln!("htmlabs: warning: {warning}");
+    match run(&cli) {
+        Ok(code) => code,
+        // The reader of our output went away (`| head`): nothing is wrong.
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("htmlabs: error: {e}");
+            ExitCode::from(FAILURE)
         }
+    }
+}
+
+fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
+    let config = cli
+        .config()
+        .map_err(|e| SourceError::Refused(e.to_string()))?;
+    let job = cli.job(&config)?;
+    // The link report goes to a file only once the run is through.
+    let staged = match &cli.report {
+        Some(path) if path.as_os_str() != "-" => Some(Staged::new(path)?),
+        _ => None,
     };
-    match filter::run(config, cli.http(), &cli.input(), &cli.output(), tell) {
-        Ok(report) => {
+    let report_name = |staged: &Option<Staged>| match (&cli.report, staged) {
+        (Some(path), Some(_)) => format!("`{}`", path.display()),
+        _ => "standard output".to_owned(),
+    };
+    let code = match job {
+        Job::Filter { input, output } => {
+            let listing = (cli.check || cli.report.is_some()).then(|| {
+                let name = match &input {
+                    filter::Input::File(path) => path.display().to_string(),
+                    filter::Input::Stdin => "-".to_owned(),
+                };
+                let report = match &staged {
+                    Some(staged) => staged.writer().map(|f| Box::new(f) as Box<dyn Write>),
+                    None => Ok(Box::new(io::stdout()) as Box<dyn Write>),
+                };
+                report.map(|report| {
+                    Listing::new(
+                        name.clone(),
+                        file_place(&name),
+                        cli.check.then(|| Box::new(io::stdout()) as Box<dyn Write>),
+                        cli.report.is_some().then(|| (report, report_name(&staged))),
+                    )
+                })
+            });
+            let listing = listing.transpose()?;
+            let quiet = cli.quiet;
+            // Each warning as it happens. Stopping at the memory limit
+            // fails the run: that one is said even under -q.
+            let tell = move |warning: &htmlabs::http::Warning| {
+                if !quiet || warning.stops_rewriting() {
+                    eprintln!("htmlabs: warning: {warning}");
+                }
+            };
+            let done = filter::run(config, cli.http(), &input, &output, tell, listing)?;
             if cli.verbose {
-                for line in report.verbose_lines() {
+                for line in done.report.verbose_lines() {
                     eprintln!("htmlabs: {line}");
                 }
             }
-            if report.incomplete() {
-                ExitCode::from(FAILURE)
+            if done.report.incomplete() {
+                FAILURE
+            } else if cli.check && done.changes > 0 {
+                CHANGES
             } else {
-                ExitCode::SUCCESS
+                0
             }
         }
-        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
-        Err(e) => fail(e),
-    }
-}
-
-/// `--warc`: each warning as it happens, the summary line at the end.
-fn archive(cli: &Cli, config: &htmlabs::Config, options: &warc::Options) -> ExitCode {
-    let quiet = cli.quiet;
-    let tell = |warning: &warc::Warning| {
-        if !quiet || warning.stops_rewriting() {
-            eprintln!("htmlabs: warning: {warning}");
-        }
-    };
-    let started = Instant::now();
-    match warc::run(config, options, &cli.input(), &cli.output(), tell) {
-        Ok(summary) => {
+        Job::Warc {
+            input,
+            output,
+            options,
+        } => {
+            let quiet = cli.quiet;
+            let tell = |warning: &warc::Warning| {
+                if !quiet || warning.stops_rewriting() {
+                    eprintln!("htmlabs: warning: {warning}");
+                }
+            };
+            let started = Instant::now();
+            let summary = warc::run(&config, &options, &input, &output, tell)?;
             if !quiet {
                 eprintln!("htmlabs: {}", summary.line(started.elapsed()));
             }
-            if summary.incomplete {
-                ExitCode::from(FAILURE)
+            if summary.incomplete { FAILURE } else { 0 }
+        }
+        Job::Site(site) => {
+            let stop = Arc::new(AtomicBool::new(false));
+            {
+                // Ctrl-C ends the run between files: a file being written
+                // is finished or its temporary file removed, never left
+                // half-written.
+                let stop = Arc::clone(&stop);
+                let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+            }
+            let report = match &staged {
+                Some(staged) => {
+                    Some(staged.writer()?).map(|f| Box::new(f) as Box<dyn Write + Send>)
+                }
+                None if cli.report.is_some() => {
+                    Some(Box::new(io::stdout()) as Box<dyn Write + Send>)
+                }
+                None => None,
+            };
+            let outputs = Outputs {
+                check: cli
+                    .check
+                    .then(|| Box::new(io::stdout()) as Box<dyn Write + Send>),
+                report: report.map(|r| (r, report_name(&staged))),
+            };
+            let progress = Progress::new(cli.quiet, cli.verbose);
+            let summary = site::run(&site, &config, outputs, &stop, &|e| progress.event(e))?;
+            progress.finish(&summary, cli.check, cli.out_dir.as_deref());
+            if summary.interrupted {
+                INTERRUPTED
+            } else if summary.failed > 0 {
+                FAILURE
+            } else if cli.check && summary.changes > 0 {
+                CHANGES
             } else {
-                ExitCode::SUCCESS
+                0
             }
         }
-        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+    };
+    // An interrupted run's report is not whole: it is not kept.
+    if let (Some(staged), false) = (staged, code == INTERRUPTED) {
+        staged.commit()?;
     }
-}
-
-fn fail(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("htmlabs: error: {e}");
-    ExitCode::from(FAILURE)
+    Ok(ExitCode::from(code))
 }

@@ -148,6 +148,81 @@ fn output_file_gets_the_page_and_no_temporary_is_left() {
 }
 
 #[test]
+fn output_through_a_symbolic_link_writes_the_file_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    fs::create_dir(dir.path().join("real")).unwrap();
+    std::os::unix::fs::symlink("real/out.html", dir.path().join("link.html")).unwrap();
+    for report in [false, true] {
+        let mut args = vec!["-r", "http://h/d/p", "-o", "link.html", "in.html"];
+        if report {
+            // The report through a link to the same kind of place.
+            std::os::unix::fs::symlink("real/links.jsonl", dir.path().join("links")).unwrap();
+            args.extend(["--report", "links"]);
+        }
+        let out = htmlabs()
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(
+            fs::symlink_metadata(dir.path().join("link.html"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real/out.html")).unwrap(),
+            PAGE_OUT
+        );
+        if report {
+            assert!(
+                fs::symlink_metadata(dir.path().join("links"))
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
+            assert_eq!(
+                fs::read_to_string(dir.path().join("real/links.jsonl"))
+                    .unwrap()
+                    .lines()
+                    .count(),
+                3
+            );
+        }
+    }
+    assert_eq!(names(&dir.path().join("real")), ["links.jsonl", "out.html"]);
+}
+
+/// A FIFO, like `/dev/null` or any file that is not a regular one, is
+/// written as it is: renamed over, it would become a regular file (run as
+/// root, `-o /dev/null` replaced the device).
+#[test]
+fn output_into_a_fifo_is_written_into_it_and_it_stays_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = StdCommand::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+    };
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "-o", "pipe", "in.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(reader.join().unwrap(), PAGE_OUT);
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(
+        &fs::symlink_metadata(&fifo).unwrap().file_type()
+    ));
+    assert_eq!(names(dir.path()), ["in.html", "pipe"]);
+}
+
+#[test]
 fn output_file_may_be_the_input_file() {
     // The README's second example: rewrite a file in place.
     let dir = tempfile::tempdir().unwrap();

@@ -9,6 +9,8 @@
 //! Without curl, wget or Python, each test skips with a note; under CI
 //! (`CI` set) a missing tool fails the test: .ci/run installs them.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -20,24 +22,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
 
 fn dir() -> &'static str {
     env!("CARGO_MANIFEST_DIR")
-}
-
-/// Whether `program` runs; without it, a note (or, under CI, a failure).
-fn have(program: &str, args: &[&str], test: &str) -> bool {
-    let ok = Command::new(program)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: `{program}` is needed under CI (.ci/run installs it)"
-        );
-        eprintln!("note: {test} skipped: `{program}` is not installed");
-    }
-    ok
 }
 
 struct Server {
@@ -68,7 +52,7 @@ fn server() -> &'static Server {
 
 /// The server's URL for `path`, if curl and Python are there.
 fn url(path: &str, test: &str, client: &str) -> Option<String> {
-    if !have("python3", &["--version"], test) || !have(client, &["--version"], test) {
+    if common::tool("python3", test).is_none() || common::tool(client, test).is_none() {
         return None;
     }
     Some(format!("http://127.0.0.1:{}{path}", server().port))
@@ -766,4 +750,29 @@ fn with_o_a_bad_head_leaves_no_file_and_the_http_flags_need_http() {
             run.stderr
         );
     }
+}
+
+#[test]
+fn check_places_the_links_of_a_response_in_the_saved_file() {
+    let file = format!("{}/fixtures/http/curl-iL.http", dir());
+    let out = Command::new(BIN)
+        .args([
+            "--http",
+            "--check",
+            "-r",
+            "http://127.0.0.1:8000/start/r1",
+            &file,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    // The body starts on line 21 of the file, after three header blocks.
+    assert_eq!(
+        stdout.lines().next().unwrap(),
+        format!(
+            "{file}:21:74: <link href> \"style.css\" -> \"http://127.0.0.1:8000/final/style.css\""
+        )
+    );
+    assert_eq!(stdout.lines().count(), 4);
 }

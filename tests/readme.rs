@@ -1,5 +1,7 @@
 //! The README's first screen and its `-v` block must stay true.
 
+mod common;
+
 use std::process::Command;
 
 const README: &str = include_str!("../README.md");
@@ -23,47 +25,48 @@ fn the_first_command_is_the_bundled_example() {
     );
 }
 
-#[test]
-fn the_verbose_lines_are_what_the_example_prints() {
-    let block = README
-        .split("With `-v`")
+/// The first ```text block after `marker` in the README.
+fn block_after(marker: &str) -> &'static str {
+    README
+        .split(marker)
         .nth(1)
         .and_then(|rest| rest.split("```text\n").nth(1))
         .and_then(|rest| rest.split("```").next())
-        .expect("README has a ```text block after \"With `-v`\"");
+        .unwrap_or_else(|| panic!("README has a ```text block after {marker:?}"))
+}
+
+/// What htmlabs writes to standard output and standard error, run from the
+/// checkout with `args`; it must succeed.
+fn htmlabs(args: &[&str]) -> (String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_htmlabs"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("-v")
-        .args(EXAMPLE_ARGS)
+        .args(args)
         .output()
         .unwrap();
     assert!(output.status.success());
-    assert_eq!(String::from_utf8(output.stderr).unwrap(), block);
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_verbose_lines_are_what_the_example_prints() {
+    let (_, stderr) = htmlabs(&[&["-v"][..], &EXAMPLE_ARGS].concat());
+    assert_eq!(stderr, block_after("With `-v`"));
 }
 
 #[test]
 fn the_http_verbose_lines_are_what_the_curl_il_capture_prints() {
-    let block = README
-        .split("With `--http -v`")
-        .nth(1)
-        .and_then(|rest| rest.split("```text\n").nth(1))
-        .and_then(|rest| rest.split("```").next())
-        .expect("README has a ```text block after \"With `--http -v`\"");
-    let output = Command::new(env!("CARGO_BIN_EXE_htmlabs"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "--http",
-            "-v",
-            "-r",
-            "http://127.0.0.1:8000/start/r1",
-            "fixtures/http/curl-iL.http",
-        ])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    assert_eq!(String::from_utf8(output.stderr).unwrap(), block);
-    let out = String::from_utf8(output.stdout).unwrap();
-    assert!(out.contains("Content-Length: 290\r\n\r\n<!doctype"));
+    let (stdout, stderr) = htmlabs(&[
+        "--http",
+        "-v",
+        "-r",
+        "http://127.0.0.1:8000/start/r1",
+        "fixtures/http/curl-iL.http",
+    ]);
+    assert_eq!(stderr, block_after("With `--http -v`"));
+    assert!(stdout.contains("Content-Length: 290\r\n\r\n<!doctype"));
 }
 
 /// The README's table of what is rewritten, as `src/html/attrs.rs` has it:
@@ -114,4 +117,81 @@ fn the_table_is_the_attribute_table() {
         block.trim_end() == expected.trim_end(),
         "README's table is not src/html/attrs.rs's; it should read:\n{expected}"
     );
+}
+
+/// The README's `jq` one-liners, run by jq over a report htmlabs wrote of a
+/// small site: each finds what its comment says, and nothing else.
+#[test]
+fn the_jq_lines_find_what_they_say() {
+    let Some(jq) = common::tool("jq", "the README's jq lines") else {
+        return;
+    };
+    let block = README
+        .split("With `jq`:")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("README has a ```sh block after \"With `jq`:\"");
+    // Each command: a `# what it finds` line, then `jq …` and the lines
+    // that continue it.
+    let mut commands: Vec<(String, String)> = Vec::new();
+    for line in block.lines() {
+        if let Some(comment) = line.strip_prefix("# ") {
+            commands.push((comment.to_owned(), String::new()));
+        } else if let Some((_, command)) = commands.last_mut() {
+            command.push_str(line);
+            command.push('\n');
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("public");
+    std::fs::create_dir_all(site.join("docs")).unwrap();
+    std::fs::write(
+        site.join("docs/index.html"),
+        "<a href=\"../about/\">about</a>\n\
+         <a href=\"https://other.org/x\">other</a>\n\
+         <img src=\"http://example.com/logo.png\">\n\
+         <script src=\"http://cdn.example.net/a.js\"></script>\n",
+    )
+    .unwrap();
+    let htmlabs = Command::new(env!("CARGO_BIN_EXE_htmlabs"))
+        .current_dir(dir.path())
+        .args(["--site", "public", "--site-url", "https://example.com/"])
+        .args(["--check", "--report", "links.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(htmlabs.status.code(), Some(1), "{htmlabs:?}");
+    let run = |command: &str| {
+        let out = Command::new("sh")
+            .current_dir(dir.path())
+            .env("PATH", jq.parent().unwrap())
+            .args(["-c", command])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "`{command}`: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let expected = [
+        (
+            "every link to another host",
+            "public/docs/index.html:2: https://other.org/x\n\
+             public/docs/index.html:4: http://cdn.example.net/a.js\n",
+        ),
+        (
+            "every http: link on an https: site (mixed content)",
+            "public/docs/index.html:3:11: http://example.com/logo.png\n\
+             public/docs/index.html:4:14: http://cdn.example.net/a.js\n",
+        ),
+        (
+            "how many of each outcome",
+            "{\n  \"absolute\": 3,\n  \"rewritten\": 1\n}\n",
+        ),
+    ];
+    assert_eq!(
+        commands.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(),
+        expected.iter().map(|(c, _)| *c).collect::<Vec<_>>()
+    );
+    for ((comment, command), (_, want)) in commands.iter().zip(expected) {
+        assert_eq!(run(command), want, "{comment}: `{command}`");
+    }
 }

@@ -17,6 +17,7 @@ use super::buffers::CHUNK;
 use super::config::{Config, Nesting};
 use super::encoding::{self, Chosen, Sniffer, Source};
 use super::error::Error;
+use super::links::{Hear, Listener};
 use super::lookahead::{Decision, Hold, Probe};
 use super::record::{Shared, Window, record};
 use super::report::{Report, Tell, Warning};
@@ -138,6 +139,21 @@ impl<W: Write> Document<W> {
     /// From now on, tell each warning as it happens.
     pub fn tell(&mut self, tell: Tell) {
         self.shared.borrow_mut().warnings.tell(tell);
+    }
+
+    /// From now on, let `hear` hear each URL value (the link report).
+    pub fn listen(&mut self, hear: Hear) {
+        self.shared.borrow_mut().listener = Some(Listener::new(hear));
+    }
+
+    /// What was asked for before the document began.
+    pub fn hand_over(&mut self, tell: Option<Tell>, hear: Option<Hear>) {
+        if let Some(tell) = tell {
+            self.tell(tell);
+        }
+        if let Some(hear) = hear {
+            self.listen(hear);
+        }
     }
 
     pub fn write(&mut self, chunk: Cow<'_, [u8]>) -> Result<(), Error> {

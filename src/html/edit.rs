@@ -7,10 +7,11 @@ use std::ops::Range;
 use encoding_rs::{Encoding, UTF_8};
 
 use super::attrs::Kind;
+use super::links::{At, Found, Link, Listener, Outcome, Position};
 use super::report::{Counts, Warning, Warnings};
 use super::resolution::{Resolution, Splice};
 use super::value::{self, Decoded, Edit, Quote};
-use crate::syntax::{Syntax, css, refresh, srcset, tokens};
+use crate::syntax::{Syntax, css, is_html_whitespace, refresh, srcset, tokens};
 use crate::url::{BaseUrl, rfc1808};
 
 /// How deep `srcdoc` documents may nest inside each other.
@@ -25,6 +26,8 @@ pub struct Resolver<'a> {
     base: &'a BaseUrl,
     counts: &'a mut Counts,
     warnings: &'a mut Warnings,
+    /// The link report, when asked for: it hears each URL's outcome.
+    listener: Option<&'a mut Listener>,
 }
 
 /// What a value's element tells about it.
@@ -37,12 +40,48 @@ pub struct Element<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    pub fn new(cx: &'a Resolution, counts: &'a mut Counts, warnings: &'a mut Warnings) -> Self {
+    pub fn new(
+        cx: &'a Resolution,
+        counts: &'a mut Counts,
+        warnings: &'a mut Warnings,
+        listener: Option<&'a mut Listener>,
+    ) -> Self {
         Resolver {
             cx,
             base: &cx.url,
             counts,
             warnings,
+            listener,
+        }
+    }
+
+    /// A URL's outcome, for the link report when it is asked for: `url` as
+    /// the value says it, at `at` of the value's decoded text.
+    fn heard(&mut self, outcome: Outcome, url: &str, at: usize, kind: Kind) {
+        if self.listener.is_none() {
+            return;
+        }
+        let absolute = match outcome {
+            Outcome::NoBase | Outcome::Undecodable => None,
+            Outcome::Absolute | Outcome::Unchanged => Some(url.to_owned()),
+            Outcome::Rewritten | Outcome::SameDocument => Some(self.base.resolve(url).into_owned()),
+        };
+        let link = Link {
+            position: Position::default(),
+            element: String::new(),
+            attribute: String::new(),
+            kind,
+            original: url.to_owned(),
+            raw: None,
+            absolute,
+            outcome,
+            base: self.cx.base.clone(),
+        };
+        if let Some(listener) = &mut self.listener {
+            listener.found(Found {
+                at: At::Decoded(at),
+                link,
+            });
         }
     }
 
@@ -58,13 +97,14 @@ impl<'a> Resolver<'a> {
         offset: usize,
         out: &mut Vec<u8>,
     ) -> bool {
-        if kind == Kind::Url && self.starts_with_scheme(raw) {
+        if kind == Kind::Url && self.listener.is_none() && self.starts_with_scheme(raw) {
             // Most values on real pages are absolute: they need no decoding.
             self.counts.seen += 1;
             self.counts.absolute += 1;
             return false;
         }
-        let Some(decoded) = self.decode(Decoded::new(raw, self.cx.encoding), offset) else {
+        let Some(decoded) = self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, kind)
+        else {
             return false;
         };
         let text = decoded.text();
@@ -93,6 +133,7 @@ impl<'a> Resolver<'a> {
                     base: codebase.as_ref().unwrap_or(self.base),
                     counts: self.counts,
                     warnings: self.warnings,
+                    listener: self.listener.as_deref_mut(),
                 };
                 // The codebase's prefix lives here only.
                 for token in tokens(text) {
@@ -152,14 +193,16 @@ impl<'a> Resolver<'a> {
 
     /// The href of the `<base>` that set the base becomes that base.
     pub fn base_href(&mut self, raw: &[u8], quote: Quote, offset: usize) -> Option<Vec<u8>> {
-        let decoded = self.decode(Decoded::new(raw, self.cx.encoding), offset)?;
+        let decoded = self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, Kind::Url)?;
         let core = value::trimmed(decoded.text());
         let href = &decoded.text()[core.clone()];
         self.counts.seen += 1;
         if href == self.base.as_str() {
             self.counts.unchanged += 1;
+            self.heard(Outcome::Unchanged, href, core.start, Kind::Url);
             return None;
         }
+        self.heard(Outcome::Rewritten, href, core.start, Kind::Url);
         self.counts.rewritten += 1;
         self.counts.by_kind[Kind::Url as usize] += 1;
         let edit = edit_to(Cow::Borrowed(self.base.as_str()), href, core, Syntax::Plain);
@@ -169,7 +212,12 @@ impl<'a> Resolver<'a> {
     /// The new text of a `<style>` element, or `None`. Raw text: no
     /// character references, and nothing new may close the element.
     pub fn style_text(&mut self, raw: &[u8], offset: usize) -> Option<Vec<u8>> {
-        let decoded = self.decode(Decoded::text_only(raw, self.cx.encoding), offset)?;
+        let decoded = self.decode(
+            Decoded::text_only(raw, self.cx.encoding),
+            raw,
+            offset,
+            Kind::Css,
+        )?;
         let edits = self.css(decoded.text(), Kind::Css);
         if edits.is_empty() {
             return None;
@@ -184,7 +232,16 @@ impl<'a> Resolver<'a> {
 
     /// A decoded value, or the warning that it is not valid in the
     /// document's encoding: it is then left exactly as it is.
-    fn decode<'d>(&mut self, decoded: Option<Decoded<'d>>, offset: usize) -> Option<Decoded<'d>> {
+    /// `raw` is the value's bytes, at `offset`, of `kind`. (Inlined: it
+    /// passes a large value through, at every value.)
+    #[inline(always)]
+    fn decode<'d>(
+        &mut self,
+        decoded: Option<Decoded<'d>>,
+        raw: &[u8],
+        offset: usize,
+        kind: Kind,
+    ) -> Option<Decoded<'d>> {
         if decoded.is_none() {
             self.counts.seen += 1;
             self.counts.undecodable += 1;
@@ -192,8 +249,34 @@ impl<'a> Resolver<'a> {
                 offset,
                 encoding: self.cx.encoding.name(),
             });
+            self.heard_undecodable(raw, kind);
         }
         decoded
+    }
+
+    /// An undecodable value, for the link report when it is asked for: its
+    /// text with U+FFFD where it did not decode, and its bytes.
+    #[cold]
+    fn heard_undecodable(&mut self, raw: &[u8], kind: Kind) {
+        let Some(listener) = &mut self.listener else {
+            return;
+        };
+        let (text, _) = self.cx.encoding.decode_without_bom_handling(raw);
+        let start = raw.iter().position(|b| !b.is_ascii_whitespace());
+        listener.found(Found {
+            at: At::Raw(start.unwrap_or(0)),
+            link: Link {
+                position: Position::default(),
+                element: String::new(),
+                attribute: String::new(),
+                kind,
+                original: text.trim_matches(is_html_whitespace).to_owned(),
+                raw: Some(raw.to_vec()),
+                absolute: None,
+                outcome: Outcome::Undecodable,
+                base: self.cx.base.clone(),
+            },
+        });
     }
 
     /// The new text of a `<noscript>` element (raw text to lol_html, which
@@ -201,7 +284,7 @@ impl<'a> Resolver<'a> {
     /// archives are read): rewritten as HTML with the same base, no `<base>`
     /// of its own.
     pub fn noscript(&mut self, raw: &[u8], offset: usize) -> Option<Vec<u8>> {
-        let (edited, _) = self.nested(raw, self.cx.encoding, offset, false)?;
+        let (edited, _) = self.nested(raw, self.cx.encoding, offset, false, At::Raw)?;
         if edited == raw {
             return None;
         }
@@ -218,7 +301,8 @@ impl<'a> Resolver<'a> {
     /// §3.2: the encapsulating entity), with its own `<base>` on top. Only
     /// its URL values change; they come back as edits of the decoded text.
     fn srcdoc(&mut self, text: &str, offset: usize) -> Vec<Edit<'static>> {
-        let Some((_, splices)) = self.nested(text.as_bytes(), UTF_8, offset, true) else {
+        let Some((_, splices)) = self.nested(text.as_bytes(), UTF_8, offset, true, At::Decoded)
+        else {
             return Vec::new();
         };
         splices
@@ -232,19 +316,31 @@ impl<'a> Resolver<'a> {
             .collect()
     }
 
-    /// Runs a nested document through a rewriter of its own.
+    /// Runs a nested document through a rewriter of its own. Its links
+    /// stand at offsets of `bytes`, which `at` places in the value.
     fn nested(
         &mut self,
         bytes: &[u8],
         encoding: &'static Encoding,
         offset: usize,
         embedded: bool,
+        at: fn(usize) -> At,
     ) -> Option<(Vec<u8>, Vec<Splice>)> {
         if self.cx.depth >= MAX_DEPTH {
             self.warnings.push(Warning::TooDeep { offset });
             return None;
         }
-        let (report, output, splices) = (self.cx.nest)(self.cx, bytes, encoding, embedded)?;
+        let listen = self.listener.is_some();
+        let (report, output, splices, links) =
+            (self.cx.nest)(self.cx, bytes, encoding, embedded, listen)?;
+        if let Some(listener) = &mut self.listener {
+            for link in links {
+                listener.found(Found {
+                    at: at(link.position.offset),
+                    link,
+                });
+            }
+        }
         self.counts.add(&report.counts);
         for warning in report.warnings {
             if warning != Warning::NoBase {
@@ -283,6 +379,7 @@ impl<'a> Resolver<'a> {
         let same_document = url.is_empty() || url.starts_with('#');
         if local || (self.cx.keep_fragments && same_document) {
             self.counts.same_document += 1;
+            self.heard(Outcome::SameDocument, url, range.start, kind);
             return None;
         }
         // The usual case: the base's front goes before the reference, which
@@ -298,17 +395,20 @@ impl<'a> Resolver<'a> {
             },
             None if self.cx.standard.has_scheme(url) => {
                 self.counts.absolute += 1;
+                self.heard(Outcome::Absolute, url, range.start, kind);
                 return None;
             }
             None => {
                 let resolved: Cow<'_, str> = self.base.resolve(url);
                 if resolved == url {
                     self.counts.unchanged += 1;
+                    self.heard(Outcome::Unchanged, url, range.start, kind);
                     return None;
                 }
-                edit_to(resolved, url, range, syntax)
+                edit_to(resolved, url, range.clone(), syntax)
             }
         };
+        self.heard(Outcome::Rewritten, url, range.start, kind);
         self.counts.rewritten += 1;
         self.counts.by_kind[kind as usize] += 1;
         Some(edit)
@@ -395,8 +495,8 @@ mod tests {
                 standard,
                 ..crate::Config::default()
             };
-            let cx = Resolution::new(base, UTF_8, &config, 0, |_, _, _, _| None);
-            let resolver = Resolver::new(&cx, &mut counts, &mut warnings);
+            let cx = Resolution::new(base, UTF_8, &config, 0, |_, _, _, _, _| None);
+            let resolver = Resolver::new(&cx, &mut counts, &mut warnings, None);
             let absolute = |raw: &[u8]| resolver.starts_with_scheme(raw);
             assert!(absolute(b" \n https://h/"));
             assert!(absolute(b"a+b.c-1:x"));

@@ -14,6 +14,7 @@ use smallvec::SmallVec;
 
 use super::attrs::{Kind, Row, Table, When};
 use super::buffers;
+use super::links::Listener;
 use super::lookahead::Decision;
 use super::report::{Counts, Warning, Warnings};
 use super::settings::{HTML_NAMESPACE, SVG_NAMESPACE};
@@ -40,6 +41,29 @@ pub enum Role {
     Noscript,
 }
 
+impl Role {
+    /// The syntax of what the range holds.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Role::Attr { kind, .. } => *kind,
+            Role::BaseHref => Kind::Url,
+            Role::Style => Kind::Css,
+            Role::Noscript => Kind::Html,
+        }
+    }
+
+    /// The element and attribute of a range that is no attribute of the
+    /// table's (an attribute's are recorded apart).
+    pub fn names(&self) -> (&'static str, &'static str) {
+        match self {
+            Role::Attr { .. } => ("", ""),
+            Role::BaseHref => ("base", "href"),
+            Role::Style => ("style", ""),
+            Role::Noscript => ("noscript", ""),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Span {
     pub range: Range<usize>,
@@ -59,6 +83,12 @@ pub struct Shared {
     pub stopped_at: Option<usize>,
     pub counts: Counts,
     pub warnings: Warnings,
+    /// The link report, when asked for.
+    pub listener: Option<Listener>,
+    /// With it, the element and attribute names of each attribute range
+    /// recorded, by where it starts (kept apart from the ranges, which only
+    /// the report needs them for).
+    pub names: std::collections::HashMap<usize, (String, String)>,
 }
 
 /// The element handler: records the byte range of each URL value, and of the
@@ -122,6 +152,10 @@ pub fn record(
                 .then(|| el.get_attribute("codebase"))
                 .flatten(),
         };
+        if s.listener.is_some() {
+            let text = |n: &[u8]| String::from_utf8_lossy(n).into_owned();
+            s.names.insert(range.start, (text(&tag), text(&name)));
+        }
         if *tag == *b"base" && row.attribute == "href" {
             let deciding =
                 matches!(&s.decision, Some(Decision::Base { value, .. }) if *value == range);

@@ -220,6 +220,11 @@ pub enum Warning {
         offset: usize,
         limit: usize,
     },
+    /// An XHTML document that an HTML parser reads otherwise: left as it is.
+    ReadsOtherwise {
+        offset: usize,
+        element: String,
+    },
 }
 
 impl Warning {
@@ -282,6 +287,10 @@ impl fmt::Display for Warning {
             Warning::TooLarge { offset, limit } => write!(
                 f,
                 "the text at byte {offset} is larger than the memory limit of {limit} bytes (--max-memory): left as it is"
+            ),
+            Warning::ReadsOtherwise { offset, element } => write!(
+                f,
+                "the self-closed `<{element}/>` at byte {offset} ends there in XHTML, not in HTML, where the rest would be its text: the file is left as it is"
             ),
         }
     }

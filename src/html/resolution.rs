@@ -8,21 +8,23 @@ use encoding_rs::Encoding;
 
 use super::attrs::Table;
 use super::config::Config;
+use super::links::Link;
 use super::report::Report;
 use crate::url::{Base, BaseUrl, Standard};
 
 /// A replacement made: the input range and its new bytes.
 pub type Splice = (Range<usize>, Vec<u8>);
 
-/// What a nested document's rewrite gives back: its report, its output, and
-/// the replacements made.
-pub type Nested = (Report, Vec<u8>, Vec<Splice>);
+/// What a nested document's rewrite gives back: its report, its output, the
+/// replacements made, and its links (when asked for).
+pub type Nested = (Report, Vec<u8>, Vec<Splice>, Vec<Link>);
 
 /// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`)
-/// through a rewriter of its own: its bytes, their encoding, and whether its
-/// own `<base href>` counts. The rewriter provides it, so that the code of
-/// values can start one without depending on it.
-pub type Nest = fn(&Resolution, &[u8], &'static Encoding, bool) -> Option<Nested>;
+/// through a rewriter of its own: its bytes, their encoding, whether its
+/// own `<base href>` counts, and whether its links are listed. The rewriter
+/// provides it, so that the code of values can start one without depending
+/// on it.
+pub type Nest = fn(&Resolution, &[u8], &'static Encoding, bool, bool) -> Option<Nested>;
 
 pub struct Resolution {
     pub base: Base,

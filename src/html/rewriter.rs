@@ -4,7 +4,9 @@
 //! every other encoding goes through as bytes.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::io::{Read, Write};
+use std::rc::Rc;
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
@@ -13,6 +15,7 @@ use super::config::{Config, Nesting};
 use super::document::Document;
 use super::encoding::{Chosen, Source};
 use super::error::Error;
+use super::links::{Hear, Link};
 use super::report::{Report, Tell, Warning};
 use super::resolution::{Nested, Resolution, Splice};
 use super::utf16::{Utf16, Utf16Writer};
@@ -61,6 +64,7 @@ struct Start<W: Write> {
     config: Config,
     nesting: Nesting,
     tell: Option<Tell>,
+    hear: Option<Hear>,
 }
 
 impl<W: Write> Rewriter<W> {
@@ -77,6 +81,7 @@ impl<W: Write> Rewriter<W> {
                 config,
                 nesting,
                 tell: None,
+                hear: None,
             }),
         }
     }
@@ -90,6 +95,20 @@ impl<W: Write> Rewriter<W> {
             Mode::Start(start) => start.tell = Some(tell),
             Mode::Bytes(document) => document.tell(tell),
             Mode::Utf16(utf16) => utf16.document_mut().tell(tell),
+            Mode::Failed => {}
+        }
+        self
+    }
+
+    /// Lets `hear` hear each URL value as it is resolved: where it stands,
+    /// what it says, what it resolves to, and what was done with it (the
+    /// link report). Without it, nothing of this is computed.
+    pub fn on_link(mut self, hear: impl FnMut(&Link) + 'static) -> Self {
+        let hear: Hear = Box::new(hear);
+        match &mut self.mode {
+            Mode::Start(start) => start.hear = Some(hear),
+            Mode::Bytes(document) => document.listen(hear),
+            Mode::Utf16(utf16) => utf16.document_mut().listen(hear),
             Mode::Failed => {}
         }
         self
@@ -197,6 +216,7 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
         config,
         nesting,
         tell,
+        hear,
         ..
     } = start;
     let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
@@ -220,16 +240,12 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
             let writer = Utf16Writer::new(output, encoding);
             let document = Document::new(config, nesting, nest, writer, Some((chosen, UTF_8)));
             let mut utf16 = Utf16::new(encoding, bom, document);
-            if let Some(tell) = tell {
-                utf16.document_mut().tell(tell);
-            }
+            utf16.document_mut().hand_over(tell, hear);
             return Ok(Mode::Utf16(utf16));
         }
         None => Document::new(config, nesting, nest, output, None),
     };
-    if let Some(tell) = tell {
-        document.tell(tell);
-    }
+    document.hand_over(tell, hear);
     Ok(Mode::Bytes(document))
 }
 
@@ -241,6 +257,7 @@ fn nest(
     bytes: &[u8],
     encoding: &'static Encoding,
     embedded: bool,
+    listen: bool,
 ) -> Option<Nested> {
     // Every field, so that no default table is built for each one.
     let config = Config {
@@ -259,8 +276,14 @@ fn nest(
         record_splices: true,
     };
     let mut rewriter = Rewriter::nested(config, nesting, Vec::new());
+    let links = Rc::new(RefCell::new(Vec::new()));
+    if listen {
+        let links = Rc::clone(&links);
+        rewriter = rewriter.on_link(move |link| links.borrow_mut().push(link.clone()));
+    }
     rewriter.write(bytes).ok()?;
-    rewriter.end_with_splices().ok()
+    let (report, output, splices) = rewriter.end_with_splices().ok()?;
+    Some((report, output, splices, links.take()))
 }
 
 /// Rewrites all of `input` into `output`, reading 64 KiB at a time: a read

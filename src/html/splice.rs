@@ -12,10 +12,11 @@ use lol_html::OutputSink;
 
 use super::attrs::Kind;
 use super::edit::{Element, Resolver};
+use super::links::{At, Found, Lines, Link, Outcome, Position};
 use super::record::{OPEN, Role, Shared, Span};
 use super::report::Warning;
 use super::resolution::{Resolution, Splice};
-use super::value::Quote;
+use super::value::{self, Decoded, Quote};
 use crate::url::Layer;
 
 /// lol_html's output sink, shared with the document's rewriter.
@@ -51,6 +52,10 @@ pub struct Splicer<W: Write> {
     /// The range being collected grew past the memory limit: its bytes go
     /// through as they come.
     abandoned: bool,
+    /// The line and column of `pos`, when the link report is asked for.
+    lines: Option<Lines>,
+    /// Where the range being collected starts, when they are followed.
+    value_start: Position,
     /// How large a range may grow before it is let through as it is.
     max_memory: usize,
     /// What ranges are resolved with, once the base is decided.
@@ -80,6 +85,8 @@ impl<W: Write> Splicer<W> {
             error: None,
             splices: record_splices.then(Vec::new),
             abandoned: false,
+            lines: None,
+            value_start: Position::default(),
             max_memory,
             resolution: None,
             shared,
@@ -90,6 +97,9 @@ impl<W: Write> Splicer<W> {
     /// The base is decided: the ranges are resolved with `resolution` from
     /// now on (none goes out before).
     pub fn resolve_with(&mut self, resolution: Resolution) {
+        if self.shared.borrow().listener.is_some() {
+            self.lines = Some(Lines::new(resolution.encoding, Position::default()));
+        }
         self.resolution = Some(resolution);
     }
 
@@ -162,6 +172,9 @@ impl<W: Write> Splicer<W> {
                     let span = self.shared.borrow_mut().spans.pop_front().expect("peeked");
                     self.current = Some((span, self.previous));
                     self.buffer.clear();
+                    if let Some(lines) = &self.lines {
+                        self.value_start = lines.position();
+                    }
                 }
                 _ => {
                     self.emit(chunk);
@@ -173,6 +186,9 @@ impl<W: Write> Splicer<W> {
     }
 
     fn advance(&mut self, bytes: &[u8]) {
+        if let Some(lines) = &mut self.lines {
+            lines.advance(bytes);
+        }
         self.pos += bytes.len();
         if let Some(&last) = bytes.last() {
             self.previous = last;
@@ -233,46 +249,99 @@ impl<W: Write> Splicer<W> {
         let start = span.range.start;
         let mut shared = self.shared.borrow_mut();
         let Shared {
-            counts, warnings, ..
+            counts,
+            warnings,
+            listener,
+            names,
+            ..
         } = &mut *shared;
         let cx = self
             .resolution
             .as_ref()
             .expect("ranges are written once the base is known");
-        if cx.base.is_empty() {
+        let rewritten = if cx.base.is_empty() {
+            // Without a base nothing is resolved, nor parsed: the link
+            // report has the value whole.
             counts.seen += 1;
             counts.no_base += 1;
-            return false;
-        }
-        let embedded = matches!(cx.base.layer, Layer::Embedded { .. });
-        let mut resolver = Resolver::new(cx, counts, warnings);
-        let replaced = match &span.role {
-            Role::Attr {
-                kind,
-                svg,
-                codebase,
-            } => {
-                let element = Element {
-                    svg: *svg,
-                    codebase: codebase.as_deref(),
-                };
-                return resolver.attribute(*kind, element, raw, quote, start, out);
+            if let Some(listener) = listener {
+                let (text, _) = cx.encoding.decode_without_bom_handling(raw);
+                let at = value::trimmed(&text);
+                listener.found(Found {
+                    at: At::Decoded(at.start),
+                    link: Link {
+                        position: Position::default(),
+                        element: String::new(),
+                        attribute: String::new(),
+                        kind: span.role.kind(),
+                        original: text[at].to_owned(),
+                        raw: None,
+                        absolute: None,
+                        outcome: Outcome::NoBase,
+                        base: cx.base.clone(),
+                    },
+                });
             }
-            Role::BaseHref if !embedded => {
-                let element = Element::default();
-                return resolver.attribute(Kind::Url, element, raw, quote, start, out);
-            }
-            Role::BaseHref => resolver.base_href(raw, quote, start),
-            Role::Style => resolver.style_text(raw, start),
-            Role::Noscript => resolver.noscript(raw, start),
+            false
+        } else {
+            let mut resolver = Resolver::new(cx, counts, warnings, listener.as_mut());
+            resolve(&mut resolver, cx, &span.role, quote, raw, start, out)
         };
-        // Texts are large and rare: theirs is taken as it is, not copied.
-        match replaced {
-            Some(new) => {
-                *out = new;
-                true
-            }
-            None => false,
+        if let Some(listener) = listener {
+            let encoding = cx.encoding;
+            let decoded_at = |at| match span.role {
+                Role::Style => Decoded::text_only(raw, encoding)?.raw_offset(at),
+                _ => Decoded::new(raw, encoding)?.raw_offset(at),
+            };
+            let names = names.remove(&start);
+            let names = names
+                .as_ref()
+                .map_or(span.role.names(), |(e, a)| (e.as_str(), a.as_str()));
+            listener.value_done(self.value_start, raw, encoding, names, decoded_at);
         }
+        rewritten
+    }
+}
+
+/// Writes the new bytes for a range of `role` into `out`, or returns `false`
+/// to leave it as it is.
+#[inline(always)]
+fn resolve(
+    resolver: &mut Resolver<'_>,
+    cx: &Resolution,
+    role: &Role,
+    quote: Quote,
+    raw: &[u8],
+    start: usize,
+    out: &mut Vec<u8>,
+) -> bool {
+    let embedded = matches!(cx.base.layer, Layer::Embedded { .. });
+    let replaced = match role {
+        Role::Attr {
+            kind,
+            svg,
+            codebase,
+        } => {
+            let element = Element {
+                svg: *svg,
+                codebase: codebase.as_deref(),
+            };
+            return resolver.attribute(*kind, element, raw, quote, start, out);
+        }
+        Role::BaseHref if !embedded => {
+            let element = Element::default();
+            return resolver.attribute(Kind::Url, element, raw, quote, start, out);
+        }
+        Role::BaseHref => resolver.base_href(raw, quote, start),
+        Role::Style => resolver.style_text(raw, start),
+        Role::Noscript => resolver.noscript(raw, start),
+    };
+    // Texts are large and rare: theirs is taken as it is, not copied.
+    match replaced {
+        Some(new) => {
+            *out = new;
+            true
+        }
+        None => false,
     }
 }

@@ -181,7 +181,7 @@ impl<'a> Decoded<'a> {
     /// The raw byte offset of a decoded offset, where the two line up: at the
     /// start of a run and anywhere in its literal part, not inside a decoded
     /// reference, nor inside a character.
-    fn raw_offset(&self, at: usize) -> Option<usize> {
+    pub fn raw_offset(&self, at: usize) -> Option<usize> {
         let in_source = self.source_offset(at)?;
         self.source.byte_offset(in_source)
     }

@@ -22,6 +22,7 @@ use super::media::{self, MediaType};
 use super::report::{Block, Body, Report, Warning};
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
+use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
 use crate::spool::{Held, Spool};
@@ -55,6 +56,48 @@ pub type Tell = Box<dyn FnMut(&Warning)>;
 struct Told {
     list: Vec<Warning>,
     tell: Option<Tell>,
+    /// Hears each URL value of the document (the link report), when set.
+    hear: Option<Rc<RefCell<Hear>>>,
+}
+
+/// What hears each URL value of the document.
+type Hear = Box<dyn FnMut(&Link)>;
+
+/// The document's rewriter, writing to `writer`: its warnings told and its
+/// links heard as the run's are. `shift` is where the body starts in the
+/// input (its byte, and the lines before it), when the document's bytes
+/// are the body's: its links are then placed in the input.
+fn document_rewriter<W: Write>(
+    config: Config,
+    writer: W,
+    told: &Shared,
+    shift: Option<(usize, usize)>,
+) -> Rewriter<W> {
+    let told_here = Rc::clone(told);
+    let mut rewriter = Rewriter::new(config, writer)
+        .on_warning(move |w| warn(&told_here, Warning::Document(w.clone())));
+    if let Some(hear) = told.borrow().hear.clone() {
+        rewriter = rewriter.on_link(move |link| match shift {
+            Some((offset, lines)) => {
+                let mut link = link.clone();
+                link.position.offset += offset;
+                link.position.line += lines;
+                (hear.borrow_mut())(&link)
+            }
+            None => (hear.borrow_mut())(link),
+        });
+    }
+    rewriter
+}
+
+/// Where the body after `heads` starts: its byte, and the lines before it.
+fn body_start(heads: &[Head]) -> (usize, usize) {
+    let last = heads.last().expect("a response has a final block");
+    let lines = heads
+        .iter()
+        .map(|h| memchr::memchr_iter(b'\n', h.bytes()).count())
+        .sum();
+    (last.offset() + last.bytes().len(), lines)
 }
 
 type Shared = Rc<RefCell<Told>>;
@@ -295,9 +338,13 @@ fn decoded(
         let none = Plan::default();
         let writing = if options.strip_headers { &none } else { &plan };
         let writer = coding::encoder(writing, &mut encoded);
-        let told_here = Rc::clone(told);
-        let mut rewriter = Rewriter::new(document_config(config, entity), writer)
-            .on_warning(move |w| warn(&told_here, Warning::Document(w.clone())));
+        // A decoded body's links are placed in the decoded body.
+        let as_it_came = plan
+            .layers
+            .iter()
+            .all(|l| matches!(l.decision, Decision::AsDecoded(_)));
+        let shift = as_it_came.then(|| body_start(heads));
+        let mut rewriter = document_rewriter(document_config(config, entity), writer, told, shift);
         let decoded = coding::decoder(&plan, body).map_err(written)?;
         if let Err(e) = rewriter.read_from(decoded) {
             return Err(match &e {
@@ -390,6 +437,7 @@ pub fn rewrite_parts(
     let told: Shared = Rc::new(RefCell::new(Told {
         list: Vec::new(),
         tell,
+        hear: None,
     }));
     let entity = entity(
         heads,
@@ -542,6 +590,15 @@ impl<W: Write> ResponseRewriter<W> {
         self
     }
 
+    /// Lets `hear` hear each URL value of the document as it is resolved
+    /// (the link report), as [`Rewriter::on_link`] does. A body that breaks
+    /// its coding halfway is written as it came, yet its values before the
+    /// break were heard.
+    pub fn on_link(self, hear: impl FnMut(&Link) + 'static) -> Self {
+        self.told.borrow_mut().hear = Some(Rc::new(RefCell::new(Box::new(hear))));
+        self
+    }
+
     /// Rewrites all that `input` gives, 64 KiB at a time.
     pub fn read_from(&mut self, mut input: impl Read) -> Result<(), Error> {
         let mut buf = vec![0; 64 * 1024];
@@ -675,12 +732,11 @@ impl<W: Write> ResponseRewriter<W> {
         Ok(match way {
             Way::Copy => State::Copy(output),
             _ => {
-                let told = Rc::clone(&self.told);
                 let config = document_config(&self.config, &known.entity);
-                State::Stream(Box::new(
-                    Rewriter::new(config, output)
-                        .on_warning(move |w| warn(&told, Warning::Document(w.clone()))),
-                ))
+                let shift = Some(body_start(&known.heads));
+                State::Stream(Box::new(document_rewriter(
+                    config, output, &self.told, shift,
+                )))
             }
         })
     }

@@ -50,6 +50,11 @@ pub fn run(
         Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
     };
     match output {
+        Output::Discard => {
+            let (summary, _) = convert(config, options, reader, io::sink(), tell)
+                .map_err(|e| fail(e, "nowhere"))?;
+            Ok(summary)
+        }
         Output::Stdout => {
             let name = "standard output";
             let out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
@@ -59,7 +64,7 @@ pub fn run(
                 .map_err(|e| SourceError::Write(name.to_owned(), e))?;
             Ok(summary)
         }
-        Output::File(path) => files::write_through_temporary(path, |file| {
+        Output::File(path) => files::write_through_temporary(path, None, true, |file| {
             let name = quoted(path);
             let out = BufWriter::with_capacity(64 * 1024, file);
             let (summary, mut out) =

@@ -68,7 +68,7 @@ pub fn shared(test: &str) -> Option<PathBuf> {
 /// A Python that has the WARC readers archivists use (warcio, FastWARC,
 /// cdxj-indexer): `HTMLABS_WARC_PYTHON` (the virtual environment `.ci/run`
 /// makes) or `python3`. On a user's machine without them the test skips
-/// with a one-line note; in CI (`CI=true`) their absence fails it.
+/// with a one-line note; under CI (`CI` set) their absence fails it.
 pub fn warc_python(test: &str) -> Option<PathBuf> {
     let python = std::env::var_os("HTMLABS_WARC_PYTHON")
         .map(PathBuf::from)
@@ -80,12 +80,30 @@ pub fn warc_python(test: &str) -> Option<PathBuf> {
     if found {
         return Some(python);
     }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "{test}: `{}` cannot import warcio, fastwarc and cdxj_indexer (.ci/run installs them)",
-            python.display()
-        );
-    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test}: `{}` cannot import warcio, fastwarc and cdxj_indexer, and CI must run this test (.ci/run installs them)",
+        python.display()
+    );
     eprintln!("note: {test} skipped: warcio, fastwarc or cdxj-indexer is not installed");
     None
+}
+
+/// An installed tool the test runs, or `None` with a one-line note on a
+/// user's machine; under CI (`CI` set, as `.ci/run` runs) a missing tool
+/// fails the test: `.ci/run` installs it.
+pub fn tool(name: &str, test: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: `{name}` is not installed, and CI must run this test (.ci/run installs it)"
+        );
+        eprintln!("note: {test} skipped: `{name}` is not installed");
+    }
+    found
 }

@@ -1,16 +1,21 @@
 //! The command line, as the user typed it (clap derive), and its checks on
-//! the way to a [`Config`].
+//! the way to a [`Config`] and a [`Job`]; what a site's run says as it goes.
+
+mod progress;
 
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
+use crate::files::SourceError;
 use crate::files::{Input, Output};
 use crate::html::attrs::{Row, Table};
 use crate::html::encoding;
 use crate::http;
+use crate::site::Site;
 use crate::warc;
 use crate::{Config, LayerError, Layers, Standard};
+pub use progress::Progress;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -19,6 +24,8 @@ Examples:
   htmlabs -v -r https://example.com/a/b.html page.html > /dev/null
   curl -siL https://example.com/docs | htmlabs --http -r https://example.com/docs
   htmlabs --warc crawl.warc.gz -o crawl-absolute.warc.gz
+  htmlabs --site public --site-url https://example.com/
+  htmlabs --site _site --site-url https://example.com/ --check --report links.jsonl
 
 The base is, in RFC 1808 §3's order: the page's first <base href> in the head
 (resolved against what lies below it), else, with --http, the response's
@@ -95,7 +102,7 @@ pub struct Cli {
     /// `Base:` and `Content-Base:` give the base below `<base href>`, the
     /// charset of `Content-Type` the encoding; the body is written back in
     /// its coding.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "site")]
     pub http: bool,
 
     /// The input is a web archive (WARC 1.0 or 1.1, plain or gzip): it
@@ -104,7 +111,7 @@ pub struct Cli {
     /// one member per new record). Each record's base: `<base href>`, else
     /// its HTTP `Content-Base:` (and `Content-Location:` with
     /// --content-location), else its `WARC-Target-URI`.
-    #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers"])]
+    #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site", "check", "report"])]
     pub warc: bool,
 
     /// With --http or --warc: `Content-Location:` is a base too, after
@@ -125,6 +132,71 @@ pub struct Cli {
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Change nothing: print each URL value that would change, as
+    /// `FILE:LINE:COLUMN: <tag attr> "original" -> "absolute"`, and exit 1
+    /// if there is any, 0 if none.
+    #[arg(long, conflicts_with = "output")]
+    pub check: bool,
+
+    /// Write the link report to FILE (`-`: standard output): a JSON object
+    /// a line for each URL value, with its place, what it says, what it
+    /// resolves to and what was done with it.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Rewrite a whole static site: every .html, .htm and .xhtml file under
+    /// DIR, each at the URL a server gives it under --site-url, in place
+    /// (or into --out-dir), in parallel.
+    #[arg(long, value_name = "DIR", requires = "site_url",
+          conflicts_with_all = ["file", "output", "retrieved_from"])]
+    pub site: Option<PathBuf>,
+
+    /// The URL the site's root is served at (`https://example.com/`).
+    #[arg(long, value_name = "URL", requires = "site")]
+    pub site_url: Option<String>,
+
+    /// Write a rewritten copy of the site's tree into OUT instead (other
+    /// files hard-linked where the filesystem allows, else copied).
+    #[arg(long, value_name = "OUT", requires = "site")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Serve `a/index.html` at `a/index.html`, not at `a/`.
+    #[arg(long, requires = "site")]
+    pub no_pretty_urls: bool,
+
+    /// How many files at once (default: all cores).
+    #[arg(short, long, value_name = "N", requires = "site",
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+
+    /// Leave out what matches GLOB (`.gitignore` syntax); repeatable.
+    #[arg(long, value_name = "GLOB", requires = "site")]
+    pub exclude: Vec<String>,
+
+    /// Follow symbolic links (files outside DIR are still never written).
+    #[arg(long, requires = "site")]
+    pub follow_links: bool,
+
+    /// Put each file's bytes on the disk (fsync) before renaming it into
+    /// place, so that a power loss leaves the old file or the new, never an
+    /// empty one; slower.
+    #[arg(long, requires = "site")]
+    pub fsync: bool,
+}
+
+/// What the command line asks for.
+pub enum Job {
+    /// One document.
+    Filter { input: Input, output: Output },
+    /// A site's tree.
+    Site(Site),
+    /// A web archive.
+    Warc {
+        input: Input,
+        output: Output,
+        options: warc::Options,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -177,6 +249,53 @@ impl Cli {
             encoding,
             table: Table::new(self.lazy, self.social, user),
         })
+    }
+
+    /// What to do, checked: the flags that need each other are clap's to
+    /// check; the values are checked here, before anything is read.
+    pub fn job(&self, config: &Config) -> Result<Job, SourceError> {
+        let refused = |s: &str| Err(SourceError::Refused(s.to_owned()));
+        let to_stdout = self.report.as_deref().is_some_and(|r| r.as_os_str() == "-");
+        if to_stdout && self.check {
+            return refused("--check writes to standard output: give --report a file");
+        }
+        if let Some(options) = self.warc() {
+            return Ok(Job::Warc {
+                input: self.input(),
+                output: self.output(),
+                options,
+            });
+        }
+        let Some(dir) = &self.site else {
+            if to_stdout && self.output.is_none() && !self.check {
+                return refused(
+                    "--report - would mix the links with the page on standard output: give -o FILE or --check",
+                );
+            }
+            let output = if self.check {
+                Output::Discard
+            } else {
+                self.output()
+            };
+            return Ok(Job::Filter {
+                input: self.input(),
+                output,
+            });
+        };
+        let url = self.site_url.as_deref().unwrap_or_default();
+        let mut site = Site::new(
+            dir,
+            url,
+            config.standard,
+            self.out_dir.as_deref(),
+            &self.exclude,
+        )?;
+        site.pretty_urls = !self.no_pretty_urls;
+        site.follow_links = self.follow_links;
+        site.check = self.check;
+        site.jobs = self.jobs.map(usize::from);
+        site.fsync = self.fsync;
+        Ok(Job::Site(site))
     }
 
     /// The input: a file, or standard input when absent or `-`.

@@ -1,0 +1,289 @@
+//! The link report: each URL value met, where it stands (byte offset, and
+//! line and column in the document's characters, as editors show them), what
+//! it says and what it resolves to, and what was done with it. Heard only
+//! when asked for ([`Rewriter::on_link`](super::rewriter::Rewriter::on_link)):
+//! otherwise nothing of this runs.
+
+use encoding_rs::{Decoder, Encoding, UTF_8};
+
+use super::attrs::Kind;
+use crate::url::Base;
+
+/// What was done with a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Made absolute.
+    Rewritten,
+    /// Left: it has a scheme already.
+    Absolute,
+    /// Left: a same-document reference (`#id` in SVG, or any with
+    /// `--keep-fragments`).
+    SameDocument,
+    /// Left: it resolves to itself.
+    Unchanged,
+    /// Left: no layer gave a base.
+    NoBase,
+    /// Left byte for byte: not valid in the document's encoding.
+    Undecodable,
+}
+
+impl Outcome {
+    /// Its name in the link report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Rewritten => "rewritten",
+            Outcome::Absolute => "absolute",
+            Outcome::SameDocument => "same-document",
+            Outcome::Unchanged => "unchanged",
+            Outcome::NoBase => "no-base",
+            Outcome::Undecodable => "undecodable",
+        }
+    }
+}
+
+/// Where a character stands: its byte offset in the input, and its line and
+/// column, 1-based, counted in the document's characters (a tab is one;
+/// LF, CR LF and a lone CR each end a line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position {
+            offset: 0,
+            line: 1,
+            column: 1,
+        }
+    }
+}
+
+/// One URL of the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub position: Position,
+    /// The element, lowercase (`img`; `style` for the text of `<style>`).
+    pub element: String,
+    /// The attribute, lowercase; empty for the text of `<style>`.
+    pub attribute: String,
+    /// The syntax of the value it stands in.
+    pub kind: Kind,
+    /// The URL as the document says it (its value decoded, its syntax's
+    /// escapes undone); not valid text when [`Outcome::Undecodable`], where
+    /// it holds U+FFFD for what did not decode and `raw` the bytes.
+    pub original: String,
+    /// The value's bytes, when they are not valid in the document's
+    /// encoding.
+    pub raw: Option<Vec<u8>>,
+    /// What it resolves to against the base, rewritten or not; `None`
+    /// without a base or when undecodable.
+    pub absolute: Option<String>,
+    pub outcome: Outcome,
+    /// The document's base, and its layer.
+    pub base: Base,
+}
+
+/// Follows the line and column through the bytes of a document.
+pub(crate) struct Lines {
+    position: Position,
+    /// The last character ended a line with CR: an LF next is the same end.
+    after_cr: bool,
+    /// For encodings whose characters may take more than one byte, other
+    /// than UTF-8 (counted by its lead bytes): they are decoded to count.
+    decoder: Option<Decoder>,
+}
+
+impl Lines {
+    pub fn new(encoding: &'static Encoding, at: Position) -> Self {
+        let counted_by_bytes = encoding == UTF_8 || encoding.is_single_byte();
+        Lines {
+            position: at,
+            after_cr: false,
+            decoder: (!counted_by_bytes).then(|| encoding.new_decoder_without_bom_handling()),
+        }
+    }
+
+    pub fn position(&self) -> Position {
+        self.position
+    }
+
+    /// The position after `bytes`, which follow.
+    pub fn advance(&mut self, bytes: &[u8]) {
+        // A byte order mark at the start is no character an editor shows.
+        if self.position.offset == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            self.position.column -= 1;
+        }
+        self.position.offset += bytes.len();
+        let Some(decoder) = &mut self.decoder else {
+            // UTF-8 (a character starts at each byte that is not 0b10xxxxxx)
+            // and single-byte encodings (every byte) alike.
+            for &b in bytes {
+                self.byte(b);
+            }
+            return;
+        };
+        let mut rest = bytes;
+        let mut out = [0u8; 1024];
+        loop {
+            let (_, read, written, _) = decoder.decode_to_utf8(rest, &mut out, false);
+            rest = &rest[read..];
+            let text = &out[..written];
+            let mut after_cr = self.after_cr;
+            for &b in text {
+                step(&mut self.position, &mut after_cr, b);
+            }
+            self.after_cr = after_cr;
+            if rest.is_empty() {
+                return;
+            }
+        }
+    }
+
+    fn byte(&mut self, b: u8) {
+        step(&mut self.position, &mut self.after_cr, b);
+    }
+}
+
+/// One byte of UTF-8 (or of a single-byte encoding) moves the line and
+/// column.
+fn step(position: &mut Position, after_cr: &mut bool, b: u8) {
+    match b {
+        b'\n' if *after_cr => *after_cr = false,
+        b'\n' | b'\r' => {
+            position.line += 1;
+            position.column = 1;
+            *after_cr = b == b'\r';
+        }
+        _ => {
+            *after_cr = false;
+            if b & 0xC0 != 0x80 {
+                position.column += 1;
+            }
+        }
+    }
+}
+
+/// The position `bytes` further than `from`, where `bytes` start at a
+/// character boundary (a value, the text of an element).
+pub(crate) fn after(from: Position, bytes: &[u8], encoding: &'static Encoding) -> Position {
+    let mut lines = Lines::new(encoding, from);
+    lines.advance(bytes);
+    lines.position()
+}
+
+/// What hears each link.
+pub(crate) type Hear = Box<dyn FnMut(&Link)>;
+
+/// The link report of a document being rewritten: what hears it, and the
+/// URLs of the value being resolved, whose places are known once the value
+/// is done.
+pub(crate) struct Listener {
+    hear: Hear,
+    found: Vec<Found>,
+}
+
+/// A URL of the value being resolved, where it stands in it.
+pub(crate) struct Found {
+    pub at: At,
+    /// Its position, element and attribute not yet filled in (a nested
+    /// document's links have their own element and attribute).
+    pub link: Link,
+}
+
+/// Where a URL stands in its value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum At {
+    /// At this offset of the value's decoded text.
+    Decoded(usize),
+    /// At this offset of the value's bytes.
+    Raw(usize),
+}
+
+impl Listener {
+    pub fn new(hear: Hear) -> Self {
+        Listener {
+            hear,
+            found: Vec::new(),
+        }
+    }
+
+    pub fn found(&mut self, found: Found) {
+        self.found.push(found);
+    }
+
+    /// The value that starts at `start`, whose bytes are `raw`, on
+    /// `element`'s `attribute`, is done: each URL found in it is heard, in
+    /// place. `decoded_at` maps an offset of its decoded text to its bytes.
+    pub fn value_done(
+        &mut self,
+        start: Position,
+        raw: &[u8],
+        encoding: &'static Encoding,
+        names: (&str, &str),
+        decoded_at: impl Fn(usize) -> Option<usize>,
+    ) {
+        for Found { at, mut link } in self.found.drain(..) {
+            let within = match at {
+                At::Decoded(at) => decoded_at(at).unwrap_or(0),
+                At::Raw(at) => at,
+            };
+            link.position = after(start, &raw[..within.min(raw.len())], encoding);
+            if link.element.is_empty() {
+                link.element = names.0.to_owned();
+                link.attribute = names.1.to_owned();
+            }
+            (self.hear)(&link);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(offset: usize, line: usize, column: usize) -> Position {
+        Position {
+            offset,
+            line,
+            column,
+        }
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_and_cr_and_columns_count_characters() {
+        let start = Position::default();
+        assert_eq!(after(start, b"ab", UTF_8), at(2, 1, 3));
+        assert_eq!(after(start, b"a\nb", UTF_8), at(3, 2, 2));
+        assert_eq!(after(start, b"a\r\nb", UTF_8), at(4, 2, 2));
+        assert_eq!(after(start, b"a\r\rb", UTF_8), at(4, 3, 2));
+        assert_eq!(after(start, "é\tü".as_bytes(), UTF_8), at(5, 1, 4));
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("日本\n語x");
+        assert_eq!(after(start, &sjis, encoding_rs::SHIFT_JIS), at(8, 2, 3));
+        assert_eq!(
+            after(start, b"\xE9\xE8", encoding_rs::WINDOWS_1252),
+            at(2, 1, 3)
+        );
+    }
+
+    #[test]
+    fn a_split_anywhere_counts_the_same() {
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("日本\r\n語x\r");
+        for encoding in [encoding_rs::SHIFT_JIS, UTF_8] {
+            let bytes: Vec<u8> = if encoding == UTF_8 {
+                "日本\r\n語x\r".into()
+            } else {
+                sjis.to_vec()
+            };
+            let whole = after(Position::default(), &bytes, encoding);
+            for split in 0..=bytes.len() {
+                let mut lines = Lines::new(encoding, Position::default());
+                lines.advance(&bytes[..split]);
+                lines.advance(&bytes[split..]);
+                assert_eq!(lines.position(), whole, "{} at {split}", encoding.name());
+            }
+        }
+    }
+}

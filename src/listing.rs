@@ -1,0 +1,222 @@
+//! What every source writes of the links it hears: the check mode's lines
+//! and the link report's JSON Lines.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value};
+
+use crate::html::links::{Link, Outcome};
+use crate::url::Layer;
+
+/// Whether `--check` names the link: a value that would change.
+pub fn would_change(link: &Link) -> bool {
+    link.outcome == Outcome::Rewritten
+}
+
+/// `FILE:LINE:COLUMN: <tag attr> "original" -> "absolute"`, as compilers
+/// and linters write a place, so that editors and CI annotations find it.
+/// The two URLs are JSON strings: quoted, with `"` and `\` escaped.
+pub fn check_line(name: &str, link: &Link) -> String {
+    let p = link.position;
+    let element = if link.attribute.is_empty() {
+        format!("<{}>", link.element)
+    } else {
+        format!("<{} {}>", link.element, link.attribute)
+    };
+    format!(
+        "{name}:{}:{}: {element} {} -> {}",
+        p.line,
+        p.column,
+        Value::from(link.original.as_str()),
+        Value::from(link.absolute.as_deref().unwrap_or_default()),
+    )
+}
+
+/// One line of the link report: `place` first (the file, or the WARC
+/// record), then the link. A value whose bytes are not valid in the
+/// document's encoding has `original` with U+FFFD where they did not decode,
+/// and `raw`: its bytes, those outside printable ASCII and `%`
+/// percent-encoded, which gives them back exactly.
+pub fn report_line(place: Map<String, Value>, link: &Link) -> String {
+    let mut object = place;
+    let p = link.position;
+    let layer = match link.base.layer {
+        Layer::Embedded { .. } => "embedded",
+        Layer::Encapsulating { .. } => "encapsulating",
+        Layer::Retrieval { .. } => "retrieval",
+        Layer::Empty => "none",
+    };
+    let fields: [(&str, Value); 11] = [
+        ("line", p.line.into()),
+        ("column", p.column.into()),
+        ("offset", p.offset.into()),
+        ("element", link.element.as_str().into()),
+        ("attribute", link.attribute.as_str().into()),
+        ("kind", link.kind.name().into()),
+        ("original", link.original.as_str().into()),
+        ("absolute", link.absolute.as_deref().into()),
+        ("outcome", link.outcome.name().into()),
+        (
+            "base",
+            (!link.base.url.is_empty())
+                .then_some(link.base.url.as_str())
+                .into(),
+        ),
+        ("layer", layer.into()),
+    ];
+    for (key, value) in fields {
+        object.insert(key.to_owned(), value);
+    }
+    if let Some(raw) = &link.raw {
+        object.insert("raw".to_owned(), percent_encoded(raw).into());
+    }
+    Value::Object(object).to_string()
+}
+
+/// A document's links, written as they are heard: check lines (`--check`)
+/// and report lines (`--report`), each to its writer.
+pub struct Listing {
+    name: String,
+    place: Map<String, Value>,
+    /// Standard output, with `--check`.
+    check: Option<Box<dyn Write>>,
+    /// The report's writer, and its name for messages.
+    report: Option<(Box<dyn Write>, String)>,
+    /// How many links would change.
+    pub changes: usize,
+    /// The first write error, and what it could not write; later lines are
+    /// dropped.
+    error: Option<(String, io::Error)>,
+}
+
+impl Listing {
+    /// The links of the document `name` (as check lines give it), which the
+    /// report places by `place` (`{"file": …}`); check lines go to `check`
+    /// (standard output), report lines to `report`, named for messages.
+    pub fn new(
+        name: String,
+        place: Map<String, Value>,
+        check: Option<Box<dyn Write>>,
+        report: Option<(Box<dyn Write>, String)>,
+    ) -> Self {
+        Listing {
+            name,
+            place,
+            check,
+            report,
+            changes: 0,
+            error: None,
+        }
+    }
+
+    pub fn hear(&mut self, link: &Link) {
+        let changes = would_change(link);
+        self.changes += usize::from(changes);
+        if self.error.is_some() {
+            return;
+        }
+        if let (true, Some(check)) = (changes, &mut self.check) {
+            if let Err(e) = writeln!(check, "{}", check_line(&self.name, link)) {
+                self.error = Some(("standard output".to_owned(), e));
+                return;
+            }
+        }
+        if let Some((report, name)) = &mut self.report {
+            if let Err(e) = writeln!(report, "{}", report_line(self.place.clone(), link)) {
+                self.error = Some((name.clone(), e));
+            }
+        }
+    }
+
+    /// Flushes both writers; the first error, with what it could not
+    /// write, if any.
+    pub fn finish(&mut self) -> Result<(), (String, io::Error)> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        if let Some(check) = &mut self.check {
+            check
+                .flush()
+                .map_err(|e| ("standard output".to_owned(), e))?;
+        }
+        if let Some((report, name)) = &mut self.report {
+            report.flush().map_err(|e| (name.clone(), e))?;
+        }
+        Ok(())
+    }
+}
+
+/// The report's place for a file: `{"file": "…"}`.
+pub fn file_place(file: &str) -> Map<String, Value> {
+    let mut place = Map::new();
+    place.insert("file".to_owned(), file.into());
+    place
+}
+
+/// `bytes` with those outside printable ASCII, and `%`, as `%XX`.
+fn percent_encoded(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if b.is_ascii_graphic() && b != b'%' || b == b' ' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::html::attrs::Kind;
+    use crate::html::links::Position;
+    use crate::url::Base;
+
+    fn link(outcome: Outcome, raw: Option<&[u8]>) -> Link {
+        Link {
+            position: Position {
+                offset: 40,
+                line: 3,
+                column: 12,
+            },
+            element: "img".into(),
+            attribute: "src".into(),
+            kind: Kind::Url,
+            original: "a \"b\".png".into(),
+            raw: raw.map(<[u8]>::to_vec),
+            absolute: Some("http://h/a%20\"b\".png".into()),
+            outcome,
+            base: Base {
+                layer: Layer::Retrieval { from: "-r" },
+                url: "http://h/".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn a_check_line_names_the_place_and_both_urls() {
+        assert_eq!(
+            check_line("site/a.html", &link(Outcome::Rewritten, None)),
+            r#"site/a.html:3:12: <img src> "a \"b\".png" -> "http://h/a%20\"b\".png""#
+        );
+        assert!(would_change(&link(Outcome::Rewritten, None)));
+        assert!(!would_change(&link(Outcome::Absolute, None)));
+    }
+
+    #[test]
+    fn a_report_line_is_one_json_object_and_raw_bytes_come_back() {
+        let mut place = Map::new();
+        place.insert("file".into(), "a.html".into());
+        let line = report_line(place, &link(Outcome::Undecodable, Some(b"\xff%x y")));
+        assert!(!line.contains('\n'));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["file"], "a.html");
+        assert_eq!(v["line"], 3);
+        assert_eq!(v["outcome"], "undecodable");
+        assert_eq!(v["layer"], "retrieval");
+        assert_eq!(v["raw"], "%FF%25x y");
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), 13);
+    }
+}

@@ -1,0 +1,193 @@
+//! The site's tree: walked with the `ignore` crate (its `.gitignore`-style
+//! globs for `--exclude`; the site's own ignore files are not read, since a
+//! build's output is not a repository), and copied for `--out-dir`.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+use ignore::overrides::{Override, OverrideBuilder};
+
+use super::{Event, Site};
+use crate::files::{SourceError, lowercase, quoted};
+
+/// A file of the site.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// As found: under the site's directory.
+    pub path: PathBuf,
+    /// Under the site's root: what its URL and its place in a copy follow.
+    pub relative: PathBuf,
+    /// A document to rewrite (`.html`, `.htm`, `.xhtml`).
+    pub html: bool,
+    /// `.xhtml`: rewritten only where it reads as HTML.
+    pub xhtml: bool,
+    /// A symbolic link, copied as one into `--out-dir`.
+    pub link: Option<PathBuf>,
+}
+
+/// The excludes as the walker takes them: each glob a file must not match.
+pub fn overrides(dir: &Path, excludes: &[String]) -> Result<Override, SourceError> {
+    let mut builder = OverrideBuilder::new(dir);
+    for glob in excludes {
+        builder.add(&format!("!{glob}")).map_err(|e| {
+            SourceError::Refused(format!(
+                "--exclude is not a glob: `{glob}`: {}",
+                lowercase(&e)
+            ))
+        })?;
+    }
+    builder
+        .build()
+        .map_err(|e| SourceError::Refused(format!("--exclude: {}", lowercase(&e))))
+}
+
+/// Every file under the site's directory but the excluded, sorted by path:
+/// the order of the check lines and the report, whatever the workers do.
+/// A symbolic link is passed over (in place) or kept as a link (in a
+/// copy), unless links are followed; a file whose real place is outside the
+/// site is never written in place.
+pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, SourceError> {
+    let root = site
+        .dir
+        .canonicalize()
+        .map_err(|e| SourceError::Open(site.dir.display().to_string(), lowercase(&e)))?;
+    let walker = WalkBuilder::new(&site.dir)
+        .standard_filters(false)
+        .follow_links(site.follow_links)
+        .overrides(overrides(&site.dir, &site.excludes)?)
+        .build();
+    let mut entries = Vec::new();
+    let mut seen = HashSet::new();
+    for result in walker {
+        let entry = match result {
+            Ok(entry) => entry,
+            Err(e) => {
+                let path = ignore_path(&e).unwrap_or_else(|| site.dir.clone());
+                let e = SourceError::Read(quoted(&path), lowercase(&e));
+                on(Event::Failed(&path, &e));
+                continue;
+            }
+        };
+        let path = entry.path().to_path_buf();
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        let relative = path.strip_prefix(&site.dir).unwrap_or(&path).to_path_buf();
+        if kind.is_symlink() {
+            // Not followed: in place it is left alone; a copy keeps it.
+            let target = fs::read_link(&path).ok();
+            if site.out_dir.is_none() {
+                on(Event::Note(
+                    &path,
+                    "a symbolic link: not followed (--follow-links)",
+                ));
+            }
+            entries.push(Entry {
+                path,
+                relative,
+                html: false,
+                xhtml: false,
+                link: target,
+            });
+            continue;
+        }
+        if !kind.is_file() {
+            continue;
+        }
+        let html = is_html(&path);
+        if html && site.out_dir.is_none() && !site.check {
+            // In place, a file is written only where it really is, inside
+            // the site, and once.
+            let Ok(real) = path.canonicalize() else {
+                continue;
+            };
+            if !real.starts_with(&root) {
+                on(Event::Note(&path, "outside the site: not written"));
+                continue;
+            }
+            if !seen.insert(real) {
+                continue;
+            }
+        }
+        entries.push(Entry {
+            xhtml: html && has_extension(&path, &["xhtml"]),
+            path,
+            relative,
+            html,
+            link: None,
+        });
+    }
+    entries.sort_by(|a, b| a.relative.cmp(&b.relative));
+    Ok(entries)
+}
+
+/// The path an error of the walk concerns, if it names one.
+fn ignore_path(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            ignore_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}
+
+/// Whether a file is a document to rewrite, by its name.
+fn is_html(path: &Path) -> bool {
+    has_extension(path, &["html", "htm", "xhtml"])
+}
+
+fn has_extension(path: &Path, any: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| any.iter().any(|h| e.eq_ignore_ascii_case(h)))
+}
+
+/// Puts every file that is not a document into the copy: hard-linked where
+/// the filesystem allows (the same bytes, no room taken), else copied;
+/// symbolic links as links. How many were copied, and how many linked.
+pub fn copy_others(
+    site: &Site,
+    out: &Path,
+    entries: &[Entry],
+    on: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<(usize, usize), SourceError> {
+    let (mut copied, mut linked) = (0, 0);
+    fs::create_dir_all(out).map_err(|e| SourceError::Write(quoted(out), e))?;
+    for entry in entries.iter().filter(|e| !e.html) {
+        let target = out.join(&entry.relative);
+        if let Some(dir) = target.parent() {
+            fs::create_dir_all(dir).map_err(|e| SourceError::Write(quoted(dir), e))?;
+        }
+        // What a previous run left there is replaced.
+        let _ = fs::remove_file(&target);
+        let done = match &entry.link {
+            Some(link) => symlink(link, &target).map(|()| &mut copied),
+            None => fs::hard_link(&entry.path, &target)
+                .map(|()| &mut linked)
+                .or_else(|_| fs::copy(&entry.path, &target).map(|_| &mut copied)),
+        };
+        match done {
+            Ok(count) => *count += 1,
+            Err(e) => {
+                let e = SourceError::Write(quoted(&target), e);
+                on(Event::Failed(&entry.path, &e));
+            }
+        }
+    }
+    let _ = site;
+    Ok((copied, linked))
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+#[cfg(not(unix))]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    fs::copy(target, link).map(|_| ())
+}

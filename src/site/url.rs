@@ -1,0 +1,131 @@
+//! A file's retrieval URL from its path under the site's root: how a web
+//! server serves it (`a/b.html` → `URL/a/b.html`; `a/index.html` → `URL/a/`).
+
+use std::path::{Component, Path};
+
+/// The URL `relative` (a path under the site's root, to a file) is served
+/// at, under `root` (which ends with `/`). Each segment is percent-encoded
+/// where it holds what a path segment cannot hold as it is; `index.html`
+/// is its directory when `pretty`.
+pub fn retrieval_url(root: &str, relative: &Path, pretty: bool) -> String {
+    let segments: Vec<&std::ffi::OsStr> = relative
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    let mut url = root.to_owned();
+    for (i, segment) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        if last && pretty && *segment == "index.html" {
+            break;
+        }
+        encode_segment(&bytes_of(segment), &mut url);
+        if !last {
+            url.push('/');
+        }
+    }
+    url
+}
+
+/// A file name's bytes: on Unix whatever they are, elsewhere its UTF-8 (a
+/// name that is not Unicode there is taken with U+FFFD).
+fn bytes_of(name: &std::ffi::OsStr) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        std::os::unix::ffi::OsStrExt::as_bytes(name).to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+/// Appends `segment` to `url`, percent-encoding every byte that is not an
+/// RFC 1808 `pchar` as it may stand (`uchar | ":" | "@" | "&" | "="`, with
+/// `uchar = unreserved | escape`): a space, `%`, `#`, `?`, `;` (which would
+/// start `params`, and take the directory with it), `/`, the "unsafe" and
+/// "national" characters, controls, and every byte past ASCII (a UTF-8 name
+/// as its UTF-8, any other name as its bytes).
+fn encode_segment(segment: &[u8], url: &mut String) {
+    for &b in segment {
+        let keep = b.is_ascii_alphanumeric()
+            // safe | extra, then ":" | "@" | "&" | "="
+            || matches!(
+                b,
+                b'$' | b'-' | b'_' | b'.' | b'+' | b'!' | b'*' | b'\'' | b'(' | b')' | b','
+                    | b':' | b'@' | b'&' | b'='
+            );
+        if keep {
+            url.push(char::from(b));
+        } else {
+            url.push_str(&format!("%{b:02X}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOT: &str = "https://example.com/blog/";
+
+    fn url(path: &str, pretty: bool) -> String {
+        retrieval_url(ROOT, Path::new(path), pretty)
+    }
+
+    #[test]
+    fn a_path_becomes_the_url_a_server_gives_it() {
+        assert_eq!(url("a/b.html", true), "https://example.com/blog/a/b.html");
+        assert_eq!(url("index.html", true), "https://example.com/blog/");
+        assert_eq!(url("a/index.html", true), "https://example.com/blog/a/");
+        assert_eq!(
+            url("a/index.html", false),
+            "https://example.com/blog/a/index.html"
+        );
+        assert_eq!(
+            url("a/index.htm", true),
+            "https://example.com/blog/a/index.htm"
+        );
+        assert_eq!(
+            url("index.html/x.html", true),
+            "https://example.com/blog/index.html/x.html"
+        );
+    }
+
+    #[test]
+    fn what_a_segment_cannot_hold_is_percent_encoded() {
+        assert_eq!(
+            url("my page.html", true),
+            "https://example.com/blog/my%20page.html"
+        );
+        assert_eq!(
+            url("x;y/p.html", true),
+            "https://example.com/blog/x%3By/p.html"
+        );
+        assert_eq!(
+            url("100%/a#b?c.html", true),
+            "https://example.com/blog/100%25/a%23b%3Fc.html"
+        );
+        assert_eq!(
+            url("café/ü.html", true),
+            "https://example.com/blog/caf%C3%A9/%C3%BC.html"
+        );
+        assert_eq!(
+            url("a:b@c&d=e,f.html", true),
+            "https://example.com/blog/a:b@c&d=e,f.html"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_is_not_utf8_is_taken_as_its_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9.html");
+        assert_eq!(
+            retrieval_url(ROOT, Path::new(name), true),
+            "https://example.com/blog/caf%E9.html"
+        );
+    }
+}

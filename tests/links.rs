@@ -1,0 +1,150 @@
+//! The link report (`Rewriter::on_link`): every URL value heard once, in
+//! document order, at its place (byte offset, line and column in
+//! characters), with what it says and what it resolves to; the same however
+//! the input is split, and the output the same as without it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use htmlabs::{Config, Layers, Link, Outcome, Rewriter, Standard};
+
+const PAGE: &str = "<!DOCTYPE html>\n<html><head><meta charset=utf-8>\n\
+<link rel=stylesheet href=\"css/é.css\"><style>\n  body { background: url(img/bg.png) }\n</style>\n\
+</head><body>\r\n<a href=\"https://other.example/x\">abs</a> <a href='#top'>top</a>\n\
+\t<img src=a.png srcset=\"b.png 2x,\n c.png 3x\"><svg><use href=\"#icon\"/></svg>\n\
+<noscript><img src=\"ns.png\"></noscript><p style=\"background:url('s.png')\">ü <a href=\"../up/\">up</a>\n";
+
+fn config(keep_fragments: bool) -> Config {
+    Config {
+        layers: Layers::default()
+            .with_retrieval(Standard::Rfc1808, "http://h/d/p.html", "-r")
+            .unwrap(),
+        keep_fragments,
+        ..Config::default()
+    }
+}
+
+/// The links heard and the output, the input written `step` bytes at a time.
+fn run(config: Config, input: &[u8], step: usize) -> (Vec<Link>, Vec<u8>) {
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let mut rewriter = Rewriter::new(config, Vec::new()).on_link({
+        let heard = Rc::clone(&heard);
+        move |link| heard.borrow_mut().push(link.clone())
+    });
+    for chunk in input.chunks(step) {
+        rewriter.write(chunk).unwrap();
+    }
+    let (_, output) = rewriter.end().unwrap();
+    (heard.take(), output)
+}
+
+/// Line and column of `offset`, counted here the plain way.
+fn place(text: &str, offset: usize) -> (usize, usize) {
+    let before = text[..offset].replace("\r\n", "\n").replace('\r', "\n");
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap().chars().count() + 1;
+    (line, column)
+}
+
+#[test]
+fn every_url_is_heard_in_place() {
+    let (links, output) = run(config(false), PAGE.as_bytes(), usize::MAX);
+    let summary: Vec<String> = links
+        .iter()
+        .map(|l| {
+            format!(
+                "<{} {}> {} {:?} -> {}: {}",
+                l.element,
+                l.attribute,
+                l.kind.name(),
+                l.original,
+                l.absolute.as_deref().unwrap_or("-"),
+                l.outcome.name()
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "<link href> url \"css/é.css\" -> http://h/d/css/é.css: rewritten",
+            "<style > css \"img/bg.png\" -> http://h/d/img/bg.png: rewritten",
+            "<a href> url \"https://other.example/x\" -> https://other.example/x: absolute",
+            "<a href> url \"#top\" -> http://h/d/p.html#top: rewritten",
+            "<img src> url \"a.png\" -> http://h/d/a.png: rewritten",
+            "<img srcset> srcset \"b.png\" -> http://h/d/b.png: rewritten",
+            "<img srcset> srcset \"c.png\" -> http://h/d/c.png: rewritten",
+            "<use href> url \"#icon\" -> http://h/d/p.html#icon: same-document",
+            "<img src> url \"ns.png\" -> http://h/d/ns.png: rewritten",
+            "<p style> css \"s.png\" -> http://h/d/s.png: rewritten",
+            "<a href> url \"../up/\" -> http://h/up/: rewritten",
+        ]
+    );
+    for link in &links {
+        let at = link.position.offset;
+        assert!(
+            PAGE[at..].starts_with(&link.original),
+            "{link:?} does not stand at {at}"
+        );
+        assert_eq!(
+            (link.position.line, link.position.column),
+            place(PAGE, at),
+            "{link:?}"
+        );
+        assert_eq!(link.base.url, "http://h/d/p.html");
+    }
+    let (unheard, _) = {
+        let mut rewriter = Rewriter::new(config(false), Vec::new());
+        rewriter.write(PAGE.as_bytes()).unwrap();
+        let (report, out) = rewriter.end().unwrap();
+        (out, report)
+    };
+    assert_eq!(output, unheard, "listening changes nothing");
+}
+
+#[test]
+fn the_split_of_the_input_does_not_matter() {
+    let (whole, _) = run(config(true), PAGE.as_bytes(), usize::MAX);
+    for step in [1, 2, 3, 7, 64] {
+        assert_eq!(run(config(true), PAGE.as_bytes(), step).0, whole, "{step}");
+    }
+}
+
+#[test]
+fn legacy_encodings_count_characters_and_bad_bytes_are_kept() {
+    let (page, _, _) = encoding_rs::SHIFT_JIS
+        .encode("<meta charset=shift_jis><p>日本語\n日本 <a href=\"語.html\">x</a> <img src=\"");
+    let mut page = page.into_owned();
+    page.extend_from_slice(b"\x82\xff.png\">");
+    let (links, _) = run(config(false), &page, usize::MAX);
+    assert_eq!(links.len(), 2);
+    assert_eq!(links[0].original, "語.html");
+    assert_eq!((links[0].position.line, links[0].position.column), (2, 13));
+    // 語 in Shift_JIS.
+    assert_eq!(&page[links[0].position.offset..][..2], b"\x8c\xea");
+    assert_eq!(links[1].outcome, Outcome::Undecodable);
+    assert_eq!(links[1].raw.as_deref(), Some(&b"\x82\xff.png"[..]));
+    assert_eq!(links[1].absolute, None);
+    assert_eq!(&page[links[1].position.offset..][..2], b"\x82\xff");
+}
+
+#[test]
+fn without_a_base_each_value_is_heard_whole() {
+    let config = Config::default();
+    let (links, output) = run(
+        config,
+        b"<img src=' a.png ' srcset='b 1x, c 2x'>",
+        usize::MAX,
+    );
+    assert_eq!(output, b"<img src=' a.png ' srcset='b 1x, c 2x'>");
+    let heard: Vec<(&str, Outcome, usize)> = links
+        .iter()
+        .map(|l| (l.original.as_str(), l.outcome, l.position.offset))
+        .collect();
+    assert_eq!(
+        heard,
+        [
+            ("a.png", Outcome::NoBase, 11),
+            ("b 1x, c 2x", Outcome::NoBase, 27)
+        ]
+    );
+}
