@@ -569,3 +569,33 @@ fn an_archive_read_as_html_gets_a_warning_that_suggests_warc() {
         );
     }
 }
+
+#[test]
+fn a_page_whose_coding_breaks_is_kept_without_a_conversion_with_exit_status_2() {
+    // `Content-Encoding: gzip`, a gzip magic number, then junk.
+    let http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n\x1f\x8b\x08\x00junk<a href=x>";
+    let mut warc = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/p.html\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-00000000000b>\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    warc.extend_from_slice(http);
+    warc.extend_from_slice(b"\r\n\r\n");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("broken-coding.warc");
+    std::fs::write(&input, &warc).unwrap();
+    let (status, stderr, out, _) = htmlabs(&input, &[]);
+    assert_eq!(status, 2, "{stderr}");
+    assert_eq!(out, warc, "the record as it came, and nothing added");
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(
+            "htmlabs: warning: record `<urn:uuid:00000000-0000-4000-8000-00000000000b>` (`http://h/p.html`) at byte 0: the body breaks its `Content-Encoding: gzip`"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        summary(&stderr),
+        "1 record, 0 HTML rewritten, 0 conversions added, 0 URLs rewritten, 1 warning"
+    );
+}

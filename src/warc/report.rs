@@ -92,8 +92,9 @@ impl Summary {
     pub fn line(&self, elapsed: Duration) -> String {
         let seconds = elapsed.as_secs_f64().max(1e-6);
         format!(
-            "{} records, {} HTML rewritten, {} conversion{} added, {} URL{} rewritten, {} warning{}, {:.1} MB/s",
+            "{} record{}, {} HTML rewritten, {} conversion{} added, {} URL{} rewritten, {} warning{}, {:.1} MB/s",
             self.records,
+            plural(self.records),
             self.rewritten,
             self.conversions,
             plural(self.conversions),
