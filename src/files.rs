@@ -6,11 +6,51 @@ use std::fmt;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-
 use std::time::SystemTime;
+
 use tempfile::NamedTempFile;
 
 use crate::html::error::Error;
+
+/// Where the document comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+}
+
+/// Where the rewritten document goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    Stdout,
+    /// Through a temporary file beside it, renamed over it at the end: a
+    /// failed run leaves no half-written file, and an existing file keeps
+    /// its permissions.
+    File(PathBuf),
+    /// Nowhere: `--check` only lists what would change.
+    Discard,
+}
+
+impl Input {
+    /// A reader of it.
+    pub fn open(&self) -> Result<Box<dyn io::Read>, SourceError> {
+        Ok(match self {
+            Input::File(path) => Box::new(
+                File::open(path)
+                    .map_err(|e| SourceError::Open(path.display().to_string(), lowercase(&e)))?,
+            ),
+            Input::Stdin => Box::new(io::stdin().lock()),
+        })
+    }
+
+    /// How messages name it.
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => "standard input".to_owned(),
+            Input::File(path) => quoted(path),
+        }
+    }
+}
 
 /// A source's error: the engine's, or its own I/O's, naming the file or
 /// stream it concerns. The `Display` is the one line the user reads.

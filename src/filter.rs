@@ -3,9 +3,7 @@
 //! one saved response (its header blocks, then the document).
 
 use std::cell::RefCell;
-use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
 use std::rc::Rc;
 
 use crate::files::{self, SourceError, lowercase, quoted};
@@ -15,35 +13,9 @@ use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
 use crate::http::{self, ResponseRewriter, Warning};
 use crate::listing::Listing;
+use crate::warc;
 
-/// Where the document comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
-    Stdin,
-    File(PathBuf),
-}
-
-/// Where the rewritten document goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Output {
-    Stdout,
-    /// Through a temporary file beside it, renamed over it at the end: a
-    /// failed run leaves no half-written file, and an existing file keeps
-    /// its permissions.
-    File(PathBuf),
-    /// Nowhere: `--check` only lists what would change.
-    Discard,
-}
-
-impl Input {
-    /// How messages name it.
-    pub fn name(&self) -> String {
-        match self {
-            Input::Stdin => "standard input".to_owned(),
-            Input::File(path) => quoted(path),
-        }
-    }
-}
+pub use crate::files::{Input, Output};
 
 /// What a run read: a document, or a response around one.
 #[derive(Debug, Clone)]
@@ -90,27 +62,24 @@ pub fn run(
     mut tell: impl FnMut(&Warning) + 'static,
     listing: Option<Listing>,
 ) -> Result<Done, SourceError> {
-    let mut reader: Box<dyn Read> = match input {
-        Input::File(path) => Box::new(
-            File::open(path)
-                .map_err(|e| SourceError::Open(path.display().to_string(), lowercase(&e)))?,
-        ),
-        Input::Stdin => Box::new(io::stdin().lock()),
-    };
+    let mut reader = input.open()?;
     let input_name = input.name();
     if http.is_none() {
-        // A saved response read as HTML: its header blocks would come out
-        // as text, and its codings undone by nobody.
+        // A saved response or a web archive read as HTML: header blocks
+        // would come out as text, and codings undone by nobody.
         let mut first = Vec::new();
         reader
             .by_ref()
-            .take(STATUS_PREFIX)
+            .take(warc::PEEK)
             .read_to_end(&mut first)
             .map_err(|e| SourceError::Read(input_name.clone(), lowercase(&e)))?;
-        if http::starts_like_response(&first) == Some(true) {
+        let status = &first[..first.len().min(STATUS_PREFIX)];
+        if http::starts_like_response(status) == Some(true) {
             tell(&Warning::LooksLikeResponse {
-                start: String::from_utf8_lossy(&first).into_owned(),
+                start: String::from_utf8_lossy(status).into_owned(),
             });
+        } else if let Some(start) = warc::starts_like_archive(&first) {
+            tell(&Warning::LooksLikeArchive { start });
         }
         reader = Box::new(io::Cursor::new(first).chain(reader));
     }
@@ -175,4 +144,4 @@ pub fn run(
 }
 
 /// How many first bytes tell a status line (`HTTP/1.`).
-const STATUS_PREFIX: u64 = 7;
+const STATUS_PREFIX: usize = 7;

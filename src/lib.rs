@@ -33,6 +33,7 @@ pub mod site;
 pub mod spool;
 mod syntax;
 mod url;
+pub mod warc;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -4,12 +4,13 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use clap::Parser;
 use htmlabs::cli::{Cli, Job, Progress};
 use htmlabs::listing::{Listing, file_place};
 use htmlabs::site::{self, Outputs};
-use htmlabs::{SourceError, Staged, filter};
+use htmlabs::{SourceError, Staged, filter, warc};
 
 /// 0 success; 1 a check that found links to change; 2 any error.
 const CHANGES: u8 = 1;
@@ -86,6 +87,24 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             } else {
                 0
             }
+        }
+        Job::Warc {
+            input,
+            output,
+            options,
+        } => {
+            let quiet = cli.quiet;
+            let tell = |warning: &warc::Warning| {
+                if !quiet || warning.stops_rewriting() {
+                    eprintln!("htmlabs: warning: {warning}");
+                }
+            };
+            let started = Instant::now();
+            let summary = warc::run(&config, &options, &input, &output, tell)?;
+            if !quiet {
+                eprintln!("htmlabs: {}", summary.line(started.elapsed()));
+            }
+            if summary.incomplete { FAILURE } else { 0 }
         }
         Job::Site(site) => {
             let stop = Arc::new(AtomicBool::new(false));

@@ -735,12 +735,17 @@ fn with_o_a_bad_head_leaves_no_file_and_the_http_flags_need_http() {
     assert_eq!(run.code, 2);
     assert!(!out.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-    for flag in ["--content-location", "--strip-headers"] {
+    // --content-location serves --warc too.
+    for (flag, needed) in [
+        ("--content-location", "<--http|--warc>"),
+        ("--strip-headers", "--http"),
+    ] {
         let run = htmlabs(b"", &[flag, "-r", "http://h/"]);
         assert_eq!(run.code, 2);
         assert!(
-            run.stderr
-                .contains("the following required arguments were not provided:\n  --http"),
+            run.stderr.contains(&format!(
+                "the following required arguments were not provided:\n  {needed}\n"
+            )),
             "{}",
             run.stderr
         );

@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 
 use crate::files::SourceError;
-use crate::filter::{Input, Output};
+use crate::files::{Input, Output};
 use crate::html::attrs::{Row, Table};
 use crate::html::encoding;
 use crate::http;
 use crate::site::Site;
+use crate::warc;
 use crate::{Config, LayerError, Layers, Standard};
 pub use progress::Progress;
 
@@ -22,6 +23,7 @@ Examples:
   htmlabs -r https://example.com/docs/ -o site/index.html site/index.html
   htmlabs -v -r https://example.com/a/b.html page.html > /dev/null
   curl -siL https://example.com/docs | htmlabs --http -r https://example.com/docs
+  htmlabs --warc crawl.warc.gz -o crawl-absolute.warc.gz
   htmlabs --site public --site-url https://example.com/
   htmlabs --site _site --site-url https://example.com/ --check --report links.jsonl
 
@@ -37,6 +39,7 @@ none, and then the page comes out unchanged.";
 /// and writes the page back with only those values changed, byte for byte.
 #[derive(Debug, Parser)]
 #[command(name = "htmlabs", version, after_help = EXAMPLES)]
+#[command(group = clap::ArgGroup::new("http_or_warc").args(["http", "warc"]).multiple(true))]
 pub struct Cli {
     /// The HTML file to read: standard input when absent or `-`.
     pub file: Option<PathBuf>,
@@ -102,10 +105,19 @@ pub struct Cli {
     #[arg(long, conflicts_with = "site")]
     pub http: bool,
 
-    /// With --http: `Content-Location:` is a base too, after `Base:` and
-    /// `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231 withdrew it for
-    /// HTTP, and browsers ignore it).
-    #[arg(long, requires = "http")]
+    /// The input is a web archive (WARC 1.0 or 1.1, plain or gzip): it
+    /// comes out whole, byte for byte, and each HTML response rewritten is
+    /// added after its record as a `conversion` record (gzip in, gzip out:
+    /// one member per new record). Each record's base: `<base href>`, else
+    /// its HTTP `Content-Base:` (and `Content-Location:` with
+    /// --content-location), else its `WARC-Target-URI`.
+    #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site", "check", "report"])]
+    pub warc: bool,
+
+    /// With --http or --warc: `Content-Location:` is a base too, after
+    /// `Base:` and `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231
+    /// withdrew it for HTTP, and browsers ignore it).
+    #[arg(long, requires = "http_or_warc")]
     pub content_location: bool,
 
     /// With --http: write the document alone, decoded, without the header
@@ -179,6 +191,12 @@ pub enum Job {
     Filter { input: Input, output: Output },
     /// A site's tree.
     Site(Site),
+    /// A web archive.
+    Warc {
+        input: Input,
+        output: Output,
+        options: warc::Options,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -241,6 +259,13 @@ impl Cli {
         if to_stdout && self.check {
             return refused("--check writes to standard output: give --report a file");
         }
+        if let Some(options) = self.warc() {
+            return Ok(Job::Warc {
+                input: self.input(),
+                output: self.output(),
+                options,
+            });
+        }
         let Some(dir) = &self.site else {
             if to_stdout && self.output.is_none() && !self.check {
                 return refused(
@@ -286,6 +311,35 @@ impl Cli {
         self.http.then_some(http::Options {
             content_location: self.content_location,
             strip_headers: self.strip_headers,
+        })
+    }
+
+    /// How an archive is read, with --warc: the flags that change what is
+    /// written go into its `warcinfo` record.
+    pub fn warc(&self) -> Option<warc::Options> {
+        let mut flags = Vec::new();
+        if self.content_location {
+            flags.push("--content-location".to_owned());
+        }
+        if self.standard == StandardArg::Rfc3986 {
+            flags.push("--standard rfc3986".to_owned());
+        }
+        if self.keep_fragments {
+            flags.push("--keep-fragments".to_owned());
+        }
+        if self.lazy {
+            flags.push("--lazy".to_owned());
+        }
+        if self.social {
+            flags.push("--social".to_owned());
+        }
+        if let Some(label) = &self.encoding {
+            flags.push(format!("--encoding {label}"));
+        }
+        flags.extend(self.attr.iter().map(|a| format!("--attr {a}")));
+        self.warc.then(|| warc::Options {
+            content_location: self.content_location,
+            flags: flags.join(" "),
         })
     }
 

@@ -18,6 +18,11 @@ pub enum Warning {
         /// Its first bytes (`HTTP/1.`).
         start: String,
     },
+    /// An input read as HTML (no `--warc`) starts like a web archive.
+    LooksLikeArchive {
+        /// Its version line, and whether in gzip: `` `WARC/1.1`, in gzip ``.
+        start: String,
+    },
     /// A base field (`Base:`, `Content-Base:`, `Content-Location:`) that is
     /// not a URL: ignored, never guessed at.
     NotAUrl {
@@ -59,7 +64,8 @@ impl Warning {
             Warning::Broken { .. } | Warning::Undecodable { .. } => true,
             Warning::NotAUrl { .. }
             | Warning::Location { .. }
-            | Warning::LooksLikeResponse { .. } => false,
+            | Warning::LooksLikeResponse { .. }
+            | Warning::LooksLikeArchive { .. } => false,
         }
     }
 }
@@ -71,6 +77,10 @@ impl fmt::Display for Warning {
             Warning::LooksLikeResponse { start } => write!(
                 f,
                 "the input starts like a saved HTTP response (`{start}`), and is read as HTML: --http reads its header blocks"
+            ),
+            Warning::LooksLikeArchive { start } => write!(
+                f,
+                "the input starts like a web archive ({start}), and is read as HTML: --warc reads its records"
             ),
             Warning::NotAUrl {
                 field,

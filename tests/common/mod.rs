@@ -65,6 +65,30 @@ pub fn shared(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// A Python that has the WARC readers archivists use (warcio, FastWARC,
+/// cdxj-indexer): `HTMLABS_WARC_PYTHON` (the virtual environment `.ci/run`
+/// makes) or `python3`. On a user's machine without them the test skips
+/// with a one-line note; under CI (`CI` set) their absence fails it.
+pub fn warc_python(test: &str) -> Option<PathBuf> {
+    let python = std::env::var_os("HTMLABS_WARC_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    let found = std::process::Command::new(&python)
+        .args(["-c", "import warcio, fastwarc, cdxj_indexer"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if found {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test}: `{}` cannot import warcio, fastwarc and cdxj_indexer, and CI must run this test (.ci/run installs them)",
+        python.display()
+    );
+    eprintln!("note: {test} skipped: warcio, fastwarc or cdxj-indexer is not installed");
+    None
+}
+
 /// An installed tool the test runs, or `None` with a one-line note on a
 /// user's machine; under CI (`CI` set, as `.ci/run` runs) a missing tool
 /// fails the test: `.ci/run` installs it.

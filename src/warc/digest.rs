@@ -1,0 +1,112 @@
+//! `WARC-Block-Digest` and `WARC-Payload-Digest` values (`sha1:` and a
+//! base32 digest, as most writers give them), in the algorithm and the
+//! spelling the input already uses, so that a new record reads like its
+//! neighbours.
+
+use std::io::{self, Read};
+
+use data_encoding::{BASE32, BASE32_NOPAD, Encoding, HEXLOWER, HEXUPPER};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    Sha1,
+    Sha256,
+    Sha512,
+}
+
+/// How digests are written: `label:value`.
+#[derive(Debug, Clone)]
+pub struct Digest {
+    /// The label as the input spells it (`sha1`, `SHA1`, `sha256`).
+    label: String,
+    algorithm: Algorithm,
+    encoding: Encoding,
+}
+
+impl Default for Digest {
+    /// `sha1:` in base32: what wget, Heritrix and warcio write.
+    fn default() -> Self {
+        Digest {
+            label: "sha1".to_owned(),
+            algorithm: Algorithm::Sha1,
+            encoding: BASE32,
+        }
+    }
+}
+
+impl Digest {
+    /// The way `value` (a digest field's value) is written, when it is one
+    /// this writer can write too.
+    pub fn like(value: &str) -> Option<Digest> {
+        let (label, digest) = value.trim().split_once(':')?;
+        let (algorithm, bytes) = match label.to_ascii_lowercase().replace('-', "").as_str() {
+            "sha1" => (Algorithm::Sha1, 20),
+            "sha256" => (Algorithm::Sha256, 32),
+            "sha512" => (Algorithm::Sha512, 64),
+            _ => return None,
+        };
+        let hex = digest.len() == 2 * bytes && digest.bytes().all(|b| b.is_ascii_hexdigit());
+        let encoding = if hex && digest.bytes().any(|b| b.is_ascii_uppercase()) {
+            HEXUPPER
+        } else if hex {
+            HEXLOWER
+        } else if digest.contains('=') || bytes == 20 {
+            BASE32
+        } else {
+            BASE32_NOPAD
+        };
+        Some(Digest {
+            label: label.to_owned(),
+            algorithm,
+            encoding,
+        })
+    }
+
+    /// The digest of all `input` gives, as a field value.
+    pub fn of(&self, input: &mut dyn Read) -> io::Result<String> {
+        let sum = match self.algorithm {
+            Algorithm::Sha1 => hash::<sha1::Sha1>(input)?,
+            Algorithm::Sha256 => hash::<sha2::Sha256>(input)?,
+            Algorithm::Sha512 => hash::<sha2::Sha512>(input)?,
+        };
+        Ok(format!("{}:{}", self.label, self.encoding.encode(&sum)))
+    }
+}
+
+fn hash<D: sha1::Digest>(input: &mut dyn Read) -> io::Result<Vec<u8>> {
+    let mut hasher = D::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher.finalize().to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_are_written_as_the_input_writes_them() {
+        let of = |d: &Digest| d.of(&mut &b"abc"[..]).unwrap();
+        // FIPS 180's "abc" examples.
+        assert_eq!(
+            of(&Digest::default()),
+            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+        );
+        let hex =
+            Digest::like("sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+                .unwrap();
+        assert_eq!(
+            of(&hex),
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let upper = Digest::like("SHA1:A9993E364706816ABA3E25717850C26C9CD0D89D").unwrap();
+        assert_eq!(of(&upper), "SHA1:A9993E364706816ABA3E25717850C26C9CD0D89D");
+        assert!(Digest::like("md5:kAFQmDzST7DWlj99KOF/cg==").is_none());
+    }
+}

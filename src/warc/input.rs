@@ -1,0 +1,526 @@
+//! The input as it is read: plain, or gzip one member at a time, every raw
+//! byte copied to the output as soon as it is read (in conversion mode the
+//! input comes out whole, new records added between its units), and the
+//! records found in it, each with its place.
+//!
+//! A unit is what new records may be put after without cutting anything:
+//! a gzip member (one record, as the standard recommends, or several), or
+//! in a plain file the record itself. New records wait in `pending` until
+//! the unit they follow is over.
+
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read, Write};
+
+use flate2::bufread::GzDecoder;
+
+use super::header::{Header, MAX_HEADER};
+use crate::spool::Spool;
+
+/// Where a record starts, in the input's bytes: what a user can seek to,
+/// and what CDX indexes list (a gzip member's offset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A plain file's byte.
+    Byte(u64),
+    /// A byte of the data of the gzip member that starts at `member`.
+    Member { member: u64, within: u64 },
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Byte(at) => write!(f, "byte {at}"),
+            Place::Member { member, within: 0 } => write!(f, "the gzip member at byte {member}"),
+            Place::Member { member, within } => {
+                write!(f, "byte {within} of the gzip member at byte {member}")
+            }
+        }
+    }
+}
+
+/// The raw input, each byte copied to `copy` once it is consumed.
+struct Tee<R, W> {
+    inner: R,
+    copy: W,
+    /// How many raw bytes were consumed.
+    at: u64,
+    /// A write that failed inside `consume`, which cannot return it: the
+    /// next read returns it.
+    failed: Option<io::Error>,
+    /// Whether a write failed: the run's error is then the output's.
+    broke: bool,
+}
+
+impl<R, W: Write> Tee<R, W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let written = self.copy.write_all(bytes);
+        self.broke |= written.is_err();
+        written
+    }
+}
+
+impl<R: BufRead, W: Write> Read for Tee<R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let available = self.fill_buf()?;
+            let n = available.len().min(buf.len());
+            buf[..n].copy_from_slice(&available[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead, W: Write> BufRead for Tee<R, W> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if self.failed.is_none() {
+            let written = match self.inner.fill_buf() {
+                Ok(bytes) => {
+                    let written = self.copy.write_all(&bytes[..n]);
+                    self.broke |= written.is_err();
+                    written
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = written {
+                self.failed = Some(e);
+            }
+        }
+        self.inner.consume(n);
+        self.at += n as u64;
+    }
+}
+
+type Raw<R> = BufReader<io::Chain<io::Cursor<Vec<u8>>, R>>;
+
+enum Source<R, W> {
+    Plain(Tee<Raw<R>, W>),
+    Gzip(Box<GzDecoder<Tee<Raw<R>, W>>>),
+    /// Between two members, for a moment.
+    Taken,
+}
+
+/// Why the records stop before the input does.
+#[derive(Debug)]
+pub enum Stop {
+    /// The input cannot be read, or the output written: the run fails.
+    Io(io::Error),
+    /// The input is not a record from here on (or its gzip breaks): the
+    /// rest is copied as it is.
+    Malformed { at: Place, why: String },
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop::Io(e)
+    }
+}
+
+/// The decoded input, unit by unit; see the module's note.
+pub struct Units<R, W> {
+    source: Source<R, W>,
+    /// Decoded bytes of a gzip member not yet consumed.
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    /// The current gzip member is over.
+    ended: bool,
+    /// Where the current member starts in the raw input.
+    member: u64,
+    /// How many decoded bytes of the current member (of a plain input:
+    /// of the input) were consumed.
+    within: u64,
+    /// New records waiting for the end of the unit, held within the
+    /// memory limit and spilled past it.
+    pending: Spool,
+    limit: usize,
+}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+impl<R: Read, W: Write> Units<R, W> {
+    /// Reads the first bytes to tell gzip from plain; new records wait in
+    /// memory up to `limit` bytes, in a temporary file past it.
+    pub fn new(mut input: R, copy: W, limit: usize) -> io::Result<Self> {
+        let mut first = Vec::with_capacity(2);
+        (&mut input).take(2).read_to_end(&mut first)?;
+        let gzip = first == GZIP_MAGIC;
+        let raw = BufReader::with_capacity(64 * 1024, io::Cursor::new(first).chain(input));
+        let tee = Tee {
+            inner: raw,
+            copy,
+            at: 0,
+            failed: None,
+            broke: false,
+        };
+        let source = if gzip {
+            Source::Gzip(Box::new(GzDecoder::new(tee)))
+        } else {
+            Source::Plain(tee)
+        };
+        Ok(Units {
+            source,
+            buf: vec![0; if gzip { 64 * 1024 } else { 0 }],
+            pos: 0,
+            end: 0,
+            ended: false,
+            member: 0,
+            within: 0,
+            pending: Spool::new(limit),
+            limit,
+        })
+    }
+
+    /// Whether writing the output failed (an error is then the output's,
+    /// not the input's).
+    pub fn write_broke(&mut self) -> bool {
+        self.tee().is_ok_and(|tee| tee.broke)
+    }
+
+    pub fn gzip(&self) -> bool {
+        matches!(self.source, Source::Gzip(_))
+    }
+
+    /// Raw bytes read so far.
+    pub fn raw_offset(&mut self) -> u64 {
+        self.tee().map_or(0, |tee| tee.at)
+    }
+
+    /// Where the next decoded byte is.
+    pub fn place(&self) -> Place {
+        match self.source {
+            Source::Plain(_) => Place::Byte(self.within),
+            Source::Gzip(_) | Source::Taken => Place::Member {
+                member: self.member,
+                within: self.within,
+            },
+        }
+    }
+
+    fn tee(&mut self) -> io::Result<&mut Tee<Raw<R>, W>> {
+        match &mut self.source {
+            Source::Plain(tee) => Ok(tee),
+            Source::Gzip(decoder) => Ok(decoder.get_mut()),
+            Source::Taken => Err(lost()),
+        }
+    }
+
+    /// The next decoded bytes of this unit; empty at its end (of a plain
+    /// input: at the end of the input).
+    fn fill(&mut self) -> io::Result<&[u8]> {
+        match &mut self.source {
+            Source::Plain(tee) => tee.fill_buf(),
+            Source::Gzip(decoder) => {
+                if self.pos == self.end && !self.ended {
+                    self.pos = 0;
+                    self.end = decoder.read(&mut self.buf)?;
+                    self.ended = self.end == 0;
+                }
+                Ok(&self.buf[self.pos..self.end])
+            }
+            Source::Taken => Err(lost()),
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        match &mut self.source {
+            Source::Plain(tee) => tee.consume(n),
+            Source::Gzip(_) | Source::Taken => self.pos += n,
+        }
+        self.within += n as u64;
+    }
+
+    /// At the end of a unit: writes what waits for it, and moves to the
+    /// next gzip member; `false` at the end of the input.
+    fn next_unit(&mut self) -> io::Result<bool> {
+        self.flush_pending()?;
+        if !self.gzip() || self.tee()?.fill_buf()?.is_empty() {
+            return Ok(false);
+        }
+        // The decoder of one member is done; the next starts where it
+        // stopped (flate2's bufread decoder consumes exactly its member).
+        let Source::Gzip(decoder) = std::mem::replace(&mut self.source, Source::Taken) else {
+            return Ok(false);
+        };
+        let tee = decoder.into_inner();
+        let at = tee.at;
+        self.source = Source::Gzip(Box::new(GzDecoder::new(tee)));
+        self.member = at;
+        self.within = 0;
+        self.ended = false;
+        self.pos = 0;
+        self.end = 0;
+        Ok(true)
+    }
+
+    /// Where new records go (their bytes as they will be written): after
+    /// the unit being read.
+    pub fn pending(&mut self) -> &mut Spool {
+        &mut self.pending
+    }
+
+    /// A record ended: in a plain input that ends a unit.
+    pub fn record_ended(&mut self) -> io::Result<()> {
+        match self.source {
+            Source::Plain(_) => self.flush_pending(),
+            Source::Gzip(_) | Source::Taken => Ok(()),
+        }
+    }
+
+    fn flush_pending(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut pending = std::mem::replace(&mut self.pending, Spool::new(self.limit));
+        let tee = self.tee()?;
+        if let Some(e) = tee.failed.take() {
+            return Err(e);
+        }
+        let mut reader = pending.reader()?;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = reader.read(&mut buf)?;
+            if n == 0 {
+                return Ok(());
+            }
+            tee.write(&buf[..n])?;
+        }
+    }
+
+    /// Whether another record starts here: skips the line ends some
+    /// writers put between records (they are copied, as all bytes are).
+    pub fn more(&mut self) -> Result<bool, Stop> {
+        loop {
+            let at = self.place();
+            if !self.available(at)? {
+                return Ok(false);
+            }
+            let available = self.filled(at)?;
+            let blank = available
+                .iter()
+                .take_while(|&&b| b == b'\r' || b == b'\n')
+                .count();
+            if blank == 0 {
+                return Ok(true);
+            }
+            self.consume(blank);
+        }
+    }
+
+    /// Reads a record's header, at the place [`more`](Units::more) found.
+    pub fn header(&mut self) -> Result<Header, Stop> {
+        let at = self.place();
+        let mut bytes: Vec<u8> = Vec::new();
+        loop {
+            let searched = bytes.len().saturating_sub(3);
+            if !self.available(at)? {
+                return Err(Stop::Malformed {
+                    at,
+                    why: format!(
+                        "the input ends within the record's header, after {} bytes",
+                        bytes.len()
+                    ),
+                });
+            }
+            let available = self.filled(at)?;
+            let old = bytes.len();
+            bytes.extend_from_slice(available);
+            match memchr::memmem::find(&bytes[searched..], b"\r\n\r\n") {
+                Some(i) => {
+                    let end = searched + i + 4;
+                    bytes.truncate(end);
+                    self.consume(end - old);
+                    break;
+                }
+                None => {
+                    let n = bytes.len() - old;
+                    self.consume(n);
+                }
+            }
+            if bytes.len() > MAX_HEADER {
+                return Err(Stop::Malformed {
+                    at,
+                    why: format!(
+                        "no empty line ends the header within its first {MAX_HEADER} bytes"
+                    ),
+                });
+            }
+        }
+        Header::parse(bytes).map_err(|why| Stop::Malformed { at, why })
+    }
+
+    /// Reads a block of `length` bytes into `sink` (when it is kept), then
+    /// the empty line that ends the record.
+    pub fn block(
+        &mut self,
+        at: Place,
+        length: u64,
+        mut sink: Option<&mut dyn Write>,
+    ) -> Result<(), Stop> {
+        let mut left = length;
+        while left > 0 {
+            if !self.available(at)? {
+                return Err(Stop::Malformed {
+                    at,
+                    why: format!(
+                        "the input ends within the record's block, after {} of its {length} bytes (`Content-Length`)",
+                        length - left
+                    ),
+                });
+            }
+            let available = self.filled(at)?;
+            let n = available
+                .len()
+                .min(usize::try_from(left).unwrap_or(usize::MAX));
+            if let Some(sink) = sink.as_deref_mut() {
+                sink.write_all(&available[..n])?;
+            }
+            self.consume(n);
+            left -= n as u64;
+        }
+        let mut end = [0u8; 4];
+        let mut got = 0;
+        while got < 4 && self.available(at)? {
+            let available = self.filled(at)?;
+            let n = available.len().min(4 - got);
+            end[got..got + n].copy_from_slice(&available[..n]);
+            if end[..got + n] != b"\r\n\r\n"[..got + n] {
+                return Err(Stop::Malformed {
+                    at,
+                    why: format!(
+                        "no empty line after the block's {length} bytes: `Content-Length` is not the block's length"
+                    ),
+                });
+            }
+            self.consume(n);
+            got += n;
+        }
+        if got < 4 {
+            return Err(Stop::Malformed {
+                at,
+                why: format!(
+                    "the input ends before the empty line after the block's {length} bytes"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// [`fill`](Units::fill), with an error said as what it means for the
+    /// record at `at`.
+    fn filled(&mut self, at: Place) -> Result<&[u8], Stop> {
+        if let Err(e) = self.fill() {
+            return Err(self.stop(e, at));
+        }
+        // Held from the call above: no read, no error.
+        self.fill().map_err(Stop::Io)
+    }
+
+    /// Whether more decoded bytes follow, in this unit or the next ones
+    /// (moving to them); `false` at the end of the input.
+    fn available(&mut self, at: Place) -> Result<bool, Stop> {
+        loop {
+            if !self.filled(at)?.is_empty() {
+                return Ok(true);
+            }
+            if !self.next_unit()? {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// What an error met while reading the record at `at` means: gzip
+    /// data that breaks (a bad header, deflate stream or check, a member
+    /// cut short: what flate2 says of them) makes the record malformed;
+    /// a failed read or write stops the run.
+    fn stop(&mut self, e: io::Error, at: Place) -> Stop {
+        let broken = matches!(
+            e.kind(),
+            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::UnexpectedEof
+        );
+        if broken && self.gzip() && !self.write_broke() {
+            Stop::Malformed {
+                at,
+                why: format!("its gzip data breaks: {e}"),
+            }
+        } else {
+            Stop::Io(e)
+        }
+    }
+
+    /// After a malformed record: the rest of the raw input, as it is.
+    pub fn copy_rest(&mut self) -> io::Result<()> {
+        let tee = self.tee()?;
+        loop {
+            let n = tee.fill_buf()?.len();
+            if n == 0 {
+                break;
+            }
+            tee.consume(n);
+        }
+        if let Some(e) = tee.failed.take() {
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// The end: what still waits is written, and the output given back.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.flush_pending()?;
+        let mut tee = match self.source {
+            Source::Plain(tee) => tee,
+            Source::Gzip(decoder) => decoder.into_inner(),
+            Source::Taken => return Err(lost()),
+        };
+        if let Some(e) = tee.failed.take() {
+            return Err(e);
+        }
+        tee.copy.flush()?;
+        Ok(tee.copy)
+    }
+}
+
+/// How many first bytes [`starts_like_archive`] needs: enough for a
+/// gzip member's first block to give its first bytes.
+pub const PEEK: u64 = 1024;
+
+/// Whether an input's first bytes are a WARC record's, plain or in gzip:
+/// its version line as the user would see it (`` `WARC/1.1`, in gzip ``).
+pub fn starts_like_archive(first: &[u8]) -> Option<String> {
+    let version = |bytes: &[u8]| {
+        let line = bytes.split(|&b| b == b'\r').next()?;
+        (line.starts_with(b"WARC/") && line.len() <= 12)
+            .then(|| String::from_utf8_lossy(line).into_owned())
+    };
+    if first.starts_with(&GZIP_MAGIC) {
+        // What the first bytes give; a cut stream ends in an error.
+        let mut decoded = Vec::new();
+        let mut decoder = flate2::read::GzDecoder::new(first);
+        let mut buf = [0u8; 64];
+        while decoded.len() < 16 {
+            match decoder.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => decoded.extend_from_slice(&buf[..n]),
+            }
+        }
+        return version(&decoded).map(|v| format!("`{v}`, in gzip"));
+    }
+    version(first).map(|v| format!("`{v}`"))
+}
+
+/// Never met: the source is only taken between two members, within one
+/// call.
+fn lost() -> io::Error {
+    io::Error::other("the input was lost between two gzip members")
+}

@@ -1,0 +1,76 @@
+//! A source: web archives (ISO 28500, WARC 1.0 and 1.1), plain or gzip.
+//! Each HTML response record is one document: its HTTP block goes through
+//! [`http`](crate::http) (§3.2's fields, the charset, the codings), its
+//! `WARC-Target-URI` is the retrieval URL (§3.3).
+//!
+//! The reader and writer are our own. The `warc` crate (0.4) keeps a
+//! record's header in a `HashMap`: the fields' order, case and repeats are
+//! lost, folded lines are refused, and gzip members' offsets are not
+//! given, so it cannot copy a record as it came nor say where one starts.
+//! Here a header is kept as its bytes ([`header`]), and gzip is read one
+//! member at a time over flate2 ([`input`]), every byte read copied out as
+//! it came (an unchanged record is its compressed member, never
+//! recompressed).
+//!
+//! The way through: [`input`] (units and records, their places) →
+//! [`header`] → [`convert`](mod@convert) (the run: which records, their documents,
+//! the new records) with [`digest`] and [`write`](mod@write) → [`report`].
+
+pub mod convert;
+pub mod digest;
+pub mod header;
+pub mod input;
+pub mod report;
+pub mod write;
+
+pub use convert::{Error, Options, convert};
+pub use header::Header;
+pub use input::{PEEK, Place, starts_like_archive};
+pub use report::{Named, Summary, Warning};
+
+use std::io::{self, BufWriter, Write};
+
+use crate::files::{self, Input, Output, SourceError, lowercase, quoted};
+use crate::html::config::Config;
+
+/// Rewrites the archive `input` names into `output` (through a temporary
+/// file renamed at the end, or standard output), telling each warning to
+/// `tell` as it happens.
+pub fn run(
+    config: &Config,
+    options: &Options,
+    input: &Input,
+    output: &Output,
+    tell: impl FnMut(&Warning),
+) -> Result<Summary, SourceError> {
+    let reader = input.open()?;
+    let input_name = input.name();
+    let fail = |e: Error, output_name: &str| match e {
+        Error::Read(e) => SourceError::Read(input_name.clone(), lowercase(&e)),
+        Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
+    };
+    match output {
+        Output::Discard => {
+            let (summary, _) = convert(config, options, reader, io::sink(), tell)
+                .map_err(|e| fail(e, "nowhere"))?;
+            Ok(summary)
+        }
+        Output::Stdout => {
+            let name = "standard output";
+            let out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+            let (summary, mut out) =
+                convert(config, options, reader, out, tell).map_err(|e| fail(e, name))?;
+            out.flush()
+                .map_err(|e| SourceError::Write(name.to_owned(), e))?;
+            Ok(summary)
+        }
+        Output::File(path) => files::write_through_temporary(path, None, true, |file| {
+            let name = quoted(path);
+            let out = BufWriter::with_capacity(64 * 1024, file);
+            let (summary, mut out) =
+                convert(config, options, reader, out, tell).map_err(|e| fail(e, &name))?;
+            out.flush().map_err(|e| SourceError::Write(name, e))?;
+            Ok(summary)
+        }),
+    }
+}

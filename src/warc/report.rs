@@ -1,0 +1,112 @@
+//! What a WARC run tells: each warning as it happens, naming the record
+//! (its ID, target URI and place), and the summary at the end.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::input::Place;
+use crate::http;
+
+/// The record a warning is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// `WARC-Record-ID` as written (`<urn:uuid:…>`).
+    pub id: String,
+    /// `WARC-Target-URI`, without angle brackets.
+    pub target: String,
+    pub at: Place,
+}
+
+impl fmt::Display for Named {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "record `{}`", self.id)?;
+        if !self.target.is_empty() {
+            write!(f, " (`{}`)", self.target)?;
+        }
+        write!(f, " at {}", self.at)
+    }
+}
+
+/// Something the user should know, printed to standard error as it
+/// happens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Warning {
+    /// The response's (or the document's) own warning.
+    Record {
+        record: Named,
+        warning: http::Warning,
+    },
+    /// A record that could not be read as a response (its HTTP head is
+    /// bad): it is kept as it is, and no conversion is added.
+    NotRewritten { record: Named, why: String },
+    /// From here on the input is not records: the rest is copied byte
+    /// for byte, and the run fails.
+    Malformed { at: Place, why: String },
+}
+
+impl Warning {
+    /// Whether the run failed to do all it was asked (exit status 2, the
+    /// output complete).
+    pub fn stops_rewriting(&self) -> bool {
+        match self {
+            Warning::Record { warning, .. } => warning.stops_rewriting(),
+            Warning::NotRewritten { .. } | Warning::Malformed { .. } => true,
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::Record { record, warning } => write!(f, "{record}: {warning}"),
+            Warning::NotRewritten { record, why } => {
+                write!(f, "{record}: kept as it is, not rewritten: {why}")
+            }
+            Warning::Malformed { at, why } => write!(
+                f,
+                "malformed record at {at}: {why}: the rest of the input is copied as it is"
+            ),
+        }
+    }
+}
+
+/// What a run did, for the summary line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Records read whole.
+    pub records: u64,
+    /// HTML responses and resources rewritten.
+    pub rewritten: u64,
+    /// Records added: conversions, and the `warcinfo` before them.
+    pub conversions: u64,
+    pub urls: u64,
+    pub warnings: u64,
+    /// Whether a warning said the run could not do all it was asked.
+    pub incomplete: bool,
+    /// Raw bytes read.
+    pub bytes: u64,
+}
+
+impl Summary {
+    /// The line printed at the end: `412 records, 181 HTML rewritten, …`.
+    pub fn line(&self, elapsed: Duration) -> String {
+        let seconds = elapsed.as_secs_f64().max(1e-6);
+        format!(
+            "{} record{}, {} HTML rewritten, {} conversion{} added, {} URL{} rewritten, {} warning{}, {:.1} MB/s",
+            self.records,
+            plural(self.records),
+            self.rewritten,
+            self.conversions,
+            plural(self.conversions),
+            self.urls,
+            plural(self.urls),
+            self.warnings,
+            plural(self.warnings),
+            self.bytes as f64 / 1e6 / seconds
+        )
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -1,0 +1,601 @@
+//! `--warc`: archives in, archives out, read back by the readers archivists
+//! use (warcio, FastWARC, cdxj-indexer: tests/warc_check.py), on the shared
+//! corpus (a crawl by GNU wget) and on fixtures/warc (every shape of record:
+//! fixtures/warc/make_fixtures.py); in any writes, the same.
+
+mod common;
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+use flate2::Compression;
+use flate2::bufread::GzDecoder;
+use flate2::write::GzEncoder;
+use htmlabs::Config;
+use htmlabs::warc::input::{Place, Stop, Units};
+use htmlabs::warc::{self, Options};
+
+fn fixture(name: &str) -> PathBuf {
+    common::fixtures().join("warc").join(name)
+}
+
+/// Runs `htmlabs --warc IN -o OUT ARGS`: the exit status, standard error,
+/// and the output.
+fn htmlabs(input: &Path, args: &[&str]) -> (i32, String, Vec<u8>, PathBuf) {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let name = input.file_name().unwrap().to_string_lossy().into_owned();
+    let output = dir.join(format!("out-{name}"));
+    let run = Command::cargo_bin("htmlabs")
+        .unwrap()
+        .arg("--warc")
+        .arg(input)
+        .arg("-o")
+        .arg(&output)
+        .args(args)
+        .output()
+        .unwrap();
+    let bytes = std::fs::read(&output).unwrap_or_default();
+    (
+        run.status.code().unwrap_or(-1),
+        String::from_utf8(run.stderr).unwrap(),
+        bytes,
+        output,
+    )
+}
+
+/// tests/warc_check.py's verdict on OUT, made from IN: each conversion's
+/// target URI, Content-Type and block.
+fn checked(
+    python: &Path,
+    input: &Path,
+    output: &Path,
+    args: &[&str],
+) -> Vec<(String, String, Vec<u8>)> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/warc_check.py");
+    let run = Command::new(python)
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("htmlabs"))
+        .arg(input)
+        .arg(output)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{} from {}: {}",
+        output.display(),
+        input.display(),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8(run.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let [target, content_type, block] = line.split('\t').collect::<Vec<_>>()[..] else {
+                panic!("warc_check.py: {line}");
+            };
+            (
+                target.to_owned(),
+                content_type.to_owned(),
+                data_encoding::BASE64.decode(block.as_bytes()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The summary line, without its speed.
+fn summary(stderr: &str) -> &str {
+    let line = stderr
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim_start_matches("htmlabs: ");
+    line.rsplit_once(", ").map_or(line, |(counts, _)| counts)
+}
+
+const SHAPES: [&str; 4] = [
+    "shapes.warc.gz",
+    "shapes-1.0.warc",
+    "shapes-sha256.warc.gz",
+    "one-member.warc.gz",
+];
+
+fn block<'a>(conversions: &'a [(String, String, Vec<u8>)], path: &str) -> &'a [u8] {
+    let target = format!("http://shapes.example{path}");
+    &conversions
+        .iter()
+        .find(|c| c.0 == target)
+        .unwrap_or_else(|| panic!("no conversion of {target}"))
+        .2
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    memchr::memmem::find(haystack, needle.as_bytes()).is_some()
+}
+
+#[test]
+fn every_shape_of_record_comes_out_whole_with_a_true_conversion_after_each_html_response() {
+    let Some(python) = common::warc_python("every_shape_of_record") else {
+        return;
+    };
+    for name in SHAPES {
+        let input = fixture(name);
+        let (status, stderr, _, output) = htmlabs(&input, &[]);
+        assert_eq!(status, 0, "{name}: {stderr}");
+        assert_eq!(
+            summary(&stderr),
+            "20 records, 12 HTML rewritten, 12 conversions added, 47 URLs rewritten, 0 warnings",
+            "{name}"
+        );
+        let conversions = checked(&python, &input, &output, &[]);
+        let targets: Vec<&str> = conversions
+            .iter()
+            .map(|c| c.0.trim_start_matches("http://shapes.example"))
+            .collect();
+        // Not the image, the 404 in text/plain, the page with nothing to
+        // change, the revisit, the metadata, the text resource.
+        assert_eq!(
+            targets,
+            [
+                "/plain.html",
+                "/dir/charset.html",
+                "/dir/chunked.html",
+                "/dir/gzip.html",
+                "/dir/deflate.html",
+                "/dir/br.html",
+                "/dir/located.html",
+                "/dir/based.html",
+                "/dir/base-href.html",
+                "/dir/moved",
+                "/sniffed",
+                "/dir/resource.html",
+            ],
+            "{name}"
+        );
+        // The HTTP charset beats <meta>; the page stays in Latin-1.
+        assert_eq!(
+            conversions[1].1, "text/html; charset=windows-1252",
+            "{name}"
+        );
+        assert_eq!(
+            block(&conversions, "/dir/charset.html"),
+            b"<meta charset=utf-8><a href=\"http://shapes.example/dir/caf\xe9.html\">caf\xe9</a>"
+        );
+        // Decoded of every coding, rewritten against the target URI.
+        for path in [
+            "/dir/chunked.html",
+            "/dir/gzip.html",
+            "/dir/deflate.html",
+            "/dir/br.html",
+        ] {
+            let page = block(&conversions, path);
+            assert!(page.starts_with(b"<!doctype html>"), "{name} {path}");
+            assert!(
+                contains(page, "href=\"http://shapes.example/dir/css/site.css\""),
+                "{name} {path}"
+            );
+        }
+        // <base href> > Content-Base > the target URI; Content-Location
+        // only when asked.
+        assert!(contains(
+            block(&conversions, "/dir/base-href.html"),
+            "<a href=http://href.example/h/x.html>"
+        ));
+        assert!(contains(
+            block(&conversions, "/dir/based.html"),
+            "href=\"http://base.example/b/css/site.css\""
+        ));
+        assert!(contains(
+            block(&conversions, "/dir/located.html"),
+            "href=\"http://shapes.example/dir/css/site.css\""
+        ));
+        assert_eq!(
+            block(&conversions, "/dir/moved"),
+            b"<a href=\"http://shapes.example/dir/moved/\">here</a>"
+        );
+        assert_eq!(
+            block(&conversions, "/dir/resource.html"),
+            "<a href=http://shapes.example/dir/r\u{e9}sum\u{e9}.html>r</a>".as_bytes()
+        );
+    }
+}
+
+#[test]
+fn content_location_is_a_base_when_asked_for() {
+    let Some(python) = common::warc_python("content_location_is_a_base") else {
+        return;
+    };
+    let input = fixture("shapes.warc.gz");
+    let (status, stderr, _, output) = htmlabs(&input, &["--content-location"]);
+    assert_eq!(status, 0, "{stderr}");
+    let conversions = checked(&python, &input, &output, &["--content-location"]);
+    assert!(contains(
+        block(&conversions, "/dir/located.html"),
+        "href=\"http://shapes.example/moved/css/site.css\""
+    ));
+}
+
+#[test]
+fn the_wget_corpus_every_html_response_gets_its_conversion() {
+    let Some(shared) = common::shared("the_wget_corpus") else {
+        return;
+    };
+    let Some(python) = common::warc_python("the_wget_corpus") else {
+        return;
+    };
+    let input = shared.join("corpus/warc/corpus-wget.warc.gz");
+    let (status, stderr, _, output) = htmlabs(&input, &[]);
+    assert_eq!(status, 0, "{stderr}");
+    // One page of the 181 has no relative link.
+    assert_eq!(
+        summary(&stderr),
+        "365 records, 180 HTML rewritten, 180 conversions added, 13242 URLs rewritten, 0 warnings"
+    );
+    let conversions = checked(&python, &input, &output, &[]);
+    assert_eq!(conversions.len(), 180);
+}
+
+#[test]
+fn a_cut_archive_is_copied_whole_from_the_cut_record_on_with_exit_status_2() {
+    let Some(python) = common::warc_python("a_cut_archive") else {
+        return;
+    };
+    for (name, at, why) in [
+        (
+            "cut.warc.gz",
+            // The seventh record's member, cut in half.
+            2378u64,
+            "malformed record at the gzip member at byte 2378: its gzip data breaks: incomplete deflate stream",
+        ),
+        (
+            "lying.warc",
+            1360,
+            "malformed record at byte 1360: no empty line after the block's 107 bytes: `Content-Length` is not the block's length",
+        ),
+    ] {
+        let input = fixture(name);
+        let bytes = std::fs::read(&input).unwrap();
+        let (status, stderr, out, output) = htmlabs(&input, &[]);
+        assert_eq!(status, 2, "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "htmlabs: warning: {why}: the rest of the input is copied as it is\n"
+            )),
+            "{name}: {stderr}"
+        );
+        assert!(out.ends_with(&bytes[at as usize..]), "{name}");
+        checked(&python, &input, &output, &["--broken"]);
+    }
+}
+
+/// A reader that gives at most `sizes[i]` bytes per read, cycled.
+struct Writes<'a> {
+    bytes: &'a [u8],
+    sizes: Vec<usize>,
+    i: usize,
+}
+
+impl Read for Writes<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let size = self.sizes[self.i % self.sizes.len()].max(1);
+        self.i += 1;
+        let n = size.min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// An output with its made-up parts (record IDs, dates) made equal: its
+/// gzip members decompressed one by one (a broken rest as it is), each
+/// `WARC-Date`, `WARC-Record-ID` and `WARC-Warcinfo-ID` line blanked.
+fn normalized(output: &[u8]) -> Vec<Vec<u8>> {
+    let mut parts = Vec::new();
+    let mut rest = output;
+    if output.starts_with(&[0x1f, 0x8b]) {
+        while !rest.is_empty() {
+            let mut after = rest;
+            let mut text = Vec::new();
+            if GzDecoder::new(&mut after).read_to_end(&mut text).is_err() {
+                break;
+            }
+            parts.push(text);
+            rest = after;
+        }
+    }
+    parts.push(rest.to_vec());
+    for part in &mut parts {
+        let mut lines: Vec<&[u8]> = part.split(|&b| b == b'\n').collect();
+        for line in &mut lines {
+            for field in [
+                "WARC-Date: ",
+                "WARC-Record-ID: <urn:uuid:",
+                "WARC-Warcinfo-ID: ",
+            ] {
+                if line.starts_with(field.as_bytes()) {
+                    *line = field.as_bytes();
+                }
+            }
+        }
+        *part = lines.join(&b'\n');
+    }
+    parts
+}
+
+#[test]
+fn any_writes_give_the_same_archive() {
+    let config = Config::default();
+    let options = Options::default();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for name in [
+        "shapes.warc.gz",
+        "shapes-1.0.warc",
+        "one-member.warc.gz",
+        "cut.warc.gz",
+        "lying.warc",
+    ] {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        let run = |sizes: Vec<usize>| {
+            let reader = Writes {
+                bytes: &bytes,
+                sizes,
+                i: 0,
+            };
+            let mut warnings = Vec::new();
+            let (summary, out) = warc::convert(&config, &options, reader, Vec::new(), |w| {
+                warnings.push(w.to_string())
+            })
+            .unwrap();
+            (normalized(&out), summary.records, warnings)
+        };
+        let whole = run(vec![usize::MAX]);
+        assert!(whole.1 >= 3, "{name}");
+        let one = run(vec![1]);
+        assert!(one == whole, "{name} in 1-byte writes");
+        let random: Vec<usize> = (0..64)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                1 + (seed % 900) as usize
+            })
+            .collect();
+        assert!(run(random) == whole, "{name} in random writes");
+    }
+}
+
+#[test]
+fn standard_input_to_standard_output() {
+    let input = std::fs::read(fixture("shapes.warc.gz")).unwrap();
+    let run = Command::cargo_bin("htmlabs")
+        .unwrap()
+        .args(["--warc", "-"])
+        .write_stdin_bytes(&input);
+    let (status, stderr, file, _) = htmlabs(&fixture("shapes.warc.gz"), &[]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(normalized(&run) == normalized(&file));
+}
+
+trait Stdin {
+    fn write_stdin_bytes(&mut self, input: &[u8]) -> Vec<u8>;
+}
+
+impl Stdin for Command {
+    fn write_stdin_bytes(&mut self, input: &[u8]) -> Vec<u8> {
+        let out = assert_cmd::Command::from_std(std::mem::replace(self, Command::new("true")))
+            .write_stdin(input.to_vec())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    }
+}
+
+// The reader alone: each record's place; where the records stop and why;
+// the output is the input whole.
+
+fn record(id: &str, block: &str) -> Vec<u8> {
+    format!(
+        "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:x:{id}>\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes()
+}
+
+fn member(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// A record as read: its place, ID and block.
+type Found = (Place, String, Vec<u8>);
+
+/// Each record read; where the records stop, and why. The output is
+/// checked to be the input whole.
+fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) {
+    let reader = Writes {
+        bytes: input,
+        sizes: sizes.to_vec(),
+        i: 0,
+    };
+    let mut units = Units::new(reader, Vec::new(), 1 << 20).unwrap();
+    let mut records = Vec::new();
+    let stop = loop {
+        match units.more() {
+            Ok(true) => {}
+            Ok(false) => break None,
+            Err(Stop::Malformed { at, why }) => break Some((at, why)),
+            Err(Stop::Io(e)) => panic!("{e}"),
+        }
+        let at = units.place();
+        let result = units.header().and_then(|header| {
+            let length = header.content_length().unwrap();
+            let mut block = Vec::new();
+            units.block(at, length, Some(&mut block))?;
+            Ok((header.record_id(), block))
+        });
+        match result {
+            Ok((id, block)) => records.push((at, id, block)),
+            Err(Stop::Malformed { at, why }) => break Some((at, why)),
+            Err(Stop::Io(e)) => panic!("{e}"),
+        }
+    };
+    if stop.is_some() {
+        units.copy_rest().unwrap();
+    }
+    let output = units.finish().unwrap();
+    assert_eq!(output, input, "the output is the input, byte for byte");
+    (records, stop)
+}
+
+const SIZES: [&[usize]; 4] = [&[usize::MAX], &[1], &[3, 1, 7, 2, 64, 5], &[4096, 13]];
+
+#[test]
+fn records_and_their_places_in_gzip_members_and_plain() {
+    let (a, b, c) = (
+        record("a", "<p>1</p>"),
+        record("b", ""),
+        record("c", "x\r\n\r\ny"),
+    );
+    let first = member(&a);
+    let both = member(&[b.clone(), c.clone()].concat());
+    let gzip = [first.clone(), both].concat();
+    let plain = [a.clone(), b.clone(), c.clone()].concat();
+    for sizes in SIZES {
+        let (records, stop) = read(&gzip, sizes);
+        assert_eq!(stop, None);
+        let places: Vec<Place> = records.iter().map(|r| r.0).collect();
+        let m = first.len() as u64;
+        assert_eq!(
+            places,
+            [
+                Place::Member {
+                    member: 0,
+                    within: 0
+                },
+                Place::Member {
+                    member: m,
+                    within: 0
+                },
+                Place::Member {
+                    member: m,
+                    within: b.len() as u64
+                },
+            ]
+        );
+        assert_eq!(records[2].1, "<urn:x:c>");
+        assert_eq!(records[2].2, b"x\r\n\r\ny");
+        let (records, stop) = read(&plain, sizes);
+        assert_eq!(stop, None);
+        let places: Vec<Place> = records.iter().map(|r| r.0).collect();
+        assert_eq!(
+            places,
+            [
+                Place::Byte(0),
+                Place::Byte(a.len() as u64),
+                Place::Byte((a.len() + b.len()) as u64)
+            ]
+        );
+    }
+}
+
+#[test]
+fn a_cut_or_lying_record_stops_the_records_at_its_place() {
+    let (a, b) = (record("a", "<p>1</p>"), record("b", "two"));
+    let cut = [a.clone(), b[..b.len() - 6].to_vec()].concat();
+    let mut lying = b.clone();
+    let at = memchr::memmem::find(&lying, b"Length: 3").unwrap();
+    lying[at + 8] = b'2';
+    let lying = [a.clone(), lying, a.clone()].concat();
+    let gzip_cut = [member(&a), member(&b)[..20].to_vec()].concat();
+    let cases = [
+        (
+            &cut,
+            Place::Byte(a.len() as u64),
+            "the input ends within the record's block, after 1 of its 3 bytes (`Content-Length`)",
+        ),
+        (
+            &lying,
+            Place::Byte(a.len() as u64),
+            "no empty line after the block's 2 bytes: `Content-Length` is not the block's length",
+        ),
+        (
+            &gzip_cut,
+            Place::Member {
+                member: member(&a).len() as u64,
+                within: 0,
+            },
+            "its gzip data breaks: incomplete deflate stream",
+        ),
+    ];
+    for sizes in SIZES {
+        for (input, place, why) in &cases {
+            let (records, stop) = read(input, sizes);
+            assert_eq!(records.len(), 1);
+            assert_eq!(stop, Some((*place, why.to_string())), "{sizes:?}");
+        }
+    }
+}
+
+#[test]
+fn an_archive_read_as_html_gets_a_warning_that_suggests_warc() {
+    for (name, start) in [
+        ("shapes.warc.gz", "`WARC/1.1`, in gzip"),
+        ("shapes-1.0.warc", "`WARC/1.0`"),
+    ] {
+        let run = Command::cargo_bin("htmlabs")
+            .unwrap()
+            .args(["-r", "http://h/"])
+            .arg(fixture(name))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        assert_eq!(
+            stderr.lines().next(),
+            Some(
+                format!(
+                    "htmlabs: warning: the input starts like a web archive ({start}), and is read as HTML: --warc reads its records"
+                )
+                .as_str()
+            ),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_page_whose_coding_breaks_is_kept_without_a_conversion_with_exit_status_2() {
+    // `Content-Encoding: gzip`, a gzip magic number, then junk.
+    let http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n\x1f\x8b\x08\x00junk<a href=x>";
+    let mut warc = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/p.html\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-00000000000b>\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    warc.extend_from_slice(http);
+    warc.extend_from_slice(b"\r\n\r\n");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("broken-coding.warc");
+    std::fs::write(&input, &warc).unwrap();
+    let (status, stderr, out, _) = htmlabs(&input, &[]);
+    assert_eq!(status, 2, "{stderr}");
+    assert_eq!(out, warc, "the record as it came, and nothing added");
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(
+            "htmlabs: warning: record `<urn:uuid:00000000-0000-4000-8000-00000000000b>` (`http://h/p.html`) at byte 0: the body breaks its `Content-Encoding: gzip`"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        summary(&stderr),
+        "1 record, 0 HTML rewritten, 0 conversions added, 0 URLs rewritten, 1 warning"
+    );
+}

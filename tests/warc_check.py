@@ -1,0 +1,188 @@
+"""Reads an archive htmlabs wrote (and the one it read) with the readers
+archivists use, and checks what htmlabs promises; exits non-zero naming what
+failed. Usage: python warc_check.py HTMLABS IN OUT [FLAG...]
+
+- warcio's ArchiveIterator and FastWARC's read every record of OUT; both
+  count the same records: those of IN, each conversion, one warcinfo;
+- `warcio check` passes OUT (every block and payload digest);
+- FastWARC verifies each conversion's block and payload digests;
+- cdxj-indexer indexes OUT, and with --records conversion each conversion;
+- the records of IN come out byte for byte: OUT without the records htmlabs
+  added is IN (gzip: its members as they were);
+- each conversion follows the record it refers to, has its target URI, and
+  its block is what `htmlabs --http --strip-headers -r TARGET` (a resource:
+  `htmlabs -r TARGET`) makes of the original.
+
+Prints one line per conversion: target URI, Content-Type, base64 of the
+block."""
+
+import base64
+import gzip
+import io
+import subprocess
+import sys
+import zlib
+
+from fastwarc.warc import ArchiveIterator as FastIterator, WarcRecordType
+from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
+
+
+def fail(message):
+    sys.exit("warc_check: " + message)
+
+
+def added(header):
+    """Whether a record's header is one htmlabs adds."""
+    return b"WARC-Type: conversion\r\n" in header or (
+        b"WARC-Type: warcinfo\r\n" in header and b"software: htmlabs/" in header
+    )
+
+
+def without_added(data):
+    """OUT's bytes without the records htmlabs added: gzip members are split
+    with zlib, plain records by warcio's offsets."""
+    if data[:2] == b"\x1f\x8b":
+        kept, rest = [], data
+        while rest:
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            text = d.decompress(rest)
+            if not d.eof:
+                kept.append(rest)
+                break
+            member = rest[: len(rest) - len(d.unused_data)]
+            if not added(text[:4096]):
+                kept.append(member)
+            rest = d.unused_data
+        return b"".join(kept)
+    # A record runs to the next one's offset (warcio's lengths leave out
+    # the empty line after the block).
+    it = ArchiveIterator(io.BytesIO(data))
+    offsets = []
+    for record in it:
+        it.read_to_end(record)
+        offsets.append(it.get_record_offset())
+    ends = offsets[1:] + [len(data)]
+    kept = [data[: offsets[0]]] if offsets else [data]
+    for offset, end in zip(offsets, ends):
+        if not added(data[offset:end][:8192]):
+            kept.append(data[offset:end])
+    return b"".join(kept)
+
+
+def without_added_plain(data):
+    """Plain OUT without the records htmlabs added, found by their header
+    alone: for an input warcio cannot read to its end."""
+    kept, at = [], 0
+    while True:
+        starts = [data.find(t, at) for t in (b"WARC-Type: conversion\r\n", b"software: htmlabs/")]
+        starts = [s for s in starts if s >= 0]
+        if not starts:
+            break
+        start = data.rfind(b"WARC/1.", at, min(starts))
+        head_end = data.find(b"\r\n\r\n", start) + 4
+        length = int(data[start:head_end].split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        kept.append(data[at:start])
+        at = head_end + length + 4
+    kept.append(data[at:])
+    return b"".join(kept)
+
+
+def main():
+    htmlabs, path_in, path_out, *flags = sys.argv[1:]
+    data_in = open(path_in, "rb").read()
+    data_out = open(path_out, "rb").read()
+    if flags == ["--broken"]:
+        # An input cut or malformed: the records before the break come
+        # out as they came, with their conversions; the rest as it is.
+        if data_in[:2] == b"\x1f\x8b":
+            kept = without_added(data_out)
+        else:
+            kept = without_added_plain(data_out)
+        if kept != data_in:
+            fail("the input does not come out byte for byte")
+        return
+    if without_added(data_out) != data_in:
+        fail("the input's records do not come out byte for byte")
+
+    # Blocks whole: HTTP heads not parsed off.
+    def read(f):
+        return [(r.rec_type, r.rec_headers, r.raw_stream.read()) for r in ArchiveIterator(f, no_record_parse=True)]
+
+    try:
+        with open(path_out, "rb") as f:
+            records = read(f)
+    except ArchiveLoadFailed:
+        # warcio refuses a gzip member of several records (it could not
+        # seek to them): it reads them, checks and indexes them
+        # decompressed.
+        path_out = path_out + ".decompressed"
+        with open(path_out, "wb") as f:
+            f.write(gzip.decompress(data_out))
+        with open(path_out, "rb") as f:
+            records = read(f)
+    fast = []
+    with open(path_out, "rb") as f:
+        for record in FastIterator(f, parse_http=False, record_types=WarcRecordType.any_type):
+            # (FastWARC verifies payload digests of HTTP records only;
+            # warcio check verifies the conversions' below.)
+            if record.record_type == WarcRecordType.conversion and not record.verify_block_digest():
+                fail("FastWARC: the block digest of %s fails" % record.record_id)
+            fast.append(record.record_id)
+    if [r[1].get_header("WARC-Record-ID") for r in records] != fast:
+        fail("warcio and FastWARC read different records")
+    with open(path_in, "rb") as f:
+        count_in = sum(1 for _ in FastIterator(f, parse_http=False, record_types=WarcRecordType.any_type))
+
+    check = subprocess.run([sys.executable, "-m", "warcio.cli", "check", "-v", path_out],
+                           capture_output=True, text=True)
+    if check.returncode != 0 or "failed" in check.stdout:
+        fail("warcio check: " + check.stdout[-2000:] + check.stderr[-2000:])
+
+    conversions = [r for r in records if r[0] == "conversion"]
+    infos = [r for r in records if r[0] == "warcinfo" and b"software: htmlabs/" in r[2]]
+    if len(infos) != (1 if conversions else 0):
+        fail("%d warcinfo records of htmlabs for %d conversions" % (len(infos), len(conversions)))
+    if len(records) != count_in + len(conversions) + len(infos):
+        fail("%d records out, %d in, %d added" % (len(records), count_in, len(conversions) + len(infos)))
+    index = subprocess.run([sys.executable, "-m", "cdxj_indexer.main", "--records", "conversion", path_out],
+                           capture_output=True, text=True)
+    if index.returncode != 0 or len(index.stdout.splitlines()) != len(conversions):
+        fail("cdxj-indexer --records conversion: " + index.stdout[-1000:] + index.stderr[-2000:])
+    index = subprocess.run([sys.executable, "-m", "cdxj_indexer.main", path_out], capture_output=True, text=True)
+    if index.returncode != 0:
+        fail("cdxj-indexer: " + index.stderr[-2000:])
+
+    by_id = {}
+    warcinfo_id = infos[0][1].get_header("WARC-Record-ID") if infos else None
+    for i, (kind, headers, block) in enumerate(records):
+        by_id[headers.get_header("WARC-Record-ID")] = (kind, headers, block)
+        if kind != "conversion":
+            continue
+        refers = headers.get_header("WARC-Refers-To")
+        original = by_id.get(refers)
+        if original is None:
+            fail("conversion %s refers to %s, which does not come before it" % (headers.get_header("WARC-Record-ID"), refers))
+        target = headers.get_header("WARC-Target-URI")
+        if target != original[1].get_header("WARC-Target-URI"):
+            fail("conversion of %s has another target URI" % refers)
+        if headers.get_header("WARC-Warcinfo-ID") != warcinfo_id:
+            fail("conversion of %s names another warcinfo" % refers)
+        if int(headers.get_header("Content-Length")) != len(block):
+            fail("conversion of %s: its Content-Length is not its block's" % refers)
+        bare = target.strip("<>")
+        if original[0] == "response":
+            command = [htmlabs, "--http", "--strip-headers", "-r", bare, *flags]
+        else:
+            command = [htmlabs, "-r", bare, *(f for f in flags if f != "--content-location")]
+            charset = original[1].get_header("Content-Type").partition("charset=")[2]
+            if charset:
+                command += ["--encoding", charset]
+        run = subprocess.run(command, input=original[2], capture_output=True)
+        if run.stdout != block:
+            fail("conversion of %s is not what %s makes of it" % (refers, " ".join(command[1:])))
+        print(bare, headers.get_header("Content-Type"), base64.b64encode(block).decode(), sep="\t")
+
+
+if __name__ == "__main__":
+    main()
