@@ -156,7 +156,7 @@ fn temporary_beside(path: &Path) -> Result<NamedTempFile, SourceError> {
 /// FIFO, a socket) is written as it is, as `>` does: renamed over, it would
 /// be replaced by a regular file (as root, `/dev/null` itself).
 pub struct Staged {
-    into: Into,
+    target: Target,
     path: PathBuf,
     /// The modification time it gets, if not now.
     modified: Option<SystemTime>,
@@ -170,7 +170,7 @@ pub struct Staged {
 }
 
 /// Where a staged file's bytes go.
-enum Into {
+enum Target {
     /// A temporary file beside the real one, renamed over it at the end.
     Temporary(NamedTempFile, PathBuf),
     /// A file that is not a regular one, written as it is.
@@ -180,17 +180,17 @@ enum Into {
 impl Staged {
     pub fn new(path: &Path) -> Result<Self, SourceError> {
         let real = followed(path);
-        let into = match std::fs::metadata(&real) {
-            Ok(m) if !m.is_file() && !m.is_dir() => Into::Special(
+        let target = match std::fs::metadata(&real) {
+            Ok(m) if !m.is_file() && !m.is_dir() => Target::Special(
                 File::options()
                     .write(true)
                     .open(&real)
                     .map_err(|e| SourceError::Write(quoted(path), e))?,
             ),
-            _ => Into::Temporary(temporary_beside(&real)?, real),
+            _ => Target::Temporary(temporary_beside(&real)?, real),
         };
         Ok(Staged {
-            into,
+            target,
             path: path.to_owned(),
             modified: None,
             durable: true,
@@ -198,17 +198,17 @@ impl Staged {
     }
 
     fn file_mut(&mut self) -> &mut File {
-        match &mut self.into {
-            Into::Temporary(temporary, _) => temporary.as_file_mut(),
-            Into::Special(file) => file,
+        match &mut self.target {
+            Target::Temporary(temporary, _) => temporary.as_file_mut(),
+            Target::Special(file) => file,
         }
     }
 
     /// A writer to it.
     pub fn writer(&self) -> Result<File, SourceError> {
-        match &self.into {
-            Into::Temporary(temporary, _) => temporary.reopen(),
-            Into::Special(file) => file.try_clone(),
+        match &self.target {
+            Target::Temporary(temporary, _) => temporary.reopen(),
+            Target::Special(file) => file.try_clone(),
         }
         .map_err(|e| SourceError::Write(quoted(&self.path), without_path(e)))
     }
@@ -216,9 +216,9 @@ impl Staged {
     /// Renames it over its path; an existing file's permissions stay.
     pub fn commit(self) -> Result<(), SourceError> {
         let fail = |e| SourceError::Write(quoted(&self.path), e);
-        let (temporary, real) = match self.into {
-            Into::Temporary(temporary, real) => (temporary, real),
-            Into::Special(_) => return Ok(()),
+        let (temporary, real) = match self.target {
+            Target::Temporary(temporary, real) => (temporary, real),
+            Target::Special(_) => return Ok(()),
         };
         if let Ok(existing) = std::fs::metadata(&real) {
             temporary
