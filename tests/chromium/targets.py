@@ -117,14 +117,16 @@ async def one(context, load):
     try:
         await page.goto(load["url"], wait_until="load", timeout=60_000)
         # A meta refresh starts a navigation (aborted) that may take the
-        # first reading's context away: read again.
-        for attempt in range(3):
+        # first reading's context away: read again, after a pause (on a
+        # loaded machine the abort can come later than the next load state).
+        for attempt in range(5):
             try:
                 result = await page.evaluate(READ, ATTRIBUTES)
                 break
             except Exception:
-                if attempt == 2:
+                if attempt == 4:
                     raise
+                await page.wait_for_timeout(250)
                 await page.wait_for_load_state("load")
     except Exception as e:  # reported by the test, page by page
         result = {"error": str(e).splitlines()[0]}
