@@ -128,6 +128,28 @@ fn legacy_encodings_count_characters_and_bad_bytes_are_kept() {
 }
 
 #[test]
+fn single_byte_encodings_count_every_byte_as_a_character() {
+    // windows-1252's 0x80-0xBF are characters (© is 0xA9, a no-break space
+    // 0xA0), not UTF-8's continuation bytes.
+    let text = "<meta charset=windows-1252><p>© 2026\u{a0}»\r\n¿ <a href=\"x.html\">x</a>\r\n";
+    let (page, _, _) = encoding_rs::WINDOWS_1252.encode(text);
+    for step in [1, 3, usize::MAX] {
+        let (links, _) = run(config(false), &page, step);
+        assert_eq!(links.len(), 1);
+        let at = links[0].position.offset;
+        assert_eq!(&page[at..][..6], b"x.html");
+        let (decoded, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&page[..at]);
+        let expected = place(&decoded, decoded.len());
+        assert_eq!(
+            (links[0].position.line, links[0].position.column),
+            expected,
+            "{step}"
+        );
+        assert_eq!(expected, (2, 12));
+    }
+}
+
+#[test]
 fn without_a_base_each_value_is_heard_whole() {
     let config = Config::default();
     let (links, output) = run(
