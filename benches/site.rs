@@ -15,7 +15,8 @@
 //! each file on the disk before going on but `--fsync`, a row of its own. Each round runs
 //! every way once, starting at a different one, so that the noise of a
 //! shared machine hits all alike; a figure is the median of the rounds, a
-//! ratio the median of the rounds' own ratios. CPU seconds are the
+//! ratio the median of the rounds' own ratios. Before each run, `sync`
+//! (not timed) writes back what the run before left dirty. CPU seconds are the
 //! children's user + system time (`getrusage`), which counts what the shell
 //! loop's processes and Node take too.
 //!
@@ -429,6 +430,11 @@ fn eleventy_refuses(dir: &Path, work: &Path, pages: &[Page]) -> Vec<String> {
 
 /// Runs a command to its end and times it; fails the bench if it fails.
 fn timed(command: &mut Command) -> Run {
+    // Each way starts with no dirty pages of the one before it: the
+    // kernel's writeback would otherwise throttle its writes for another
+    // way's gigabytes (system time grew from 2 s to 15 s a run, round by
+    // round, when it did). Not timed.
+    let _ = Command::new("sync").status();
     let cpu = children_cpu();
     let start = Instant::now();
     let output = command
