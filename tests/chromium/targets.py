@@ -4,7 +4,8 @@ Driven by tests/chromium.rs: `python3 targets.py CHROMIUM LOADS OUT`. LOADS is
 a JSON list of {"key", "url", "file"}: the bytes of `file` are served as the
 document at `url` from memory. Nothing reaches the network: every other
 request is answered with an empty body (a navigation of the top frame away
-from the page, a meta refresh, is aborted), and scripts are off. OUT gets a
+from the page, a meta refresh, with 204 No Content, which leaves the page
+where it is), and scripts are off. OUT gets a
 JSON object, key -> {"base", "charset", "links", "requests"} or {"error"}:
 `links` lists, in document order, every element's URL attributes (by the
 HTML standard, ATTRIBUTES) as [tag, attribute, value, target], the target
@@ -106,7 +107,11 @@ async def one(context, load):
             # No charset: the document's bytes say which, as for a file.
             await r.fulfill(status=200, headers={"content-type": "text/html"}, body=body)
         elif top:
-            await r.abort()
+            # A navigation away (a meta refresh) answered 204 No Content is
+            # no navigation at all (HTML standard: the document stays), where
+            # an aborted one could put Chromium's error page in its place
+            # before the reading.
+            await r.fulfill(status=204, body=b"")
         else:
             if request.resource_type in FETCHES:
                 requests.add(request.url)
