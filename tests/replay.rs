@@ -1,10 +1,13 @@
 //! What htmlabs writes, replayed by pywb, the wayback machine archivists
 //! run: a collection built with pywb's own tools (`wb-manager init`,
 //! `wb-manager add`), served by pywb's own server (`wayback`) on a free
-//! localhost port, a page fetched by curl in pywb's `id_` mode (the archived
-//! body as it was stored, unchanged by pywb); and the index cdxj-indexer
-//! makes of the same output with `--records`. The README's "Web archives"
-//! recipe runs the same commands.
+//! localhost port, each capture of a page fetched by curl in pywb's `id_`
+//! mode (the archived body as it was stored, unchanged by pywb); and the
+//! index cdxj-indexer makes of the same output with `--records`. The
+//! README's "Web archives" recipe runs the same commands.
+//!
+//! `Tools::replays(archive, url, expected bodies)` is the harness: one more
+//! case is a call to it.
 
 mod common;
 
@@ -60,10 +63,11 @@ impl Tools {
         })
     }
 
-    /// Asserts that pywb, given `archive`, replays `url` as `expected`, byte
-    /// for byte: a collection of its own, pywb's server started for it and
-    /// stopped after.
-    fn replays(&self, archive: &Path, url: &str, expected: &[u8]) {
+    /// Asserts that pywb, given `archive`, lists as many captures of `url`
+    /// as `expected` has bodies and replays each, oldest first, as its
+    /// body, byte for byte: a collection of its own, pywb's server started
+    /// for it and stopped after.
+    fn replays(&self, archive: &Path, url: &str, expected: &[&[u8]]) {
         let root = tempfile::tempdir().unwrap();
         for args in [&["init", "replay"][..], &["add", "replay"][..]] {
             let mut command = Command::new(&self.wb_manager);
@@ -74,28 +78,32 @@ impl Tools {
             run(&mut command);
         }
         let server = Wayback::start(&self.wayback, root.path(), &self.curl);
-        // The capture's timestamp, from pywb's own index (its CDX API).
+        // The captures' timestamps, from pywb's own index (its CDX API),
+        // oldest first.
         let cdx = server.get(&format!("/replay/cdx?url={url}&output=json"));
-        let timestamp = String::from_utf8_lossy(&cdx)
+        let timestamps: Vec<String> = String::from_utf8_lossy(&cdx)
             .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .find(|capture| capture["url"] == url)
-            .and_then(|capture| capture["timestamp"].as_str().map(str::to_owned))
-            .unwrap_or_else(|| {
-                panic!(
-                    "pywb's index of {} has no capture of {url}: {}",
-                    archive.display(),
-                    String::from_utf8_lossy(&cdx)
-                )
-            });
-        let body = server.get(&format!("/replay/{timestamp}id_/{url}"));
-        assert!(
-            body == expected,
-            "pywb replays {url} from {} otherwise than expected ({} bytes, {} expected)",
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+            .filter(|capture| capture["url"] == url)
+            .map(|capture| capture["timestamp"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            timestamps.len(),
+            expected.len(),
+            "pywb's captures of {url} in {}: {}",
             archive.display(),
-            body.len(),
-            expected.len()
+            String::from_utf8_lossy(&cdx)
         );
+        for (timestamp, expected) in timestamps.iter().zip(expected) {
+            let body = server.get(&format!("/replay/{timestamp}id_/{url}"));
+            assert!(
+                body == *expected,
+                "pywb replays {url} at {timestamp} from {} otherwise than expected ({} bytes, {} expected)",
+                archive.display(),
+                body.len(),
+                expected.len()
+            );
+        }
     }
 
     /// cdxj-indexer's index of `archive`, with `--records RECORDS` when
@@ -243,7 +251,7 @@ fn converted(test: &str) -> Option<Converted> {
 }
 
 #[test]
-fn pywb_replays_the_original_response_of_a_conversion_mode_output() {
+fn pywb_replays_the_original_response_and_the_conversion_as_a_later_capture() {
     // `_dir` bound: the output lives as long as it.
     let Some(Converted {
         tools,
@@ -254,9 +262,20 @@ fn pywb_replays_the_original_response_of_a_conversion_mode_output() {
     else {
         return;
     };
-    // The evidence stays replayable: the response as the server sent it.
-    let original = fs::read(shared.join("corpus/pages").join(PAGE)).unwrap();
-    tools.replays(&output, &format!("{CRAWLED_AT}{PAGE}"), &original);
+    let url = format!("{CRAWLED_AT}{PAGE}");
+    let page = shared.join("corpus/pages").join(PAGE);
+    // The evidence stays replayable: at the crawl's time, the response as
+    // the server sent it.
+    let original = fs::read(&page).unwrap();
+    // pywb indexes a conversion record too, as a capture at its WARC-Date
+    // (when htmlabs ran): there, the page made absolute, as htmlabs makes it
+    // of the page alone (the response's header names no charset or base).
+    let rewritten = run(Command::cargo_bin("htmlabs")
+        .unwrap()
+        .args(["-q", "-r", &url])
+        .arg(&page));
+    assert_ne!(original, rewritten);
+    tools.replays(&output, &url, &[&original, &rewritten]);
 }
 
 #[test]
