@@ -145,12 +145,13 @@ impl Wayback {
             .unwrap()
             .port();
         let log = root.join("wayback.log");
+        let out = fs::File::create(&log).unwrap();
         let child = Command::new(wayback)
             .args(["-b", "127.0.0.1", "-p", &port.to_string(), "-d"])
             .arg(root)
             .stdin(Stdio::null())
-            .stdout(fs::File::create(&log).unwrap())
-            .stderr(fs::File::create(&log).unwrap())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start `{}`: {e}", wayback.display()));
         let mut server = Wayback {
