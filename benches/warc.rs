@@ -15,13 +15,13 @@
 //! (required: without them the bench says so and fails), in the shape GNU
 //! wget writes (`../shared/corpus/warc/corpus-wget.warc.gz`): a `warcinfo`,
 //! then for each page a `request`, its `response` and a `metadata` record,
-//! WARC/1.0, one gzip member per record, true digests. The corpus is crawled
-//! again and again, a day apart, until the archive reaches its size. A
-//! quarter of the responses is sent as it is, a quarter gzip-encoded, a
-//! quarter chunked, a quarter both (their `Content-Encoding` and
-//! `Transfer-Encoding` true to their bodies); beside every third page an
-//! image (incompressible bytes), beside every fifth a stylesheet, each with
-//! its request. It is made once and kept under `target/bench-warc/`, named
+//! WARC/1.0, one gzip member per record, true digests (`warcio check`
+//! passes it). The corpus is crawled again and again, a day apart, until
+//! the archive reaches its size. A quarter of the HTML responses is sent
+//! as it is, a quarter gzip-encoded, a quarter chunked, a quarter both
+//! (their `Content-Encoding` and `Transfer-Encoding` true to their bodies);
+//! beside every third page an image (incompressible bytes), beside every
+//! fifth a stylesheet (gzip-encoded), each with its request. It is made once and kept under `target/bench-warc/`, named
 //! by its size and a digest of the pages and this generator's version.
 //!
 //! Each round runs every way once, starting at a different one, so that the
