@@ -36,11 +36,9 @@ mod common;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{self, Command, Stdio};
-use std::sync::OnceLock;
-use std::time::Instant;
+use std::process::{Command, Stdio};
 
-use common::Page;
+use common::{Page, Run, fail, median, spread};
 
 const SITE_URL: &str = "https://example.com/";
 const ELEVENTY: &str = "@11ty/eleventy@3.1.8";
@@ -69,27 +67,12 @@ impl Way {
     }
 }
 
-/// One run of one way: wall seconds and the children's CPU seconds.
-#[derive(Clone, Copy)]
-struct Run {
-    wall: f64,
-    cpu: f64,
-}
-
 fn main() {
-    let Some(corpus) = common::corpus_dir() else {
-        eprintln!(
-            "site bench: the site is made from {}, which is not beside the checkout",
-            common::CORPUS
-        );
-        process::exit(2);
-    };
-    let rounds = env_number("HTMLABS_BENCH_ROUNDS", 5);
-    let count = env_number("HTMLABS_SITE_PAGES", 10_000);
+    let (work, _cleanup) = common::work("site");
+    let corpus = common::corpus_or_exit("the site");
+    let rounds = common::env_number("HTMLABS_BENCH_ROUNDS", 5);
+    let count = common::env_number("HTMLABS_SITE_PAGES", 10_000);
     let bin = common::binary();
-    let work = WORK
-        .get_or_init(|| std::env::temp_dir().join(format!("htmlabs-bench-site-{}", process::id())));
-    let _cleanup = Cleanup;
     let site = work.join("site");
     let eleventy = install_eleventy();
     let all = common::pages(&corpus);
@@ -110,9 +93,7 @@ fn main() {
          load average at the start: {}",
         bytes as f64 / 1e6,
         pages.len(),
-        fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .trim()
+        common::load()
     );
     println!();
     println!(
@@ -428,43 +409,6 @@ fn eleventy_refuses(dir: &Path, work: &Path, pages: &[Page]) -> Vec<String> {
     refused
 }
 
-/// Runs a command to its end and times it; fails the bench if it fails.
-fn timed(command: &mut Command) -> Run {
-    // Each way starts with no dirty pages of the one before it: the
-    // kernel's writeback would otherwise throttle its writes for another
-    // way's gigabytes (system time grew from 2 s to 15 s a run, round by
-    // round, when it did). Not timed.
-    let _ = Command::new("sync").status();
-    let cpu = children_cpu();
-    let start = Instant::now();
-    let output = command
-        .stdout(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| fail(&format!("cannot run `{command:?}`: {e}")));
-    let wall = start.elapsed().as_secs_f64();
-    if !output.status.success() {
-        fail(&format!(
-            "`{command:?}` failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    Run {
-        wall,
-        cpu: children_cpu() - cpu,
-    }
-}
-
-/// The user and system seconds of every child waited for so far (the shell
-/// loop's own children included: bash waits for them).
-fn children_cpu() -> f64 {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage writes into the struct it is given.
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    seconds(usage.ru_utime) + seconds(usage.ru_stime)
-}
-
 /// In the first round: every page is there; htmlabs's three ways wrote the
 /// same bytes (whatever the order of the work); Eleventy's pages are named.
 fn check_output(way: Way, out: &Path, files: &[File], first: &Path) {
@@ -491,48 +435,14 @@ fn index(way: Way) -> usize {
         .expect("a way of the table")
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-fn spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    values.fold((f64::INFINITY, 0.0), |(lo, hi), v| (lo.min(v), hi.max(v)))
-}
-
-fn env_number(name: &str, default: usize) -> usize {
-    match std::env::var(name) {
-        Ok(value) => value
-            .parse()
-            .ok()
-            .filter(|&n| n > 0)
-            .unwrap_or_else(|| fail(&format!("{name}: want a positive number, not `{value}`"))),
-        Err(_) => default,
-    }
+/// Runs a command to its end and times it; fails the bench if it fails.
+fn timed(command: &mut Command) -> Run {
+    common::timed(command.stdout(Stdio::null())).0
 }
 
 fn remove(dir: &Path) {
     if dir.exists() {
         fs::remove_dir_all(dir)
             .unwrap_or_else(|e| fail(&format!("cannot remove `{}`: {e}", dir.display())));
-    }
-}
-
-/// Where the site and the outputs lie, removed at the end, even a failed one.
-static WORK: OnceLock<PathBuf> = OnceLock::new();
-
-fn fail(message: &str) -> ! {
-    eprintln!("site bench: {message}");
-    drop(Cleanup);
-    process::exit(1);
-}
-
-struct Cleanup;
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        if let Some(work) = WORK.get() {
-            let _ = fs::remove_dir_all(work);
-        }
     }
 }

@@ -1,10 +1,13 @@
-//! What both benches share: the real pages of `../shared/corpus/pages`, and
-//! the machine they run on.
+//! What the benches share: the real pages of `../shared/corpus/pages`, the
+//! machine they run on, and commands timed with their CPU seconds.
 
 // Each bench uses a part of this module.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::Instant;
 
 /// Where the corpus lies, from the crate root.
 pub const CORPUS: &str = "../shared/corpus/pages";
@@ -97,5 +100,128 @@ impl TempFile {
 impl Drop for TempFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The load average over 1, 5 and 15 minutes: how busy the shared machine
+/// was.
+pub fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// One run of one command: wall seconds and the children's CPU seconds.
+#[derive(Clone, Copy)]
+pub struct Run {
+    pub wall: f64,
+    pub cpu: f64,
+}
+
+/// Runs a command to its end and times it, with what it wrote; a command
+/// that cannot start or fails ends the bench. `sync` (not timed) comes
+/// first.
+pub fn timed(command: &mut Command) -> (Run, Output) {
+    // Each run starts with no dirty pages of the one before it: the
+    // kernel's writeback would otherwise throttle its writes for another
+    // run's gigabytes (in the site bench, system time grew from 2 s to
+    // 15 s a run, round by round, when it did). Not timed.
+    let _ = Command::new("sync").status();
+    let cpu = children_cpu();
+    let start = Instant::now();
+    let output = command
+        .output()
+        .unwrap_or_else(|e| fail(&format!("cannot run `{command:?}`: {e}")));
+    let wall = start.elapsed().as_secs_f64();
+    if !output.status.success() {
+        fail(&format!(
+            "`{command:?}` failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let cpu = children_cpu() - cpu;
+    (Run { wall, cpu }, output)
+}
+
+/// The user and system seconds of every child waited for so far (a shell's
+/// own children included: it waits for them).
+pub fn children_cpu() -> f64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct it is given.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// The fastest and the slowest.
+pub fn spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, 0.0), |(lo, hi), v| (lo.min(v), hi.max(v)))
+}
+
+/// A positive number from the environment variable `name`, or `default`
+/// when it is not set; anything else ends the bench.
+pub fn env_number(name: &str, default: usize) -> usize {
+    match std::env::var(name) {
+        Ok(value) => value
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| fail(&format!("{name}: want a positive number, not `{value}`"))),
+        Err(_) => default,
+    }
+}
+
+/// The corpus directory; without it the bench ends, saying that `what`
+/// is made from it.
+pub fn corpus_or_exit(what: &str) -> PathBuf {
+    corpus_dir().unwrap_or_else(|| {
+        eprintln!(
+            "{} bench: {what} is made from {CORPUS}, which is not beside the checkout",
+            bench_name()
+        );
+        drop(Cleanup);
+        std::process::exit(2);
+    })
+}
+
+fn bench_name() -> &'static str {
+    BENCH.get().map_or("htmlabs", |(name, _)| name)
+}
+
+/// The bench's name, for its messages, and its working directory.
+static BENCH: OnceLock<(&str, PathBuf)> = OnceLock::new();
+
+/// A working directory of the bench's own in the temporary directory,
+/// `htmlabs-bench-NAME-PID` (not made yet), removed when the guard is
+/// dropped or [`fail`] ends the bench.
+pub fn work(bench: &'static str) -> (&'static Path, Cleanup) {
+    let (_, dir) = BENCH.get_or_init(|| {
+        let dir = format!("htmlabs-bench-{bench}-{}", std::process::id());
+        (bench, std::env::temp_dir().join(dir))
+    });
+    (dir, Cleanup)
+}
+
+/// Ends the bench with `message`, its working directory removed.
+pub fn fail(message: &str) -> ! {
+    eprintln!("{} bench: {message}", bench_name());
+    drop(Cleanup);
+    std::process::exit(1);
+}
+
+/// Removes the working directory when dropped, even after a failure.
+pub struct Cleanup;
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if let Some((_, dir)) = BENCH.get() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
