@@ -15,7 +15,7 @@ use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use htmlabs::Config;
 use htmlabs::warc::input::{Place, Stop, Units};
-use htmlabs::warc::{self, Options};
+use htmlabs::warc::{self, Mode, Options};
 
 fn fixture(name: &str) -> PathBuf {
     common::fixtures().join("warc").join(name)
@@ -325,45 +325,58 @@ fn normalized(output: &[u8]) -> Vec<Vec<u8>> {
     parts
 }
 
-#[test]
-fn any_writes_give_the_same_archive() {
+/// Runs the library on `bytes` given in reads of `sizes`: the output
+/// normalized, the count of records, the warnings.
+fn run_in(
+    bytes: &[u8],
+    sizes: Vec<usize>,
+    mode: Mode,
+    jobs: usize,
+) -> (Vec<Vec<u8>>, u64, Vec<String>) {
     let config = Config::default();
-    let options = Options::default();
+    let options = Options {
+        mode,
+        jobs,
+        ..Options::default()
+    };
+    let reader = Writes { bytes, sizes, i: 0 };
+    let mut warnings = Vec::new();
+    let (summary, out) = warc::convert(&config, &options, reader, Vec::new(), |w| {
+        warnings.push(w.to_string())
+    })
+    .unwrap();
+    (normalized(&out), summary.records, warnings)
+}
+
+#[test]
+fn any_writes_give_the_same_archive_in_either_mode() {
     let mut seed = 0x2545_f491_4f6c_dd1du64;
-    for name in [
-        "shapes.warc.gz",
-        "shapes-1.0.warc",
-        "one-member.warc.gz",
-        "cut.warc.gz",
-        "lying.warc",
-    ] {
-        let bytes = std::fs::read(fixture(name)).unwrap();
-        let run = |sizes: Vec<usize>| {
-            let reader = Writes {
-                bytes: &bytes,
-                sizes,
-                i: 0,
-            };
-            let mut warnings = Vec::new();
-            let (summary, out) = warc::convert(&config, &options, reader, Vec::new(), |w| {
-                warnings.push(w.to_string())
-            })
-            .unwrap();
-            (normalized(&out), summary.records, warnings)
-        };
-        let whole = run(vec![usize::MAX]);
-        assert!(whole.1 >= 3, "{name}");
-        let one = run(vec![1]);
-        assert!(one == whole, "{name} in 1-byte writes");
-        let random: Vec<usize> = (0..64)
-            .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                1 + (seed % 900) as usize
-            })
-            .collect();
-        assert!(run(random) == whole, "{name} in random writes");
+    for mode in [Mode::Conversion, Mode::Replace] {
+        for name in [
+            "shapes.warc.gz",
+            "shapes-1.0.warc",
+            "one-member.warc.gz",
+            "cut.warc.gz",
+            "lying.warc",
+        ] {
+            let bytes = std::fs::read(fixture(name)).unwrap();
+            let whole = run_in(&bytes, vec![usize::MAX], mode, 1);
+            assert!(whole.1 >= 3, "{name}");
+            let one = run_in(&bytes, vec![1], mode, 1);
+            assert!(one == whole, "{name} {mode:?} in 1-byte writes");
+            let random: Vec<usize> = (0..64)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    1 + (seed % 900) as usize
+                })
+                .collect();
+            assert!(
+                run_in(&bytes, random, mode, 1) == whole,
+                "{name} {mode:?} in random writes"
+            );
+        }
     }
 }
 
@@ -426,7 +439,7 @@ fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) 
         sizes: sizes.to_vec(),
         i: 0,
     };
-    let mut units = Units::new(reader, Vec::new(), 1 << 20).unwrap();
+    let mut units: Units<_, _, ()> = Units::new(reader, Vec::new(), 1 << 20, false).unwrap();
     let mut records = Vec::new();
     let stop = loop {
         match units.more() {
@@ -451,7 +464,7 @@ fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) 
     if stop.is_some() {
         units.copy_rest().unwrap();
     }
-    let output = units.finish().unwrap();
+    let output = units.finish().unwrap().into_inner();
     assert_eq!(output, input, "the output is the input, byte for byte");
     (records, stop)
 }
@@ -599,4 +612,179 @@ fn a_page_whose_coding_breaks_is_kept_without_a_conversion_with_exit_status_2() 
         summary(&stderr),
         "1 record, 0 HTML rewritten, 0 conversions added, 0 URLs rewritten, 1 warning"
     );
+}
+
+// Replace mode: each rewritten page's record replaced by a new one.
+
+const REPLACE: [&str; 2] = ["--warc-mode", "replace"];
+
+#[test]
+fn replace_mode_puts_a_true_new_record_in_place_of_each_html_response() {
+    let Some(python) = common::warc_python("replace_mode") else {
+        return;
+    };
+    let revisit = "htmlabs: warning: revisit record `<urn:uuid:00000000-0000-4000-8000-000000000016>` (`http://shapes.example/plain.html`)";
+    for name in ["shapes.warc.gz", "shapes-1.0.warc", "shapes-sha256.warc.gz"] {
+        let input = fixture(name);
+        let (status, stderr, _, output) = htmlabs(&input, &REPLACE);
+        assert_eq!(status, 0, "{name}: {stderr}");
+        assert_eq!(
+            summary(&stderr),
+            "20 records, 12 HTML rewritten, 12 replaced, 0 conversions added, 47 URLs rewritten, 1 warning",
+            "{name}"
+        );
+        // The revisit of /plain.html (WARC-Refers-To) names a record that
+        // is no longer there.
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(revisit)
+                && first.contains(": it refers to record `<urn:uuid:00000000-0000-4000-8000-000000000002>` (`http://shapes.example/plain.html`) at ")
+                && first.ends_with(", which was replaced: its digest no longer matches a record here"),
+            "{name}: {stderr}"
+        );
+        let replaced = checked(&python, &input, &output, &["--replace"]);
+        assert!(replaced.iter().all(|r| r.1 == "replaced"), "{name}");
+        assert_eq!(replaced.len(), 12, "{name}");
+        // Decoded of every coding (the HTTP header says so), rewritten
+        // against the target URI; the HTTP charset still wins.
+        for path in [
+            "/dir/chunked.html",
+            "/dir/gzip.html",
+            "/dir/deflate.html",
+            "/dir/br.html",
+        ] {
+            let page = block(&replaced, path);
+            assert!(page.starts_with(b"<!doctype html>"), "{name} {path}");
+            assert!(
+                contains(page, "href=\"http://shapes.example/dir/css/site.css\""),
+                "{name} {path}"
+            );
+        }
+        assert_eq!(
+            block(&replaced, "/dir/charset.html"),
+            b"<meta charset=utf-8><a href=\"http://shapes.example/dir/caf\xe9.html\">caf\xe9</a>"
+        );
+    }
+}
+
+#[test]
+fn replace_mode_adds_a_conversion_for_a_record_whose_gzip_member_holds_others() {
+    let Some(python) = common::warc_python("replace_mode_shared_member") else {
+        return;
+    };
+    let input = fixture("one-member.warc.gz");
+    let (status, stderr, _, output) = htmlabs(&input, &REPLACE);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(
+        summary(&stderr),
+        "20 records, 12 HTML rewritten, 12 conversions added, 47 URLs rewritten, 12 warnings"
+    );
+    assert!(stderr.starts_with(
+        "htmlabs: warning: record `<urn:uuid:00000000-0000-4000-8000-000000000002>` (`http://shapes.example/plain.html`) at byte 672 of the gzip member at byte 0: its gzip member holds other records too: not replaced, its rewritten page added after it as a conversion record\n"
+    ), "{stderr}");
+    let conversions = checked(&python, &input, &output, &["--replace"]);
+    assert_eq!(conversions.len(), 12);
+    assert!(conversions.iter().all(|c| c.1.starts_with("text/html")));
+}
+
+#[test]
+fn the_wget_corpus_in_replace_mode() {
+    let Some(shared) = common::shared("the_wget_corpus_in_replace_mode") else {
+        return;
+    };
+    let Some(python) = common::warc_python("the_wget_corpus_in_replace_mode") else {
+        return;
+    };
+    let input = shared.join("corpus/warc/corpus-wget.warc.gz");
+    let (status, stderr, _, output) = htmlabs(&input, &REPLACE);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(
+        summary(&stderr),
+        "365 records, 180 HTML rewritten, 180 replaced, 0 conversions added, 13163 URLs rewritten, 0 warnings"
+    );
+    let replaced = checked(&python, &input, &output, &["--replace"]);
+    assert_eq!(replaced.len(), 180);
+}
+
+fn sha1(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    format!(
+        "sha1:{}",
+        data_encoding::BASE32.encode(&sha1::Sha1::digest(bytes))
+    )
+}
+
+/// A plain record: its fields, then its block.
+fn plain_record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
+    let mut out = b"WARC/1.1\r\n".to_vec();
+    for (name, value) in fields {
+        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+    }
+    out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes());
+    out.extend_from_slice(block);
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+#[test]
+fn a_bad_digest_is_told_and_kept_and_a_revisit_of_a_replaced_payload_is_told() {
+    let payload = b"<a href=x.html>x</a>";
+    let http = [
+        &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"[..],
+        payload,
+    ]
+    .concat();
+    let lie = "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let response = plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Target-URI", "http://h/a.html"),
+            ("WARC-Record-ID", "<urn:x:a>"),
+            ("Content-Type", "application/http; msgtype=response"),
+            ("WARC-Block-Digest", lie),
+            ("WARC-Payload-Digest", &sha1(payload)),
+        ],
+        &http,
+    );
+    // Deduplicated by its payload digest alone, as Heritrix writes them.
+    let revisit = plain_record(
+        &[
+            ("WARC-Type", "revisit"),
+            ("WARC-Target-URI", "http://h/a.html"),
+            ("WARC-Record-ID", "<urn:x:b>"),
+            (
+                "WARC-Profile",
+                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
+            ),
+            ("WARC-Payload-Digest", &sha1(payload)),
+        ],
+        b"",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("digests.warc");
+    std::fs::write(&input, [response.clone(), revisit.clone()].concat()).unwrap();
+    let told = format!(
+        "htmlabs: warning: record `<urn:x:a>` (`http://h/a.html`) at byte 0: `WARC-Block-Digest: {lie}` is not its digest (`{}`): kept as it is\n",
+        sha1(&http)
+    );
+    let (status, stderr, out, _) = htmlabs(&input, &[]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stderr.starts_with(&told), "{stderr}");
+    assert!(out.starts_with(&response), "the record as it came");
+    assert!(out.ends_with(&revisit));
+    assert_eq!(
+        summary(&stderr),
+        "2 records, 1 HTML rewritten, 1 conversion added, 1 URL rewritten, 1 warning"
+    );
+    let (status, stderr, out, _) = htmlabs(&input, &REPLACE);
+    assert_eq!(status, 0, "{stderr}");
+    let revisit_told = format!(
+        "htmlabs: warning: revisit record `<urn:x:b>` (`http://h/a.html`) at byte {}: it refers to record `<urn:x:a>` (`http://h/a.html`) at byte 0, which was replaced: its digest no longer matches a record here\n",
+        response.len()
+    );
+    assert!(
+        stderr.starts_with(&format!("{told}{revisit_told}")),
+        "{stderr}"
+    );
+    assert!(!out.starts_with(&response) && out.ends_with(&revisit));
 }

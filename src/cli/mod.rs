@@ -40,6 +40,7 @@ none, and then the page comes out unchanged.";
 #[derive(Debug, Parser)]
 #[command(name = "htmlabs", version, after_help = EXAMPLES)]
 #[command(group = clap::ArgGroup::new("http_or_warc").args(["http", "warc"]).multiple(true))]
+#[command(group = clap::ArgGroup::new("site_or_warc").args(["site", "warc"]).multiple(true))]
 pub struct Cli {
     /// The HTML file to read: standard input when absent or `-`.
     pub file: Option<PathBuf>,
@@ -114,6 +115,14 @@ pub struct Cli {
     #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site", "check", "report"])]
     pub warc: bool,
 
+    /// With --warc: how a rewritten page is written. `conversion` adds it
+    /// after its record as a `conversion` record; `replace` puts a new
+    /// record in place of the original, its HTTP header without the codings
+    /// the new body no longer has (kept as `X-Archive-Orig-…`).
+    #[arg(long, value_enum, value_name = "MODE", requires = "warc",
+          default_value_t = WarcModeArg::Conversion)]
+    pub warc_mode: WarcModeArg,
+
     /// With --http or --warc: `Content-Location:` is a base too, after
     /// `Base:` and `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231
     /// withdrew it for HTTP, and browsers ignore it).
@@ -165,8 +174,8 @@ pub struct Cli {
     #[arg(long, requires = "site")]
     pub no_pretty_urls: bool,
 
-    /// How many files at once (default: all cores).
-    #[arg(short, long, value_name = "N", requires = "site",
+    /// How many files (with --warc: records) at once (default: all cores).
+    #[arg(short, long, value_name = "N", requires = "site_or_warc",
           value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 
@@ -197,6 +206,14 @@ pub enum Job {
         output: Output,
         options: warc::Options,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WarcModeArg {
+    /// keep every record, add each rewritten page as a conversion record
+    Conversion,
+    /// replace each rewritten page's record
+    Replace,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -337,9 +354,19 @@ impl Cli {
             flags.push(format!("--encoding {label}"));
         }
         flags.extend(self.attr.iter().map(|a| format!("--attr {a}")));
+        let mode = match self.warc_mode {
+            WarcModeArg::Conversion => warc::Mode::Conversion,
+            WarcModeArg::Replace => warc::Mode::Replace,
+        };
+        let jobs = match self.jobs {
+            Some(n) => usize::from(n),
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        };
         self.warc.then(|| warc::Options {
             content_location: self.content_location,
             flags: flags.join(" "),
+            mode,
+            jobs,
         })
     }
 

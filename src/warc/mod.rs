@@ -20,13 +20,16 @@ pub mod convert;
 pub mod digest;
 pub mod header;
 pub mod input;
+pub mod order;
 pub mod report;
+pub mod work;
 pub mod write;
 
 pub use convert::{Error, Options, convert};
 pub use header::Header;
 pub use input::{PEEK, Place, starts_like_archive};
 pub use report::{Named, Summary, Warning};
+pub use work::Mode;
 
 use std::io::{self, BufWriter, Write};
 
