@@ -788,3 +788,94 @@ fn a_bad_digest_is_told_and_kept_and_a_revisit_of_a_replaced_payload_is_told() {
     );
     assert!(!out.starts_with(&response) && out.ends_with(&revisit));
 }
+
+/// A generated archive: `n` responses (HTML, some chunked, some gzip, an
+/// image now and then), each with its request, one gzip member a record.
+fn generated(n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let page = format!(
+            "<!doctype html><title>{i}</title><a href=\"p{}.html\">next</a><img src=img/{i}.png>{}",
+            i + 1,
+            "<p>filler</p>".repeat(i % 50)
+        );
+        let (fields, body) = match i % 4 {
+            0 => ("Content-Type: text/html\r\n", page.into_bytes()),
+            1 => (
+                "Content-Type: text/html\r\nTransfer-Encoding: chunked\r\n",
+                format!("{:x}\r\n{page}\r\n0\r\n\r\n", page.len()).into_bytes(),
+            ),
+            2 => {
+                let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+                gz.write_all(page.as_bytes()).unwrap();
+                (
+                    "Content-Type: text/html\r\nContent-Encoding: gzip\r\n",
+                    gz.finish().unwrap(),
+                )
+            }
+            _ => ("Content-Type: image/png\r\n", b"\x89PNG<a href=x>".to_vec()),
+        };
+        let http = [
+            format!("HTTP/1.1 200 OK\r\n{fields}\r\n").as_bytes(),
+            &body[..],
+        ]
+        .concat();
+        let target = format!("http://gen.example/d/p{i}.html");
+        let request = plain_record(
+            &[
+                ("WARC-Type", "request"),
+                ("WARC-Target-URI", &target),
+                ("WARC-Record-ID", &format!("<urn:x:q{i}>")),
+                ("Content-Type", "application/http; msgtype=request"),
+            ],
+            format!("GET /d/p{i}.html HTTP/1.1\r\n\r\n").as_bytes(),
+        );
+        let response = plain_record(
+            &[
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", &target),
+                ("WARC-Record-ID", &format!("<urn:x:r{i}>")),
+                ("WARC-Concurrent-To", &format!("<urn:x:q{i}>")),
+                ("Content-Type", "application/http; msgtype=response"),
+                ("WARC-Block-Digest", &sha1(&http)),
+                ("WARC-Payload-Digest", &sha1(&body)),
+            ],
+            &http,
+        );
+        out.extend(member(&request));
+        out.extend(member(&response));
+    }
+    out
+}
+
+#[test]
+fn any_number_of_jobs_gives_the_same_archive() {
+    // (The corpus in replace mode alone, at --jobs 1 and 4: in a debug
+    // build each run of it takes half a minute.)
+    let mut inputs = vec![(
+        "generated".to_owned(),
+        generated(200),
+        vec![Mode::Conversion, Mode::Replace],
+        vec![2, 4],
+    )];
+    if let Some(shared) = common::shared("any_number_of_jobs") {
+        let corpus = std::fs::read(shared.join("corpus/warc/corpus-wget.warc.gz")).unwrap();
+        inputs.push((
+            "corpus-wget.warc.gz".to_owned(),
+            corpus,
+            vec![Mode::Replace],
+            vec![4],
+        ));
+    }
+    for (name, bytes, modes, jobs) in &inputs {
+        for &mode in modes {
+            let one = run_in(bytes, vec![usize::MAX], mode, 1);
+            assert!(one.1 >= 365, "{name}");
+            assert!(one.2.is_empty(), "{name}: {:?}", one.2);
+            for &jobs in jobs {
+                let many = run_in(bytes, vec![4096], mode, jobs);
+                assert!(many == one, "{name} {mode:?} at --jobs {jobs}");
+            }
+        }
+    }
+}
