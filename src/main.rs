@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::Parser;
-use htmlabs::cli::{Cli, Job, Progress};
+use htmlabs::cli::{ArchiveProgress, Cli, Job, Progress};
 use htmlabs::listing::{Listing, file_place};
 use htmlabs::site::{self, Outputs};
 use htmlabs::{SourceError, Staged, filter, warc};
@@ -91,16 +91,24 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         Job::Warc {
             input,
             output,
-            options,
+            mut options,
         } => {
             let quiet = cli.quiet;
+            let total = match &input {
+                filter::Input::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+                filter::Input::Stdin => None,
+            };
+            let progress = ArchiveProgress::new(quiet, total);
+            options.progress = progress.counters();
             let tell = |warning: &warc::Warning| {
                 if !quiet || warning.stops_rewriting() {
-                    eprintln!("htmlabs: warning: {warning}");
+                    progress.say(format!("htmlabs: warning: {warning}"));
                 }
             };
             let started = Instant::now();
-            let summary = warc::run(&config, &options, &input, &output, tell)?;
+            let summary = warc::run(&config, &options, &input, &output, tell);
+            progress.finish();
+            let summary = summary?;
             if !quiet {
                 eprintln!("htmlabs: {}", summary.line(started.elapsed()));
             }

@@ -15,7 +15,7 @@ use crate::http;
 use crate::site::Site;
 use crate::warc;
 use crate::{Config, LayerError, Layers, Standard};
-pub use progress::Progress;
+pub use progress::{ArchiveProgress, Progress};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -367,6 +367,7 @@ impl Cli {
             flags: flags.join(" "),
             mode,
             jobs,
+            progress: None,
         })
     }
 

@@ -12,12 +12,12 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use super::digest::Digest;
 use super::input::{Stop, Units};
 use super::order::Front;
-use super::report::{Named, Summary, Warning};
+use super::report::{Counters, Named, Summary, Warning};
 use super::work::{self, Done, Kind, Mode, Work};
 use super::write::{self, Record, now, record_id};
 use crate::html::config::Config;
@@ -35,6 +35,8 @@ pub struct Options {
     /// How many records are rewritten at once: 1 (the default) on the
     /// calling thread, more on a pool of that many threads.
     pub jobs: usize,
+    /// Where the run says how far it is, as it reads.
+    pub progress: Option<Arc<Counters>>,
 }
 
 impl Default for Options {
@@ -44,6 +46,7 @@ impl Default for Options {
             flags: String::new(),
             mode: Mode::Conversion,
             jobs: 1,
+            progress: None,
         }
     }
 }
@@ -179,6 +182,9 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
                     }
                     break;
                 }
+            }
+            if let Some(progress) = &self.options.progress {
+                progress.set(units.raw_offset(), self.summary.records);
             }
             let output = units.output().map_err(Error::Write)?;
             self.settle(output, false, window)?;

@@ -28,7 +28,7 @@ pub mod write;
 pub use convert::{Error, Options, convert};
 pub use header::Header;
 pub use input::{PEEK, Place, starts_like_archive};
-pub use report::{Named, Summary, Warning};
+pub use report::{Counters, Named, Summary, Warning};
 pub use work::Mode;
 
 use std::io::{self, BufWriter, Write};

@@ -2,6 +2,7 @@
 //! (its ID, target URI and place), and the summary at the end.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::input::Place;
@@ -149,4 +150,27 @@ impl Summary {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// How far a run is, for a progress bar that another thread draws: raw
+/// bytes read, records read whole.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub bytes: AtomicU64,
+    pub records: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn set(&self, bytes: u64, records: u64) {
+        self.bytes.store(bytes, Ordering::Relaxed);
+        self.records.store(records, Ordering::Relaxed);
+    }
+
+    /// Raw bytes and records read so far.
+    pub fn get(&self) -> (u64, u64) {
+        (
+            self.bytes.load(Ordering::Relaxed),
+            self.records.load(Ordering::Relaxed),
+        )
+    }
 }
