@@ -111,6 +111,24 @@ fn block<'a>(conversions: &'a [(String, String, Vec<u8>)], path: &str) -> &'a [u
         .2
 }
 
+/// The pages in every coding came out decoded, rewritten against their
+/// target URI.
+fn decoded_and_rewritten(pages: &[(String, String, Vec<u8>)], name: &str) {
+    for path in [
+        "/dir/chunked.html",
+        "/dir/gzip.html",
+        "/dir/deflate.html",
+        "/dir/br.html",
+    ] {
+        let page = block(pages, path);
+        assert!(page.starts_with(b"<!doctype html>"), "{name} {path}");
+        assert!(
+            contains(page, "href=\"http://shapes.example/dir/css/site.css\""),
+            "{name} {path}"
+        );
+    }
+}
+
 fn contains(haystack: &[u8], needle: &str) -> bool {
     memchr::memmem::find(haystack, needle.as_bytes()).is_some()
 }
@@ -164,19 +182,7 @@ fn every_shape_of_record_comes_out_whole_with_a_true_conversion_after_each_html_
             b"<meta charset=utf-8><a href=\"http://shapes.example/dir/caf\xe9.html\">caf\xe9</a>"
         );
         // Decoded of every coding, rewritten against the target URI.
-        for path in [
-            "/dir/chunked.html",
-            "/dir/gzip.html",
-            "/dir/deflate.html",
-            "/dir/br.html",
-        ] {
-            let page = block(&conversions, path);
-            assert!(page.starts_with(b"<!doctype html>"), "{name} {path}");
-            assert!(
-                contains(page, "href=\"http://shapes.example/dir/css/site.css\""),
-                "{name} {path}"
-            );
-        }
+        decoded_and_rewritten(&conversions, name);
         // <base href> > Content-Base > the target URI; Content-Location
         // only when asked.
         assert!(contains(
@@ -218,7 +224,7 @@ fn content_location_is_a_base_when_asked_for() {
 }
 
 #[test]
-fn the_wget_corpus_every_html_response_gets_its_conversion() {
+fn the_wget_corpus_every_html_response_gets_its_conversion_or_its_replacement() {
     let Some(shared) = common::shared("the_wget_corpus") else {
         return;
     };
@@ -226,16 +232,24 @@ fn the_wget_corpus_every_html_response_gets_its_conversion() {
         return;
     };
     let input = shared.join("corpus/warc/corpus-wget.warc.gz");
-    let (status, stderr, _, output) = htmlabs(&input, &[]);
-    assert_eq!(status, 0, "{stderr}");
     // One page of the 181 has no relative link. (13,163 URLs: the empty
     // values that fetch nothing, 79 of them, are left since issue 22.)
-    assert_eq!(
-        summary(&stderr),
-        "365 records, 180 HTML rewritten, 180 conversions added, 13163 URLs rewritten, 0 warnings"
-    );
-    let conversions = checked(&python, &input, &output, &[]);
-    assert_eq!(conversions.len(), 180);
+    for (args, check, told) in [
+        (&[][..], &[][..], "180 conversions added"),
+        (
+            &REPLACE[..],
+            &["--replace"][..],
+            "180 replaced, 0 conversions added",
+        ),
+    ] {
+        let (status, stderr, _, output) = htmlabs(&input, args);
+        assert_eq!(status, 0, "{stderr}");
+        assert_eq!(
+            summary(&stderr),
+            format!("365 records, 180 HTML rewritten, {told}, 13163 URLs rewritten, 0 warnings")
+        );
+        assert_eq!(checked(&python, &input, &output, check).len(), 180);
+    }
 }
 
 #[test]
@@ -647,19 +661,7 @@ fn replace_mode_puts_a_true_new_record_in_place_of_each_html_response() {
         assert_eq!(replaced.len(), 12, "{name}");
         // Decoded of every coding (the HTTP header says so), rewritten
         // against the target URI; the HTTP charset still wins.
-        for path in [
-            "/dir/chunked.html",
-            "/dir/gzip.html",
-            "/dir/deflate.html",
-            "/dir/br.html",
-        ] {
-            let page = block(&replaced, path);
-            assert!(page.starts_with(b"<!doctype html>"), "{name} {path}");
-            assert!(
-                contains(page, "href=\"http://shapes.example/dir/css/site.css\""),
-                "{name} {path}"
-            );
-        }
+        decoded_and_rewritten(&replaced, name);
         assert_eq!(
             block(&replaced, "/dir/charset.html"),
             b"<meta charset=utf-8><a href=\"http://shapes.example/dir/caf\xe9.html\">caf\xe9</a>"
@@ -687,25 +689,6 @@ fn replace_mode_adds_a_conversion_for_a_record_whose_gzip_member_holds_others() 
     assert!(conversions.iter().all(|c| c.1.starts_with("text/html")));
 }
 
-#[test]
-fn the_wget_corpus_in_replace_mode() {
-    let Some(shared) = common::shared("the_wget_corpus_in_replace_mode") else {
-        return;
-    };
-    let Some(python) = common::warc_python("the_wget_corpus_in_replace_mode") else {
-        return;
-    };
-    let input = shared.join("corpus/warc/corpus-wget.warc.gz");
-    let (status, stderr, _, output) = htmlabs(&input, &REPLACE);
-    assert_eq!(status, 0, "{stderr}");
-    assert_eq!(
-        summary(&stderr),
-        "365 records, 180 HTML rewritten, 180 replaced, 0 conversions added, 13163 URLs rewritten, 0 warnings"
-    );
-    let replaced = checked(&python, &input, &output, &["--replace"]);
-    assert_eq!(replaced.len(), 180);
-}
-
 fn sha1(bytes: &[u8]) -> String {
     use sha1::Digest;
     format!(
@@ -727,7 +710,7 @@ fn plain_record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
 }
 
 #[test]
-fn a_bad_digest_is_told_and_kept_and_a_revisit_of_a_replaced_payload_is_told() {
+fn bad_digests_are_told_and_kept_and_a_revisit_of_a_replaced_payload_is_told() {
     let payload = b"<a href=x.html>x</a>";
     let http = [
         &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"[..],
@@ -760,21 +743,42 @@ fn a_bad_digest_is_told_and_kept_and_a_revisit_of_a_replaced_payload_is_told() {
         ],
         b"",
     );
+    // A record only copied: its block digest is checked as it streams by.
+    let metadata = plain_record(
+        &[
+            ("WARC-Type", "metadata"),
+            ("WARC-Record-ID", "<urn:x:c>"),
+            ("WARC-Block-Digest", lie),
+        ],
+        b"via: x\r\n",
+    );
+    let metadata_told = format!(
+        "htmlabs: warning: record `<urn:x:c>` at byte {}: `WARC-Block-Digest: {lie}` is not its digest (`{}`): kept as it is\n",
+        response.len() + revisit.len(),
+        sha1(b"via: x\r\n")
+    );
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("digests.warc");
-    std::fs::write(&input, [response.clone(), revisit.clone()].concat()).unwrap();
+    std::fs::write(
+        &input,
+        [response.clone(), revisit.clone(), metadata.clone()].concat(),
+    )
+    .unwrap();
     let told = format!(
         "htmlabs: warning: record `<urn:x:a>` (`http://h/a.html`) at byte 0: `WARC-Block-Digest: {lie}` is not its digest (`{}`): kept as it is\n",
         sha1(&http)
     );
     let (status, stderr, out, _) = htmlabs(&input, &[]);
     assert_eq!(status, 0, "{stderr}");
-    assert!(stderr.starts_with(&told), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("{told}{metadata_told}")),
+        "{stderr}"
+    );
     assert!(out.starts_with(&response), "the record as it came");
-    assert!(out.ends_with(&revisit));
+    assert!(out.ends_with(&[revisit.clone(), metadata.clone()].concat()));
     assert_eq!(
         summary(&stderr),
-        "2 records, 1 HTML rewritten, 1 conversion added, 1 URL rewritten, 1 warning"
+        "3 records, 1 HTML rewritten, 1 conversion added, 1 URL rewritten, 2 warnings"
     );
     let (status, stderr, out, _) = htmlabs(&input, &REPLACE);
     assert_eq!(status, 0, "{stderr}");
@@ -783,10 +787,10 @@ fn a_bad_digest_is_told_and_kept_and_a_revisit_of_a_replaced_payload_is_told() {
         response.len()
     );
     assert!(
-        stderr.starts_with(&format!("{told}{revisit_told}")),
+        stderr.starts_with(&format!("{told}{revisit_told}{metadata_told}")),
         "{stderr}"
     );
-    assert!(!out.starts_with(&response) && out.ends_with(&revisit));
+    assert!(!out.starts_with(&response) && out.ends_with(&[revisit, metadata].concat()));
 }
 
 /// A generated archive: `n` responses (HTML, some chunked, some gzip, an

@@ -108,8 +108,9 @@ pub struct Cli {
 
     /// The input is a web archive (WARC 1.0 or 1.1, plain or gzip): it
     /// comes out whole, byte for byte, and each HTML response rewritten is
-    /// added after its record as a `conversion` record (gzip in, gzip out:
-    /// one member per new record). Each record's base: `<base href>`, else
+    /// added after its record as a `conversion` record, or put in its place
+    /// with --warc-mode replace (gzip in, gzip out: one member per new
+    /// record). Each record's base: `<base href>`, else
     /// its HTTP `Content-Base:` (and `Content-Location:` with
     /// --content-location), else its `WARC-Target-URI`.
     #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site", "check", "report"])]

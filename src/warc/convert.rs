@@ -81,7 +81,7 @@ pub fn convert<R: Read, W: Write>(
         submitted: 0,
         settled: 0,
         replaced: HashMap::new(),
-        revisits: VecDeque::new(),
+        later: VecDeque::new(),
         summary: Summary::default(),
         tell,
     };
@@ -117,14 +117,23 @@ type Units_<R, W> = Units<R, W, Done>;
 /// Hands a record's work to whoever does it, with where its result goes.
 type Submit<'a> = dyn Fn(Work, mpsc::Sender<Done>) + 'a;
 
-/// A revisit read in replace mode, checked once the records before it
-/// are settled.
-struct Revisit {
+/// What is told once the records before it are settled (so that the
+/// warnings come in input order whatever the jobs).
+struct Later {
     /// How many works were handed out before it.
     after: u64,
-    named: Named,
-    digest: Option<String>,
-    refers_to: Option<String>,
+    what: Told,
+}
+
+enum Told {
+    /// A warning about a record that was only copied.
+    Warning(Warning),
+    /// A revisit read in replace mode: told if it names a record replaced.
+    Revisit {
+        named: Named,
+        digest: Option<String>,
+        refers_to: Option<String>,
+    },
 }
 
 struct Run<'a, F> {
@@ -142,7 +151,7 @@ struct Run<'a, F> {
     /// In replace mode, the records replaced: by their payload digest
     /// (lowercased) and by their ID.
     replaced: HashMap<String, Named>,
-    revisits: VecDeque<Revisit>,
+    later: VecDeque<Later>,
     summary: Summary,
     tell: F,
 }
@@ -192,7 +201,7 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
         self.summary.bytes = units.raw_offset();
         let mut output = units.finish().map_err(Error::Write)?;
         self.settle(&mut output, true, 0)?;
-        self.check_revisits(true);
+        self.tell_later(true);
         debug_assert!(output.is_empty());
         Ok((std::mem::take(&mut self.summary), output.into_inner()))
     }
@@ -209,6 +218,7 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
         loop {
             let wait = all || output.working() > window;
             let Some(front) = output.front(wait).map_err(Error::Write)? else {
+                self.tell_later(false);
                 return Ok(());
             };
             self.settled_one(front, output.out())?;
@@ -227,7 +237,7 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
         for done in done {
             self.settled += 1;
             self.settled_work(done, out)?;
-            self.check_revisits(false);
+            self.tell_later(false);
         }
         Ok(())
     }
@@ -263,26 +273,33 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
         Ok(())
     }
 
-    /// Tells each revisit read after the records now settled whose
-    /// original was replaced; with `all`, every one.
-    fn check_revisits(&mut self, all: bool) {
-        while let Some(revisit) = self.revisits.front() {
-            if !all && revisit.after > self.settled {
+    /// Tells what waits for the records now settled; with `all`,
+    /// everything.
+    fn tell_later(&mut self, all: bool) {
+        while let Some(later) = self.later.front() {
+            if !all && later.after > self.settled {
                 return;
             }
-            let revisit = self.revisits.pop_front().expect("seen above");
-            let replaced = revisit
-                .digest
+            let later = self.later.pop_front().expect("seen above");
+            let (named, digest, refers_to) = match later.what {
+                Told::Warning(warning) => {
+                    self.warn(warning);
+                    continue;
+                }
+                Told::Revisit {
+                    named,
+                    digest,
+                    refers_to,
+                } => (named, digest, refers_to),
+            };
+            let replaced = digest
                 .as_deref()
                 .and_then(|d| self.replaced.get(&d.trim().to_ascii_lowercase()))
-                .or_else(|| {
-                    let id = revisit.refers_to.as_deref()?;
-                    self.replaced.get(id.trim())
-                })
+                .or_else(|| self.replaced.get(refers_to.as_deref()?.trim()))
                 .cloned();
             if let Some(replaced) = replaced {
                 self.warn(Warning::Revisit {
-                    record: revisit.named,
+                    record: named,
                     replaced,
                 });
             }
@@ -309,21 +326,44 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
                 .find_map(|name| Digest::like(&header.get(name)?));
         }
         let kind = work::kind(&header);
+        let named = || Named {
+            id: header.record_id(),
+            target: header.target_uri().unwrap_or_default(),
+            at,
+        };
         if kind == Kind::Other {
             units.output()?.release()?;
             if self.options.mode == Mode::Replace && header.record_type() == "revisit" {
-                self.revisits.push_back(Revisit {
+                self.later.push_back(Later {
                     after: self.submitted,
-                    named: Named {
-                        id: header.record_id(),
-                        target: header.target_uri().unwrap_or_default(),
-                        at,
+                    what: Told::Revisit {
+                        named: named(),
+                        digest: header.get("WARC-Payload-Digest").map(|d| d.into_owned()),
+                        refers_to: header.get("WARC-Refers-To").map(|d| d.into_owned()),
                     },
-                    digest: header.get("WARC-Payload-Digest").map(|d| d.into_owned()),
-                    refers_to: header.get("WARC-Refers-To").map(|d| d.into_owned()),
                 });
             }
-            units.block(at, length, None)?;
+            // Its block digest checked as it streams by: it covers every
+            // byte of the record (its payload digest is not checked: that
+            // would need its HTTP head read, and where the two disagree it
+            // is over what the payload is, not over the bytes).
+            let says = header.get("WARC-Block-Digest");
+            let mut hasher = says.as_deref().and_then(Digest::like).map(|d| d.hasher());
+            units.block(at, length, hasher.as_mut().map(|h| h as &mut dyn Write))?;
+            if let (Some(says), Some(hasher)) = (says, hasher) {
+                let is = hasher.value();
+                if !is.eq_ignore_ascii_case(says.trim()) {
+                    self.later.push_back(Later {
+                        after: self.submitted,
+                        what: Told::Warning(Warning::Digest {
+                            record: named(),
+                            field: "WARC-Block-Digest",
+                            says: says.trim().to_owned(),
+                            is,
+                        }),
+                    });
+                }
+            }
             self.summary.records += 1;
             units.record_ended()?;
             return Ok(true);

@@ -302,18 +302,11 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
             return Ok(true);
         }
         loop {
-            let available = self.filled(at)?;
-            if available.is_empty() {
-                return Ok(true);
+            match self.skip_line_ends(at)? {
+                None => return Ok(true),
+                Some(more) if more => return Ok(false),
+                Some(_) => {}
             }
-            let blank = available
-                .iter()
-                .take_while(|&&b| b == b'\r' || b == b'\n')
-                .count();
-            if blank == 0 {
-                return Ok(false);
-            }
-            self.consume(blank);
         }
     }
 
@@ -325,16 +318,26 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
             if !self.available(at)? {
                 return Ok(false);
             }
-            let available = self.filled(at)?;
-            let blank = available
-                .iter()
-                .take_while(|&&b| b == b'\r' || b == b'\n')
-                .count();
-            if blank == 0 {
+            if self.skip_line_ends(at)? == Some(true) {
                 return Ok(true);
             }
-            self.consume(blank);
         }
+    }
+
+    /// Consumes the line ends that start the bytes at hand in this unit;
+    /// whether other bytes follow them there (`None`: the unit is over).
+    fn skip_line_ends(&mut self, at: Place) -> Result<Option<bool>, Stop> {
+        let available = self.filled(at)?;
+        if available.is_empty() {
+            return Ok(None);
+        }
+        let blank = available
+            .iter()
+            .take_while(|&&b| b == b'\r' || b == b'\n')
+            .count();
+        let more = blank < available.len();
+        self.consume(blank);
+        Ok(Some(more))
     }
 
     /// Reads a record's header, at the place [`more`](Units::more) found.
