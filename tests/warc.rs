@@ -901,3 +901,81 @@ fn any_number_of_jobs_gives_the_same_archive() {
         }
     }
 }
+
+#[test]
+fn check_and_report_name_each_record_and_its_target() {
+    let input = fixture("shapes.warc.gz");
+    let check = |args: &[&str]| {
+        let run = Command::cargo_bin("htmlabs")
+            .unwrap()
+            .args(["-q", "--warc"])
+            .arg(&input)
+            .args(args)
+            .output()
+            .unwrap();
+        (run.status.code(), String::from_utf8(run.stdout).unwrap())
+    };
+    let (status, lines) = check(&["--check"]);
+    assert_eq!(status, Some(1));
+    assert_eq!(lines.lines().count(), 47, "as many as the URLs rewritten");
+    assert_eq!(
+        lines.lines().next(),
+        Some(
+            "<urn:uuid:00000000-0000-4000-8000-000000000002>:5:28: <link href> \"css/site.css\" -> \"http://shapes.example/css/site.css\""
+        )
+    );
+    // The same lines whatever the jobs, and in replace mode.
+    assert_eq!(check(&["--check", "--jobs", "1"]).1, lines);
+    assert_eq!(check(&["--check", "--warc-mode", "replace"]).1, lines);
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("links.jsonl");
+    let (status, _) = check(&[
+        "-o",
+        dir.path().join("out.warc.gz").to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(status, Some(0));
+    let report = std::fs::read_to_string(&report).unwrap();
+    let objects: Vec<serde_json::Value> = report
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let rewritten: Vec<&serde_json::Value> = objects
+        .iter()
+        .filter(|o| o["outcome"] == "rewritten")
+        .collect();
+    assert_eq!(rewritten.len(), 47);
+    assert_eq!(
+        objects[0]["record"],
+        "<urn:uuid:00000000-0000-4000-8000-000000000002>"
+    );
+    assert_eq!(objects[0]["target"], "http://shapes.example/plain.html");
+    assert!(objects.iter().all(|o| {
+        o["target"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://shapes.example/")
+    }));
+    // An archive with nothing to change passes the check.
+    let http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=http://h/x>x</a>";
+    let warc = plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Target-URI", "http://h/a.html"),
+            ("WARC-Record-ID", "<urn:x:a>"),
+            ("Content-Type", "application/http; msgtype=response"),
+        ],
+        http,
+    );
+    let absolute = dir.path().join("absolute.warc");
+    std::fs::write(&absolute, warc).unwrap();
+    let run = Command::cargo_bin("htmlabs")
+        .unwrap()
+        .args(["-q", "--warc", "--check"])
+        .arg(&absolute)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert!(run.stdout.is_empty());
+}

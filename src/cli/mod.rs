@@ -113,7 +113,7 @@ pub struct Cli {
     /// record). Each record's base: `<base href>`, else
     /// its HTTP `Content-Base:` (and `Content-Location:` with
     /// --content-location), else its `WARC-Target-URI`.
-    #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site", "check", "report"])]
+    #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site"])]
     pub warc: bool,
 
     /// With --warc: how a rewritten page is written. `conversion` adds it
@@ -277,27 +277,28 @@ impl Cli {
         if to_stdout && self.check {
             return refused("--check writes to standard output: give --report a file");
         }
-        if let Some(options) = self.warc() {
-            return Ok(Job::Warc {
-                input: self.input(),
-                output: self.output(),
-                options,
-            });
-        }
         let Some(dir) = &self.site else {
+            // One input, one output (a page or an archive), which the
+            // report must not share and a check does not write.
+            let what = if self.warc { "archive" } else { "page" };
             if to_stdout && self.output.is_none() && !self.check {
-                return refused(
-                    "--report - would mix the links with the page on standard output: give -o FILE or --check",
-                );
+                return refused(&format!(
+                    "--report - would mix the links with the {what} on standard output: give -o FILE or --check"
+                ));
             }
             let output = if self.check {
                 Output::Discard
             } else {
                 self.output()
             };
-            return Ok(Job::Filter {
-                input: self.input(),
-                output,
+            let input = self.input();
+            return Ok(match self.warc() {
+                Some(options) => Job::Warc {
+                    input,
+                    output,
+                    options,
+                },
+                None => Job::Filter { input, output },
             });
         };
         let url = self.site_url.as_deref().unwrap_or_default();

@@ -21,6 +21,7 @@ use super::report::{Counters, Named, Summary, Warning};
 use super::work::{self, Done, Kind, Mode, Work};
 use super::write::{self, Record, now, record_id};
 use crate::html::config::Config;
+use crate::html::links::Link;
 use crate::spool::Spool;
 
 /// What a WARC run is asked, besides its documents' [`Config`].
@@ -69,6 +70,22 @@ pub fn convert<R: Read, W: Write>(
     output: W,
     tell: impl FnMut(&Warning),
 ) -> Result<(Summary, W), Error> {
+    convert_listening(config, options, input, output, tell, None)
+}
+
+/// What hears each URL value of each page rewritten, with its record.
+pub type Hear<'a> = &'a mut dyn FnMut(&Named, &Link);
+
+/// [`convert`], letting `hear` hear each URL value of each page (the link
+/// report, the check mode), in input order.
+pub fn convert_listening<R: Read, W: Write>(
+    config: &Config,
+    options: &Options,
+    input: R,
+    output: W,
+    tell: impl FnMut(&Warning),
+    hear: Option<Hear<'_>>,
+) -> Result<(Summary, W), Error> {
     let hold = options.mode == Mode::Replace;
     let units = Units::new(input, output, config.max_memory, hold).map_err(Error::Read)?;
     let mut run = Run {
@@ -84,6 +101,7 @@ pub fn convert<R: Read, W: Write>(
         later: VecDeque::new(),
         summary: Summary::default(),
         tell,
+        hear,
     };
     if options.jobs <= 1 {
         return run.drive(units, &|work, done| {
@@ -136,7 +154,7 @@ enum Told {
     },
 }
 
-struct Run<'a, F> {
+struct Run<'a, 'h, F> {
     config: &'a Config,
     options: &'a Options,
     gzip: bool,
@@ -154,9 +172,10 @@ struct Run<'a, F> {
     later: VecDeque<Later>,
     summary: Summary,
     tell: F,
+    hear: Option<Hear<'h>>,
 }
 
-impl<F: FnMut(&Warning)> Run<'_, F> {
+impl<F: FnMut(&Warning)> Run<'_, '_, F> {
     fn warn(&mut self, warning: Warning) {
         self.summary.warnings += 1;
         self.summary.incomplete |= warning.stops_rewriting();
@@ -250,6 +269,11 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
             self.warn(warning);
         }
         self.summary.urls += done.urls;
+        if let Some(hear) = &mut self.hear {
+            for link in &done.links {
+                hear(&done.named, link);
+            }
+        }
         let Some(mut record) = done.record else {
             return Ok(());
         };
@@ -384,6 +408,7 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
             digest: self.digest.clone().unwrap_or_default(),
             gzip: self.gzip,
             warcinfo: self.warcinfo.clone(),
+            listen: self.hear.is_some(),
         };
         let (sender, receiver) = mpsc::channel();
         units.output()?.work(alone, receiver);

@@ -4,7 +4,9 @@
 //! input is. Everything it tells goes into its [`Done`], told in input
 //! order by the run.
 
+use std::cell::RefCell;
 use std::io::{self, Read, Write};
+use std::rc::Rc;
 
 use encoding_rs::Encoding;
 
@@ -16,8 +18,9 @@ use super::write::{self, Record, now, record_id};
 use crate::html::config::Config;
 use crate::html::encoding;
 use crate::html::error::Error as DocumentError;
+use crate::html::links::Link;
 use crate::html::rewriter::Rewriter;
-use crate::http::{self, Body, Edit, HeadReader, media};
+use crate::http::{self, Edit, HeadReader, media};
 use crate::spool::{Held, Spool};
 use crate::url::Layers;
 
@@ -90,6 +93,8 @@ pub struct Work {
     pub gzip: bool,
     /// The `WARC-Warcinfo-ID` of the records added.
     pub warcinfo: Vec<u8>,
+    /// Whether its links are listed (`--check`, `--report`).
+    pub listen: bool,
 }
 
 /// What a record's work gave.
@@ -108,6 +113,8 @@ pub struct Done {
     pub payload_digest: Option<String>,
     /// The new record could not be made or written.
     pub failed: Option<io::Error>,
+    /// Each URL value of its page, when listened for.
+    pub links: Vec<Link>,
 }
 
 /// Does a record's work; never fails: an error reading or writing its
@@ -130,12 +137,19 @@ pub fn work(config: &Config, content_location: bool, mut work: Work) -> Done {
             .get("WARC-Payload-Digest")
             .map(|d| d.into_owned()),
         failed: None,
+        links: Vec::new(),
     };
-    if let Err(e) = rewrite(config, content_location, &mut work, &mut done) {
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let hear = work.listen.then(|| {
+        let heard = Rc::clone(&heard);
+        move |link: &Link| heard.borrow_mut().push(link.clone())
+    });
+    if let Err(e) = rewrite(config, content_location, &mut work, &mut done, hear) {
         done.record = None;
         done.replaces = false;
         done.failed = Some(e);
     }
+    done.links = std::mem::take(&mut heard.borrow_mut());
     done
 }
 
@@ -146,6 +160,12 @@ struct Outcome {
     urls: usize,
     /// Its encoding, when all went well.
     changed: Option<&'static Encoding>,
+}
+
+/// A response's HTTP header blocks, and where its body starts.
+struct Body {
+    heads: Vec<http::Head>,
+    offset: usize,
 }
 
 /// A page rewritten, and how its new record is made.
@@ -161,6 +181,7 @@ fn rewrite(
     content_location: bool,
     work: &mut Work,
     done: &mut Done,
+    hear: Option<impl FnMut(&Link) + 'static>,
 ) -> io::Result<()> {
     let heads = match work.kind {
         Kind::Response => match read_heads(&mut work.block)? {
@@ -178,12 +199,14 @@ fn rewrite(
     };
     check_digests(work, heads.as_ref().map(|h| h.1), done)?;
     let page = match (&work.kind, heads) {
-        (Kind::Response, Some((heads, body_offset))) => {
-            response(config, content_location, work, heads, body_offset, done)?
+        (Kind::Response, Some((heads, offset))) => {
+            let hear = hear.map(|h| Box::new(h) as http::Hear);
+            let body = Body { heads, offset };
+            response(config, content_location, work, body, done, hear)?
         }
         (Kind::Resource(charset), _) => {
             let charset = charset.clone();
-            resource(config, work, charset, done)?
+            resource(config, work, charset, done, hear)?
         }
         _ => None,
     };
@@ -233,10 +256,14 @@ fn response(
     config: &Config,
     content_location: bool,
     work: &mut Work,
-    heads: Vec<http::Head>,
-    body_offset: usize,
+    body: Body,
     done: &mut Done,
+    hear: Option<http::Hear>,
 ) -> io::Result<Option<Page>> {
+    let Body {
+        heads,
+        offset: body_offset,
+    } = body;
     let Some(last) = heads.last() else {
         return Ok(None);
     };
@@ -262,13 +289,14 @@ fn response(
         body_offset,
         &mut spool,
         None,
+        hear,
     ) {
         Ok(report) => Ok(match &report.document {
             // With the headers stripped, a body comes out decoded even
             // when nothing in it changed: that is no new version.
             Some(document) => Outcome {
                 urls: document.counts.rewritten,
-                changed: (report.body != Body::AsItCame && !report.incomplete())
+                changed: (report.body != http::Body::AsItCame && !report.incomplete())
                     .then_some(document.encoding.encoding),
                 warnings: report.warnings,
             },
@@ -321,6 +349,7 @@ fn resource(
     work: &mut Work,
     charset: Option<String>,
     done: &mut Done,
+    hear: Option<impl FnMut(&Link) + 'static>,
 ) -> io::Result<Option<Page>> {
     let mut config = config.clone();
     config.layers = layers(&config, &work.header, done);
@@ -331,6 +360,9 @@ fn resource(
     }
     let mut spool = Spool::new(config.max_memory);
     let mut rewriter = Rewriter::new(config, &mut spool);
+    if let Some(hear) = hear {
+        rewriter = rewriter.on_link(hear);
+    }
     let result = rewriter
         .read_from(work.block.reader()?)
         .and_then(|()| rewriter.end());
