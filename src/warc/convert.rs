@@ -1,5 +1,5 @@
 //! The run: records read in order, each HTML response or resource handed
-//! to its [`work`](super::work) (at once, or on a pool of threads with
+//! to its [`work`] (at once, or on a pool of threads with
 //! `--jobs`), and what each work gave written in input order.
 //!
 //! Conversion mode (the default): the archive comes out as it came, byte

@@ -13,8 +13,10 @@
 //! recompressed).
 //!
 //! The way through: [`input`] (units and records, their places) →
-//! [`header`] → [`convert`](mod@convert) (the run: which records, their documents,
-//! the new records) with [`digest`] and [`write`](mod@write) → [`report`].
+//! [`header`] → [`convert`](mod@convert) (the run: records read, their
+//! work handed out, the units settled in order through [`order`]) →
+//! [`work`] (one record: its digests, its page, its new record, with
+//! [`digest`] and [`write`](mod@write)) → [`report`].
 
 pub mod convert;
 pub mod digest;
