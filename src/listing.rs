@@ -109,6 +109,18 @@ impl Listing {
         }
     }
 
+    /// The links heard from now on are those of the document `name`,
+    /// placed by `place` (a source of many documents: a WARC record).
+    pub fn document(&mut self, name: String, place: Map<String, Value>) {
+        self.name = name;
+        self.place = place;
+    }
+
+    /// The name of the document whose links are heard.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     pub fn hear(&mut self, link: &Link) {
         let changes = would_change(link);
         self.changes += usize::from(changes);
@@ -150,6 +162,15 @@ impl Listing {
 pub fn file_place(file: &str) -> Map<String, Value> {
     let mut place = Map::new();
     place.insert("file".to_owned(), file.into());
+    place
+}
+
+/// The report's place for a WARC record: `{"record": "<urn:…>",
+/// "target": "http://…"}`.
+pub fn record_place(id: &str, target: &str) -> Map<String, Value> {
+    let mut place = Map::new();
+    place.insert("record".to_owned(), id.into());
+    place.insert("target".to_owned(), target.into());
     place
 }
 

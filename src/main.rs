@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::Parser;
-use htmlabs::cli::{Cli, Job, Progress};
-use htmlabs::listing::{Listing, file_place};
+use htmlabs::cli::{ArchiveProgress, Cli, Job, Progress};
+use htmlabs::listing::{Listing, file_place, record_place};
 use htmlabs::site::{self, Outputs};
 use htmlabs::{SourceError, Staged, filter, warc};
 
@@ -91,20 +91,72 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         Job::Warc {
             input,
             output,
-            options,
+            mut options,
         } => {
             let quiet = cli.quiet;
+            let total = match &input {
+                filter::Input::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+                filter::Input::Stdin => None,
+            };
+            let progress = ArchiveProgress::new(quiet, total);
+            options.progress = progress.counters();
             let tell = |warning: &warc::Warning| {
                 if !quiet || warning.stops_rewriting() {
-                    eprintln!("htmlabs: warning: {warning}");
+                    progress.say(format!("htmlabs: warning: {warning}"));
                 }
             };
+            let mut listing = (cli.check || cli.report.is_some())
+                .then(|| {
+                    let report = match &staged {
+                        Some(staged) => staged.writer().map(|f| Box::new(f) as Box<dyn Write>),
+                        None => Ok(Box::new(io::stdout()) as Box<dyn Write>),
+                    };
+                    report.map(|report| {
+                        Listing::new(
+                            String::new(),
+                            Default::default(),
+                            cli.check.then(|| Box::new(io::stdout()) as Box<dyn Write>),
+                            cli.report.is_some().then(|| (report, report_name(&staged))),
+                        )
+                    })
+                })
+                .transpose()?;
+            // Each record's links, named by its ID (check lines) and placed
+            // by its ID and target URI (the report).
+            let mut hear = |record: &warc::Named, link: &htmlabs::Link| {
+                if let Some(listing) = &mut listing {
+                    if listing.name() != record.id {
+                        listing
+                            .document(record.id.clone(), record_place(&record.id, &record.target));
+                    }
+                    listing.hear(link);
+                }
+            };
+            let hear = (cli.check || cli.report.is_some())
+                .then_some(&mut hear as &mut dyn FnMut(&warc::Named, &htmlabs::Link));
             let started = Instant::now();
-            let summary = warc::run(&config, &options, &input, &output, tell)?;
+            let summary = warc::run_listening(&config, &options, &input, &output, tell, hear);
+            progress.finish();
+            let summary = summary?;
             if !quiet {
                 eprintln!("htmlabs: {}", summary.line(started.elapsed()));
             }
-            if summary.incomplete { FAILURE } else { 0 }
+            let changes = match &mut listing {
+                Some(listing) => {
+                    listing
+                        .finish()
+                        .map_err(|(name, e)| SourceError::Write(name, e))?;
+                    listing.changes
+                }
+                None => 0,
+            };
+            if summary.incomplete {
+                FAILURE
+            } else if cli.check && changes > 0 {
+                CHANGES
+            } else {
+                0
+            }
         }
         Job::Site(site) => {
             let stop = Arc::new(AtomicBool::new(false));

@@ -15,7 +15,7 @@ use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use htmlabs::Config;
 use htmlabs::warc::input::{Place, Stop, Units};
-use htmlabs::warc::{self, Options};
+use htmlabs::warc::{self, Mode, Options};
 
 fn fixture(name: &str) -> PathBuf {
     common::fixtures().join("warc").join(name)
@@ -111,6 +111,24 @@ fn block<'a>(conversions: &'a [(String, String, Vec<u8>)], path: &str) -> &'a [u
         .2
 }
 
+/// The pages in every coding came out decoded, rewritten against their
+/// target URI.
+fn decoded_and_rewritten(pages: &[(String, String, Vec<u8>)], name: &str) {
+    for path in [
+        "/dir/chunked.html",
+        "/dir/gzip.html",
+        "/dir/deflate.html",
+        "/dir/br.html",
+    ] {
+        let page = block(pages, path);
+        assert!(page.starts_with(b"<!doctype html>"), "{name} {path}");
+        assert!(
+            contains(page, "href=\"http://shapes.example/dir/css/site.css\""),
+            "{name} {path}"
+        );
+    }
+}
+
 fn contains(haystack: &[u8], needle: &str) -> bool {
     memchr::memmem::find(haystack, needle.as_bytes()).is_some()
 }
@@ -164,19 +182,7 @@ fn every_shape_of_record_comes_out_whole_with_a_true_conversion_after_each_html_
             b"<meta charset=utf-8><a href=\"http://shapes.example/dir/caf\xe9.html\">caf\xe9</a>"
         );
         // Decoded of every coding, rewritten against the target URI.
-        for path in [
-            "/dir/chunked.html",
-            "/dir/gzip.html",
-            "/dir/deflate.html",
-            "/dir/br.html",
-        ] {
-            let page = block(&conversions, path);
-            assert!(page.starts_with(b"<!doctype html>"), "{name} {path}");
-            assert!(
-                contains(page, "href=\"http://shapes.example/dir/css/site.css\""),
-                "{name} {path}"
-            );
-        }
+        decoded_and_rewritten(&conversions, name);
         // <base href> > Content-Base > the target URI; Content-Location
         // only when asked.
         assert!(contains(
@@ -218,7 +224,7 @@ fn content_location_is_a_base_when_asked_for() {
 }
 
 #[test]
-fn the_wget_corpus_every_html_response_gets_its_conversion() {
+fn the_wget_corpus_every_html_response_gets_its_conversion_or_its_replacement() {
     let Some(shared) = common::shared("the_wget_corpus") else {
         return;
     };
@@ -226,16 +232,24 @@ fn the_wget_corpus_every_html_response_gets_its_conversion() {
         return;
     };
     let input = shared.join("corpus/warc/corpus-wget.warc.gz");
-    let (status, stderr, _, output) = htmlabs(&input, &[]);
-    assert_eq!(status, 0, "{stderr}");
     // One page of the 181 has no relative link. (13,163 URLs: the empty
     // values that fetch nothing, 79 of them, are left since issue 22.)
-    assert_eq!(
-        summary(&stderr),
-        "365 records, 180 HTML rewritten, 180 conversions added, 13163 URLs rewritten, 0 warnings"
-    );
-    let conversions = checked(&python, &input, &output, &[]);
-    assert_eq!(conversions.len(), 180);
+    for (args, check, told) in [
+        (&[][..], &[][..], "180 conversions added"),
+        (
+            &REPLACE[..],
+            &["--replace"][..],
+            "180 replaced, 0 conversions added",
+        ),
+    ] {
+        let (status, stderr, _, output) = htmlabs(&input, args);
+        assert_eq!(status, 0, "{stderr}");
+        assert_eq!(
+            summary(&stderr),
+            format!("365 records, 180 HTML rewritten, {told}, 13163 URLs rewritten, 0 warnings")
+        );
+        assert_eq!(checked(&python, &input, &output, check).len(), 180);
+    }
 }
 
 #[test]
@@ -325,45 +339,58 @@ fn normalized(output: &[u8]) -> Vec<Vec<u8>> {
     parts
 }
 
-#[test]
-fn any_writes_give_the_same_archive() {
+/// Runs the library on `bytes` given in reads of `sizes`: the output
+/// normalized, the count of records, the warnings.
+fn run_in(
+    bytes: &[u8],
+    sizes: Vec<usize>,
+    mode: Mode,
+    jobs: usize,
+) -> (Vec<Vec<u8>>, u64, Vec<String>) {
     let config = Config::default();
-    let options = Options::default();
+    let options = Options {
+        mode,
+        jobs,
+        ..Options::default()
+    };
+    let reader = Writes { bytes, sizes, i: 0 };
+    let mut warnings = Vec::new();
+    let (summary, out) = warc::convert(&config, &options, reader, Vec::new(), |w| {
+        warnings.push(w.to_string())
+    })
+    .unwrap();
+    (normalized(&out), summary.records, warnings)
+}
+
+#[test]
+fn any_writes_give_the_same_archive_in_either_mode() {
     let mut seed = 0x2545_f491_4f6c_dd1du64;
-    for name in [
-        "shapes.warc.gz",
-        "shapes-1.0.warc",
-        "one-member.warc.gz",
-        "cut.warc.gz",
-        "lying.warc",
-    ] {
-        let bytes = std::fs::read(fixture(name)).unwrap();
-        let run = |sizes: Vec<usize>| {
-            let reader = Writes {
-                bytes: &bytes,
-                sizes,
-                i: 0,
-            };
-            let mut warnings = Vec::new();
-            let (summary, out) = warc::convert(&config, &options, reader, Vec::new(), |w| {
-                warnings.push(w.to_string())
-            })
-            .unwrap();
-            (normalized(&out), summary.records, warnings)
-        };
-        let whole = run(vec![usize::MAX]);
-        assert!(whole.1 >= 3, "{name}");
-        let one = run(vec![1]);
-        assert!(one == whole, "{name} in 1-byte writes");
-        let random: Vec<usize> = (0..64)
-            .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                1 + (seed % 900) as usize
-            })
-            .collect();
-        assert!(run(random) == whole, "{name} in random writes");
+    for mode in [Mode::Conversion, Mode::Replace] {
+        for name in [
+            "shapes.warc.gz",
+            "shapes-1.0.warc",
+            "one-member.warc.gz",
+            "cut.warc.gz",
+            "lying.warc",
+        ] {
+            let bytes = std::fs::read(fixture(name)).unwrap();
+            let whole = run_in(&bytes, vec![usize::MAX], mode, 1);
+            assert!(whole.1 >= 3, "{name}");
+            let one = run_in(&bytes, vec![1], mode, 1);
+            assert!(one == whole, "{name} {mode:?} in 1-byte writes");
+            let random: Vec<usize> = (0..64)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    1 + (seed % 900) as usize
+                })
+                .collect();
+            assert!(
+                run_in(&bytes, random, mode, 1) == whole,
+                "{name} {mode:?} in random writes"
+            );
+        }
     }
 }
 
@@ -426,7 +453,7 @@ fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) 
         sizes: sizes.to_vec(),
         i: 0,
     };
-    let mut units = Units::new(reader, Vec::new(), 1 << 20).unwrap();
+    let mut units: Units<_, _, ()> = Units::new(reader, Vec::new(), 1 << 20, false).unwrap();
     let mut records = Vec::new();
     let stop = loop {
         match units.more() {
@@ -451,7 +478,7 @@ fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) 
     if stop.is_some() {
         units.copy_rest().unwrap();
     }
-    let output = units.finish().unwrap();
+    let output = units.finish().unwrap().into_inner();
     assert_eq!(output, input, "the output is the input, byte for byte");
     (records, stop)
 }
@@ -599,4 +626,356 @@ fn a_page_whose_coding_breaks_is_kept_without_a_conversion_with_exit_status_2() 
         summary(&stderr),
         "1 record, 0 HTML rewritten, 0 conversions added, 0 URLs rewritten, 1 warning"
     );
+}
+
+// Replace mode: each rewritten page's record replaced by a new one.
+
+const REPLACE: [&str; 2] = ["--warc-mode", "replace"];
+
+#[test]
+fn replace_mode_puts_a_true_new_record_in_place_of_each_html_response() {
+    let Some(python) = common::warc_python("replace_mode") else {
+        return;
+    };
+    let revisit = "htmlabs: warning: revisit record `<urn:uuid:00000000-0000-4000-8000-000000000016>` (`http://shapes.example/plain.html`)";
+    for name in ["shapes.warc.gz", "shapes-1.0.warc", "shapes-sha256.warc.gz"] {
+        let input = fixture(name);
+        let (status, stderr, _, output) = htmlabs(&input, &REPLACE);
+        assert_eq!(status, 0, "{name}: {stderr}");
+        assert_eq!(
+            summary(&stderr),
+            "20 records, 12 HTML rewritten, 12 replaced, 0 conversions added, 47 URLs rewritten, 1 warning",
+            "{name}"
+        );
+        // The revisit of /plain.html (WARC-Refers-To) names a record that
+        // is no longer there.
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(revisit)
+                && first.contains(": it refers to record `<urn:uuid:00000000-0000-4000-8000-000000000002>` (`http://shapes.example/plain.html`) at ")
+                && first.ends_with(", which was replaced: its digest no longer matches a record here"),
+            "{name}: {stderr}"
+        );
+        let replaced = checked(&python, &input, &output, &["--replace"]);
+        assert!(replaced.iter().all(|r| r.1 == "replaced"), "{name}");
+        assert_eq!(replaced.len(), 12, "{name}");
+        // Decoded of every coding (the HTTP header says so), rewritten
+        // against the target URI; the HTTP charset still wins.
+        decoded_and_rewritten(&replaced, name);
+        assert_eq!(
+            block(&replaced, "/dir/charset.html"),
+            b"<meta charset=utf-8><a href=\"http://shapes.example/dir/caf\xe9.html\">caf\xe9</a>"
+        );
+    }
+}
+
+#[test]
+fn replace_mode_adds_a_conversion_for_a_record_whose_gzip_member_holds_others() {
+    let Some(python) = common::warc_python("replace_mode_shared_member") else {
+        return;
+    };
+    let input = fixture("one-member.warc.gz");
+    let (status, stderr, _, output) = htmlabs(&input, &REPLACE);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(
+        summary(&stderr),
+        "20 records, 12 HTML rewritten, 12 conversions added, 47 URLs rewritten, 12 warnings"
+    );
+    assert!(stderr.starts_with(
+        "htmlabs: warning: record `<urn:uuid:00000000-0000-4000-8000-000000000002>` (`http://shapes.example/plain.html`) at byte 672 of the gzip member at byte 0: its gzip member holds other records too: not replaced, its rewritten page added after it as a conversion record\n"
+    ), "{stderr}");
+    let conversions = checked(&python, &input, &output, &["--replace"]);
+    assert_eq!(conversions.len(), 12);
+    assert!(conversions.iter().all(|c| c.1.starts_with("text/html")));
+}
+
+fn sha1(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    format!(
+        "sha1:{}",
+        data_encoding::BASE32.encode(&sha1::Sha1::digest(bytes))
+    )
+}
+
+/// A plain record: its fields, then its block.
+fn plain_record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
+    let mut out = b"WARC/1.1\r\n".to_vec();
+    for (name, value) in fields {
+        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+    }
+    out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes());
+    out.extend_from_slice(block);
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+#[test]
+fn bad_digests_are_told_and_kept_and_a_revisit_of_a_replaced_payload_is_told() {
+    let payload = b"<a href=x.html>x</a>";
+    let http = [
+        &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"[..],
+        payload,
+    ]
+    .concat();
+    let lie = "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let response = plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Target-URI", "http://h/a.html"),
+            ("WARC-Record-ID", "<urn:x:a>"),
+            ("Content-Type", "application/http; msgtype=response"),
+            ("WARC-Block-Digest", lie),
+            ("WARC-Payload-Digest", &sha1(payload)),
+        ],
+        &http,
+    );
+    // Deduplicated by its payload digest alone, as Heritrix writes them.
+    let revisit = plain_record(
+        &[
+            ("WARC-Type", "revisit"),
+            ("WARC-Target-URI", "http://h/a.html"),
+            ("WARC-Record-ID", "<urn:x:b>"),
+            (
+                "WARC-Profile",
+                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
+            ),
+            ("WARC-Payload-Digest", &sha1(payload)),
+        ],
+        b"",
+    );
+    // A record only copied: its block digest is checked as it streams by.
+    let metadata = plain_record(
+        &[
+            ("WARC-Type", "metadata"),
+            ("WARC-Record-ID", "<urn:x:c>"),
+            ("WARC-Block-Digest", lie),
+        ],
+        b"via: x\r\n",
+    );
+    let metadata_told = format!(
+        "htmlabs: warning: record `<urn:x:c>` at byte {}: `WARC-Block-Digest: {lie}` is not its digest (`{}`): kept as it is\n",
+        response.len() + revisit.len(),
+        sha1(b"via: x\r\n")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("digests.warc");
+    std::fs::write(
+        &input,
+        [response.clone(), revisit.clone(), metadata.clone()].concat(),
+    )
+    .unwrap();
+    let told = format!(
+        "htmlabs: warning: record `<urn:x:a>` (`http://h/a.html`) at byte 0: `WARC-Block-Digest: {lie}` is not its digest (`{}`): kept as it is\n",
+        sha1(&http)
+    );
+    let (status, stderr, out, _) = htmlabs(&input, &[]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("{told}{metadata_told}")),
+        "{stderr}"
+    );
+    assert!(out.starts_with(&response), "the record as it came");
+    assert!(out.ends_with(&[revisit.clone(), metadata.clone()].concat()));
+    assert_eq!(
+        summary(&stderr),
+        "3 records, 1 HTML rewritten, 1 conversion added, 1 URL rewritten, 2 warnings"
+    );
+    let (status, stderr, out, _) = htmlabs(&input, &REPLACE);
+    assert_eq!(status, 0, "{stderr}");
+    let revisit_told = format!(
+        "htmlabs: warning: revisit record `<urn:x:b>` (`http://h/a.html`) at byte {}: it refers to record `<urn:x:a>` (`http://h/a.html`) at byte 0, which was replaced: its digest no longer matches a record here\n",
+        response.len()
+    );
+    assert!(
+        stderr.starts_with(&format!("{told}{revisit_told}{metadata_told}")),
+        "{stderr}"
+    );
+    assert!(!out.starts_with(&response) && out.ends_with(&[revisit, metadata].concat()));
+}
+
+/// A generated archive: `n` responses (HTML, some chunked, some gzip, an
+/// image now and then), each with its request, one gzip member a record.
+fn generated(n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let page = format!(
+            "<!doctype html><title>{i}</title><a href=\"p{}.html\">next</a><img src=img/{i}.png>{}",
+            i + 1,
+            "<p>filler</p>".repeat(i % 50)
+        );
+        let (fields, body) = match i % 4 {
+            0 => ("Content-Type: text/html\r\n", page.into_bytes()),
+            1 => (
+                "Content-Type: text/html\r\nTransfer-Encoding: chunked\r\n",
+                format!("{:x}\r\n{page}\r\n0\r\n\r\n", page.len()).into_bytes(),
+            ),
+            2 => {
+                let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+                gz.write_all(page.as_bytes()).unwrap();
+                (
+                    "Content-Type: text/html\r\nContent-Encoding: gzip\r\n",
+                    gz.finish().unwrap(),
+                )
+            }
+            _ => ("Content-Type: image/png\r\n", b"\x89PNG<a href=x>".to_vec()),
+        };
+        let http = [
+            format!("HTTP/1.1 200 OK\r\n{fields}\r\n").as_bytes(),
+            &body[..],
+        ]
+        .concat();
+        let target = format!("http://gen.example/d/p{i}.html");
+        let request = plain_record(
+            &[
+                ("WARC-Type", "request"),
+                ("WARC-Target-URI", &target),
+                ("WARC-Record-ID", &format!("<urn:x:q{i}>")),
+                ("Content-Type", "application/http; msgtype=request"),
+            ],
+            format!("GET /d/p{i}.html HTTP/1.1\r\n\r\n").as_bytes(),
+        );
+        let response = plain_record(
+            &[
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", &target),
+                ("WARC-Record-ID", &format!("<urn:x:r{i}>")),
+                ("WARC-Concurrent-To", &format!("<urn:x:q{i}>")),
+                ("Content-Type", "application/http; msgtype=response"),
+                ("WARC-Block-Digest", &sha1(&http)),
+                ("WARC-Payload-Digest", &sha1(&body)),
+            ],
+            &http,
+        );
+        out.extend(member(&request));
+        out.extend(member(&response));
+    }
+    out
+}
+
+#[test]
+fn any_number_of_jobs_gives_the_same_archive() {
+    // (The corpus in replace mode alone, at --jobs 1 and 4: in a debug
+    // build each run of it takes half a minute.)
+    let mut inputs = vec![(
+        "generated".to_owned(),
+        generated(200),
+        vec![Mode::Conversion, Mode::Replace],
+        vec![2, 4],
+    )];
+    if let Some(shared) = common::shared("any_number_of_jobs") {
+        let corpus = std::fs::read(shared.join("corpus/warc/corpus-wget.warc.gz")).unwrap();
+        inputs.push((
+            "corpus-wget.warc.gz".to_owned(),
+            corpus,
+            vec![Mode::Replace],
+            vec![4],
+        ));
+    }
+    // Warnings too, told in input order.
+    for name in ["shapes.warc.gz", "one-member.warc.gz"] {
+        inputs.push((
+            name.to_owned(),
+            std::fs::read(fixture(name)).unwrap(),
+            vec![Mode::Replace],
+            vec![2, 4],
+        ));
+    }
+    for (name, bytes, modes, jobs) in &inputs {
+        for &mode in modes {
+            let one = run_in(bytes, vec![usize::MAX], mode, 1);
+            assert!(one.1 >= 20, "{name}");
+            assert_eq!(
+                one.2.len(),
+                match name.as_str() {
+                    "shapes.warc.gz" => 1,
+                    "one-member.warc.gz" => 12,
+                    _ => 0,
+                },
+                "{name}: {:?}",
+                one.2
+            );
+            for &jobs in jobs {
+                let many = run_in(bytes, vec![4096], mode, jobs);
+                assert!(many == one, "{name} {mode:?} at --jobs {jobs}");
+            }
+        }
+    }
+}
+
+#[test]
+fn check_and_report_name_each_record_and_its_target() {
+    let input = fixture("shapes.warc.gz");
+    let check = |args: &[&str]| {
+        let run = Command::cargo_bin("htmlabs")
+            .unwrap()
+            .args(["-q", "--warc"])
+            .arg(&input)
+            .args(args)
+            .output()
+            .unwrap();
+        (run.status.code(), String::from_utf8(run.stdout).unwrap())
+    };
+    let (status, lines) = check(&["--check"]);
+    assert_eq!(status, Some(1));
+    assert_eq!(lines.lines().count(), 47, "as many as the URLs rewritten");
+    assert_eq!(
+        lines.lines().next(),
+        Some(
+            "<urn:uuid:00000000-0000-4000-8000-000000000002>:5:28: <link href> \"css/site.css\" -> \"http://shapes.example/css/site.css\""
+        )
+    );
+    // The same lines whatever the jobs, and in replace mode.
+    assert_eq!(check(&["--check", "--jobs", "1"]).1, lines);
+    assert_eq!(check(&["--check", "--warc-mode", "replace"]).1, lines);
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("links.jsonl");
+    let (status, _) = check(&[
+        "-o",
+        dir.path().join("out.warc.gz").to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(status, Some(0));
+    let report = std::fs::read_to_string(&report).unwrap();
+    let objects: Vec<serde_json::Value> = report
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let rewritten: Vec<&serde_json::Value> = objects
+        .iter()
+        .filter(|o| o["outcome"] == "rewritten")
+        .collect();
+    assert_eq!(rewritten.len(), 47);
+    assert_eq!(
+        objects[0]["record"],
+        "<urn:uuid:00000000-0000-4000-8000-000000000002>"
+    );
+    assert_eq!(objects[0]["target"], "http://shapes.example/plain.html");
+    assert!(objects.iter().all(|o| {
+        o["target"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://shapes.example/")
+    }));
+    // An archive with nothing to change passes the check.
+    let http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=http://h/x>x</a>";
+    let warc = plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Target-URI", "http://h/a.html"),
+            ("WARC-Record-ID", "<urn:x:a>"),
+            ("Content-Type", "application/http; msgtype=response"),
+        ],
+        http,
+    );
+    let absolute = dir.path().join("absolute.warc");
+    std::fs::write(&absolute, warc).unwrap();
+    let run = Command::cargo_bin("htmlabs")
+        .unwrap()
+        .args(["-q", "--warc", "--check"])
+        .arg(&absolute)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert!(run.stdout.is_empty());
 }

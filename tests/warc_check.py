@@ -13,8 +13,20 @@ failed. Usage: python warc_check.py HTMLABS IN OUT [FLAG...]
   its block is what `htmlabs --http --strip-headers -r TARGET` (a resource:
   `htmlabs -r TARGET`) makes of the original.
 
+With --replace (replace mode), instead of the byte-for-byte check of the
+input: each unit of OUT (a gzip member, or a plain record) that is not one
+htmlabs added is the input's unit in the same place, byte for byte, or its
+record's replacement: a new WARC-Record-ID, WARC-Concurrent-To the old one,
+every other WARC field as it came but WARC-Date, WARC-Warcinfo-ID (the
+warcinfo of htmlabs, `htmlabs-mode: replace`), Content-Length and the
+digests; its HTTP header as it came but for Transfer-Encoding,
+Content-Encoding and Content-Length, renamed X-Archive-Orig-…, and a true
+Content-Length; its payload what `htmlabs --http --strip-headers -r TARGET`
+makes of the original (a resource: `htmlabs -r TARGET`).
+
 Prints one line per conversion: target URI, Content-Type, base64 of the
-block."""
+block; with --replace, one per replaced record too: target URI,
+`replaced`, base64 of its payload."""
 
 import base64
 import gzip
@@ -88,10 +100,107 @@ def without_added_plain(data):
     return b"".join(kept)
 
 
+def units(data):
+    """The units of an archive: its gzip members, or its plain records (each
+    to the next one's offset)."""
+    if data[:2] == b"\x1f\x8b":
+        out, rest = [], data
+        while rest:
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            d.decompress(rest)
+            out.append(rest[: len(rest) - len(d.unused_data)])
+            rest = d.unused_data
+        return out
+    it = ArchiveIterator(io.BytesIO(data))
+    offsets = []
+    for record in it:
+        it.read_to_end(record)
+        offsets.append(it.get_record_offset())
+    return [data[a:b] for a, b in zip(offsets, offsets[1:] + [len(data)])]
+
+
+def records_of(unit):
+    """(type, headers, block) of each record of a unit."""
+    return [(r.rec_type, r.rec_headers, r.raw_stream.read())
+            for r in ArchiveIterator(io.BytesIO(text(unit)), no_record_parse=True)]
+
+
+def text(unit):
+    return gzip.decompress(unit) if unit[:2] == b"\x1f\x8b" else unit
+
+
+CHANGED = {"warc-record-id", "warc-date", "warc-warcinfo-id", "content-length",
+           "warc-block-digest", "warc-payload-digest"}
+RENAMED = {b"transfer-encoding", b"content-encoding", b"content-length"}
+
+
+def fields(headers, leave):
+    return [(n, v) for n, v in headers.headers if n.lower() not in leave]
+
+
+def run_htmlabs(htmlabs, kind, headers, block, flags):
+    bare = headers.get_header("WARC-Target-URI").strip("<>")
+    if kind == "response":
+        command = [htmlabs, "--http", "--strip-headers", "-r", bare, *flags]
+    else:
+        command = [htmlabs, "-r", bare, *(f for f in flags if f != "--content-location")]
+        charset = headers.get_header("Content-Type").partition("charset=")[2]
+        if charset:
+            command += ["--encoding", charset]
+    return subprocess.run(command, input=block, capture_output=True).stdout, command
+
+
+def check_replaced(htmlabs, units_in, units_out, flags):
+    """Pairs OUT's units with IN's; checks each replacement; prints it."""
+    kept = [u for u in units_out if not added(text(u)[:8192])]
+    if len(kept) != len(units_in):
+        fail("%d units in, %d out besides the added ones" % (len(units_in), len(kept)))
+    infos = [r for u in units_out for r in records_of(u)
+             if r[0] == "warcinfo" and b"software: htmlabs/" in r[2]]
+    for unit_in, unit_out in zip(units_in, kept):
+        if unit_in == unit_out:
+            continue
+        [(kind, old, block_in)] = records_of(unit_in)
+        [(kind_out, new, block_out)] = records_of(unit_out)
+        old_id = old.get_header("WARC-Record-ID")
+        if kind_out != kind or new.get_header("WARC-Record-ID") == old_id:
+            fail("%s is changed, and not replaced by a new record" % old_id)
+        if old_id not in [v for n, v in new.headers if n.lower() == "warc-concurrent-to"]:
+            fail("the replacement of %s is not WARC-Concurrent-To it" % old_id)
+        if fields(old, CHANGED | {"warc-concurrent-to"}) != fields(new, CHANGED | {"warc-concurrent-to"}) or \
+                sorted([v for n, v in old.headers if n.lower() == "warc-concurrent-to"] + [old_id]) != \
+                sorted(v for n, v in new.headers if n.lower() == "warc-concurrent-to"):
+            fail("the replacement of %s changes other WARC fields" % old_id)
+        if len(infos) != 1 or b"htmlabs-mode: replace\r\n" not in infos[0][2] or \
+                new.get_header("WARC-Warcinfo-ID") != infos[0][1].get_header("WARC-Record-ID"):
+            fail("the replacement of %s does not name the warcinfo of htmlabs in replace mode" % old_id)
+        if int(new.get_header("Content-Length")) != len(block_out):
+            fail("the replacement of %s: its Content-Length is not its block's" % old_id)
+        if kind == "response":
+            head_in, _, _ = block_in.partition(b"\r\n\r\n")
+            head_out, _, payload = block_out.partition(b"\r\n\r\n")
+            lines_in = head_in.split(b"\r\n")
+            lines_out = head_out.split(b"\r\n")
+            # (One head block in these archives: no 1xx.)
+            expected = [b"X-Archive-Orig-" + l if l.split(b":")[0].strip().lower() in RENAMED else l
+                        for l in lines_in] + [b"Content-Length: %d" % len(payload)]
+            if lines_out != expected:
+                fail("the HTTP header of the replacement of %s: %r, not %r" % (old_id, lines_out, expected))
+        else:
+            payload = block_out
+        made, command = run_htmlabs(htmlabs, kind, old, block_in, flags)
+        if made != payload:
+            fail("the replacement of %s is not what %s makes of it" % (old_id, " ".join(command[1:])))
+        print(old.get_header("WARC-Target-URI").strip("<>"), "replaced",
+              base64.b64encode(payload).decode(), sep="\t")
+
+
 def main():
     htmlabs, path_in, path_out, *flags = sys.argv[1:]
     data_in = open(path_in, "rb").read()
     data_out = open(path_out, "rb").read()
+    replace = "--replace" in flags
+    flags = [f for f in flags if f != "--replace"]
     if flags == ["--broken"]:
         # An input cut or malformed: the records before the break come
         # out as they came, with their conversions; the rest as it is.
@@ -102,7 +211,9 @@ def main():
         if kept != data_in:
             fail("the input does not come out byte for byte")
         return
-    if without_added(data_out) != data_in:
+    if replace:
+        check_replaced(htmlabs, units(data_in), units(data_out), flags)
+    elif without_added(data_out) != data_in:
         fail("the input's records do not come out byte for byte")
 
     # Blocks whole: HTTP heads not parsed off.
@@ -141,7 +252,8 @@ def main():
 
     conversions = [r for r in records if r[0] == "conversion"]
     infos = [r for r in records if r[0] == "warcinfo" and b"software: htmlabs/" in r[2]]
-    if len(infos) != (1 if conversions else 0):
+    replaced = replace and without_added(data_out) != data_in
+    if len(infos) != (1 if conversions or replaced else 0):
         fail("%d warcinfo records of htmlabs for %d conversions" % (len(infos), len(conversions)))
     if len(records) != count_in + len(conversions) + len(infos):
         fail("%d records out, %d in, %d added" % (len(records), count_in, len(conversions) + len(infos)))
@@ -171,15 +283,8 @@ def main():
         if int(headers.get_header("Content-Length")) != len(block):
             fail("conversion of %s: its Content-Length is not its block's" % refers)
         bare = target.strip("<>")
-        if original[0] == "response":
-            command = [htmlabs, "--http", "--strip-headers", "-r", bare, *flags]
-        else:
-            command = [htmlabs, "-r", bare, *(f for f in flags if f != "--content-location")]
-            charset = original[1].get_header("Content-Type").partition("charset=")[2]
-            if charset:
-                command += ["--encoding", charset]
-        run = subprocess.run(command, input=original[2], capture_output=True)
-        if run.stdout != block:
+        made, command = run_htmlabs(htmlabs, original[0], original[1], original[2], flags)
+        if made != block:
             fail("conversion of %s is not what %s makes of it" % (refers, " ".join(command[1:])))
         print(bare, headers.get_header("Content-Type"), base64.b64encode(block).decode(), sep="\t")
 

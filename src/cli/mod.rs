@@ -15,7 +15,7 @@ use crate::http;
 use crate::site::Site;
 use crate::warc;
 use crate::{Config, LayerError, Layers, Standard};
-pub use progress::Progress;
+pub use progress::{ArchiveProgress, Progress};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -40,6 +40,7 @@ none, and then the page comes out unchanged.";
 #[derive(Debug, Parser)]
 #[command(name = "htmlabs", version, after_help = EXAMPLES)]
 #[command(group = clap::ArgGroup::new("http_or_warc").args(["http", "warc"]).multiple(true))]
+#[command(group = clap::ArgGroup::new("site_or_warc").args(["site", "warc"]).multiple(true))]
 pub struct Cli {
     /// The HTML file to read: standard input when absent or `-`.
     pub file: Option<PathBuf>,
@@ -107,12 +108,21 @@ pub struct Cli {
 
     /// The input is a web archive (WARC 1.0 or 1.1, plain or gzip): it
     /// comes out whole, byte for byte, and each HTML response rewritten is
-    /// added after its record as a `conversion` record (gzip in, gzip out:
-    /// one member per new record). Each record's base: `<base href>`, else
+    /// added after its record as a `conversion` record, or put in its place
+    /// with --warc-mode replace (gzip in, gzip out: one member per new
+    /// record). Each record's base: `<base href>`, else
     /// its HTTP `Content-Base:` (and `Content-Location:` with
     /// --content-location), else its `WARC-Target-URI`.
-    #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site", "check", "report"])]
+    #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site"])]
     pub warc: bool,
+
+    /// With --warc: how a rewritten page is written. `conversion` adds it
+    /// after its record as a `conversion` record; `replace` puts a new
+    /// record in place of the original, its HTTP header without the codings
+    /// the new body no longer has (kept as `X-Archive-Orig-…`).
+    #[arg(long, value_enum, value_name = "MODE", requires = "warc",
+          default_value_t = WarcModeArg::Conversion)]
+    pub warc_mode: WarcModeArg,
 
     /// With --http or --warc: `Content-Location:` is a base too, after
     /// `Base:` and `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231
@@ -165,8 +175,8 @@ pub struct Cli {
     #[arg(long, requires = "site")]
     pub no_pretty_urls: bool,
 
-    /// How many files at once (default: all cores).
-    #[arg(short, long, value_name = "N", requires = "site",
+    /// How many files (with --warc: records) at once (default: all cores).
+    #[arg(short, long, value_name = "N", requires = "site_or_warc",
           value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 
@@ -197,6 +207,14 @@ pub enum Job {
         output: Output,
         options: warc::Options,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WarcModeArg {
+    /// keep every record, add each rewritten page as a conversion record
+    Conversion,
+    /// replace each rewritten page's record
+    Replace,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -259,27 +277,28 @@ impl Cli {
         if to_stdout && self.check {
             return refused("--check writes to standard output: give --report a file");
         }
-        if let Some(options) = self.warc() {
-            return Ok(Job::Warc {
-                input: self.input(),
-                output: self.output(),
-                options,
-            });
-        }
         let Some(dir) = &self.site else {
+            // One input, one output (a page or an archive), which the
+            // report must not share and a check does not write.
+            let what = if self.warc { "archive" } else { "page" };
             if to_stdout && self.output.is_none() && !self.check {
-                return refused(
-                    "--report - would mix the links with the page on standard output: give -o FILE or --check",
-                );
+                return refused(&format!(
+                    "--report - would mix the links with the {what} on standard output: give -o FILE or --check"
+                ));
             }
             let output = if self.check {
                 Output::Discard
             } else {
                 self.output()
             };
-            return Ok(Job::Filter {
-                input: self.input(),
-                output,
+            let input = self.input();
+            return Ok(match self.warc() {
+                Some(options) => Job::Warc {
+                    input,
+                    output,
+                    options,
+                },
+                None => Job::Filter { input, output },
             });
         };
         let url = self.site_url.as_deref().unwrap_or_default();
@@ -337,9 +356,20 @@ impl Cli {
             flags.push(format!("--encoding {label}"));
         }
         flags.extend(self.attr.iter().map(|a| format!("--attr {a}")));
+        let mode = match self.warc_mode {
+            WarcModeArg::Conversion => warc::Mode::Conversion,
+            WarcModeArg::Replace => warc::Mode::Replace,
+        };
+        let jobs = match self.jobs {
+            Some(n) => usize::from(n),
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        };
         self.warc.then(|| warc::Options {
             content_location: self.content_location,
             flags: flags.join(" "),
+            mode,
+            jobs,
+            progress: None,
         })
     }
 

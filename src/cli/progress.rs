@@ -1,14 +1,18 @@
-//! What a site's run says on standard error as it goes: a progress bar when
-//! standard error is a terminal, the warnings and failures naming their
-//! file, and the summary line at the end.
+//! What a site's or an archive's run says on standard error as it goes: a
+//! progress bar when standard error is a terminal, the warnings and
+//! failures naming their file or record, and the summary line at the end.
 
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::site::{Event, Summary};
+use crate::warc::Counters;
 
 pub struct Progress {
     bar: Mutex<Option<ProgressBar>>,
@@ -100,5 +104,84 @@ impl Progress {
         }
         line += &format!("; {:.2} s", s.seconds);
         eprintln!("{line}");
+    }
+}
+
+/// An archive's bar: raw bytes read of the input's size (a spinner when
+/// the size is not known: standard input), records and records a second;
+/// drawn by a thread of its own from the run's [`Counters`], so that the
+/// run only stores two numbers a record.
+pub struct ArchiveProgress {
+    bar: Option<ProgressBar>,
+    counters: Arc<Counters>,
+    stop: Arc<AtomicBool>,
+    ticker: Option<JoinHandle<()>>,
+}
+
+impl ArchiveProgress {
+    /// A bar when standard error is a terminal and not `quiet`; `total`:
+    /// the input's size, when known.
+    pub fn new(quiet: bool, total: Option<u64>) -> Self {
+        let counters = Arc::new(Counters::default());
+        let stop = Arc::new(AtomicBool::new(false));
+        if quiet || !std::io::stderr().is_terminal() {
+            return ArchiveProgress {
+                bar: None,
+                counters,
+                stop,
+                ticker: None,
+            };
+        }
+        let template = match total {
+            Some(_) => "{bar:40} {bytes}/{total_bytes}, {bytes_per_sec}, {msg}, {eta} left",
+            None => "{spinner} {bytes}, {bytes_per_sec}, {msg}",
+        };
+        let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr())
+            .with_style(ProgressStyle::with_template(template).expect("the template parses"));
+        let ticker = {
+            let (bar, counters, stop) = (bar.clone(), Arc::clone(&counters), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let (bytes, records) = counters.get();
+                    let seconds = bar.elapsed().as_secs_f64().max(1e-3);
+                    bar.set_position(bytes);
+                    bar.set_message(format!(
+                        "{records} records, {:.0} records/s",
+                        records as f64 / seconds
+                    ));
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            })
+        };
+        ArchiveProgress {
+            bar: Some(bar),
+            counters,
+            stop,
+            ticker: Some(ticker),
+        }
+    }
+
+    /// What the run updates, when there is a bar.
+    pub fn counters(&self) -> Option<Arc<Counters>> {
+        self.bar.as_ref().map(|_| Arc::clone(&self.counters))
+    }
+
+    /// Says `line` on standard error, above the bar if there is one.
+    pub fn say(&self, line: String) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    /// The run is over: the bar goes away.
+    pub fn finish(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(ticker) = self.ticker.take() {
+            let _ = ticker.join();
+        }
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
     }
 }

@@ -21,5 +21,6 @@ pub mod response;
 pub use head::{Edit, Head, HeadError, HeadReader, Version, read_heads, starts_like_response};
 pub use report::{Block, Body, Report, Warning};
 pub use response::{
-    Error, Options, ResponseRewriter, Tell, rewrite_parts, rewrite_response, rewrite_response_bytes,
+    Error, Hear, Options, ResponseRewriter, Tell, rewrite_parts, rewrite_response,
+    rewrite_response_bytes,
 };

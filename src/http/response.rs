@@ -61,7 +61,7 @@ struct Told {
 }
 
 /// What hears each URL value of the document.
-type Hear = Box<dyn FnMut(&Link)>;
+pub type Hear = Box<dyn FnMut(&Link)>;
 
 /// The document's rewriter, writing to `writer`: its warnings told and its
 /// links heard as the run's are. `shift` is where the body starts in the
@@ -422,8 +422,9 @@ fn blocks(heads: &[Head]) -> Vec<Block> {
 
 /// Rewrites a response whose blocks are read (`heads`) and whose body is
 /// held whole (`body`, which starts at `body_offset` of the input), into
-/// `out`, telling each warning to `tell` as it happens: what a source that
-/// holds its responses calls (a WARC record in memory or spilled).
+/// `out`, telling each warning to `tell` as it happens and letting `hear`
+/// hear each URL value: what a source that holds its responses calls (a
+/// WARC record in memory or spilled).
 #[allow(clippy::too_many_arguments)]
 pub fn rewrite_parts(
     config: &Config,
@@ -433,11 +434,12 @@ pub fn rewrite_parts(
     body_offset: usize,
     out: &mut dyn Write,
     tell: Option<Tell>,
+    hear: Option<Hear>,
 ) -> Result<Report, Error> {
     let told: Shared = Rc::new(RefCell::new(Told {
         list: Vec::new(),
         tell,
-        hear: None,
+        hear: hear.map(|hear| Rc::new(RefCell::new(hear))),
     }));
     let entity = entity(
         heads,
@@ -513,6 +515,7 @@ pub fn rewrite_response_bytes(
         &mut body,
         body_offset,
         &mut out,
+        None,
         None,
     )?;
     Ok((out, report))

@@ -1,38 +1,64 @@
+//! The run: records read in order, each HTML response or resource handed
+//! to its [`work`] (at once, or on a pool of threads with
+//! `--jobs`), and what each work gave written in input order.
+//!
 //! Conversion mode (the default): the archive comes out as it came, byte
 //! for byte, and each HTML response or resource that was rewritten is
 //! followed by a `conversion` record (ISO 28500 §6.8: "an alternative
 //! version of another record's content") whose block is the rewritten page,
-//! decoded of its transfer and content codings. A `warcinfo` record naming
-//! htmlabs comes before the first one.
+//! decoded of its transfer and content codings. Replace mode: the record
+//! itself is replaced by one carrying the rewritten page. A `warcinfo`
+//! record naming htmlabs comes before the first new record.
 
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
-
-use encoding_rs::Encoding;
+use std::sync::{Arc, mpsc};
 
 use super::digest::Digest;
-use super::header::Header;
 use super::input::{Stop, Units};
-use super::report::{Named, Summary, Warning};
-use super::write::{Record, now, record_id};
+use super::order::Front;
+use super::report::{Counters, Named, Summary, Warning};
+use super::work::{self, Done, Kind, Mode, Work};
+use super::write::{self, Record, now, record_id};
 use crate::html::config::Config;
-use crate::html::encoding;
-use crate::html::error::Error as DocumentError;
-use crate::html::rewriter::Rewriter;
-use crate::http::{self, Body, HeadReader, media};
-use crate::spool::{Held, Spool};
-use crate::url::Layers;
+use crate::html::links::Link;
+use crate::spool::Spool;
 
 /// What a WARC run is asked, besides its documents' [`Config`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// `Content-Location:` is a base too (`--content-location`).
     pub content_location: bool,
     /// The flags of the run, for the `warcinfo` record.
     pub flags: String,
+    /// Conversion records added, or records replaced.
+    pub mode: Mode,
+    /// How many records are rewritten at once: 1 (the default) on the
+    /// calling thread, more on a pool of that many threads.
+    pub jobs: usize,
+    /// Where the run says how far it is, as it reads.
+    pub progress: Option<Arc<Counters>>,
 }
 
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            content_location: false,
+            flags: String::new(),
+            mode: Mode::Conversion,
+            jobs: 1,
+            progress: None,
+        }
+    }
+}
+
+/// How many records may wait for their work, a thread's worth each: what
+/// bounds memory (each holds its block and its page within
+/// `--max-memory`, spilling past it).
+const WINDOW_PER_JOB: usize = 4;
+
 /// Rewrites the archive `input` gives into `output`, telling each warning
-/// to `tell` as it happens; gives back the summary and the output.
+/// to `tell` in input order; gives back the summary and the output.
 ///
 /// Fails only when the input cannot be read or the output written; a
 /// malformed record is a warning, and the rest of the input comes out as
@@ -44,40 +70,57 @@ pub fn convert<R: Read, W: Write>(
     output: W,
     tell: impl FnMut(&Warning),
 ) -> Result<(Summary, W), Error> {
-    let mut units = Units::new(input, output, config.max_memory).map_err(Error::Read)?;
-    let failed = |units: &mut Units<R, W>, e| {
-        if units.write_broke() {
-            Error::Write(e)
-        } else {
-            Error::Read(e)
-        }
-    };
+    convert_listening(config, options, input, output, tell, None)
+}
+
+/// What hears each URL value of each page rewritten, with its record.
+pub type Hear<'a> = &'a mut dyn FnMut(&Named, &Link);
+
+/// [`convert`], letting `hear` hear each URL value of each page (the link
+/// report, the check mode), in input order.
+pub fn convert_listening<R: Read, W: Write>(
+    config: &Config,
+    options: &Options,
+    input: R,
+    output: W,
+    tell: impl FnMut(&Warning),
+    hear: Option<Hear<'_>>,
+) -> Result<(Summary, W), Error> {
+    let hold = options.mode == Mode::Replace;
+    let units = Units::new(input, output, config.max_memory, hold).map_err(Error::Read)?;
     let mut run = Run {
         config,
         options,
         gzip: units.gzip(),
         digest: None,
-        warcinfo: None,
+        warcinfo: record_id(),
+        warcinfo_written: false,
+        submitted: 0,
+        settled: 0,
+        replaced: HashMap::new(),
+        later: VecDeque::new(),
         summary: Summary::default(),
         tell,
+        hear,
     };
-    loop {
-        match run.record(&mut units) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(Stop::Io(e)) => return Err(failed(&mut units, e)),
-            Err(Stop::Malformed { at, why }) => {
-                run.warn(Warning::Malformed { at, why });
-                if let Err(e) = units.copy_rest() {
-                    return Err(failed(&mut units, e));
-                }
-                break;
-            }
-        }
+    if options.jobs <= 1 {
+        return run.drive(units, &|work, done| {
+            let _ = done.send(work::work(config, options.content_location, work));
+        });
     }
-    run.summary.bytes = units.raw_offset();
-    let output = units.finish().map_err(Error::Write)?;
-    Ok((run.summary, output))
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs)
+        .thread_name(|i| format!("htmlabs-warc-{i}"))
+        .build()
+        .map_err(|e| Error::Read(io::Error::other(e)))?;
+    // The reading stays on this thread, the pool only rewrites.
+    pool.in_place_scope(|scope| {
+        run.drive(units, &|work, done| {
+            scope.spawn(move |_| {
+                let _ = done.send(work::work(config, options.content_location, work));
+            });
+        })
+    })
 }
 
 /// What stops a run: the input cannot be read, or the output written.
@@ -87,72 +130,212 @@ pub enum Error {
     Write(io::Error),
 }
 
-/// What became of a record's page.
-struct Outcome {
-    warnings: Vec<http::Warning>,
-    /// URLs rewritten.
-    urls: usize,
-    /// Its encoding, when all went well.
-    changed: Option<&'static Encoding>,
+type Units_<R, W> = Units<R, W, Done>;
+
+/// Hands a record's work to whoever does it, with where its result goes.
+type Submit<'a> = dyn Fn(Work, mpsc::Sender<Done>) + 'a;
+
+/// What is told once the records before it are settled (so that the
+/// warnings come in input order whatever the jobs).
+struct Later {
+    /// How many works were handed out before it.
+    after: u64,
+    what: Told,
 }
 
-/// Which records are rewritten.
-enum Kind {
-    /// `response` with an HTTP response block.
-    Response,
-    /// `resource` of type HTML, with the charset of its `Content-Type`.
-    Resource(Option<String>),
-    Other,
+enum Told {
+    /// A warning about a record that was only copied.
+    Warning(Warning),
+    /// A revisit read in replace mode: told if it names a record replaced.
+    Revisit {
+        named: Named,
+        digest: Option<String>,
+        refers_to: Option<String>,
+    },
 }
 
-fn kind(header: &Header) -> Kind {
-    let content_type = header.get("Content-Type").unwrap_or_default();
-    let media = media::parse(&content_type);
-    match header.record_type().as_str() {
-        "response"
-            if media
-                .as_ref()
-                .is_some_and(|m| m.essence == "application/http") =>
-        {
-            // `msgtype=response`, or none (`application/http` alone).
-            let lower = content_type.to_ascii_lowercase();
-            let msgtype = lower.split(';').skip(1).find_map(|p| {
-                let (name, value) = p.split_once('=')?;
-                (name.trim() == "msgtype").then(|| value.trim().trim_matches('"').to_owned())
-            });
-            match msgtype.as_deref() {
-                None | Some("response") => Kind::Response,
-                Some(_) => Kind::Other,
-            }
-        }
-        "resource" if media.as_ref().is_some_and(|m| m.is_html()) => {
-            Kind::Resource(media.and_then(|m| m.charset))
-        }
-        _ => Kind::Other,
-    }
-}
-
-struct Run<'a, F> {
+struct Run<'a, 'h, F> {
     config: &'a Config,
     options: &'a Options,
     gzip: bool,
     /// How the input writes its digests, from the first one met.
     digest: Option<Digest>,
-    /// The ID of the `warcinfo` record added, once it is.
-    warcinfo: Option<Vec<u8>>,
+    /// The ID of the `warcinfo` record added before the first new record.
+    warcinfo: Vec<u8>,
+    warcinfo_written: bool,
+    /// Works handed out, and settled (written out, in order).
+    submitted: u64,
+    settled: u64,
+    /// In replace mode, the records replaced: by their payload digest
+    /// (lowercased) and by their ID.
+    replaced: HashMap<String, Named>,
+    later: VecDeque<Later>,
     summary: Summary,
     tell: F,
+    hear: Option<Hear<'h>>,
 }
 
-impl<F: FnMut(&Warning)> Run<'_, F> {
+impl<F: FnMut(&Warning)> Run<'_, '_, F> {
     fn warn(&mut self, warning: Warning) {
         self.summary.warnings += 1;
         self.summary.incomplete |= warning.stops_rewriting();
         (self.tell)(&warning);
     }
 
-    /// Reads one record, and adds its conversion; `false` at the end.
-    fn record<R: Read, W: Write>(&mut self, units: &mut Units<R, W>) -> Result<bool, Stop> {
+    fn drive<R: Read, W: Write>(
+        &mut self,
+        mut units: Units_<R, W>,
+        submit: &Submit<'_>,
+    ) -> Result<(Summary, W), Error> {
+        let failed = |units: &mut Units_<R, W>, e| {
+            if units.write_broke() {
+                Error::Write(e)
+            } else {
+                Error::Read(e)
+            }
+        };
+        let window = WINDOW_PER_JOB * self.options.jobs.max(1);
+        loop {
+            match self.record(&mut units, submit) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(Stop::Io(e)) => return Err(failed(&mut units, e)),
+                Err(Stop::Malformed { at, why }) => {
+                    // What comes before is told first, whatever the jobs.
+                    let output = units.output().map_err(Error::Write)?;
+                    self.settle(output, true, 0)?;
+                    self.warn(Warning::Malformed { at, why });
+                    if let Err(e) = units.copy_rest() {
+                        return Err(failed(&mut units, e));
+                    }
+                    break;
+                }
+            }
+            if let Some(progress) = &self.options.progress {
+                progress.set(units.raw_offset(), self.summary.records);
+            }
+            let output = units.output().map_err(Error::Write)?;
+            self.settle(output, false, window)?;
+        }
+        self.summary.bytes = units.raw_offset();
+        let mut output = units.finish().map_err(Error::Write)?;
+        self.settle(&mut output, true, 0)?;
+        self.tell_later(true);
+        debug_assert!(output.is_empty());
+        Ok((std::mem::take(&mut self.summary), output.into_inner()))
+    }
+
+    /// Writes out what is done at the front of the output; with `all`,
+    /// waits for every work whose unit is over, else only while more than
+    /// `window` wait.
+    fn settle<W: Write>(
+        &mut self,
+        output: &mut super::order::Ordered<W, Done>,
+        all: bool,
+        window: usize,
+    ) -> Result<(), Error> {
+        loop {
+            let wait = all || output.working() > window;
+            let Some(front) = output.front(wait).map_err(Error::Write)? else {
+                self.tell_later(false);
+                return Ok(());
+            };
+            self.settled_one(front, output.out())?;
+        }
+    }
+
+    /// The unit at the front, its works done: their warnings told, and
+    /// its bytes written (a new record in its place, or its bytes as they
+    /// came and a conversion after them for each page rewritten).
+    fn settled_one(&mut self, front: Front<Done>, out: &mut dyn Write) -> Result<(), Error> {
+        let Front { mut held, done } = front;
+        let replaces = done.iter().any(|d| d.replaces);
+        if !replaces {
+            held.copy_to(out).map_err(Error::Write)?;
+        }
+        for done in done {
+            self.settled += 1;
+            self.settled_work(done, out)?;
+            self.tell_later(false);
+        }
+        Ok(())
+    }
+
+    fn settled_work(&mut self, done: Done, out: &mut dyn Write) -> Result<(), Error> {
+        if let Some(e) = done.failed {
+            return Err(Error::Write(e));
+        }
+        for warning in done.warnings {
+            self.warn(warning);
+        }
+        self.summary.urls += done.urls;
+        if let Some(hear) = &mut self.hear {
+            for link in &done.links {
+                hear(&done.named, link);
+            }
+        }
+        let Some(mut record) = done.record else {
+            return Ok(());
+        };
+        if !self.warcinfo_written {
+            self.write_warcinfo(&done.version, out)
+                .map_err(Error::Write)?;
+            self.warcinfo_written = true;
+        }
+        record.copy_to(out).map_err(Error::Write)?;
+        self.summary.rewritten += 1;
+        if !done.replaces {
+            self.summary.conversions += 1;
+            return Ok(());
+        }
+        self.summary.replaced += 1;
+        if let Some(digest) = &done.payload_digest {
+            self.replaced
+                .insert(digest.trim().to_ascii_lowercase(), done.named.clone());
+        }
+        self.replaced.insert(done.named.id.clone(), done.named);
+        Ok(())
+    }
+
+    /// Tells what waits for the records now settled; with `all`,
+    /// everything.
+    fn tell_later(&mut self, all: bool) {
+        while let Some(later) = self.later.front() {
+            if !all && later.after > self.settled {
+                return;
+            }
+            let later = self.later.pop_front().expect("seen above");
+            let (named, digest, refers_to) = match later.what {
+                Told::Warning(warning) => {
+                    self.warn(warning);
+                    continue;
+                }
+                Told::Revisit {
+                    named,
+                    digest,
+                    refers_to,
+                } => (named, digest, refers_to),
+            };
+            let replaced = digest
+                .as_deref()
+                .and_then(|d| self.replaced.get(&d.trim().to_ascii_lowercase()))
+                .or_else(|| self.replaced.get(refers_to.as_deref()?.trim()))
+                .cloned();
+            if let Some(replaced) = replaced {
+                self.warn(Warning::Revisit {
+                    record: named,
+                    replaced,
+                });
+            }
+        }
+    }
+
+    /// Reads one record and hands out its work; `false` at the end.
+    fn record<R: Read, W: Write>(
+        &mut self,
+        units: &mut Units_<R, W>,
+        submit: &Submit<'_>,
+    ) -> Result<bool, Stop> {
         if !units.more()? {
             return Ok(false);
         }
@@ -166,243 +349,96 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
                 .iter()
                 .find_map(|name| Digest::like(&header.get(name)?));
         }
-        let kind = kind(&header);
-        let mut block = Spool::new(self.config.max_memory);
-        let kept = !matches!(kind, Kind::Other);
-        units.block(at, length, kept.then_some(&mut block as &mut dyn Write))?;
-        self.summary.records += 1;
+        let kind = work::kind(&header);
         let named = || Named {
             id: header.record_id(),
             target: header.target_uri().unwrap_or_default(),
             at,
         };
-        let rewritten = match kind {
-            Kind::Other => None,
-            Kind::Response => self.response(&header, &mut block, &named)?,
-            Kind::Resource(charset) => self.resource(&header, charset, &mut block, &named)?,
-        };
-        if let Some((mut page, encoding)) = rewritten {
-            self.summary.rewritten += 1;
-            self.conversion(&header, &mut page, encoding, units.pending())?;
+        if kind == Kind::Other {
+            units.output()?.release()?;
+            if self.options.mode == Mode::Replace && header.record_type() == "revisit" {
+                self.later.push_back(Later {
+                    after: self.submitted,
+                    what: Told::Revisit {
+                        named: named(),
+                        digest: header.get("WARC-Payload-Digest").map(|d| d.into_owned()),
+                        refers_to: header.get("WARC-Refers-To").map(|d| d.into_owned()),
+                    },
+                });
+            }
+            // Its block digest checked as it streams by: it covers every
+            // byte of the record (its payload digest is not checked: that
+            // would need its HTTP head read, and where the two disagree it
+            // is over what the payload is, not over the bytes).
+            let says = header.get("WARC-Block-Digest");
+            let mut hasher = says.as_deref().and_then(Digest::like).map(|d| d.hasher());
+            units.block(at, length, hasher.as_mut().map(|h| h as &mut dyn Write))?;
+            if let (Some(says), Some(hasher)) = (says, hasher) {
+                let is = hasher.value();
+                if !is.eq_ignore_ascii_case(says.trim()) {
+                    self.later.push_back(Later {
+                        after: self.submitted,
+                        what: Told::Warning(Warning::Digest {
+                            record: named(),
+                            field: "WARC-Block-Digest",
+                            says: says.trim().to_owned(),
+                            is,
+                        }),
+                    });
+                }
+            }
+            self.summary.records += 1;
+            units.record_ended()?;
+            return Ok(true);
         }
+        let first = units.first_in_unit();
+        let mut block = Spool::new(self.config.max_memory);
+        units.block(at, length, Some(&mut block))?;
+        self.summary.records += 1;
+        let asked = self.options.mode == Mode::Replace;
+        let alone = asked && first && units.unit_over(at)?;
+        let work = Work {
+            header,
+            block,
+            kind,
+            at,
+            replace: alone,
+            shared_unit: asked && !alone,
+            digest: self.digest.clone().unwrap_or_default(),
+            gzip: self.gzip,
+            warcinfo: self.warcinfo.clone(),
+            listen: self.hear.is_some(),
+        };
+        let (sender, receiver) = mpsc::channel();
+        units.output()?.work(alone, receiver);
+        self.submitted += 1;
+        submit(work, sender);
         units.record_ended()?;
         Ok(true)
     }
 
-    /// The record's layers: its target URI is the retrieval URL (§3.3).
-    fn layers(&mut self, header: &Header, named: &dyn Fn() -> Named) -> Layers {
-        let Some(target) = header.target_uri() else {
-            return Layers::default();
-        };
-        match Layers::default().with_retrieval(self.config.standard, &target, "WARC-Target-URI") {
-            Ok(layers) => layers,
-            Err(e) => {
-                self.warn(Warning::Record {
-                    record: named(),
-                    warning: http::Warning::NotAUrl {
-                        field: "WARC-Target-URI",
-                        value: target,
-                        offset: 0,
-                        why: e.to_string(),
-                    },
-                });
-                Layers::default()
-            }
-        }
-    }
-
-    /// An HTTP response's page, rewritten and decoded, when it changed.
-    fn response(
-        &mut self,
-        header: &Header,
-        block: &mut Spool,
-        named: &dyn Fn() -> Named,
-    ) -> io::Result<Option<(Spool, &'static Encoding)>> {
-        let (heads, body_offset) = match read_heads(block)? {
-            Ok(read) => read,
-            Err(why) => {
-                self.warn(Warning::NotRewritten {
-                    record: named(),
-                    why,
-                });
-                return Ok(None);
-            }
-        };
-        let Some(last) = heads.last() else {
-            return Ok(None);
-        };
-        if media::content_type(last).is_some_and(|m| !m.is_html()) {
-            return Ok(None);
-        }
-        let mut config = self.config.clone();
-        config.layers = self.layers(header, named);
-        let options = http::Options {
-            content_location: self.options.content_location,
-            strip_headers: true,
-        };
-        let mut page = Spool::new(self.config.max_memory);
-        let mut body = Tail {
-            spool: block,
-            from: body_offset as u64,
-        };
-        let result = match http::rewrite_parts(
-            &config,
-            &options,
-            &heads,
-            &mut body,
-            body_offset,
-            &mut page,
-            None,
-        ) {
-            Ok(report) => Ok(match &report.document {
-                // With the headers stripped, a body comes out decoded even
-                // when nothing in it changed: that is no new version.
-                Some(document) => Outcome {
-                    urls: document.counts.rewritten,
-                    changed: (report.body != Body::AsItCame && !report.incomplete())
-                        .then_some(document.encoding.encoding),
-                    warnings: report.warnings,
-                },
-                None => Outcome {
-                    urls: 0,
-                    changed: None,
-                    warnings: report.warnings,
-                },
-            }),
-            Err(http::Error::Document(DocumentError::Write(e))) => return Err(e),
-            Err(e) => Err(e.to_string()),
-        };
-        Ok(self.settle(result, named).map(|encoding| (page, encoding)))
-    }
-
-    /// A `resource` record's page, rewritten, when it changed.
-    fn resource(
-        &mut self,
-        header: &Header,
-        charset: Option<String>,
-        block: &mut Spool,
-        named: &dyn Fn() -> Named,
-    ) -> io::Result<Option<(Spool, &'static Encoding)>> {
-        let mut config = self.config.clone();
-        config.layers = self.layers(header, named);
-        if let Some(encoding) = charset.as_deref().and_then(encoding::for_label) {
-            config.layers = config
-                .layers
-                .with_charset(encoding, "the record's Content-Type");
-        }
-        let mut page = Spool::new(self.config.max_memory);
-        let mut rewriter = Rewriter::new(config, &mut page);
-        let result = rewriter
-            .read_from(block.reader()?)
-            .and_then(|()| rewriter.end());
-        let result = match result {
-            Ok((report, _)) => Ok(Outcome {
-                urls: report.counts.rewritten,
-                changed: (!report.incomplete()).then_some(report.encoding.encoding),
-                warnings: report
-                    .warnings
-                    .into_iter()
-                    .map(http::Warning::Document)
-                    .collect(),
-            }),
-            Err(DocumentError::Write(e)) => return Err(e),
-            Err(e) => Err(e.to_string()),
-        };
-        Ok(self.settle(result, named).map(|encoding| (page, encoding)))
-    }
-
-    /// Tells what became of a record's page; gives the encoding of a new
-    /// version of it, when there is one (a URL changed, all went well).
-    fn settle(
-        &mut self,
-        result: Result<Outcome, String>,
-        named: &dyn Fn() -> Named,
-    ) -> Option<&'static Encoding> {
-        match result {
-            Err(why) => {
-                self.warn(Warning::NotRewritten {
-                    record: named(),
-                    why,
-                });
-                None
-            }
-            Ok(outcome) => {
-                for warning in outcome.warnings {
-                    self.warn(Warning::Record {
-                        record: named(),
-                        warning,
-                    });
-                }
-                self.summary.urls += outcome.urls as u64;
-                outcome.changed.filter(|_| outcome.urls > 0)
-            }
-        }
-    }
-
-    /// Writes the conversion of `original` (and, the first time, the
-    /// `warcinfo` record) to `out`.
-    fn conversion(
-        &mut self,
-        original: &Header,
-        page: &mut Spool,
-        encoding: &'static Encoding,
-        out: &mut Spool,
-    ) -> io::Result<()> {
+    /// The `warcinfo` record that says who added or changed the records
+    /// that name it, and how.
+    fn write_warcinfo(&mut self, version: &[u8], out: &mut dyn Write) -> io::Result<()> {
         let digest = self.digest.clone().unwrap_or_default();
-        let version = original.version_line().to_vec();
-        let warcinfo = match &self.warcinfo {
-            Some(id) => id.clone(),
-            None => {
-                let id = self.write_warcinfo(&version, &digest, out)?;
-                self.warcinfo = Some(id.clone());
-                id
-            }
-        };
-        let sum = digest.of(&mut page.reader()?)?.into_bytes();
-        let mut fields: Vec<(&'static str, Vec<u8>)> = vec![("WARC-Type", b"conversion".to_vec())];
-        if let Some(target) = original.raw("WARC-Target-URI") {
-            // As it came: WARC 1.0's `<…>` too.
-            fields.push(("WARC-Target-URI", target.trim_ascii().to_vec()));
-        }
-        fields.push(("WARC-Date", now()));
-        fields.push(("WARC-Record-ID", record_id()));
-        if let Some(id) = original.raw("WARC-Record-ID") {
-            fields.push(("WARC-Refers-To", id.trim_ascii().to_vec()));
-        }
-        fields.push(("WARC-Warcinfo-ID", warcinfo));
-        fields.push(("WARC-Block-Digest", sum.clone()));
-        fields.push(("WARC-Payload-Digest", sum));
-        fields.push((
-            "Content-Type",
-            format!("text/html; charset={}", encoding.name()).into_bytes(),
-        ));
-        fields.push(("Content-Length", page.len().to_string().into_bytes()));
-        Record {
-            version: &version,
-            fields,
-            block: page,
-        }
-        .write(self.gzip, out)?;
-        self.summary.conversions += 1;
-        Ok(())
-    }
-
-    /// The `warcinfo` record that says who added the records after it, and
-    /// how; gives back its ID.
-    fn write_warcinfo(
-        &mut self,
-        version: &[u8],
-        digest: &Digest,
-        out: &mut Spool,
-    ) -> io::Result<Vec<u8>> {
-        let id = record_id();
         let format = if version == b"WARC/1.0" {
             "WARC File Format 1.0"
         } else {
             "WARC File Format 1.1"
         };
+        let (description, mode) = match self.options.mode {
+            Mode::Conversion => (
+                "each HTML response rewritten with every link absolute (RFC 1808), as a conversion record after it",
+                "conversion",
+            ),
+            Mode::Replace => (
+                "each HTML response rewritten with every link absolute (RFC 1808), in a new record in place of the original",
+                "replace",
+            ),
+        };
         let mut block = format!(
-            "software: htmlabs/{}\r\nformat: {format}\r\ndescription: each HTML response rewritten with every link absolute (RFC 1808), as a conversion record after it\r\nhtmlabs-mode: conversion\r\n",
+            "software: htmlabs/{}\r\nformat: {format}\r\ndescription: {description}\r\nhtmlabs-mode: {mode}\r\n",
             env!("CARGO_PKG_VERSION"),
         );
         if !self.options.flags.is_empty() {
@@ -410,62 +446,18 @@ impl<F: FnMut(&Warning)> Run<'_, F> {
         }
         let mut block = block.as_bytes();
         let sum = digest.of(&mut &block[..])?.into_bytes();
-        let fields = vec![
+        let fields = [
             ("WARC-Type", b"warcinfo".to_vec()),
             ("WARC-Date", now()),
-            ("WARC-Record-ID", id.clone()),
+            ("WARC-Record-ID", self.warcinfo.clone()),
             ("Content-Type", b"application/warc-fields".to_vec()),
             ("WARC-Block-Digest", sum),
             ("Content-Length", block.len().to_string().into_bytes()),
         ];
         Record {
-            version,
-            fields,
+            head: write::head(version, &fields),
             block: &mut block,
         }
-        .write(self.gzip, out)?;
-        Ok(id)
-    }
-}
-
-/// The HTTP header blocks at the start of a response record's block, and
-/// where its body starts; the error says why they cannot be read.
-fn read_heads(block: &mut Spool) -> io::Result<Result<(Vec<http::Head>, usize), String>> {
-    let mut reader = HeadReader::new();
-    let mut input = block.reader()?;
-    let mut buf = vec![0u8; 16 * 1024];
-    let mut seen = 0;
-    let body = loop {
-        let n = input.read(&mut buf)?;
-        if n == 0 {
-            match reader.end() {
-                Ok(held) => break seen - held.len(),
-                Err(e) => return Ok(Err(e.to_string())),
-            }
-        }
-        match reader.write(&buf[..n]) {
-            Ok(http::head::Read::Body { held, rest }) => break seen + rest - held.len(),
-            Ok(http::head::Read::More) => seen += n,
-            Err(e) => return Ok(Err(e.to_string())),
-        }
-    };
-    Ok(Ok((reader.into_heads(), body)))
-}
-
-/// A spool's bytes from `from` on: a response's body after its blocks.
-struct Tail<'a> {
-    spool: &'a mut Spool,
-    from: u64,
-}
-
-impl Held for Tail<'_> {
-    fn open(&mut self) -> io::Result<Box<dyn Read + '_>> {
-        let mut reader = self.spool.reader()?;
-        io::copy(&mut (&mut reader).take(self.from), &mut io::sink())?;
-        Ok(reader)
-    }
-
-    fn len(&self) -> u64 {
-        self.spool.len() - self.from
+        .write(self.gzip, out)
     }
 }

@@ -73,6 +73,63 @@ impl Digest {
     }
 }
 
+/// A digest being taken of bytes written to it, as they stream by.
+pub struct Hasher {
+    state: State,
+    like: Digest,
+}
+
+enum State {
+    Sha1(sha1::Sha1),
+    Sha256(sha2::Sha256),
+    Sha512(sha2::Sha512),
+}
+
+impl Digest {
+    /// A digest of what will be written to it.
+    pub fn hasher(&self) -> Hasher {
+        use sha1::Digest as _;
+        let state = match self.algorithm {
+            Algorithm::Sha1 => State::Sha1(sha1::Sha1::new()),
+            Algorithm::Sha256 => State::Sha256(sha2::Sha256::new()),
+            Algorithm::Sha512 => State::Sha512(sha2::Sha512::new()),
+        };
+        Hasher {
+            state,
+            like: self.clone(),
+        }
+    }
+}
+
+impl Hasher {
+    /// The digest of all that was written, as a field value.
+    pub fn value(self) -> String {
+        use sha1::Digest as _;
+        let sum = match self.state {
+            State::Sha1(h) => h.finalize().to_vec(),
+            State::Sha256(h) => h.finalize().to_vec(),
+            State::Sha512(h) => h.finalize().to_vec(),
+        };
+        format!("{}:{}", self.like.label, self.like.encoding.encode(&sum))
+    }
+}
+
+impl io::Write for Hasher {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        use sha1::Digest as _;
+        match &mut self.state {
+            State::Sha1(h) => h.update(buf),
+            State::Sha256(h) => h.update(buf),
+            State::Sha512(h) => h.update(buf),
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 fn hash<D: sha1::Digest>(input: &mut dyn Read) -> io::Result<Vec<u8>> {
     let mut hasher = D::new();
     let mut buf = vec![0u8; 64 * 1024];

@@ -1,12 +1,12 @@
 //! The input as it is read: plain, or gzip one member at a time, every raw
-//! byte copied to the output as soon as it is read (in conversion mode the
-//! input comes out whole, new records added between its units), and the
+//! byte handed to the output ([`Ordered`]) as soon as it is read, and the
 //! records found in it, each with its place.
 //!
-//! A unit is what new records may be put after without cutting anything:
-//! a gzip member (one record, as the standard recommends, or several), or
-//! in a plain file the record itself. New records wait in `pending` until
-//! the unit they follow is over.
+//! A unit is what new records may be put after, or put in place of,
+//! without cutting anything: a gzip member (one record, as the standard
+//! recommends, or several), or in a plain file the record itself. When
+//! records may be replaced, each unit's raw bytes are held from its start
+//! until its first record's header says whether they may be.
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -14,7 +14,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use flate2::bufread::GzDecoder;
 
 use super::header::{Header, MAX_HEADER};
-use crate::spool::Spool;
+use super::order::Ordered;
 
 /// Where a record starts, in the input's bytes: what a user can seek to,
 /// and what CDX indexes list (a gzip member's offset).
@@ -38,10 +38,10 @@ impl fmt::Display for Place {
     }
 }
 
-/// The raw input, each byte copied to `copy` once it is consumed.
-struct Tee<R, W> {
+/// The raw input, each byte handed to `copy` once it is consumed.
+struct Tee<R, W, D> {
     inner: R,
-    copy: W,
+    copy: Ordered<W, D>,
     /// How many raw bytes were consumed.
     at: u64,
     /// A write that failed inside `consume`, which cannot return it: the
@@ -51,15 +51,7 @@ struct Tee<R, W> {
     broke: bool,
 }
 
-impl<R, W: Write> Tee<R, W> {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let written = self.copy.write_all(bytes);
-        self.broke |= written.is_err();
-        written
-    }
-}
-
-impl<R: BufRead, W: Write> Read for Tee<R, W> {
+impl<R: BufRead, W: Write, D> Read for Tee<R, W, D> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = {
             let available = self.fill_buf()?;
@@ -72,7 +64,7 @@ impl<R: BufRead, W: Write> Read for Tee<R, W> {
     }
 }
 
-impl<R: BufRead, W: Write> BufRead for Tee<R, W> {
+impl<R: BufRead, W: Write, D> BufRead for Tee<R, W, D> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if let Some(e) = self.failed.take() {
             return Err(e);
@@ -87,7 +79,7 @@ impl<R: BufRead, W: Write> BufRead for Tee<R, W> {
         if self.failed.is_none() {
             let written = match self.inner.fill_buf() {
                 Ok(bytes) => {
-                    let written = self.copy.write_all(&bytes[..n]);
+                    let written = self.copy.raw(&bytes[..n]);
                     self.broke |= written.is_err();
                     written
                 }
@@ -104,9 +96,9 @@ impl<R: BufRead, W: Write> BufRead for Tee<R, W> {
 
 type Raw<R> = BufReader<io::Chain<io::Cursor<Vec<u8>>, R>>;
 
-enum Source<R, W> {
-    Plain(Tee<Raw<R>, W>),
-    Gzip(Box<GzDecoder<Tee<Raw<R>, W>>>),
+enum Source<R, W, D> {
+    Plain(Tee<Raw<R>, W, D>),
+    Gzip(Box<GzDecoder<Tee<Raw<R>, W, D>>>),
     /// Between two members, for a moment.
     Taken,
 }
@@ -128,8 +120,8 @@ impl From<io::Error> for Stop {
 }
 
 /// The decoded input, unit by unit; see the module's note.
-pub struct Units<R, W> {
-    source: Source<R, W>,
+pub struct Units<R, W, D> {
+    source: Source<R, W, D>,
     /// Decoded bytes of a gzip member not yet consumed.
     buf: Vec<u8>,
     pos: usize,
@@ -141,22 +133,28 @@ pub struct Units<R, W> {
     /// How many decoded bytes of the current member (of a plain input:
     /// of the input) were consumed.
     within: u64,
-    /// New records waiting for the end of the unit, held within the
-    /// memory limit and spilled past it.
-    pending: Spool,
-    limit: usize,
+    /// Each unit is held until its first record's header is read.
+    hold: bool,
+    /// Records whose header was read in this unit.
+    records_in_unit: u32,
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
-impl<R: Read, W: Write> Units<R, W> {
-    /// Reads the first bytes to tell gzip from plain; new records wait in
-    /// memory up to `limit` bytes, in a temporary file past it.
-    pub fn new(mut input: R, copy: W, limit: usize) -> io::Result<Self> {
+impl<R: Read, W: Write, D> Units<R, W, D> {
+    /// Reads the first bytes to tell gzip from plain; what waits for the
+    /// output is kept in memory up to `limit` bytes a unit, in temporary
+    /// files past it. With `hold`, each unit is held from its start (see
+    /// [`Ordered::hold`]).
+    pub fn new(mut input: R, out: W, limit: usize, hold: bool) -> io::Result<Self> {
         let mut first = Vec::with_capacity(2);
         (&mut input).take(2).read_to_end(&mut first)?;
         let gzip = first == GZIP_MAGIC;
         let raw = BufReader::with_capacity(64 * 1024, io::Cursor::new(first).chain(input));
+        let mut copy = Ordered::new(out, limit);
+        if gzip && hold {
+            copy.hold();
+        }
         let tee = Tee {
             inner: raw,
             copy,
@@ -177,8 +175,8 @@ impl<R: Read, W: Write> Units<R, W> {
             ended: false,
             member: 0,
             within: 0,
-            pending: Spool::new(limit),
-            limit,
+            hold,
+            records_in_unit: 0,
         })
     }
 
@@ -208,7 +206,17 @@ impl<R: Read, W: Write> Units<R, W> {
         }
     }
 
-    fn tee(&mut self) -> io::Result<&mut Tee<Raw<R>, W>> {
+    /// The output, behind its queue.
+    pub fn output(&mut self) -> io::Result<&mut Ordered<W, D>> {
+        Ok(&mut self.tee()?.copy)
+    }
+
+    /// Whether the record whose header was just read is its unit's first.
+    pub fn first_in_unit(&self) -> bool {
+        self.records_in_unit == 1
+    }
+
+    fn tee(&mut self) -> io::Result<&mut Tee<Raw<R>, W, D>> {
         match &mut self.source {
             Source::Plain(tee) => Ok(tee),
             Source::Gzip(decoder) => Ok(decoder.get_mut()),
@@ -241,10 +249,10 @@ impl<R: Read, W: Write> Units<R, W> {
         self.within += n as u64;
     }
 
-    /// At the end of a unit: writes what waits for it, and moves to the
-    /// next gzip member; `false` at the end of the input.
+    /// At the end of a unit: says so to the output, and moves to the next
+    /// gzip member; `false` at the end of the input.
     fn next_unit(&mut self) -> io::Result<bool> {
-        self.flush_pending()?;
+        self.unit_end()?;
         if !self.gzip() || self.tee()?.fill_buf()?.is_empty() {
             return Ok(false);
         }
@@ -253,8 +261,12 @@ impl<R: Read, W: Write> Units<R, W> {
         let Source::Gzip(decoder) = std::mem::replace(&mut self.source, Source::Taken) else {
             return Ok(false);
         };
-        let tee = decoder.into_inner();
+        let mut tee = decoder.into_inner();
         let at = tee.at;
+        if self.hold {
+            tee.copy.hold();
+        }
+        self.records_in_unit = 0;
         self.source = Source::Gzip(Box::new(GzDecoder::new(tee)));
         self.member = at;
         self.within = 0;
@@ -264,37 +276,37 @@ impl<R: Read, W: Write> Units<R, W> {
         Ok(true)
     }
 
-    /// Where new records go (their bytes as they will be written): after
-    /// the unit being read.
-    pub fn pending(&mut self) -> &mut Spool {
-        &mut self.pending
-    }
-
     /// A record ended: in a plain input that ends a unit.
     pub fn record_ended(&mut self) -> io::Result<()> {
         match self.source {
-            Source::Plain(_) => self.flush_pending(),
+            Source::Plain(_) => self.unit_end(),
             Source::Gzip(_) | Source::Taken => Ok(()),
         }
     }
 
-    fn flush_pending(&mut self) -> io::Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let mut pending = std::mem::replace(&mut self.pending, Spool::new(self.limit));
+    fn unit_end(&mut self) -> io::Result<()> {
         let tee = self.tee()?;
         if let Some(e) = tee.failed.take() {
             return Err(e);
         }
-        let mut reader = pending.reader()?;
-        let mut buf = vec![0u8; 64 * 1024];
+        let ended = tee.copy.unit_end();
+        tee.broke |= ended.is_err();
+        ended
+    }
+
+    /// Whether the unit is over once the record just read is (skipping
+    /// the line ends some writers put after a record): always in a plain
+    /// input; in gzip, when its member holds no other record.
+    pub fn unit_over(&mut self, at: Place) -> Result<bool, Stop> {
+        if !self.gzip() {
+            return Ok(true);
+        }
         loop {
-            let n = reader.read(&mut buf)?;
-            if n == 0 {
-                return Ok(());
+            match self.skip_line_ends(at)? {
+                None => return Ok(true),
+                Some(more) if more => return Ok(false),
+                Some(_) => {}
             }
-            tee.write(&buf[..n])?;
         }
     }
 
@@ -306,21 +318,40 @@ impl<R: Read, W: Write> Units<R, W> {
             if !self.available(at)? {
                 return Ok(false);
             }
-            let available = self.filled(at)?;
-            let blank = available
-                .iter()
-                .take_while(|&&b| b == b'\r' || b == b'\n')
-                .count();
-            if blank == 0 {
+            if self.skip_line_ends(at)? == Some(true) {
                 return Ok(true);
             }
-            self.consume(blank);
         }
+    }
+
+    /// Consumes the line ends that start the bytes at hand in this unit;
+    /// whether other bytes follow them there (`None`: the unit is over).
+    fn skip_line_ends(&mut self, at: Place) -> Result<Option<bool>, Stop> {
+        let available = self.filled(at)?;
+        if available.is_empty() {
+            return Ok(None);
+        }
+        let blank = available
+            .iter()
+            .take_while(|&&b| b == b'\r' || b == b'\n')
+            .count();
+        let more = blank < available.len();
+        self.consume(blank);
+        Ok(Some(more))
     }
 
     /// Reads a record's header, at the place [`more`](Units::more) found.
     pub fn header(&mut self) -> Result<Header, Stop> {
         let at = self.place();
+        if self.gzip() {
+            self.records_in_unit += 1;
+        } else {
+            // A plain input's unit is the record.
+            self.records_in_unit = 1;
+            if self.hold {
+                self.tee()?.copy.hold();
+            }
+        }
         let mut bytes: Vec<u8> = Vec::new();
         loop {
             let searched = bytes.len().saturating_sub(3);
@@ -475,9 +506,9 @@ impl<R: Read, W: Write> Units<R, W> {
         Ok(())
     }
 
-    /// The end: what still waits is written, and the output given back.
-    pub fn finish(mut self) -> io::Result<W> {
-        self.flush_pending()?;
+    /// The end of the input: every unit is over, and the output is given
+    /// back with what still waits in its queue.
+    pub fn finish(self) -> io::Result<Ordered<W, D>> {
         let mut tee = match self.source {
             Source::Plain(tee) => tee,
             Source::Gzip(decoder) => decoder.into_inner(),
@@ -486,7 +517,7 @@ impl<R: Read, W: Write> Units<R, W> {
         if let Some(e) = tee.failed.take() {
             return Err(e);
         }
-        tee.copy.flush()?;
+        tee.copy.close()?;
         Ok(tee.copy)
     }
 }

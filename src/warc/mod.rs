@@ -13,20 +13,25 @@
 //! recompressed).
 //!
 //! The way through: [`input`] (units and records, their places) →
-//! [`header`] → [`convert`](mod@convert) (the run: which records, their documents,
-//! the new records) with [`digest`] and [`write`](mod@write) → [`report`].
+//! [`header`] → [`convert`](mod@convert) (the run: records read, their
+//! work handed out, the units settled in order through [`order`]) →
+//! [`work`] (one record: its digests, its page, its new record, with
+//! [`digest`] and [`write`](mod@write)) → [`report`].
 
 pub mod convert;
 pub mod digest;
 pub mod header;
 pub mod input;
+pub mod order;
 pub mod report;
+pub mod work;
 pub mod write;
 
-pub use convert::{Error, Options, convert};
+pub use convert::{Error, Hear, Options, convert, convert_listening};
 pub use header::Header;
 pub use input::{PEEK, Place, starts_like_archive};
-pub use report::{Named, Summary, Warning};
+pub use report::{Counters, Named, Summary, Warning};
+pub use work::Mode;
 
 use std::io::{self, BufWriter, Write};
 
@@ -43,6 +48,19 @@ pub fn run(
     output: &Output,
     tell: impl FnMut(&Warning),
 ) -> Result<Summary, SourceError> {
+    run_listening(config, options, input, output, tell, None)
+}
+
+/// [`run`], letting `hear` hear each URL value of each page, in input
+/// order (`--check`, `--report`).
+pub fn run_listening(
+    config: &Config,
+    options: &Options,
+    input: &Input,
+    output: &Output,
+    tell: impl FnMut(&Warning),
+    hear: Option<Hear<'_>>,
+) -> Result<Summary, SourceError> {
     let reader = input.open()?;
     let input_name = input.name();
     let fail = |e: Error, output_name: &str| match e {
@@ -51,15 +69,15 @@ pub fn run(
     };
     match output {
         Output::Discard => {
-            let (summary, _) = convert(config, options, reader, io::sink(), tell)
+            let (summary, _) = convert_listening(config, options, reader, io::sink(), tell, hear)
                 .map_err(|e| fail(e, "nowhere"))?;
             Ok(summary)
         }
         Output::Stdout => {
             let name = "standard output";
             let out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-            let (summary, mut out) =
-                convert(config, options, reader, out, tell).map_err(|e| fail(e, name))?;
+            let (summary, mut out) = convert_listening(config, options, reader, out, tell, hear)
+                .map_err(|e| fail(e, name))?;
             out.flush()
                 .map_err(|e| SourceError::Write(name.to_owned(), e))?;
             Ok(summary)
@@ -67,8 +85,8 @@ pub fn run(
         Output::File(path) => files::write_through_temporary(path, None, true, |file| {
             let name = quoted(path);
             let out = BufWriter::with_capacity(64 * 1024, file);
-            let (summary, mut out) =
-                convert(config, options, reader, out, tell).map_err(|e| fail(e, &name))?;
+            let (summary, mut out) = convert_listening(config, options, reader, out, tell, hear)
+                .map_err(|e| fail(e, &name))?;
             out.flush().map_err(|e| SourceError::Write(name, e))?;
             Ok(summary)
         }),

@@ -2,6 +2,7 @@
 //! (its ID, target URI and place), and the summary at the end.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::input::Place;
@@ -42,6 +43,21 @@ pub enum Warning {
     /// From here on the input is not records: the rest is copied byte
     /// for byte, and the run fails.
     Malformed { at: Place, why: String },
+    /// A digest of the input that its record's bytes do not have: told,
+    /// and kept as it is.
+    Digest {
+        record: Named,
+        field: &'static str,
+        says: String,
+        is: String,
+    },
+    /// In replace mode, a record whose unit (a gzip member) holds other
+    /// records: it cannot be dropped without them, so its page is added
+    /// after it as a conversion.
+    NotReplaced { record: Named },
+    /// In replace mode, a revisit of a record that was replaced: its
+    /// payload digest (or `WARC-Refers-To`) names what is no longer there.
+    Revisit { record: Named, replaced: Named },
 }
 
 impl Warning {
@@ -51,6 +67,7 @@ impl Warning {
         match self {
             Warning::Record { warning, .. } => warning.stops_rewriting(),
             Warning::NotRewritten { .. } | Warning::Malformed { .. } => true,
+            Warning::Digest { .. } | Warning::NotReplaced { .. } | Warning::Revisit { .. } => false,
         }
     }
 }
@@ -66,6 +83,23 @@ impl fmt::Display for Warning {
                 f,
                 "malformed record at {at}: {why}: the rest of the input is copied as it is"
             ),
+            Warning::Digest {
+                record,
+                field,
+                says,
+                is,
+            } => write!(
+                f,
+                "{record}: `{field}: {says}` is not its digest (`{is}`): kept as it is"
+            ),
+            Warning::NotReplaced { record } => write!(
+                f,
+                "{record}: its gzip member holds other records too: not replaced, its rewritten page added after it as a conversion record"
+            ),
+            Warning::Revisit { record, replaced } => write!(
+                f,
+                "revisit {record}: it refers to {replaced}, which was replaced: its digest no longer matches a record here"
+            ),
         }
     }
 }
@@ -77,8 +111,10 @@ pub struct Summary {
     pub records: u64,
     /// HTML responses and resources rewritten.
     pub rewritten: u64,
-    /// Records added: conversions, and the `warcinfo` before them.
+    /// Conversion records added.
     pub conversions: u64,
+    /// Records replaced by their rewritten version (replace mode).
+    pub replaced: u64,
     pub urls: u64,
     pub warnings: u64,
     /// Whether a warning said the run could not do all it was asked.
@@ -92,10 +128,15 @@ impl Summary {
     pub fn line(&self, elapsed: Duration) -> String {
         let seconds = elapsed.as_secs_f64().max(1e-6);
         format!(
-            "{} record{}, {} HTML rewritten, {} conversion{} added, {} URL{} rewritten, {} warning{}, {:.1} MB/s",
+            "{} record{}, {} HTML rewritten, {}{} conversion{} added, {} URL{} rewritten, {} warning{}, {:.1} MB/s",
             self.records,
             plural(self.records),
             self.rewritten,
+            if self.replaced > 0 {
+                format!("{} replaced, ", self.replaced)
+            } else {
+                String::new()
+            },
             self.conversions,
             plural(self.conversions),
             self.urls,
@@ -109,4 +150,27 @@ impl Summary {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// How far a run is, for a progress bar that another thread draws: raw
+/// bytes read, records read whole.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub bytes: AtomicU64,
+    pub records: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn set(&self, bytes: u64, records: u64) {
+        self.bytes.store(bytes, Ordering::Relaxed);
+        self.records.store(records, Ordering::Relaxed);
+    }
+
+    /// Raw bytes and records read so far.
+    pub fn get(&self) -> (u64, u64) {
+        (
+            self.bytes.load(Ordering::Relaxed),
+            self.records.load(Ordering::Relaxed),
+        )
+    }
 }

@@ -1,25 +1,95 @@
-//! New records: the header written field by field, the block after it, a
-//! gzip member of their own when the input is gzip (one member per record,
-//! so that an index can point at each).
+//! New records: the header written field by field (or edited from the
+//! original's, byte for byte but for the fields that change), the block
+//! after it, a gzip member of their own when the input is gzip (one member
+//! per record, so that an index can point at each).
 
 use std::io::{self, Write};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
+use super::header::Header;
 use crate::spool::Held;
 
-/// A record to write: its version line (`WARC/1.1`), its fields in order
-/// (a field is never repeated), its block.
+/// A record to write: its header, through its empty line, and its block.
 pub struct Record<'a> {
-    pub version: &'a [u8],
-    pub fields: Vec<(&'static str, Vec<u8>)>,
+    pub head: Vec<u8>,
     pub block: &'a mut dyn Held,
 }
 
 /// gzip's level for new records: zlib's default, the usual one in
 /// archives.
 const LEVEL: u32 = 6;
+
+/// A new header: its version line (`WARC/1.1`) and its fields in order (a
+/// field is never repeated).
+pub fn head(version: &[u8], fields: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(512);
+    head.extend_from_slice(version);
+    head.extend_from_slice(b"\r\n");
+    for (name, value) in fields {
+        field(&mut head, name.as_bytes(), value);
+    }
+    head.extend_from_slice(b"\r\n");
+    head
+}
+
+fn field(head: &mut Vec<u8>, name: &[u8], value: &[u8]) {
+    head.extend_from_slice(name);
+    head.extend_from_slice(b": ");
+    head.extend_from_slice(value);
+    head.extend_from_slice(b"\r\n");
+}
+
+/// `original`'s header with the fields `set` names given new values: each
+/// where it first stood (its name as it was spelled; a repeat of it
+/// dropped), or after the others when it was not there; `after` fields put
+/// right after the first of `set`. Every other line byte for byte.
+pub fn edited(original: &Header, set: &[(&str, Vec<u8>)], after: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(original.bytes().len() + 128);
+    head.extend_from_slice(original.version_line());
+    head.extend_from_slice(b"\r\n");
+    let mut done = vec![false; set.len()];
+    let put_after = |head: &mut Vec<u8>| {
+        for (name, value) in after {
+            field(head, name.as_bytes(), value);
+        }
+    };
+    let mut after_put = false;
+    for (name, value) in original.fields() {
+        match set
+            .iter()
+            .position(|(n, _)| n.as_bytes().eq_ignore_ascii_case(name))
+        {
+            Some(i) if done[i] => {}
+            Some(i) => {
+                done[i] = true;
+                field(&mut head, name, &set[i].1);
+                if i == 0 && !after_put {
+                    put_after(&mut head);
+                    after_put = true;
+                }
+            }
+            None => {
+                head.extend_from_slice(name);
+                head.push(b':');
+                head.extend_from_slice(value);
+                head.extend_from_slice(b"\r\n");
+            }
+        }
+    }
+    for (i, (name, value)) in set.iter().enumerate() {
+        if !done[i] {
+            field(&mut head, name.as_bytes(), value);
+            if i == 0 && !after_put {
+                put_after(&mut head);
+                after_put = true;
+            }
+        }
+    }
+    head.extend_from_slice(b"\r\n");
+    head
+}
 
 impl Record<'_> {
     /// Writes the record to `out`, as one gzip member when `gzip`.
@@ -35,17 +105,7 @@ impl Record<'_> {
     }
 
     fn write_plain(self, out: &mut dyn Write) -> io::Result<()> {
-        let mut head = Vec::with_capacity(512);
-        head.extend_from_slice(self.version);
-        head.extend_from_slice(b"\r\n");
-        for (name, value) in &self.fields {
-            head.extend_from_slice(name.as_bytes());
-            head.extend_from_slice(b": ");
-            head.extend_from_slice(value);
-            head.extend_from_slice(b"\r\n");
-        }
-        head.extend_from_slice(b"\r\n");
-        out.write_all(&head)?;
+        out.write_all(&self.head)?;
         io::copy(&mut self.block.open()?, out)?;
         out.write_all(b"\r\n\r\n")
     }
@@ -61,4 +121,31 @@ pub fn now() -> Vec<u8> {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now())
         .to_string()
         .into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edited_header_keeps_every_other_line_as_it_came() {
+        let original = Header::parse(
+            b"WARC/1.0\r\nWARC-Type: response\r\nwarc-record-id: <a>\r\nX-Folded: a\r\n  b\r\nContent-Length: 310 \r\nContent-Length: 9\r\n\r\n"
+                .to_vec(),
+        )
+        .unwrap();
+        let head = edited(
+            &original,
+            &[
+                ("WARC-Record-ID", b"<b>".to_vec()),
+                ("Content-Length", b"12".to_vec()),
+                ("WARC-Block-Digest", b"sha1:X".to_vec()),
+            ],
+            &[("WARC-Concurrent-To", b"<a>".to_vec())],
+        );
+        assert_eq!(
+            String::from_utf8(head).unwrap(),
+            "WARC/1.0\r\nWARC-Type: response\r\nwarc-record-id: <b>\r\nWARC-Concurrent-To: <a>\r\nX-Folded: a\r\n  b\r\nContent-Length: 12\r\nWARC-Block-Digest: sha1:X\r\n\r\n"
+        );
+    }
 }

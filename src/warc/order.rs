@@ -1,0 +1,234 @@
+//! The output, in input order, while some units wait for their fate: the
+//! raw bytes of the input go straight out until a unit must be held (a
+//! page being rewritten, whose record may be replaced or followed by a
+//! conversion); from then on they wait in a queue, in memory up to a
+//! limit and in temporary files past it, until the work on the unit at
+//! the front is done, which says what takes its place.
+//!
+//! A queue and not a write per record, because records are rewritten in
+//! parallel (`--jobs`): the reader goes on while the pages before are
+//! rewritten, and a slow page holds back only the output.
+
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::sync::mpsc::{Receiver, TryRecvError};
+
+use crate::spool::Spool;
+
+/// What waits in the queue.
+enum Slot<D> {
+    /// Raw bytes to copy as they are.
+    Raw(Spool),
+    /// The raw bytes of a unit whose record may be replaced, until its
+    /// header says whether it will be ([`Ordered::release`] when not).
+    Held(Spool),
+    /// A unit's raw bytes from where its first work starts (a replaced
+    /// record's: the whole unit) to the unit's end, and the results of the
+    /// works on its records, in order.
+    Work {
+        held: Spool,
+        /// The unit is not over: its raw bytes go on into `held`.
+        open: bool,
+        done: VecDeque<Receiver<D>>,
+        got: Vec<D>,
+    },
+}
+
+/// The output `W`, behind the queue; `D` is what a unit's work gives.
+pub struct Ordered<W, D> {
+    out: W,
+    queue: VecDeque<Slot<D>>,
+    limit: usize,
+}
+
+/// A unit whose works are done, at the front of the queue: its raw bytes
+/// (from where the first work started), and what the works gave, in
+/// order. Whatever the caller writes to [`Ordered::out`] now comes before
+/// the rest of the queue.
+pub struct Front<D> {
+    pub held: Spool,
+    pub done: Vec<D>,
+}
+
+impl<W: Write, D> Ordered<W, D> {
+    /// A queue that holds up to `limit` bytes of each slot in memory.
+    pub fn new(out: W, limit: usize) -> Self {
+        Ordered {
+            out,
+            queue: VecDeque::new(),
+            limit,
+        }
+    }
+
+    /// Raw bytes of the input, in order.
+    pub fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.queue.back_mut() {
+            None => self.out.write_all(bytes),
+            Some(Slot::Raw(spool) | Slot::Held(spool)) => spool.write_all(bytes),
+            Some(Slot::Work {
+                held, open: true, ..
+            }) => held.write_all(bytes),
+            Some(Slot::Work { open: false, .. }) => {
+                let mut spool = Spool::new(self.limit);
+                spool.write_all(bytes)?;
+                self.queue.push_back(Slot::Raw(spool));
+                Ok(())
+            }
+        }
+    }
+
+    /// A unit starts whose raw bytes are held until its first record's
+    /// header is read.
+    pub fn hold(&mut self) {
+        self.queue.push_back(Slot::Held(Spool::new(self.limit)));
+    }
+
+    /// The unit held is not replaced: its bytes are copied as they came.
+    pub fn release(&mut self) -> io::Result<()> {
+        if let Some(Slot::Held(_)) = self.queue.back() {
+            if let Some(Slot::Held(spool)) = self.queue.pop_back() {
+                self.queue.push_back(Slot::Raw(spool));
+            }
+        }
+        self.write_raw_front()
+    }
+
+    /// Work starts on a record of the unit being read: the unit's bytes
+    /// held so far (when `whole`: the unit from its start, else from
+    /// here; or from an earlier work on the same unit) and the rest of the
+    /// unit's wait for `done`.
+    pub fn work(&mut self, whole: bool, done: Receiver<D>) {
+        match self.queue.back_mut() {
+            Some(Slot::Work {
+                open: true,
+                done: works,
+                ..
+            }) => {
+                works.push_back(done);
+                return;
+            }
+            Some(Slot::Held(_)) if whole => {
+                let Some(Slot::Held(held)) = self.queue.pop_back() else {
+                    unreachable!("matched above")
+                };
+                self.queue.push_back(Slot::Work {
+                    held,
+                    open: true,
+                    done: VecDeque::from([done]),
+                    got: Vec::new(),
+                });
+                return;
+            }
+            Some(Slot::Held(_)) => {
+                let Some(Slot::Held(held)) = self.queue.pop_back() else {
+                    unreachable!("matched above")
+                };
+                self.queue.push_back(Slot::Raw(held));
+            }
+            _ => {}
+        }
+        self.queue.push_back(Slot::Work {
+            held: Spool::new(self.limit),
+            open: true,
+            done: VecDeque::from([done]),
+            got: Vec::new(),
+        });
+    }
+
+    /// The unit being read is over.
+    pub fn unit_end(&mut self) -> io::Result<()> {
+        match self.queue.back_mut() {
+            Some(Slot::Work { open, .. }) => *open = false,
+            Some(Slot::Held(_)) => return self.release(),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// How many works wait for their results.
+    pub fn working(&self) -> usize {
+        self.queue
+            .iter()
+            .map(|slot| match slot {
+                Slot::Work { done, .. } => done.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// Writes out the raw bytes at the front; gives the first unit whose
+    /// works are done (when `wait`, waits for them), once it is over. A
+    /// work that went away without a result is an error.
+    pub fn front(&mut self, wait: bool) -> io::Result<Option<Front<D>>> {
+        self.write_raw_front()?;
+        let Some(Slot::Work {
+            open: false,
+            done,
+            got,
+            ..
+        }) = self.queue.front_mut()
+        else {
+            return Ok(None);
+        };
+        while let Some(work) = done.front() {
+            let result = if wait {
+                work.recv().map_err(|_| gone())?
+            } else {
+                match work.try_recv() {
+                    Ok(result) => result,
+                    Err(TryRecvError::Empty) => return Ok(None),
+                    Err(TryRecvError::Disconnected) => return Err(gone()),
+                }
+            };
+            got.push(result);
+            done.pop_front();
+        }
+        let Some(Slot::Work { held, got, .. }) = self.queue.pop_front() else {
+            unreachable!("matched above")
+        };
+        Ok(Some(Front { held, done: got }))
+    }
+
+    fn write_raw_front(&mut self) -> io::Result<()> {
+        while let Some(Slot::Raw(_)) = self.queue.front() {
+            let Some(Slot::Raw(mut spool)) = self.queue.pop_front() else {
+                unreachable!("matched above")
+            };
+            spool.copy_to(&mut self.out)?;
+        }
+        Ok(())
+    }
+
+    /// Where the bytes of the unit at the front go.
+    pub fn out(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// Whether nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// The end of the input: every unit is over; gives back the output
+    /// once [`front`](Ordered::front) has emptied the queue.
+    pub fn close(&mut self) -> io::Result<()> {
+        for slot in &mut self.queue {
+            if let Slot::Work { open, .. } = slot {
+                *open = false;
+            }
+            if let Slot::Held(spool) = slot {
+                *slot = Slot::Raw(std::mem::replace(spool, Spool::new(0)));
+            }
+        }
+        self.write_raw_front()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// A work that ended without a result: its thread panicked.
+fn gone() -> io::Error {
+    io::Error::other("a record's work ended without a result")
+}

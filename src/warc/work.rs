@@ -1,0 +1,593 @@
+//! One record's work, done on its own (on any thread, `--jobs`): its
+//! digests checked, its page rewritten, and the new record made of it, a
+//! `conversion` after it or the record replaced, gzip-compressed when the
+//! input is. Everything it tells goes into its [`Done`], told in input
+//! order by the run.
+
+use std::cell::RefCell;
+use std::io::{self, Read, Write};
+use std::rc::Rc;
+
+use encoding_rs::Encoding;
+
+use super::digest::Digest;
+use super::header::Header;
+use super::input::Place;
+use super::report::{Named, Warning};
+use super::write::{self, Record, now, record_id};
+use crate::html::config::Config;
+use crate::html::encoding;
+use crate::html::error::Error as DocumentError;
+use crate::html::links::Link;
+use crate::html::rewriter::Rewriter;
+use crate::http::{self, Edit, HeadReader, media};
+use crate::spool::{Held, Spool};
+use crate::url::Layers;
+
+/// How a rewritten page is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The archive as it came, each rewritten page added after its record
+    /// as a `conversion` record (the default).
+    #[default]
+    Conversion,
+    /// Each rewritten page's record replaced by a new one that carries it.
+    Replace,
+}
+
+/// Which records are rewritten.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// `response` with an HTTP response block.
+    Response,
+    /// `resource` of type HTML, with the charset of its `Content-Type`.
+    Resource(Option<String>),
+    Other,
+}
+
+pub fn kind(header: &Header) -> Kind {
+    // A segment is not the whole payload: it is never rewritten.
+    if header.get("WARC-Segment-Number").is_some() {
+        return Kind::Other;
+    }
+    let content_type = header.get("Content-Type").unwrap_or_default();
+    let media = media::parse(&content_type);
+    match header.record_type().as_str() {
+        "response"
+            if media
+                .as_ref()
+                .is_some_and(|m| m.essence == "application/http") =>
+        {
+            // `msgtype=response`, or none (`application/http` alone).
+            let lower = content_type.to_ascii_lowercase();
+            let msgtype = lower.split(';').skip(1).find_map(|p| {
+                let (name, value) = p.split_once('=')?;
+                (name.trim() == "msgtype").then(|| value.trim().trim_matches('"').to_owned())
+            });
+            match msgtype.as_deref() {
+                None | Some("response") => Kind::Response,
+                Some(_) => Kind::Other,
+            }
+        }
+        "resource" if media.as_ref().is_some_and(|m| m.is_html()) => {
+            Kind::Resource(media.and_then(|m| m.charset))
+        }
+        _ => Kind::Other,
+    }
+}
+
+/// A record read whole, and what to make of it.
+pub struct Work {
+    pub header: Header,
+    pub block: Spool,
+    pub kind: Kind,
+    pub at: Place,
+    /// Whether a new version replaces the record (else it follows it as
+    /// a conversion).
+    pub replace: bool,
+    /// Whether it was asked to replace it, and its unit holds other
+    /// records too.
+    pub shared_unit: bool,
+    /// How the input writes its digests.
+    pub digest: Digest,
+    pub gzip: bool,
+    /// The `WARC-Warcinfo-ID` of the records added.
+    pub warcinfo: Vec<u8>,
+    /// Whether its links are listed (`--check`, `--report`).
+    pub listen: bool,
+}
+
+/// What a record's work gave.
+pub struct Done {
+    pub named: Named,
+    pub warnings: Vec<Warning>,
+    pub urls: u64,
+    /// The new record, as it is written (a gzip member when the input is
+    /// gzip), when the page changed.
+    pub record: Option<Spool>,
+    /// Whether it replaces the record read.
+    pub replaces: bool,
+    /// The version line of the record read.
+    pub version: Vec<u8>,
+    /// `WARC-Payload-Digest` of the record read.
+    pub payload_digest: Option<String>,
+    /// The new record could not be made or written.
+    pub failed: Option<io::Error>,
+    /// Each URL value of its page, when listened for.
+    pub links: Vec<Link>,
+}
+
+/// Does a record's work; never fails: an error reading or writing its
+/// temporary files is carried in `Done::failed`.
+pub fn work(config: &Config, content_location: bool, mut work: Work) -> Done {
+    let named = Named {
+        id: work.header.record_id(),
+        target: work.header.target_uri().unwrap_or_default(),
+        at: work.at,
+    };
+    let mut done = Done {
+        named,
+        warnings: Vec::new(),
+        urls: 0,
+        record: None,
+        replaces: false,
+        version: work.header.version_line().to_vec(),
+        payload_digest: work
+            .header
+            .get("WARC-Payload-Digest")
+            .map(|d| d.into_owned()),
+        failed: None,
+        links: Vec::new(),
+    };
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let hear = work.listen.then(|| {
+        let heard = Rc::clone(&heard);
+        move |link: &Link| heard.borrow_mut().push(link.clone())
+    });
+    if let Err(e) = rewrite(config, content_location, &mut work, &mut done, hear) {
+        done.record = None;
+        done.replaces = false;
+        done.failed = Some(e);
+    }
+    done.links = std::mem::take(&mut heard.borrow_mut());
+    done
+}
+
+/// What became of a record's page.
+struct Outcome {
+    warnings: Vec<http::Warning>,
+    /// URLs rewritten.
+    urls: usize,
+    /// Its encoding, when all went well.
+    changed: Option<&'static Encoding>,
+}
+
+/// A response's HTTP header blocks, and where its body starts.
+struct Body {
+    heads: Vec<http::Head>,
+    offset: usize,
+}
+
+/// A page rewritten, and how its new record is made.
+struct Page {
+    spool: Spool,
+    encoding: &'static Encoding,
+    /// A response's HTTP header blocks as they are in the new record.
+    heads: Option<Vec<u8>>,
+}
+
+fn rewrite(
+    config: &Config,
+    content_location: bool,
+    work: &mut Work,
+    done: &mut Done,
+    hear: Option<impl FnMut(&Link) + 'static>,
+) -> io::Result<()> {
+    let heads = match work.kind {
+        Kind::Response => match read_heads(&mut work.block)? {
+            Ok(read) => Some(read),
+            Err(why) => {
+                check_digests(work, None, done)?;
+                done.warnings.push(Warning::NotRewritten {
+                    record: done.named.clone(),
+                    why,
+                });
+                return Ok(());
+            }
+        },
+        _ => None,
+    };
+    check_digests(work, heads.as_ref().map(|h| h.1), done)?;
+    let page = match (&work.kind, heads) {
+        (Kind::Response, Some((heads, offset))) => {
+            let hear = hear.map(|h| Box::new(h) as http::Hear);
+            let body = Body { heads, offset };
+            response(config, content_location, work, body, done, hear)?
+        }
+        (Kind::Resource(charset), _) => {
+            let charset = charset.clone();
+            resource(config, work, charset, done, hear)?
+        }
+        _ => None,
+    };
+    let Some(mut page) = page else {
+        return Ok(());
+    };
+    let mut record = Spool::new(config.max_memory);
+    if work.replace {
+        replacement(work, &mut page, &mut record)?;
+        done.replaces = true;
+    } else {
+        conversion(work, &mut page, &mut record)?;
+        if work.shared_unit {
+            done.warnings.push(Warning::NotReplaced {
+                record: done.named.clone(),
+            });
+        }
+    }
+    done.record = Some(record);
+    Ok(())
+}
+
+/// The record's layers: its target URI is the retrieval URL (§3.3).
+fn layers(config: &Config, header: &Header, done: &mut Done) -> Layers {
+    let Some(target) = header.target_uri() else {
+        return Layers::default();
+    };
+    match Layers::default().with_retrieval(config.standard, &target, "WARC-Target-URI") {
+        Ok(layers) => layers,
+        Err(e) => {
+            done.warnings.push(Warning::Record {
+                record: done.named.clone(),
+                warning: http::Warning::NotAUrl {
+                    field: "WARC-Target-URI",
+                    value: target,
+                    offset: 0,
+                    why: e.to_string(),
+                },
+            });
+            Layers::default()
+        }
+    }
+}
+
+/// An HTTP response's page, rewritten and decoded, when it changed.
+fn response(
+    config: &Config,
+    content_location: bool,
+    work: &mut Work,
+    body: Body,
+    done: &mut Done,
+    hear: Option<http::Hear>,
+) -> io::Result<Option<Page>> {
+    let Body {
+        heads,
+        offset: body_offset,
+    } = body;
+    let Some(last) = heads.last() else {
+        return Ok(None);
+    };
+    if media::content_type(last).is_some_and(|m| !m.is_html()) {
+        return Ok(None);
+    }
+    let mut config = config.clone();
+    config.layers = layers(&config, &work.header, done);
+    let options = http::Options {
+        content_location,
+        strip_headers: true,
+    };
+    let mut spool = Spool::new(config.max_memory);
+    let mut body = Tail {
+        spool: &mut work.block,
+        from: body_offset as u64,
+    };
+    let result = match http::rewrite_parts(
+        &config,
+        &options,
+        &heads,
+        &mut body,
+        body_offset,
+        &mut spool,
+        None,
+        hear,
+    ) {
+        Ok(report) => Ok(match &report.document {
+            // With the headers stripped, a body comes out decoded even
+            // when nothing in it changed: that is no new version.
+            Some(document) => Outcome {
+                urls: document.counts.rewritten,
+                changed: (report.body != http::Body::AsItCame && !report.incomplete())
+                    .then_some(document.encoding.encoding),
+                warnings: report.warnings,
+            },
+            None => Outcome {
+                urls: 0,
+                changed: None,
+                warnings: report.warnings,
+            },
+        }),
+        Err(http::Error::Document(DocumentError::Write(e))) => return Err(e),
+        Err(e) => Err(e.to_string()),
+    };
+    let Some(encoding) = settle(result, done) else {
+        return Ok(None);
+    };
+    let heads = work.replace.then(|| {
+        // The blocks before the last as they came; the last without the
+        // codings the body no longer has, their values kept under pywb's
+        // names, and the body's true length.
+        let last = heads.last().expect("found above");
+        let mut bytes: Vec<u8> = heads[..heads.len() - 1]
+            .iter()
+            .flat_map(|h| h.bytes().iter().copied())
+            .collect();
+        let length = spool.len().to_string();
+        bytes.extend(last.edited(
+            |name, _| {
+                let renamed = ["Transfer-Encoding", "Content-Encoding", "Content-Length"]
+                    .into_iter()
+                    .find(|n| name.eq_ignore_ascii_case(n.as_bytes()));
+                match renamed {
+                    Some(n) => Edit::Rename(format!("X-Archive-Orig-{n}").into_bytes()),
+                    None => Edit::Keep,
+                }
+            },
+            &[("Content-Length", length.as_bytes())],
+        ));
+        bytes
+    });
+    Ok(Some(Page {
+        spool,
+        encoding,
+        heads,
+    }))
+}
+
+/// A `resource` record's page, rewritten, when it changed.
+fn resource(
+    config: &Config,
+    work: &mut Work,
+    charset: Option<String>,
+    done: &mut Done,
+    hear: Option<impl FnMut(&Link) + 'static>,
+) -> io::Result<Option<Page>> {
+    let mut config = config.clone();
+    config.layers = layers(&config, &work.header, done);
+    if let Some(encoding) = charset.as_deref().and_then(encoding::for_label) {
+        config.layers = config
+            .layers
+            .with_charset(encoding, "the record's Content-Type");
+    }
+    let mut spool = Spool::new(config.max_memory);
+    let mut rewriter = Rewriter::new(config, &mut spool);
+    if let Some(hear) = hear {
+        rewriter = rewriter.on_link(hear);
+    }
+    let result = rewriter
+        .read_from(work.block.reader()?)
+        .and_then(|()| rewriter.end());
+    let result = match result {
+        Ok((report, _)) => Ok(Outcome {
+            urls: report.counts.rewritten,
+            changed: (!report.incomplete()).then_some(report.encoding.encoding),
+            warnings: report
+                .warnings
+                .into_iter()
+                .map(http::Warning::Document)
+                .collect(),
+        }),
+        Err(DocumentError::Write(e)) => return Err(e),
+        Err(e) => Err(e.to_string()),
+    };
+    Ok(settle(result, done).map(|encoding| Page {
+        spool,
+        encoding,
+        heads: None,
+    }))
+}
+
+/// Tells what became of a record's page; gives the encoding of a new
+/// version of it, when there is one (a URL changed, all went well).
+fn settle(result: Result<Outcome, String>, done: &mut Done) -> Option<&'static Encoding> {
+    match result {
+        Err(why) => {
+            done.warnings.push(Warning::NotRewritten {
+                record: done.named.clone(),
+                why,
+            });
+            None
+        }
+        Ok(outcome) => {
+            for warning in outcome.warnings {
+                done.warnings.push(Warning::Record {
+                    record: done.named.clone(),
+                    warning,
+                });
+            }
+            done.urls = outcome.urls as u64;
+            outcome.changed.filter(|_| outcome.urls > 0)
+        }
+    }
+}
+
+/// The conversion of the record: after it, its page as its block.
+fn conversion(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<()> {
+    let original = &work.header;
+    let sum = work.digest.of(&mut page.spool.reader()?)?.into_bytes();
+    let mut fields: Vec<(&str, Vec<u8>)> = vec![("WARC-Type", b"conversion".to_vec())];
+    if let Some(target) = original.raw("WARC-Target-URI") {
+        // As it came: WARC 1.0's `<…>` too.
+        fields.push(("WARC-Target-URI", target.trim_ascii().to_vec()));
+    }
+    fields.push(("WARC-Date", now()));
+    fields.push(("WARC-Record-ID", record_id()));
+    if let Some(id) = original.raw("WARC-Record-ID") {
+        fields.push(("WARC-Refers-To", id.trim_ascii().to_vec()));
+    }
+    fields.push(("WARC-Warcinfo-ID", work.warcinfo.clone()));
+    fields.push(("WARC-Block-Digest", sum.clone()));
+    fields.push(("WARC-Payload-Digest", sum));
+    fields.push((
+        "Content-Type",
+        format!("text/html; charset={}", page.encoding.name()).into_bytes(),
+    ));
+    fields.push(("Content-Length", page.spool.len().to_string().into_bytes()));
+    Record {
+        head: write::head(original.version_line(), &fields),
+        block: &mut page.spool,
+    }
+    .write(work.gzip, out)
+}
+
+/// The record replaced: its header as it came but for what the new block
+/// changes, and its page (after its HTTP blocks, edited) as its block.
+///
+/// `WARC-Concurrent-To`: the new record has a new ID, and the records
+/// written with the original (its request, its metadata) still name the
+/// old one. Most crawlers write those after the response (Heritrix,
+/// warcprox), wget before it, naming it from the response's side, and in
+/// another file the old ID may be named too: the record's own links are
+/// kept, and the old ID added to them, so that the link is two-way again
+/// from the new record's side without touching any other record.
+fn replacement(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<()> {
+    let original = &work.header;
+    let payload = work.digest.of(&mut page.spool.reader()?)?.into_bytes();
+    let heads = page.heads.take().unwrap_or_default();
+    let mut block = BlockOf {
+        heads: &heads,
+        page: &mut page.spool,
+    };
+    let sum = work.digest.of(&mut block.open()?)?.into_bytes();
+    let concurrent: Vec<(&str, Vec<u8>)> = original
+        .raw("WARC-Record-ID")
+        .map(|id| ("WARC-Concurrent-To", id.trim_ascii().to_vec()))
+        .into_iter()
+        .collect();
+    let head = write::edited(
+        original,
+        &[
+            ("WARC-Record-ID", record_id()),
+            ("WARC-Date", now()),
+            ("WARC-Warcinfo-ID", work.warcinfo.clone()),
+            ("WARC-Block-Digest", sum),
+            ("WARC-Payload-Digest", payload),
+            ("Content-Length", block.len().to_string().into_bytes()),
+        ],
+        &concurrent,
+    );
+    Record {
+        head,
+        block: &mut block,
+    }
+    .write(work.gzip, out)
+}
+
+/// A replaced response's block: its HTTP blocks, then its page.
+struct BlockOf<'a> {
+    heads: &'a [u8],
+    page: &'a mut Spool,
+}
+
+impl Held for BlockOf<'_> {
+    fn open(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        Ok(Box::new(self.heads.chain(self.page.reader()?)))
+    }
+
+    fn len(&self) -> u64 {
+        self.heads.len() as u64 + self.page.len()
+    }
+}
+
+/// The digests of a record read whole, checked: a field that does not
+/// match is told, never "fixed" (the record keeps it). A chunked
+/// response's payload digest is checked as the body came (warcio's
+/// reading), and not told when it differs: writers disagree whether the
+/// chunking is part of the payload.
+fn check_digests(work: &mut Work, body_offset: Option<usize>, done: &mut Done) -> io::Result<()> {
+    let mut checks: Vec<(&'static str, u64)> = vec![("WARC-Block-Digest", 0)];
+    match (&work.kind, body_offset) {
+        (Kind::Response, Some(offset)) => checks.push(("WARC-Payload-Digest", offset as u64)),
+        (Kind::Resource(_), _) => checks.push(("WARC-Payload-Digest", 0)),
+        _ => {}
+    }
+    for (field, from) in checks {
+        let Some(says) = work.header.get(field) else {
+            continue;
+        };
+        let Some(digest) = Digest::like(&says) else {
+            continue;
+        };
+        let is = {
+            let mut reader = work.block.reader()?;
+            io::copy(&mut (&mut reader).take(from), &mut io::sink())?;
+            digest.of(&mut reader)?
+        };
+        if !is.eq_ignore_ascii_case(says.trim()) {
+            if field == "WARC-Payload-Digest" && transfer_coded(&mut work.block, from)? {
+                continue;
+            }
+            done.warnings.push(Warning::Digest {
+                record: done.named.clone(),
+                field,
+                says: says.trim().to_owned(),
+                is,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether a response's last HTTP block (before `body`) names a transfer
+/// coding.
+fn transfer_coded(block: &mut Spool, body: u64) -> io::Result<bool> {
+    let mut heads = Vec::new();
+    block.reader()?.take(body).read_to_end(&mut heads)?;
+    let Ok((heads, _)) = http::read_heads(&heads) else {
+        return Ok(false);
+    };
+    Ok(heads
+        .last()
+        .is_some_and(|h| h.values("Transfer-Encoding").next().is_some()))
+}
+
+/// The HTTP header blocks at the start of a response record's block, and
+/// where its body starts; the error says why they cannot be read.
+fn read_heads(block: &mut Spool) -> io::Result<Result<(Vec<http::Head>, usize), String>> {
+    let mut reader = HeadReader::new();
+    let mut input = block.reader()?;
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut seen = 0;
+    let body = loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            match reader.end() {
+                Ok(held) => break seen - held.len(),
+                Err(e) => return Ok(Err(e.to_string())),
+            }
+        }
+        match reader.write(&buf[..n]) {
+            Ok(http::head::Read::Body { held, rest }) => break seen + rest - held.len(),
+            Ok(http::head::Read::More) => seen += n,
+            Err(e) => return Ok(Err(e.to_string())),
+        }
+    };
+    Ok(Ok((reader.into_heads(), body)))
+}
+
+/// A spool's bytes from `from` on: a response's body after its blocks.
+struct Tail<'a> {
+    spool: &'a mut Spool,
+    from: u64,
+}
+
+impl Held for Tail<'_> {
+    fn open(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        let mut reader = self.spool.reader()?;
+        io::copy(&mut (&mut reader).take(self.from), &mut io::sink())?;
+        Ok(reader)
+    }
+
+    fn len(&self) -> u64 {
+        self.spool.len() - self.from
+    }
+}
