@@ -222,9 +222,10 @@ fn run(command: &mut Command) -> Vec<u8> {
     out.stdout
 }
 
-/// htmlabs's output of the wget crawl in conversion mode (the default),
-/// `htmlabs --warc IN -o OUT`, and the tools to read it; `None` with a
-/// one-line note on a user's machine without the tools or `../shared`.
+/// htmlabs's output of the wget crawl, `htmlabs --warc IN -o OUT` with
+/// `flags` (none: conversion mode, the default), and the tools to read it;
+/// `None` with a one-line note on a user's machine without the tools or
+/// `../shared`.
 struct Converted {
     tools: Tools,
     shared: PathBuf,
@@ -232,7 +233,7 @@ struct Converted {
     _dir: tempfile::TempDir,
 }
 
-fn converted(test: &str) -> Option<Converted> {
+fn converted(test: &str, flags: &[&str]) -> Option<Converted> {
     let shared = common::shared(test)?;
     let tools = Tools::find(test)?;
     let dir = tempfile::tempdir().unwrap();
@@ -240,6 +241,7 @@ fn converted(test: &str) -> Option<Converted> {
     run(Command::cargo_bin("htmlabs")
         .unwrap()
         .args(["-q", "--warc"])
+        .args(flags)
         .arg(shared.join(CRAWL))
         .arg("-o")
         .arg(&output));
@@ -259,7 +261,7 @@ fn pywb_replays_the_original_response_and_the_conversion_as_a_later_capture() {
         shared,
         output,
         _dir,
-    }) = converted("pywb_replays")
+    }) = converted("pywb_replays", &[])
     else {
         return;
     };
@@ -280,13 +282,36 @@ fn pywb_replays_the_original_response_and_the_conversion_as_a_later_capture() {
 }
 
 #[test]
+fn pywb_replays_a_replaced_response_as_the_page_made_absolute() {
+    let Some(Converted {
+        tools,
+        shared,
+        output,
+        _dir,
+    }) = converted("pywb_replays_replaced", &["--warc-mode", "replace"])
+    else {
+        return;
+    };
+    let url = format!("{CRAWLED_AT}{PAGE}");
+    let page = shared.join("corpus/pages").join(PAGE);
+    let rewritten = run(Command::cargo_bin("htmlabs")
+        .unwrap()
+        .args(["-q", "-r", &url])
+        .arg(&page));
+    assert_ne!(fs::read(&page).unwrap(), rewritten);
+    // One capture, at the crawl's time: the response record itself now
+    // carries the page with its links as htmlabs wrote them.
+    tools.replays(&output, &url, &[&rewritten]);
+}
+
+#[test]
 fn cdxj_indexer_with_records_lists_every_conversion_at_its_offset() {
     let Some(Converted {
         tools,
         output,
         _dir,
         ..
-    }) = converted("cdxj_indexer_with_records")
+    }) = converted("cdxj_indexer_with_records", &[])
     else {
         return;
     };
