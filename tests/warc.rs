@@ -209,6 +209,30 @@ fn every_shape_of_record_comes_out_whole_with_a_true_conversion_after_each_html_
 }
 
 #[test]
+fn gzip_level_sets_how_the_new_records_are_compressed_and_nothing_else() {
+    let Some(python) = common::warc_python("gzip_level") else {
+        return;
+    };
+    for name in SHAPES.iter().filter(|n| n.ends_with(".gz")) {
+        let input = fixture(name);
+        let mut sizes = Vec::new();
+        let mut pages = Vec::new();
+        for level in ["1", "9"] {
+            let (status, stderr, bytes, output) = htmlabs(&input, &["--gzip-level", level]);
+            assert_eq!(status, 0, "{name} at {level}: {stderr}");
+            // Every original member byte for byte, every digest true, read
+            // by warcio and FastWARC.
+            pages.push(checked(&python, &input, &output, &[]));
+            sizes.push(bytes.len());
+        }
+        assert_eq!(pages[0], pages[1], "{name}: the same conversions");
+        assert!(sizes[0] > sizes[1], "{name}: {sizes:?}");
+    }
+    let (status, stderr, _, _) = htmlabs(&fixture(SHAPES[0]), &["--gzip-level", "0"]);
+    assert_eq!(status, 2, "{stderr}");
+}
+
+#[test]
 fn content_location_is_a_base_when_asked_for() {
     let Some(python) = common::warc_python("content_location_is_a_base") else {
         return;

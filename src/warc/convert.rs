@@ -38,6 +38,9 @@ pub struct Options {
     pub jobs: usize,
     /// Where the run says how far it is, as it reads.
     pub progress: Option<Arc<Counters>>,
+    /// gzip's level (1-9) for the records htmlabs writes, when the input
+    /// is gzip; unchanged records are copied as they came.
+    pub gzip_level: u32,
 }
 
 impl Default for Options {
@@ -48,6 +51,7 @@ impl Default for Options {
             mode: Mode::Conversion,
             jobs: 1,
             progress: None,
+            gzip_level: super::write::LEVEL,
         }
     }
 }
@@ -91,7 +95,7 @@ pub fn convert_listening<R: Read, W: Write>(
     let mut run = Run {
         config,
         options,
-        gzip: units.gzip(),
+        gzip: units.gzip().then_some(options.gzip_level),
         digest: None,
         warcinfo: record_id(),
         warcinfo_written: false,
@@ -157,7 +161,8 @@ enum Told {
 struct Run<'a, 'h, F> {
     config: &'a Config,
     options: &'a Options,
-    gzip: bool,
+    /// The gzip level of new records, when the input is gzip.
+    gzip: Option<u32>,
     /// How the input writes its digests, from the first one met.
     digest: Option<Digest>,
     /// The ID of the `warcinfo` record added before the first new record.

@@ -90,7 +90,8 @@ pub struct Work {
     pub shared_unit: bool,
     /// How the input writes its digests.
     pub digest: Digest,
-    pub gzip: bool,
+    /// The gzip level of new records, when the input is gzip.
+    pub gzip: Option<u32>,
     /// The `WARC-Warcinfo-ID` of the records added.
     pub warcinfo: Vec<u8>,
     /// Whether its links are listed (`--check`, `--report`).

@@ -17,9 +17,9 @@ pub struct Record<'a> {
     pub block: &'a mut dyn Held,
 }
 
-/// gzip's level for new records: zlib's default, the usual one in
-/// archives.
-const LEVEL: u32 = 6;
+/// gzip's level for new records unless asked otherwise: zlib's default,
+/// the one wget writes archives with.
+pub const LEVEL: u32 = 6;
 
 /// A new header: its version line (`WARC/1.1`) and its fields in order (a
 /// field is never repeated).
@@ -92,10 +92,11 @@ pub fn edited(original: &Header, set: &[(&str, Vec<u8>)], after: &[(&str, Vec<u8
 }
 
 impl Record<'_> {
-    /// Writes the record to `out`, as one gzip member when `gzip`.
-    pub fn write(self, gzip: bool, out: &mut dyn Write) -> io::Result<()> {
-        if gzip {
-            let mut member = GzEncoder::new(out, Compression::new(LEVEL));
+    /// Writes the record to `out`, as one gzip member of that level when
+    /// `gzip` gives one.
+    pub fn write(self, gzip: Option<u32>, out: &mut dyn Write) -> io::Result<()> {
+        if let Some(level) = gzip {
+            let mut member = GzEncoder::new(out, Compression::new(level));
             self.write_plain(&mut member)?;
             member.finish()?;
             Ok(())
