@@ -1,6 +1,7 @@
 //! `cargo bench --bench warc`: a ~100 MB `.warc.gz` made from the corpus
 //! pages, rewritten by `htmlabs --warc IN -o OUT` (conversion mode) at
-//! `--jobs 1` and `--jobs 2`, beside, in the same run:
+//! `--jobs 1` and `--jobs 2`, and at `--jobs 1 --gzip-level 1` (its new
+//! records at the floor's gzip level), beside, in the same run:
 //!
 //! - the floor, `zcat IN | gzip -1 > /dev/null`: every byte decompressed
 //!   and compressed again, the least a tool that recompresses must do;
@@ -70,6 +71,8 @@ const FIRST_DAY: u64 = 1_767_225_600;
 enum Way {
     Jobs1,
     Jobs2,
+    /// `--jobs 1 --gzip-level 1`: new records at the floor's gzip level.
+    Level1,
     Floor,
     FastWarc,
     Script,
@@ -88,7 +91,8 @@ fn main() {
     let mb = archive.len as f64 / 1e6;
 
     let mut notes = Vec::new();
-    let jobs = takes_jobs(&bin, work);
+    let jobs = takes(&bin, work, &["--jobs", "2"]);
+    let level = takes(&bin, work, &["--gzip-level", "1"]);
     if !jobs {
         notes.push(
             "this binary takes no --jobs with --warc: its row is `htmlabs --warc` as it is, \
@@ -109,6 +113,7 @@ fn main() {
     let ways: Vec<Way> = [
         (Way::Jobs1, true),
         (Way::Jobs2, jobs),
+        (Way::Level1, jobs && level),
         (Way::Floor, floor),
         (Way::FastWarc, fastwarc),
         (Way::Script, script),
@@ -120,6 +125,7 @@ fn main() {
         Way::Jobs1 if jobs => "htmlabs --warc --jobs 1".to_owned(),
         Way::Jobs1 => "htmlabs --warc".to_owned(),
         Way::Jobs2 => "htmlabs --warc --jobs 2".to_owned(),
+        Way::Level1 => "htmlabs --warc --jobs 1 --gzip-level 1".to_owned(),
         Way::Floor => "floor: zcat IN | gzip -1 > /dev/null".to_owned(),
         Way::FastWarc => format!(
             "FastWARC {}: every record read",
@@ -161,11 +167,14 @@ fn main() {
             let way = ways[i];
             let out = work.join(format!("out-{i}.warc.gz"));
             let mut command = match way {
-                Way::Jobs1 | Way::Jobs2 => {
+                Way::Jobs1 | Way::Jobs2 | Way::Level1 => {
                     let mut command = Command::new(&bin);
                     command.arg("--warc").arg(&archive.path).arg("-o").arg(&out);
                     if jobs {
-                        command.args(["--jobs", if way == Way::Jobs1 { "1" } else { "2" }]);
+                        command.args(["--jobs", if way == Way::Jobs2 { "2" } else { "1" }]);
+                    }
+                    if way == Way::Level1 {
+                        command.args(["--gzip-level", "1"]);
                     }
                     command
                 }
@@ -261,6 +270,12 @@ fn main() {
             verdict(share <= 1.0)
         );
     }
+    if let Some(share) = ratio(Way::Level1, Way::Floor, cpu) {
+        println!(
+            "htmlabs --warc --jobs 1 --gzip-level 1 ÷ the floor (like for like: both at gzip's level 1), CPU time: {share:.2}× (target ≤ 1.0×: {})",
+            verdict(share <= 1.0)
+        );
+    }
     if let Some(over) = ratio(Way::FastWarc, Way::Jobs1, wall) {
         println!("{jobs1} ÷ FastWARC reading alone, speed: {over:.2}×");
     }
@@ -287,7 +302,7 @@ fn check(way: Way, said: &str, archive: &Archive) {
         .filter_map(|n| n.parse().ok())
         .collect();
     let (records, html) = match way {
-        Way::Jobs1 | Way::Jobs2 => (numbers.first(), None),
+        Way::Jobs1 | Way::Jobs2 | Way::Level1 => (numbers.first(), None),
         Way::FastWarc => (numbers.first(), None),
         Way::Script => (numbers.first(), numbers.get(1)),
         Way::Floor => return,
@@ -580,16 +595,17 @@ fn noise(seed: usize, len: usize) -> Vec<u8> {
     bytes
 }
 
-/// Whether the binary takes `--jobs` with `--warc`: it is run on an archive
+/// Whether the binary takes `flags` with `--warc`: it is run on an archive
 /// of one record.
-fn takes_jobs(bin: &Path, work: &Path) -> bool {
+fn takes(bin: &Path, work: &Path, flags: &[&str]) -> bool {
     let input = work.join("one-record.warc");
     let record = "WARC/1.0\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000000>\r\n\
                   WARC-Date: 2026-01-01T00:00:00Z\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
     fs::write(&input, record)
         .unwrap_or_else(|e| fail(&format!("cannot write `{}`: {e}", input.display())));
     Command::new(bin)
-        .args(["-q", "--warc", "--jobs", "2"])
+        .args(["-q", "--warc"])
+        .args(flags)
         .arg(&input)
         .arg("-o")
         .arg(work.join("one-record-out.warc"))
