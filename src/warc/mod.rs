@@ -74,7 +74,7 @@ pub fn run_from(
     }
 }
 
-/// [`convert`], its errors naming the input and the output as messages
+/// [`convert()`], its errors naming the input and the output as messages
 /// do (`` `crawl.warc.gz` ``, `standard input`).
 #[allow(clippy::too_many_arguments)]
 pub fn convert_named<R: Read, W: Write>(
