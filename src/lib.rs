@@ -16,6 +16,8 @@
 //! it reports. The folders say what their code knows, and imports point
 //! down:
 //!
+//! - [`flags`]: what the user asks for, by the command line's names, made
+//!   into a [`Config`] (the command line's and the Python binding's alike);
 //! - sources: [`filter`] (one document, a file or standard input), over
 //!   [`http`] for saved responses (`--http`);
 //! - `html/`: one document: lol_html, the splicing sink, the lookahead, the
@@ -26,6 +28,7 @@
 
 mod files;
 pub mod filter;
+pub mod flags;
 mod html;
 pub mod http;
 pub mod listing;

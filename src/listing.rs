@@ -6,7 +6,6 @@ use std::io::{self, Write};
 use serde_json::{Map, Value};
 
 use crate::html::links::{Link, Outcome};
-use crate::url::Layer;
 
 /// Whether `--check` names the link: a value that would change.
 pub fn would_change(link: &Link) -> bool {
@@ -33,19 +32,20 @@ pub fn check_line(name: &str, link: &Link) -> String {
 }
 
 /// One line of the link report: `place` first (the file, or the WARC
-/// record), then the link. A value whose bytes are not valid in the
-/// document's encoding has `original` with U+FFFD where they did not decode,
-/// and `raw`: its bytes, those outside printable ASCII and `%`
-/// percent-encoded, which gives them back exactly.
+/// record), then the link's [`link_fields`].
 pub fn report_line(place: Map<String, Value>, link: &Link) -> String {
     let mut object = place;
+    object.extend(link_fields(link));
+    Value::Object(object).to_string()
+}
+
+/// A link as the report gives it (and the Python binding's `links`). A
+/// value whose bytes are not valid in the document's encoding has
+/// `original` with U+FFFD where they did not decode, and `raw`: its bytes,
+/// those outside printable ASCII and `%` percent-encoded, which gives them
+/// back exactly.
+pub fn link_fields(link: &Link) -> Map<String, Value> {
     let p = link.position;
-    let layer = match link.base.layer {
-        Layer::Embedded { .. } => "embedded",
-        Layer::Encapsulating { .. } => "encapsulating",
-        Layer::Retrieval { .. } => "retrieval",
-        Layer::Empty => "none",
-    };
     let fields: [(&str, Value); 11] = [
         ("line", p.line.into()),
         ("column", p.column.into()),
@@ -62,15 +62,16 @@ pub fn report_line(place: Map<String, Value>, link: &Link) -> String {
                 .then_some(link.base.url.as_str())
                 .into(),
         ),
-        ("layer", layer.into()),
+        ("layer", link.base.layer.name().into()),
     ];
-    for (key, value) in fields {
-        object.insert(key.to_owned(), value);
-    }
+    let mut object: Map<String, Value> = fields
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect();
     if let Some(raw) = &link.raw {
         object.insert("raw".to_owned(), percent_encoded(raw).into());
     }
-    Value::Object(object).to_string()
+    object
 }
 
 /// A document's links, written as they are heard: check lines (`--check`)
@@ -192,7 +193,7 @@ mod tests {
     use super::*;
     use crate::html::attrs::Kind;
     use crate::html::links::Position;
-    use crate::url::Base;
+    use crate::url::{Base, Layer};
 
     fn link(outcome: Outcome, raw: Option<&[u8]>) -> Link {
         Link {

@@ -9,12 +9,12 @@ use clap::{Parser, ValueEnum};
 
 use crate::files::SourceError;
 use crate::files::{Input, Output};
-use crate::html::attrs::{Row, Table};
-use crate::html::encoding;
+pub use crate::flags::ConfigError;
+use crate::flags::Flags;
 use crate::http;
 use crate::site::Site;
 use crate::warc;
-use crate::{Config, LayerError, Layers, Standard};
+use crate::{Config, Standard};
 pub use progress::{ArchiveProgress, Progress};
 
 const EXAMPLES: &str = "\
@@ -234,48 +234,29 @@ pub enum StandardArg {
     Rfc3986,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ConfigError {
-    #[error("{0}")]
-    Attr(String),
-    #[error("unknown encoding label: `{0}`")]
-    UnknownEncoding(String),
-    #[error(transparent)]
-    Layer(#[from] LayerError),
-}
-
 impl Cli {
-    /// The validated configuration of a run.
-    pub fn config(&self) -> Result<Config, ConfigError> {
-        let standard = match self.standard {
-            StandardArg::Rfc1808 => Standard::Rfc1808,
-            StandardArg::Rfc3986 => Standard::Rfc3986,
-        };
-        let mut layers = Layers::default();
-        if let Some(url) = &self.retrieved_from {
-            layers = layers.with_retrieval(standard, url, "--retrieved-from")?;
-        }
-        let encoding = match &self.encoding {
-            Some(label) => Some(
-                encoding::for_label(label)
-                    .ok_or_else(|| ConfigError::UnknownEncoding(label.clone()))?,
-            ),
-            None => None,
-        };
-        let user = self
-            .attr
-            .iter()
-            .map(|spec| Row::user(spec).map_err(ConfigError::Attr))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Config {
-            layers,
-            standard,
+    /// What the flags ask for, unchecked.
+    pub fn flags(&self) -> Flags {
+        Flags {
+            retrieved_from: self.retrieved_from.clone(),
+            standard: match self.standard {
+                StandardArg::Rfc1808 => Standard::Rfc1808,
+                StandardArg::Rfc3986 => Standard::Rfc3986,
+            },
+            encoding: self.encoding.clone(),
             keep_fragments: self.keep_fragments,
+            lazy: self.lazy,
+            social: self.social,
+            attr: self.attr.clone(),
             max_lookahead: self.max_lookahead,
             max_memory: self.max_memory,
-            encoding,
-            table: Table::new(self.lazy, self.social, user),
-        })
+            content_location: self.content_location,
+        }
+    }
+
+    /// The validated configuration of a run.
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        self.flags().config()
     }
 
     /// What to do, checked: the flags that need each other are clap's to
@@ -342,29 +323,8 @@ impl Cli {
         })
     }
 
-    /// How an archive is read, with --warc: the flags that change what is
-    /// written go into its `warcinfo` record.
+    /// How an archive is read, with --warc.
     pub fn warc(&self) -> Option<warc::Options> {
-        let mut flags = Vec::new();
-        if self.content_location {
-            flags.push("--content-location".to_owned());
-        }
-        if self.standard == StandardArg::Rfc3986 {
-            flags.push("--standard rfc3986".to_owned());
-        }
-        if self.keep_fragments {
-            flags.push("--keep-fragments".to_owned());
-        }
-        if self.lazy {
-            flags.push("--lazy".to_owned());
-        }
-        if self.social {
-            flags.push("--social".to_owned());
-        }
-        if let Some(label) = &self.encoding {
-            flags.push(format!("--encoding {label}"));
-        }
-        flags.extend(self.attr.iter().map(|a| format!("--attr {a}")));
         let mode = match self.warc_mode {
             WarcModeArg::Conversion => warc::Mode::Conversion,
             WarcModeArg::Replace => warc::Mode::Replace,
@@ -373,13 +333,13 @@ impl Cli {
             Some(n) => usize::from(n),
             None => std::thread::available_parallelism().map_or(1, usize::from),
         };
-        self.warc.then(|| warc::Options {
-            content_location: self.content_location,
-            flags: flags.join(" "),
-            mode,
-            jobs,
-            progress: None,
-            gzip_level: self.gzip_level,
+        self.warc.then(|| {
+            warc::Options {
+                mode,
+                jobs,
+                ..self.flags().warc()
+            }
+            .with_gzip_level(self.gzip_level)
         })
     }
 

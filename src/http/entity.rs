@@ -12,7 +12,7 @@
 
 use encoding_rs::{Encoding, REPLACEMENT};
 
-use super::head::Head;
+use super::head::{Head, HeadError};
 use super::media::{self, MediaType};
 use super::redirects::{self, field_url};
 use super::report::Warning;
@@ -174,6 +174,36 @@ pub fn entity(
     }
 }
 
+/// The status line a caller's fields are read under ([`of_fields`]).
+pub const FIELDS_STATUS_LINE: &str = "HTTP/1.1 200 OK\r\n";
+
+/// The entity of a document whose encapsulating entity is given by its
+/// header fields alone (the Python binding's `headers`): they are read as
+/// the final block of a response, `HTTP/1.1 200 OK` and the fields in
+/// their order, exactly as `--http` reads one, so that a warning's byte
+/// offset counts from that block's start. A name or a value with a line
+/// break in it would make fields of its own: refused.
+pub fn of_fields(
+    fields: &[(String, String)],
+    given: &Layers,
+    standard: Standard,
+    content_location: bool,
+) -> Result<Entity, HeadError> {
+    let mut block = FIELDS_STATUS_LINE.to_owned();
+    for (name, value) in fields {
+        if [name, value].iter().any(|s| s.contains(['\r', '\n'])) {
+            return Err(HeadError::Block {
+                offset: block.len(),
+                why: format!("the field `{}` holds a line break", name.escape_debug()),
+            });
+        }
+        block.push_str(&format!("{name}: {value}\r\n"));
+    }
+    block.push_str("\r\n");
+    let head = Head::parse(block.into_bytes(), 0)?;
+    Ok(entity(&[head], given, standard, content_location))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +311,42 @@ mod tests {
             assert_eq!(e.layers.charset(), None, "{label}");
             assert!(e.notes[1].contains("passed over"), "{label}");
         }
+    }
+
+    #[test]
+    fn fields_alone_are_read_as_a_final_block() {
+        let fields = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let e = of_fields(
+            &fields(&[
+                ("Content-Type", "text/html; charset=latin1"),
+                ("Content-Base", "../cb/"),
+            ]),
+            &retrieved("http://h/a/p"),
+            R,
+            false,
+        )
+        .unwrap();
+        assert_eq!(e.layers.encapsulating().unwrap().url, "http://h/cb/");
+        assert_eq!(e.layers.charset().unwrap().encoding.name(), "windows-1252");
+        let e = of_fields(&fields(&[("Base", "rel/")]), &Layers::default(), R, false).unwrap();
+        assert_eq!(
+            e.warnings[0].to_string(),
+            "`Base: rel/` at byte 17 is not a base URL (it is relative, and there is no retrieval URL to resolve it against): ignored"
+        );
+        let refused = of_fields(
+            &fields(&[("X", "a\r\nBase: http://evil/")]),
+            &Layers::default(),
+            R,
+            false,
+        );
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "malformed header block at byte 17: the field `X` holds a line break"
+        );
     }
 }

@@ -38,6 +38,16 @@ impl Layer {
             Layer::Empty => "3.4",
         }
     }
+
+    /// How the link report and the Python binding name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Embedded { .. } => "embedded",
+            Layer::Encapsulating { .. } => "encapsulating",
+            Layer::Retrieval { .. } => "retrieval",
+            Layer::Empty => "none",
+        }
+    }
 }
 
 /// An established base URL and the layer it came from.

@@ -43,6 +43,19 @@ pub struct Options {
     pub gzip_level: u32,
 }
 
+impl Options {
+    /// With new records at gzip `level`, said among the `warcinfo`
+    /// record's flags when it is not the default.
+    pub fn with_gzip_level(mut self, level: u32) -> Self {
+        self.gzip_level = level;
+        if level != super::write::LEVEL {
+            let flag = format!("--gzip-level {level}");
+            self.flags = [self.flags.as_str(), &flag].join(" ").trim().to_owned();
+        }
+        self
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {

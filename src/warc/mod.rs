@@ -33,7 +33,7 @@ pub use input::{PEEK, Place, starts_like_archive};
 pub use report::{Counters, Named, Summary, Warning};
 pub use work::Mode;
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 
 use crate::files::{self, Input, Output, SourceError, lowercase, quoted};
 use crate::html::config::Config;
@@ -61,34 +61,61 @@ pub fn run_listening(
     tell: impl FnMut(&Warning),
     hear: Option<Hear<'_>>,
 ) -> Result<Summary, SourceError> {
-    let reader = input.open()?;
-    let input_name = input.name();
-    let fail = |e: Error, output_name: &str| match e {
-        Error::Read(e) => SourceError::Read(input_name.clone(), lowercase(&e)),
-        Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
+    run_from(
+        config,
+        options,
+        input.open()?,
+        &input.name(),
+        output,
+        tell,
+        hear,
+    )
+}
+
+/// [`run_listening`] on an archive that `reader` gives, named `input_name`
+/// in messages (a Python file object).
+pub fn run_from(
+    config: &Config,
+    options: &Options,
+    reader: impl Read,
+    input_name: &str,
+    output: &Output,
+    tell: impl FnMut(&Warning),
+    hear: Option<Hear<'_>>,
+) -> Result<Summary, SourceError> {
+    // One way through for the three outputs; a run ends with a flush.
+    let run = |out: &mut dyn Write, name: &str| -> Result<Summary, SourceError> {
+        let out = BufWriter::with_capacity(64 * 1024, out);
+        let (summary, mut out) =
+            convert_named(config, options, reader, input_name, out, name, tell, hear)?;
+        out.flush()
+            .map_err(|e| SourceError::Write(name.to_owned(), e))?;
+        Ok(summary)
     };
     match output {
-        Output::Discard => {
-            let (summary, _) = convert_listening(config, options, reader, io::sink(), tell, hear)
-                .map_err(|e| fail(e, "nowhere"))?;
-            Ok(summary)
+        Output::Discard => run(&mut io::sink(), "nowhere"),
+        Output::Stdout => run(&mut io::stdout().lock(), "standard output"),
+        Output::File(path) => {
+            files::write_through_temporary(path, None, true, |file| run(file, &quoted(path)))
         }
-        Output::Stdout => {
-            let name = "standard output";
-            let out = BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-            let (summary, mut out) = convert_listening(config, options, reader, out, tell, hear)
-                .map_err(|e| fail(e, name))?;
-            out.flush()
-                .map_err(|e| SourceError::Write(name.to_owned(), e))?;
-            Ok(summary)
-        }
-        Output::File(path) => files::write_through_temporary(path, None, true, |file| {
-            let name = quoted(path);
-            let out = BufWriter::with_capacity(64 * 1024, file);
-            let (summary, mut out) = convert_listening(config, options, reader, out, tell, hear)
-                .map_err(|e| fail(e, &name))?;
-            out.flush().map_err(|e| SourceError::Write(name, e))?;
-            Ok(summary)
-        }),
     }
+}
+
+/// [`convert_listening`], its errors naming the input and the output as
+/// messages do (`` `crawl.warc.gz` ``, `standard input`).
+#[allow(clippy::too_many_arguments)]
+pub fn convert_named<R: Read, W: Write>(
+    config: &Config,
+    options: &Options,
+    input: R,
+    input_name: &str,
+    output: W,
+    output_name: &str,
+    tell: impl FnMut(&Warning),
+    hear: Option<Hear<'_>>,
+) -> Result<(Summary, W), SourceError> {
+    convert_listening(config, options, input, output, tell, hear).map_err(|e| match e {
+        Error::Read(e) => SourceError::Read(input_name.to_owned(), lowercase(&e)),
+        Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
+    })
 }

@@ -1,0 +1,145 @@
+"""Type stubs of the native module; the package re-exports all of it."""
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import IO, Literal, Protocol, TypedDict
+
+from typing_extensions import Unpack
+
+__version__: str
+
+class _BinaryReader(Protocol):
+    def read(self, size: int, /) -> bytes: ...
+
+class _BinaryWriter(Protocol):
+    def write(self, data: bytes, /) -> int | None: ...
+
+Standard = Literal["rfc1808", "rfc3986"]
+
+class Options(TypedDict, total=False):
+    """The keywords both functions take: each is the command line's flag
+    of its name (``keep_fragments`` is ``--keep-fragments``), with its
+    default."""
+
+    standard: Standard  # "rfc1808"
+    encoding: str | None  # a WHATWG label; None: BOM, headers' charset, <meta>, detection
+    keep_fragments: bool  # False
+    lazy: bool  # False
+    social: bool  # False
+    content_location: bool  # False: Content-Location is a base only when True
+    attr: Sequence[str]  # (): each "ELEMENT:ATTRIBUTE[:KIND]"
+    max_lookahead: int  # 1 << 20
+    max_memory: int  # 64 << 20
+
+class Result:
+    """What :func:`rewrite` gives: the document, and what its run found."""
+
+    @property
+    def html(self) -> bytes:
+        """The rewritten document: byte for byte the input, but its URL values."""
+    @property
+    def base(self) -> str | None:
+        """The base URL, or ``None`` when no layer of RFC 1808 §3 gave one."""
+    @property
+    def base_layer(self) -> Literal["embedded", "encapsulating", "retrieval", "none"]:
+        """Which layer of RFC 1808 §3 gave the base."""
+    @property
+    def encoding(self) -> str:
+        """The document's encoding, by its WHATWG name (``UTF-8``, ``windows-1252``)."""
+    @property
+    def links(self) -> list[dict[str, object]]:
+        """Each URL value, as a line of the link report (``--report``) gives
+        it: ``line``, ``column``, ``offset``, ``element``, ``attribute``,
+        ``kind``, ``original``, ``absolute``, ``outcome``, ``base``,
+        ``layer``, and ``raw`` for a value not valid in the encoding."""
+    @property
+    def warnings(self) -> list[str]:
+        """The warnings, as the command line prints them after ``htmlabs: warning:``."""
+    @property
+    def rewritten(self) -> int:
+        """How many URL values were rewritten."""
+
+class Summary:
+    """What :func:`rewrite_warc` gives: the command line's summary line."""
+
+    @property
+    def records(self) -> int:
+        """Records read whole."""
+    @property
+    def rewritten(self) -> int:
+        """HTML responses and resources rewritten."""
+    @property
+    def conversions(self) -> int:
+        """Records added: the conversions, and the ``warcinfo`` before them."""
+    @property
+    def replaced(self) -> int:
+        """Records replaced by their rewritten version (``mode="replace"``)."""
+    @property
+    def urls(self) -> int:
+        """URL values rewritten."""
+    @property
+    def warnings(self) -> list[str]:
+        """The warnings, each naming its record."""
+    @property
+    def incomplete(self) -> bool:
+        """Whether a record could not be rewritten or the input was cut
+        short (the command line exits 2); the output is complete all the same."""
+    @property
+    def bytes(self) -> int:
+        """Bytes read."""
+
+def rewrite(
+    html: bytes,
+    retrieved_from: str | None = None,
+    *,
+    headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+    **options: Unpack[Options],
+) -> Result:
+    """Makes every link in one HTML document absolute, by RFC 1808.
+
+    The base is, in RFC 1808 §3's order: the document's ``<base href>``,
+    else the encapsulating entity's (``headers``: ``Base``, ``Content-Base``,
+    and ``Content-Location`` with ``content_location=True``), else
+    ``retrieved_from``, else none. ``headers``' ``Content-Type`` charset is
+    the transport layer's encoding. ``headers`` is read as the final header
+    block of a response (``HTTP/1.1 200 OK`` and the fields in their order),
+    as ``htmlabs --http`` reads one.
+
+    The other keywords (:class:`Options`) are the command line's flags:
+    ``encoding`` is ``--encoding``, ``attr`` is ``--attr`` (each
+    ``ELEMENT:ATTRIBUTE[:KIND]``).
+
+    Raises :class:`ConfigError` for a value that cannot be used, with the
+    command line's message, ``ValueError`` for an unknown ``standard``, and
+    ``TypeError`` for a keyword it does not know or a value of the wrong type.
+    The GIL is released while the document is rewritten.
+    """
+
+def rewrite_warc(
+    src: str | os.PathLike[str] | _BinaryReader | IO[bytes],
+    dst: str | os.PathLike[str] | _BinaryWriter | IO[bytes],
+    *,
+    mode: Literal["conversion", "replace"] = "conversion",
+    jobs: int | None = None,
+    gzip_level: int = 6,
+    **options: Unpack[Options],
+) -> Summary:
+    """Rewrites a web archive (WARC 1.0 or 1.1, plain or gzip), as
+    ``htmlabs --warc SRC -o DST`` does.
+
+    With ``mode="conversion"`` (``--warc-mode``), the archive comes out
+    whole, byte for byte, and each HTML response or resource rewritten is
+    followed by a ``conversion`` record; with ``mode="replace"``, a new
+    record takes its place. ``jobs`` (``--jobs``) is how many records are
+    rewritten at once, all cores when ``None``; the output is the same
+    whatever it is. ``gzip_level`` (``--gzip-level``, 1 to 9) is the level of
+    the records written anew. ``src`` and ``dst`` are paths or
+    binary file objects; a ``dst`` path is written through a temporary file
+    renamed into place at the end, so it is complete or untouched.
+
+    Raises :class:`ReadError`, :class:`WriteError` or :class:`ConfigError`
+    with the command line's message. A malformed record is not an error: the
+    rest of the input is copied as it is, with a warning, and
+    ``Summary.incomplete`` is true. The GIL is released while it runs
+    (a file object's calls take it back, one read or write at a time).
+    """

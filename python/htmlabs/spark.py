@@ -1,0 +1,275 @@
+"""Rewrites a collection of WARC files on a Spark cluster, one file per task.
+
+The pattern of Common Crawl's cc-pyspark: the list of paths is
+parallelized into as many partitions as there are files, and each task
+reads its WARC file and writes the rewritten one inside the Python worker
+(no Hadoop client: local paths directly, remote ones such as ``s3://``,
+``gs://`` or ``hdfs://`` through fsspec when it is installed).
+
+Each task writes under a name unique to its task attempt, beside the
+final name, and renames it into place only when the file is complete, so
+a failed, retried or speculative attempt never leaves a half-written file
+or a second copy. One file's failure does not fail the job: it is a row
+with its error.
+
+From Python::
+
+    from htmlabs.spark import rewrite_warcs
+    df = rewrite_warcs(spark, ["a.warc.gz", "b.warc.gz"], "out/", lazy=True)
+
+From the command line (``spark-submit`` or plain ``python``)::
+
+    python -m htmlabs.spark a.warc.gz b.warc.gz --output out/ [--lazy ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import posixpath
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import htmlabs
+
+# One row per input file.
+COLUMNS = [
+    ("path", "string"),
+    ("output", "string"),
+    ("records", "long"),
+    ("html_rewritten", "long"),
+    ("urls_rewritten", "long"),
+    ("warnings", "array<string>"),
+    ("error", "string"),
+]
+SCHEMA = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
+
+
+def _is_local(path: str) -> bool:
+    return "://" not in path or path.startswith("file://")
+
+
+def _local(path: str) -> str:
+    return path[len("file://"):] if path.startswith("file://") else path
+
+
+def _join(directory: str, name: str) -> str:
+    if _is_local(directory):
+        return os.path.join(_local(directory), name)
+    return posixpath.join(directory, name)
+
+
+def _filesystem(path: str):
+    """fsspec's filesystem for a remote path, and the path within it."""
+    try:
+        import fsspec
+    except ImportError:
+        raise htmlabs.ConfigError(f"a remote path needs fsspec (pip install fsspec): `{path}`") from None
+    return fsspec.core.url_to_fs(path)
+
+
+def output_name(path: str) -> str:
+    """The name an input's output gets in the output directory: its own."""
+    return posixpath.basename(path.rstrip("/")) or "archive.warc.gz"
+
+
+def _attempt() -> str:
+    """A name part unique to this task attempt (Spark's task attempt ID, unique
+    within the application; the process ID outside Spark)."""
+    try:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+    except ImportError:
+        context = None
+    if context is None:
+        return f"pid{os.getpid()}"
+    return f"stage{context.stageId()}-task{context.taskAttemptId()}-attempt{context.attemptNumber()}"
+
+
+def _open(path: str, mode: str):
+    if _is_local(path):
+        return open(_local(path), mode)
+    fs, inner = _filesystem(path)
+    return fs.open(inner, mode)
+
+
+def _rename(source: str, target: str) -> None:
+    if _is_local(target):
+        os.replace(_local(source), _local(target))
+    else:
+        fs, inner = _filesystem(source)
+        fs.mv(inner, _filesystem(target)[1])
+
+
+def _remove(path: str) -> None:
+    try:
+        if _is_local(path):
+            os.remove(_local(path))
+        else:
+            fs, inner = _filesystem(path)
+            fs.rm(inner)
+    except Exception:
+        pass  # never written, or already gone
+
+
+def _stopped(warnings: list[str]) -> str:
+    """Why a run was incomplete: the warning that said so."""
+    for warning in warnings:
+        if "malformed record" in warning or "not rewritten" in warning or "memory limit" in warning:
+            return warning
+    return warnings[-1] if warnings else "incomplete"
+
+
+def rewrite_one(path: str, output_dir: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Rewrites one WARC file into `output_dir`: its row. Never raises for
+    the file's sake: what went wrong is the row's `error`."""
+    final = _join(output_dir, output_name(path))
+    temporary = _join(output_dir, f".{output_name(path)}.{_attempt()}.tmp")
+    row: dict[str, Any] = {name: None for name, _ in COLUMNS}
+    row["path"] = path
+    try:
+        if _is_local(path) and _is_local(output_dir):
+            summary = htmlabs.rewrite_warc(_local(path), _local(temporary), **options)
+        else:
+            with _open(path, "rb") as src, _open(temporary, "wb") as dst:
+                summary = htmlabs.rewrite_warc(src, dst, **options)
+        _rename(temporary, final)
+    except Exception as e:  # one file's failure is its row, not the job's
+        row["error"] = str(e) if isinstance(e, htmlabs.Error) else f"{type(e).__name__}: {e}"
+        _remove(temporary)
+        return row
+    row.update(
+        output=final,
+        records=summary.records,
+        html_rewritten=summary.rewritten,
+        urls_rewritten=summary.urls,
+        warnings=summary.warnings,
+    )
+    if summary.incomplete:
+        # The output is complete (every byte of the input is in it), but
+        # not all of it could be rewritten: the command line's exit 2.
+        row["error"] = _stopped(summary.warnings)
+    return row
+
+
+def _rewrite_partition(items: Iterable[str], output_dir: str, options: dict[str, Any]) -> Iterator[dict]:
+    for path in items:
+        yield rewrite_one(path, output_dir, options)
+
+
+def rewrite_warcs(spark, inputs: list[str], output_dir: str, **options: Any):
+    """Rewrites each WARC file of `inputs` into `output_dir` (under its own
+    name), one file per Spark task, and gives a DataFrame of one row per
+    input: ``path``, ``output``, ``records``, ``html_rewritten``,
+    ``urls_rewritten``, ``warnings`` and ``error`` (null when it worked).
+
+    `options` are :func:`htmlabs.rewrite_warc`'s keywords (``lazy=True``,
+    ``mode=``, …), checked here before any task starts. The work is done when
+    this returns (the rows are collected: one small row a file), so that
+    using the DataFrame twice does not rewrite the files twice.
+    """
+    inputs = list(inputs)
+    # Spark's tasks are the parallel work (one a core): each file's records
+    # are rewritten on its task's thread unless `jobs` asks for more.
+    options = dict(options)
+    if options.get("jobs") is None:
+        options["jobs"] = 1
+    names = [output_name(p) for p in inputs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise htmlabs.ConfigError(f"inputs would be written to the same output name: `{twice[0]}`")
+    # The options are checked once, here, on an empty archive.
+    htmlabs.rewrite_warc(io.BytesIO(), io.BytesIO(), **options)
+    if _is_local(output_dir):
+        os.makedirs(_local(output_dir), exist_ok=True)
+    else:
+        fs, path = _filesystem(output_dir)
+        fs.makedirs(path, exist_ok=True)
+    from pyspark.sql import Row
+
+    if not inputs:
+        return spark.createDataFrame([], SCHEMA)
+    rdd = spark.sparkContext.parallelize(inputs, numSlices=len(inputs))
+    rows = rdd.mapPartitions(lambda items: _rewrite_partition(items, output_dir, options)).collect()
+    return spark.createDataFrame([Row(**{n: r[n] for n, _ in COLUMNS}) for r in rows], SCHEMA)
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m htmlabs.spark",
+        description="Rewrite WARC files on Spark, one file per task (htmlabs --warc on each).",
+    )
+    p.add_argument("inputs", nargs="*", metavar="INPUT", help="WARC files: paths, or s3://, gs://, hdfs://… with fsspec")
+    p.add_argument("--inputs-from", metavar="FILE", help="a file of input paths, one a line")
+    p.add_argument("--output", "-o", required=True, metavar="DIR", help="where the rewritten files go")
+    p.add_argument("--mode", default="conversion", choices=["conversion", "replace"])
+    p.add_argument("--jobs", type=int, help="threads for each file's records (default 1: the tasks are the parallel work)")
+    p.add_argument("--gzip-level", type=int, default=6, metavar="LEVEL", help="gzip level (1-9) of the records written anew")
+    p.add_argument("--standard", default="rfc1808", choices=["rfc1808", "rfc3986"])
+    p.add_argument("--encoding", metavar="LABEL")
+    p.add_argument("--keep-fragments", action="store_true")
+    p.add_argument("--lazy", action="store_true")
+    p.add_argument("--social", action="store_true")
+    p.add_argument("--content-location", action="store_true")
+    p.add_argument("--attr", action="append", default=[], metavar="ELEMENT:ATTRIBUTE[:KIND]")
+    p.add_argument("--report", metavar="DIR", help="also write the rows as JSON Lines into DIR (Spark's writer)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None, spark=None) -> int:
+    """The command line; `spark` is a session to use (and leave running)
+    instead of the one it makes."""
+    args = _arguments(argv)
+    inputs = list(args.inputs)
+    if args.inputs_from:
+        with open(args.inputs_from) as f:
+            inputs += [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    if not inputs:
+        print("htmlabs.spark: error: no input", file=sys.stderr)
+        return 2
+    options = dict(
+        mode=args.mode,
+        jobs=args.jobs,
+        gzip_level=args.gzip_level,
+        standard=args.standard,
+        encoding=args.encoding,
+        keep_fragments=args.keep_fragments,
+        lazy=args.lazy,
+        social=args.social,
+        content_location=args.content_location,
+        attr=args.attr,
+    )
+    own = spark is None
+    if own:
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.appName("htmlabs").getOrCreate()
+    try:
+        df = rewrite_warcs(spark, inputs, args.output, **options)
+    except (htmlabs.Error, ValueError) as e:
+        print(f"htmlabs.spark: error: {e}", file=sys.stderr)
+        return 2
+    rows = df.collect()
+    if args.report:
+        df.write.mode("overwrite").json(args.report)
+    failed = 0
+    for row in rows:
+        if row.error:
+            failed += 1
+            print(f"htmlabs.spark: {row.path}: error: {row.error}", file=sys.stderr)
+    print(
+        f"htmlabs.spark: {len(rows)} files, {len(rows) - failed} rewritten, {failed} failed; "
+        f"{sum(r.records or 0 for r in rows)} records, {sum(r.html_rewritten or 0 for r in rows)} HTML rewritten, "
+        f"{sum(r.urls_rewritten or 0 for r in rows)} URLs rewritten",
+        file=sys.stderr,
+    )
+    if own:
+        spark.stop()
+    return 2 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,512 @@
+//! The native module of the `htmlabs` Python package: the library's
+//! document rewriter and its WARC run, behind the command line's words
+//! ([`Flags`]), with the Python interpreter released while they work.
+//!
+//! Nothing here panics: the library does not, and what comes from Python
+//! (an argument, a file object's answer) is checked into an exception.
+//! The exceptions are the package's own (`htmlabs/_errors.py`), raised with
+//! the command line's one-line message.
+
+use std::io::{self, BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
+use pyo3::types::{PyBytes, PyDict, PyList, PyType};
+use serde_json::{Map, Value};
+
+use htmlabs::filter::{Input, Output};
+use htmlabs::flags::{self, ConfigError, Flags};
+use htmlabs::http::entity;
+use htmlabs::listing::link_fields;
+use htmlabs::{Config, Rewriter, SourceError, warc};
+
+/// How the Python side names a document given as bytes, and its result,
+/// in messages.
+const HTML_NAME: &str = "`html`";
+const RESULT_NAME: &str = "the result";
+
+/// An exception of the package's, by its class name in `htmlabs._errors`.
+fn error(py: Python<'_>, class: &str, message: String) -> PyErr {
+    let found = py
+        .import("htmlabs._errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from));
+    match found {
+        Ok(class) => PyErr::from_type(class, message),
+        Err(e) => e,
+    }
+}
+
+fn config_error(py: Python<'_>, e: &ConfigError) -> PyErr {
+    error(py, "ConfigError", e.to_string())
+}
+
+/// A run's error as the command line says it (`htmlabs: error: …`, less
+/// the program's name), of the class that says what failed.
+fn source_error(py: Python<'_>, e: &SourceError) -> PyErr {
+    let class = match e {
+        SourceError::Refused(_) => "ConfigError",
+        SourceError::Open(..) | SourceError::Read(..) => "ReadError",
+        SourceError::Write(..) => "WriteError",
+        _ => "Error",
+    };
+    error(py, class, e.to_string())
+}
+
+/// The keywords both functions share, each the command line's flag of
+/// its name (`keep_fragments` is `--keep-fragments`), over the flags'
+/// defaults. The stubs (`_htmlabs.pyi`) type them.
+fn flags(retrieved_from: Option<String>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Flags> {
+    let mut flags = Flags {
+        retrieved_from,
+        ..Flags::default()
+    };
+    let Some(options) = options else {
+        return Ok(flags);
+    };
+    for (key, value) in options.iter() {
+        let key: String = key.extract()?;
+        let wrong = |e: PyErr| PyTypeError::new_err(format!("{key}: {}", e.value(value.py())));
+        match key.as_str() {
+            "standard" => {
+                let name: String = value.extract().map_err(wrong)?;
+                flags.standard = flags::standard(&name).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "unknown standard: `{name}` (rfc1808 or rfc3986)"
+                    ))
+                })?;
+            }
+            "encoding" => flags.encoding = value.extract().map_err(wrong)?,
+            "keep_fragments" => flags.keep_fragments = value.extract().map_err(wrong)?,
+            "lazy" => flags.lazy = value.extract().map_err(wrong)?,
+            "social" => flags.social = value.extract().map_err(wrong)?,
+            "content_location" => flags.content_location = value.extract().map_err(wrong)?,
+            "attr" => flags.attr = value.extract().map_err(wrong)?,
+            "max_lookahead" => flags.max_lookahead = value.extract().map_err(wrong)?,
+            "max_memory" => flags.max_memory = value.extract().map_err(wrong)?,
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "unexpected keyword argument `{key}`"
+                )));
+            }
+        }
+    }
+    Ok(flags)
+}
+
+/// The header fields of `headers`: a mapping, or pairs in their order.
+fn header_fields(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+    let pairs = if headers.hasattr("items")? {
+        headers.call_method0("items")?
+    } else {
+        headers.clone()
+    };
+    pairs
+        .try_iter()?
+        .map(|pair| {
+            pair?.extract::<(String, String)>().map_err(|_| {
+                PyTypeError::new_err("headers must be a mapping of str to str, or (str, str) pairs")
+            })
+        })
+        .collect()
+}
+
+/// What a rewrite gave, made without the interpreter.
+struct Done {
+    html: Vec<u8>,
+    report: htmlabs::Report,
+    links: Vec<Map<String, Value>>,
+    warnings: Vec<String>,
+}
+
+/// Rewrites one document held whole, with the interpreter released: other
+/// Python threads run meanwhile.
+fn rewrite_released(
+    py: Python<'_>,
+    config: Config,
+    html: &PyBackedBytes,
+    warnings: Vec<String>,
+) -> PyResult<Done> {
+    let html: &[u8] = html;
+    let done = py.detach(move || {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+        let told = Rc::new(RefCell::new(warnings));
+        let heard = Rc::new(RefCell::new(Vec::new()));
+        let mut rewriter = Rewriter::new(config, Vec::with_capacity(html.len() + html.len() / 8))
+            .on_warning({
+                let told = Rc::clone(&told);
+                move |w| told.borrow_mut().push(w.to_string())
+            })
+            .on_link({
+                let heard = Rc::clone(&heard);
+                move |link| heard.borrow_mut().push(link_fields(link))
+            });
+        let ended = rewriter.write(html).and_then(|()| rewriter.end());
+        ended
+            .map(|(report, html)| Done {
+                html,
+                report,
+                links: heard.take(),
+                warnings: told.take(),
+            })
+            .map_err(|e| SourceError::of(e, HTML_NAME, RESULT_NAME))
+    });
+    done.map_err(|e| source_error(py, &e))
+}
+
+/// A JSON value of the link report as a Python object.
+fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => match n.as_u64() {
+            Some(n) => n.into_pyobject(py)?.into_any(),
+            None => n.as_f64().unwrap_or_default().into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (key, item) in map {
+                dict.set_item(key, to_python(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// What `rewrite` gives: the document, and what its run found.
+#[pyclass(name = "Result", module = "htmlabs", frozen, get_all)]
+struct Rewritten {
+    /// The rewritten document, byte for byte but its URL values.
+    html: Py<PyBytes>,
+    /// The base URL, or `None` when no layer of RFC 1808 §3 gave one.
+    base: Option<String>,
+    /// Which layer gave it: `embedded`, `encapsulating`, `retrieval` or
+    /// `none`.
+    base_layer: String,
+    /// The document's encoding (`UTF-8`, `windows-1252`, …).
+    encoding: String,
+    /// Each URL value, as a line of the link report (`--report`) gives it.
+    links: Py<PyList>,
+    /// The warnings, as the command line prints them after
+    /// `htmlabs: warning: `.
+    warnings: Vec<String>,
+    /// URL values rewritten.
+    rewritten: usize,
+}
+
+#[pymethods]
+impl Rewritten {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "<htmlabs.Result: {} bytes, base {:?} ({}), {}, {} links, {} rewritten, {} warnings>",
+            self.html.bind(py).as_bytes().len(),
+            self.base.as_deref().unwrap_or(""),
+            self.base_layer,
+            self.encoding,
+            self.links.bind(py).len(),
+            self.rewritten,
+            self.warnings.len()
+        )
+    }
+}
+
+/// Makes every link in one HTML document absolute, by RFC 1808.
+#[pyfunction]
+#[pyo3(signature = (html, retrieved_from=None, *, headers=None, **options))]
+fn rewrite(
+    py: Python<'_>,
+    html: PyBackedBytes,
+    retrieved_from: Option<String>,
+    headers: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Rewritten> {
+    let flags = flags(retrieved_from, options)?;
+    let mut config = flags.config().map_err(|e| config_error(py, &e))?;
+    let mut warnings = Vec::new();
+    if let Some(headers) = headers {
+        // §3.2 and the charset, read as `--http` reads a response's block.
+        let fields = header_fields(headers)?;
+        let entity = entity::of_fields(
+            &fields,
+            &config.layers,
+            config.standard,
+            flags.content_location,
+        )
+        .map_err(|e| error(py, "ConfigError", format!("cannot read headers: {e}")))?;
+        warnings.extend(entity.warnings.iter().map(ToString::to_string));
+        config.layers = entity.layers;
+    }
+    let done = rewrite_released(py, config, &html, warnings)?;
+    let links = PyList::empty(py);
+    for link in &done.links {
+        links.append(to_python(py, &Value::Object(link.clone()))?)?;
+    }
+    let base = &done.report.base;
+    Ok(Rewritten {
+        html: PyBytes::new(py, &done.html).unbind(),
+        base: (!base.is_empty()).then(|| base.url.clone()),
+        base_layer: base.layer.name().to_owned(),
+        encoding: done.report.encoding.encoding.name().to_owned(),
+        links: links.unbind(),
+        warnings: done.warnings,
+        rewritten: done.report.counts.rewritten,
+    })
+}
+
+/// What `rewrite_warc` gives: the summary line's figures, and the warnings.
+#[pyclass(name = "Summary", module = "htmlabs", frozen, get_all)]
+struct WarcSummary {
+    /// Records read whole.
+    records: u64,
+    /// HTML responses and resources rewritten.
+    rewritten: u64,
+    /// Records added: conversions, and the `warcinfo` before them.
+    conversions: u64,
+    /// Records replaced by their rewritten version (replace mode).
+    replaced: u64,
+    /// URL values rewritten.
+    urls: u64,
+    /// The warnings, as the command line prints them.
+    warnings: Vec<String>,
+    /// Whether a warning said the run could not do all it was asked (the
+    /// command line's exit status 2; the output is complete all the same).
+    incomplete: bool,
+    /// Bytes read.
+    bytes: u64,
+}
+
+#[pymethods]
+impl WarcSummary {
+    fn __repr__(&self) -> String {
+        format!(
+            "<htmlabs.Summary: {} records, {} HTML rewritten, {} conversions added, {} URLs rewritten, {} warnings>",
+            self.records,
+            self.rewritten,
+            self.conversions,
+            self.urls,
+            self.warnings.len()
+        )
+    }
+}
+
+/// One end of a WARC run: a path, or a binary file object.
+enum End {
+    Path(PathBuf),
+    Object(Py<PyAny>, String),
+}
+
+fn end(value: &Bound<'_, PyAny>, method: &str, what: &str) -> PyResult<End> {
+    if let Ok(path) = value.extract::<PathBuf>() {
+        return Ok(End::Path(path));
+    }
+    if !value.hasattr(method)? {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a path or a binary file object with `{method}`"
+        )));
+    }
+    let io = value.py().import("io")?;
+    if value.is_instance(&io.getattr("TextIOBase")?)? {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be opened in binary mode"
+        )));
+    }
+    // Named in messages by its file name, as a path would be.
+    let name = match value.getattr("name").and_then(|n| n.extract::<String>()) {
+        Ok(name) => format!("`{name}`"),
+        Err(_) => format!("the {what} file object"),
+    };
+    Ok(End::Object(value.clone().unbind(), name))
+}
+
+/// Python's exception, for an io error: its text.
+fn io_error(e: PyErr) -> io::Error {
+    Python::attach(|py| io::Error::other(e.value(py).to_string()))
+}
+
+/// A binary file object read from a released thread: each read takes the
+/// interpreter back for its call.
+struct PyReader(Py<PyAny>);
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Python::attach(|py| {
+            let got = self
+                .0
+                .bind(py)
+                .call_method1("read", (buf.len(),))
+                .map_err(io_error)?;
+            let bytes = got.cast::<PyBytes>().map_err(|_| {
+                io::Error::other(format!(
+                    "read() gave {}, not bytes",
+                    got.get_type()
+                        .name()
+                        .map_or("something else".to_owned(), |n| n.to_string())
+                ))
+            })?;
+            let bytes = bytes.as_bytes();
+            if bytes.len() > buf.len() {
+                return Err(io::Error::other("read(n) gave more than n bytes"));
+            }
+            buf[..bytes.len()].copy_from_slice(bytes);
+            Ok(bytes.len())
+        })
+    }
+}
+
+/// A binary file object written from a released thread.
+struct PyWriter(Py<PyAny>);
+
+impl Write for PyWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Python::attach(|py| {
+            let written = self
+                .0
+                .bind(py)
+                .call_method1("write", (PyBytes::new(py, buf),))
+                .map_err(io_error)?;
+            // A raw file may write less than it was given; a buffered one
+            // writes all (some objects say None).
+            match written.extract::<Option<usize>>() {
+                Ok(Some(n)) if n <= buf.len() => Ok(n),
+                Ok(None) => Ok(buf.len()),
+                _ => Err(io::Error::other(
+                    "write() did not say how many bytes it wrote",
+                )),
+            }
+        })
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Python::attach(|py| {
+            let object = self.0.bind(py);
+            if object.hasattr("flush").map_err(io_error)? {
+                object.call_method0("flush").map_err(io_error)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The one place a WARC run's mode, jobs and gzip level become its
+/// options, as the command line's `--warc-mode`, `--jobs` (all cores when
+/// not given) and `--gzip-level` do.
+fn warc_options(
+    flags: &Flags,
+    mode: &str,
+    jobs: Option<usize>,
+    gzip_level: u32,
+) -> PyResult<warc::Options> {
+    let mode = match mode {
+        "conversion" => warc::Mode::Conversion,
+        "replace" => warc::Mode::Replace,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "unknown WARC mode: `{mode}` (conversion, replace)"
+            )));
+        }
+    };
+    if jobs == Some(0) {
+        return Err(PyValueError::new_err("jobs must be at least 1: `0`"));
+    }
+    if !(1..=9).contains(&gzip_level) {
+        return Err(PyValueError::new_err(format!(
+            "gzip_level must be 1 to 9: `{gzip_level}`"
+        )));
+    }
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    Ok(warc::Options {
+        mode,
+        jobs,
+        ..flags.warc()
+    }
+    .with_gzip_level(gzip_level))
+}
+
+/// Rewrites a web archive (WARC 1.0 or 1.1, plain or gzip).
+#[pyfunction]
+#[pyo3(signature = (src, dst, *, mode="conversion", jobs=None, gzip_level=warc::write::LEVEL, **options))]
+fn rewrite_warc(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    mode: &str,
+    jobs: Option<usize>,
+    gzip_level: u32,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<WarcSummary> {
+    let flags = flags(None, options)?;
+    let options = warc_options(&flags, mode, jobs, gzip_level)?;
+    let config = flags.config().map_err(|e| config_error(py, &e))?;
+    let src = end(src, "read", "src")?;
+    let dst = end(dst, "write", "dst")?;
+    let run = py.detach(move || {
+        let mut warnings = Vec::new();
+        let tell = |w: &warc::Warning| warnings.push(w.to_string());
+        let (reader, input_name): (Box<dyn Read>, String) = match src {
+            End::Path(path) => {
+                let input = Input::File(path);
+                (input.open()?, input.name())
+            }
+            End::Object(object, name) => (Box::new(PyReader(object)), name),
+        };
+        let summary = match dst {
+            End::Path(path) => warc::run_from(
+                &config,
+                &options,
+                reader,
+                &input_name,
+                &Output::File(path),
+                tell,
+                None,
+            )?,
+            End::Object(object, name) => {
+                let out = BufWriter::with_capacity(64 * 1024, PyWriter(object));
+                let (summary, mut out) = warc::convert_named(
+                    &config,
+                    &options,
+                    reader,
+                    &input_name,
+                    out,
+                    &name,
+                    tell,
+                    None,
+                )?;
+                out.flush().map_err(|e| SourceError::Write(name, e))?;
+                summary
+            }
+        };
+        Ok::<_, SourceError>((summary, warnings))
+    });
+    let (summary, warnings) = run.map_err(|e| source_error(py, &e))?;
+    Ok(WarcSummary {
+        records: summary.records,
+        rewritten: summary.rewritten,
+        conversions: summary.conversions,
+        replaced: summary.replaced,
+        urls: summary.urls,
+        warnings,
+        incomplete: summary.incomplete,
+        bytes: summary.bytes,
+    })
+}
+
+#[pymodule]
+fn _htmlabs(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(rewrite, m)?)?;
+    m.add_function(wrap_pyfunction!(rewrite_warc, m)?)?;
+    m.add_class::<Rewritten>()?;
+    m.add_class::<WarcSummary>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
