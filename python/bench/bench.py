@@ -85,6 +85,28 @@ def bench_threads(rounds):
     speedups = sorted(w1 / w2 for (w1, _), (w2, _) in zip(results[1], results[2]))
     print(f"\nspeed-up (1 thread ÷ 2 threads, wall, each round): median {statistics.median(speedups):.2f}× "
           f"({speedups[0]:.2f}–{speedups[-1]:.2f})")
+    # The control: hashlib's sha256 releases the GIL on large data; if it
+    # does not speed up either, the machine had no second core to give.
+    import hashlib
+
+    data = b"x" * (64 << 20)
+
+    def control(n):
+        def hash_share():
+            for _ in range(4 // n):
+                hashlib.sha256(data).digest()
+
+        threads = [threading.Thread(target=hash_share) for _ in range(n)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return time.perf_counter() - t0
+
+    controls = sorted(control(1) / control(2) for _ in range(rounds))
+    print(f"control, hashlib.sha256 of 4 × 64 MiB in 1 and 2 threads: median {statistics.median(controls):.2f}× "
+          f"({controls[0]:.2f}–{controls[-1]:.2f})")
 
 
 def warc_records(path):
@@ -179,9 +201,11 @@ def bench_spark(rounds):
     os.environ["PYSPARK_PYTHON"] = sys.executable
     work = Path(tempfile.mkdtemp(prefix="htmlabs-spark-bench-"))
     try:
-        # 8 files: each the corpus crawl twice over (gzip members
-        # concatenate into one archive), ~10 MB.
-        data = CORPUS_WARC.read_bytes() * 2
+        # 8 files: each the corpus crawl COPIES times over (gzip members
+        # concatenate into one archive): 16, ~82 MB, so that a task's
+        # work (~1.5 s) outweighs Spark's cost of a task.
+        copies = int(os.environ.get("HTMLABS_BENCH_COPIES", "16"))
+        data = CORPUS_WARC.read_bytes() * copies
         inputs = []
         for i in range(8):
             path = work / f"in{i}.warc.gz"
@@ -204,7 +228,7 @@ def bench_spark(rounds):
                 spark.stop()
                 assert all(r.error is None for r in rows), rows
                 times[n].append((wall, None))
-        print(f"8 WARC files of {len(data) / 1e6:.1f} MB each ({mb:.0f} MB gzip; each the corpus crawl twice), "
+        print(f"8 WARC files of {len(data) / 1e6:.1f} MB each ({mb:.0f} MB gzip; each the corpus crawl {copies} times), "
               f"rewrite_warcs into a fresh directory, median of {rounds} rounds; "
               f"load average at the end {os.getloadavg()[0]:.1f}\n")
         med = {n: statistics.median(w for w, _ in t) for n, t in times.items()}
