@@ -70,7 +70,7 @@ class Summary:
         """HTML responses and resources rewritten."""
     @property
     def conversions(self) -> int:
-        """Records added: the conversions, and the ``warcinfo`` before them."""
+        """Conversion records added (the ``warcinfo`` before them is not counted)."""
     @property
     def replaced(self) -> int:
         """Records replaced by their rewritten version (``mode="replace"``)."""

@@ -271,7 +271,7 @@ struct WarcSummary {
     records: u64,
     /// HTML responses and resources rewritten.
     rewritten: u64,
-    /// Records added: conversions, and the `warcinfo` before them.
+    /// Conversion records added (the `warcinfo` before them is not counted).
     conversions: u64,
     /// Records replaced by their rewritten version (replace mode).
     replaced: u64,
