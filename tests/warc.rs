@@ -817,6 +817,61 @@ fn bad_digests_are_told_and_kept_and_a_revisit_of_a_replaced_payload_is_told() {
     assert!(!out.starts_with(&response) && out.ends_with(&[revisit, metadata].concat()));
 }
 
+#[test]
+fn a_payload_digest_is_told_when_wrong_but_not_over_a_chunked_body() {
+    let payload = b"<a href=x.html>x</a>";
+    let lie = "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let plain = [
+        &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"[..],
+        payload,
+    ]
+    .concat();
+    let chunked = [
+        &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n14\r\n"
+            [..],
+        payload,
+        b"\r\n0\r\n\r\n",
+    ]
+    .concat();
+    let response = |id: &str, http: &[u8], payload_digest: &str| {
+        plain_record(
+            &[
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", "http://h/a.html"),
+                ("WARC-Record-ID", id),
+                ("Content-Type", "application/http; msgtype=response"),
+                ("WARC-Block-Digest", &sha1(http)),
+                ("WARC-Payload-Digest", payload_digest),
+            ],
+            http,
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("payloads.warc");
+    std::fs::write(
+        &input,
+        [
+            response("<urn:x:plain>", &plain, lie),
+            // The payload digest of the body without its chunking, as some
+            // writers make it: not the chunked bytes' digest, and not told.
+            response("<urn:x:chunked>", &chunked, &sha1(payload)),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let (status, stderr, _, _) = htmlabs(&input, &[]);
+    assert_eq!(status, 0, "{stderr}");
+    let told: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("WARC-Payload-Digest"))
+        .collect();
+    assert_eq!(told.len(), 1, "{stderr}");
+    assert!(
+        told[0].contains("`<urn:x:plain>`") && told[0].contains(&format!("(`{}`)", sha1(payload))),
+        "{stderr}"
+    );
+}
+
 /// A generated archive: `n` responses (HTML, some chunked, some gzip, an
 /// image now and then), each with its request, one gzip member a record.
 fn generated(n: usize) -> Vec<u8> {
