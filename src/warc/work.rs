@@ -198,7 +198,7 @@ fn rewrite(
         },
         _ => None,
     };
-    check_digests(work, heads.as_ref().map(|h| h.1), done)?;
+    check_digests(work, heads.as_ref(), done)?;
     let page = match (&work.kind, heads) {
         (Kind::Response, Some((heads, offset))) => {
             let hear = hear.map(|h| Box::new(h) as http::Hear);
@@ -504,13 +504,21 @@ impl Held for BlockOf<'_> {
 /// response's payload digest is checked as the body came (warcio's
 /// reading), and not told when it differs: writers disagree whether the
 /// chunking is part of the payload.
-fn check_digests(work: &mut Work, body_offset: Option<usize>, done: &mut Done) -> io::Result<()> {
+fn check_digests(
+    work: &mut Work,
+    heads: Option<&(Vec<http::Head>, usize)>,
+    done: &mut Done,
+) -> io::Result<()> {
     let mut checks: Vec<(&'static str, u64)> = vec![("WARC-Block-Digest", 0)];
-    match (&work.kind, body_offset) {
-        (Kind::Response, Some(offset)) => checks.push(("WARC-Payload-Digest", offset as u64)),
+    match (&work.kind, heads) {
+        (Kind::Response, Some((_, offset))) => checks.push(("WARC-Payload-Digest", *offset as u64)),
         (Kind::Resource(_), _) => checks.push(("WARC-Payload-Digest", 0)),
         _ => {}
     }
+    // The response's last HTTP block names a transfer coding.
+    let transfer_coded = heads
+        .and_then(|(heads, _)| heads.last())
+        .is_some_and(|h| h.values("Transfer-Encoding").next().is_some());
     for (field, from) in checks {
         let Some(says) = work.header.get(field) else {
             continue;
@@ -524,7 +532,7 @@ fn check_digests(work: &mut Work, body_offset: Option<usize>, done: &mut Done) -
             digest.of(&mut reader)?
         };
         if !is.eq_ignore_ascii_case(says.trim()) {
-            if field == "WARC-Payload-Digest" && transfer_coded(&mut work.block, from)? {
+            if field == "WARC-Payload-Digest" && transfer_coded {
                 continue;
             }
             done.warnings.push(Warning::Digest {
@@ -536,19 +544,6 @@ fn check_digests(work: &mut Work, body_offset: Option<usize>, done: &mut Done) -
         }
     }
     Ok(())
-}
-
-/// Whether a response's last HTTP block (before `body`) names a transfer
-/// coding.
-fn transfer_coded(block: &mut Spool, body: u64) -> io::Result<bool> {
-    let mut heads = Vec::new();
-    block.reader()?.take(body).read_to_end(&mut heads)?;
-    let Ok((heads, _)) = http::read_heads(&heads) else {
-        return Ok(false);
-    };
-    Ok(heads
-        .last()
-        .is_some_and(|h| h.values("Transfer-Encoding").next().is_some()))
 }
 
 /// The HTTP header blocks at the start of a response record's block, and
