@@ -13,6 +13,8 @@ pub trait Held {
     fn open(&mut self) -> io::Result<Box<dyn Read + '_>>;
     /// How many bytes it holds.
     fn len(&self) -> u64;
+    /// Whether all of it is in memory (none spilled to a file).
+    fn in_memory(&self) -> bool;
 
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -27,6 +29,10 @@ impl Held for &[u8] {
     fn len(&self) -> u64 {
         <[u8]>::len(self) as u64
     }
+
+    fn in_memory(&self) -> bool {
+        true
+    }
 }
 
 impl Held for Spool {
@@ -36,6 +42,10 @@ impl Held for Spool {
 
     fn len(&self) -> u64 {
         self.len
+    }
+
+    fn in_memory(&self) -> bool {
+        !self.spilled()
     }
 }
 

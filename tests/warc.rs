@@ -232,6 +232,47 @@ fn gzip_level_sets_how_the_new_records_are_compressed_and_nothing_else() {
     assert_eq!(status, 2, "{stderr}");
 }
 
+/// A new record held in memory is compressed whole, one spilled past
+/// `--max-memory` as it streams from its file (two compressors): either
+/// way the same records, every digest true, every reader agreeing.
+#[test]
+fn records_past_the_memory_limit_come_out_as_those_held_in_memory() {
+    let Some(python) = common::warc_python("records_past_the_memory_limit") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big-pages.warc.gz");
+    // Pages of 0 to 38 kB: past 16 kB, a page and its new record spill.
+    std::fs::write(&input, generated(40, 60)).unwrap();
+    let mut pages = Vec::new();
+    for mode in [&[][..], &["--warc-mode", "replace"]] {
+        for limit in [None, Some("16384")] {
+            let mut args = mode.to_vec();
+            if let Some(limit) = limit {
+                args.extend(["--max-memory", limit]);
+            }
+            let (status, stderr, _, output) = htmlabs(&input, &args);
+            assert_eq!(status, 0, "{args:?}: {stderr}");
+            let mut check = args.clone();
+            if !mode.is_empty() {
+                check.retain(|a| !a.starts_with("--warc-mode") && *a != "replace");
+                check.push("--replace");
+            }
+            pages.push(checked(&python, &input, &output, &check));
+        }
+    }
+    assert_eq!(pages[0].len(), 30);
+    assert!(pages[0].iter().any(|p| p.2.len() > 16384));
+    assert_eq!(
+        pages[0], pages[1],
+        "conversions: the same in memory and spilled"
+    );
+    assert_eq!(
+        pages[2], pages[3],
+        "replacements: the same in memory and spilled"
+    );
+}
+
 #[test]
 fn content_location_is_a_base_when_asked_for() {
     let Some(python) = common::warc_python("content_location_is_a_base") else {
@@ -873,14 +914,15 @@ fn a_payload_digest_is_told_when_wrong_but_not_over_a_chunked_body() {
 }
 
 /// A generated archive: `n` responses (HTML, some chunked, some gzip, an
-/// image now and then), each with its request, one gzip member a record.
-fn generated(n: usize) -> Vec<u8> {
+/// image now and then), each with its request, one gzip member a record;
+/// page `i` has `i % 50 * filler` paragraphs.
+fn generated(n: usize, filler: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for i in 0..n {
         let page = format!(
             "<!doctype html><title>{i}</title><a href=\"p{}.html\">next</a><img src=img/{i}.png>{}",
             i + 1,
-            "<p>filler</p>".repeat(i % 50)
+            "<p>filler</p>".repeat(i % 50 * filler)
         );
         let (fields, body) = match i % 4 {
             0 => ("Content-Type: text/html\r\n", page.into_bytes()),
@@ -908,6 +950,7 @@ fn generated(n: usize) -> Vec<u8> {
             &[
                 ("WARC-Type", "request"),
                 ("WARC-Target-URI", &target),
+                ("WARC-Date", "2026-11-25T01:02:03Z"),
                 ("WARC-Record-ID", &format!("<urn:x:q{i}>")),
                 ("Content-Type", "application/http; msgtype=request"),
             ],
@@ -917,6 +960,7 @@ fn generated(n: usize) -> Vec<u8> {
             &[
                 ("WARC-Type", "response"),
                 ("WARC-Target-URI", &target),
+                ("WARC-Date", "2026-11-25T01:02:03Z"),
                 ("WARC-Record-ID", &format!("<urn:x:r{i}>")),
                 ("WARC-Concurrent-To", &format!("<urn:x:q{i}>")),
                 ("Content-Type", "application/http; msgtype=response"),
@@ -937,7 +981,7 @@ fn any_number_of_jobs_gives_the_same_archive() {
     // build each run of it takes half a minute.)
     let mut inputs = vec![(
         "generated".to_owned(),
-        generated(200),
+        generated(200, 1),
         vec![Mode::Conversion, Mode::Replace],
         vec![2, 4],
     )];

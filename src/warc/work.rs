@@ -497,6 +497,10 @@ impl Held for BlockOf<'_> {
     fn len(&self) -> u64 {
         self.heads.len() as u64 + self.page.len()
     }
+
+    fn in_memory(&self) -> bool {
+        !self.page.spilled()
+    }
 }
 
 /// The digests of a record read whole, checked: a field that does not
@@ -585,5 +589,9 @@ impl Held for Tail<'_> {
 
     fn len(&self) -> u64 {
         self.spool.len() - self.from
+    }
+
+    fn in_memory(&self) -> bool {
+        !self.spool.spilled()
     }
 }
