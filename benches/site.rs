@@ -27,6 +27,16 @@
 //! it is configured to read HTML as it is (`htmlTemplateEngine: false`) and
 //! to keep each file's path (a permalink of the input's own path).
 //!
+//! The tree and its copies are on a memory filesystem (`/dev/shm`) unless
+//! `HTMLABS_BENCH_DIR` names another place: what is measured is the work
+//! of each way, not the disk's. On a disk the kernel's part can outweigh
+//! it: on this project's machine (ext4 without a journal), a file made
+//! shortly after thousands were deleted, as each round deletes the copies
+//! of the one before, makes ext4 search its inode table past the recently
+//! deleted ones (`recently_deleted`, 45% of a `--jobs 2` run's samples
+//! under `perf record`), under its directory's lock: system time went
+//! from 2 to 8 s a run, and varied with the run before.
+//!
 //! `HTMLABS_BENCH_ROUNDS` sets the rounds (default 5),
 //! `HTMLABS_SITE_PAGES` the pages (default 10,000), `HTMLABS_BIN` another
 //! binary.
@@ -41,6 +51,9 @@ use std::process::{Command, Stdio};
 use common::{Page, Run, fail, median, spread};
 
 const SITE_URL: &str = "https://example.com/";
+/// Where the tree goes unless `HTMLABS_BENCH_DIR` says otherwise: a memory
+/// filesystem, when the machine has one.
+const MEMORY: &str = "/dev/shm";
 const ELEVENTY: &str = "@11ty/eleventy@3.1.8";
 
 /// The ways the site is rewritten, in the order of the table.
@@ -68,7 +81,7 @@ impl Way {
 }
 
 fn main() {
-    let (work, _cleanup) = common::work("site");
+    let (work, _cleanup) = common::work("site", Some(Path::new(MEMORY)));
     let corpus = common::corpus_or_exit("the site");
     let rounds = common::env_number("HTMLABS_BENCH_ROUNDS", 5);
     let count = common::env_number("HTMLABS_SITE_PAGES", 10_000);
@@ -90,10 +103,11 @@ fn main() {
     println!();
     println!(
         "{count} pages, {:.1} MB (MB = 10^6 bytes), from {} corpus pages; {rounds} rounds; \
-         load average at the start: {}",
+         load average at the start: {}; the tree in `{}`",
         bytes as f64 / 1e6,
         pages.len(),
-        common::load()
+        common::load(),
+        work.display()
     );
     println!();
     println!(
@@ -138,16 +152,17 @@ fn main() {
     }
 
     let mut table = String::from(
-        "| way | pages/s | MB/s | wall s: median (fastest–slowest) | CPU s | CPU s per MB |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: |\n",
+        "| way | pages/s | MB/s | wall s: median (fastest–slowest) | CPU s | of which system | CPU s per MB |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     for (i, way) in WAYS.iter().enumerate() {
         let wall = median(runs[i].iter().map(|r| r.wall).collect());
         let cpu = median(runs[i].iter().map(|r| r.cpu).collect());
+        let system = median(runs[i].iter().map(|r| r.system).collect());
         let (fast, slow) = spread(runs[i].iter().map(|r| r.wall));
         let _ = writeln!(
             table,
-            "| {} | {:.0} | {:.1} | {wall:.2} ({fast:.2}–{slow:.2}) | {cpu:.2} | {:.4} |",
+            "| {} | {:.0} | {:.1} | {wall:.2} ({fast:.2}–{slow:.2}) | {cpu:.2} | {system:.2} | {:.4} |",
             way.name(),
             count as f64 / wall,
             bytes as f64 / 1e6 / wall,
@@ -180,7 +195,17 @@ fn main() {
         "--jobs 2 ÷ Eleventy's HTML base plugin: {over_eleventy:.1}× (target ≥ 10×: {})",
         verdict(over_eleventy, 10.0)
     );
-    println!("(each ratio: the median of the rounds' own ratios of wall time)");
+    let rounds_of = |a: Way, b: Way| {
+        (0..rounds)
+            .map(|r| format!("{:.2}", runs[index(b)][r].wall / runs[index(a)][r].wall))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "(each ratio: the median of the rounds' own ratios of wall time; --jobs 2 ÷ --jobs 1 \
+         round by round: {})",
+        rounds_of(Way::Jobs2, Way::Jobs1)
+    );
 }
 
 /// A generated page: where it lies under the site, and its size.

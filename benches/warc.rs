@@ -79,7 +79,7 @@ enum Way {
 }
 
 fn main() {
-    let (work, _cleanup) = common::work("warc");
+    let (work, _cleanup) = common::work("warc", None);
     let corpus = common::corpus_or_exit("the archive");
     let rounds = common::env_number("HTMLABS_BENCH_ROUNDS", 5);
     let megabytes = common::env_number("HTMLABS_BENCH_WARC_MB", 100);

@@ -111,11 +111,13 @@ pub fn load() -> String {
         .unwrap_or_else(|_| "unknown".to_owned())
 }
 
-/// One run of one command: wall seconds and the children's CPU seconds.
+/// One run of one command: wall seconds and the children's CPU seconds
+/// (user + system), and of those the system's (the kernel's work for it).
 #[derive(Clone, Copy)]
 pub struct Run {
     pub wall: f64,
     pub cpu: f64,
+    pub system: f64,
 }
 
 /// Runs a command to its end and times it, with what it wrote; a command
@@ -127,7 +129,7 @@ pub fn timed(command: &mut Command) -> (Run, Output) {
     // run's gigabytes (in the site bench, system time grew from 2 s to
     // 15 s a run, round by round, when it did). Not timed.
     let _ = Command::new("sync").status();
-    let cpu = children_cpu();
+    let (user, system) = children_cpu();
     let start = Instant::now();
     let output = command
         .output()
@@ -140,18 +142,20 @@ pub fn timed(command: &mut Command) -> (Run, Output) {
             String::from_utf8_lossy(&output.stderr).trim()
         ));
     }
-    let cpu = children_cpu() - cpu;
-    (Run { wall, cpu }, output)
+    let (user_after, system_after) = children_cpu();
+    let system = system_after - system;
+    let cpu = user_after - user + system;
+    (Run { wall, cpu, system }, output)
 }
 
 /// The user and system seconds of every child waited for so far (a shell's
 /// own children included: it waits for them).
-pub fn children_cpu() -> f64 {
+pub fn children_cpu() -> (f64, f64) {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: getrusage writes into the struct it is given.
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
     let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    (seconds(usage.ru_utime), seconds(usage.ru_stime))
 }
 
 pub fn median(mut values: Vec<f64>) -> f64 {
@@ -197,13 +201,20 @@ fn bench_name() -> &'static str {
 /// The bench's name, for its messages, and its working directory.
 static BENCH: OnceLock<(&str, PathBuf)> = OnceLock::new();
 
-/// A working directory of the bench's own in the temporary directory,
-/// `htmlabs-bench-NAME-PID` (not made yet), removed when the guard is
-/// dropped or [`fail`] ends the bench.
-pub fn work(bench: &'static str) -> (&'static Path, Cleanup) {
+/// A working directory of the bench's own, `htmlabs-bench-NAME-PID` (not
+/// made yet), in `HTMLABS_BENCH_DIR` if set, else in `default` if given
+/// and a directory, else in the temporary directory; removed when the
+/// guard is dropped or [`fail`] ends the bench.
+pub fn work(bench: &'static str, default: Option<&Path>) -> (&'static Path, Cleanup) {
     let (_, dir) = BENCH.get_or_init(|| {
-        let dir = format!("htmlabs-bench-{bench}-{}", std::process::id());
-        (bench, std::env::temp_dir().join(dir))
+        let name = format!("htmlabs-bench-{bench}-{}", std::process::id());
+        let base = match std::env::var_os("HTMLABS_BENCH_DIR") {
+            Some(dir) => PathBuf::from(dir),
+            None => default
+                .filter(|d| d.is_dir())
+                .map_or_else(std::env::temp_dir, Path::to_path_buf),
+        };
+        (bench, base.join(name))
     });
     (dir, Cleanup)
 }
