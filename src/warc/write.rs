@@ -134,7 +134,15 @@ impl Record<'_> {
             let n = compressor
                 .gzip_compress(&whole.plain, &mut whole.member)
                 .map_err(io::Error::other)?;
-            out.write_all(&whole.member[..n])
+            let written = out.write_all(&whole.member[..n]);
+            // What one large page needed is not kept for the small ones
+            // after it.
+            for buffer in [&mut whole.plain, &mut whole.member] {
+                if buffer.capacity() > KEPT {
+                    *buffer = Vec::new();
+                }
+            }
+            written
         })
     }
 
@@ -144,6 +152,9 @@ impl Record<'_> {
         out.write_all(b"\r\n\r\n")
     }
 }
+
+/// The most a buffer of [`Whole`] keeps from record to record.
+const KEPT: usize = 4 << 20;
 
 /// What [`Record::write_whole`] keeps for the next record.
 #[derive(Default)]
