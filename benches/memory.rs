@@ -17,8 +17,17 @@
 //! `exec`): spawned from this bench, which holds the corpus, htmlabs would
 //! show this bench's 27 MiB. The launcher holds about 2 MiB, printed as the
 //! floor of the measurement.
+//!
+//! Then `--warc` (written to a file, its output to a file): archives of
+//! responses made from the real pages, 256 MiB and 1 GiB of them as gzip
+//! members, at every core (the window of records must not grow with the
+//! archive), and one response of 1 GiB of HTML in a plain WARC, with the
+//! default `--max-memory` and a small one (the record spills to temporary
+//! files: it must not be held in memory).
 
 mod common;
+
+use std::path::Path;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -231,6 +240,7 @@ fn main() {
             o.last_warning,
         );
     }
+    warc_rows(&bin);
     if let Some((_, _, o)) = rows.iter().find(|(i, _, _)| i.name.starts_with("1 GiB")) {
         println!();
         println!(
@@ -393,4 +403,164 @@ fn size(bytes: usize) -> String {
     } else {
         format!("{} KiB", bytes.div_ceil(KIB))
     }
+}
+
+/// The `--warc` rows: peak RSS against the archive's size and a record's.
+fn warc_rows(bin: &Path) {
+    let Some(dir) = common::corpus_dir() else {
+        println!();
+        println!("note: no corpus: no --warc rows");
+        return;
+    };
+    let pages = common::pages(&dir);
+    let work = tempfile::tempdir().expect("a temporary directory");
+    let mut runs = Vec::new();
+    for (name, fill) in [("256 MiB", 256 * MIB), ("1 GiB", GIB)] {
+        let path = work.path().join(format!("pages-{fill}.warc.gz"));
+        let bytes = write_archive(&path, &pages, fill);
+        runs.push((
+            format!("{name} of the real pages as responses, gzip members"),
+            bytes,
+            "default",
+            warc_run(bin, &path, &[]),
+        ));
+        let _ = std::fs::remove_file(&path);
+    }
+    let path = work.path().join("huge.warc");
+    let bytes = write_huge(&path, GIB);
+    for limit in ["default", SMALL_LIMIT] {
+        let args: &[&str] = if limit == "default" {
+            &[]
+        } else {
+            &["--max-memory", limit]
+        };
+        runs.push((
+            "one response of 1 GiB of HTML, plain WARC".to_owned(),
+            bytes,
+            limit,
+            warc_run(bin, &path, args),
+        ));
+    }
+    println!();
+    println!(
+        "`{} --warc IN -o OUT [--max-memory N]`, every core ({}):",
+        bin.display(),
+        thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    println!();
+    println!("| archive | size | --max-memory | exit status | peak RSS | seconds | summary |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | --- |");
+    for (name, size_in, limit, (status, peak, seconds, summary)) in &runs {
+        println!(
+            "| {name} | {} | {limit} | {status} | {} | {seconds:.1} | {summary} |",
+            size(*size_in),
+            size(*peak)
+        );
+    }
+}
+
+/// Runs `--warc IN -o OUT` through the launcher: exit status, peak RSS,
+/// seconds, and the summary line.
+fn warc_run(bin: &Path, input: &Path, args: &[&str]) -> (String, usize, f64, String) {
+    let output = input.with_extension("out");
+    let start = Instant::now();
+    let run = Command::new(std::env::current_exe().expect("the bench's own path"))
+        .env(LAUNCHER, "1")
+        .arg(bin)
+        .arg("--warc")
+        .arg(input)
+        .arg("-o")
+        .arg(&output)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `{}`: {e}", bin.display()));
+    let seconds = start.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&output);
+    let errors = String::from_utf8_lossy(&run.stderr);
+    let (errors, report) = errors.trim_end().rsplit_once('\n').unwrap_or(("", &errors));
+    let Some([status, peak, _]) = report
+        .strip_prefix(MARK)
+        .map(|r| r.split_whitespace().collect::<Vec<_>>())
+        .and_then(|r| <[&str; 3]>::try_from(r).ok())
+    else {
+        panic!("the launcher failed: {errors}{report}");
+    };
+    let summary = errors
+        .trim_end()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim_start_matches("htmlabs: ")
+        .to_owned();
+    let peak = peak.parse::<usize>().expect("KiB") * KIB;
+    (status.to_owned(), peak, seconds, summary)
+}
+
+/// A WARC record's header for a response of `block`'s length and digest.
+fn response_head(target: &str, id: usize, length: usize, digest: &[u8]) -> Vec<u8> {
+    format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: {target}\r\n\
+         WARC-Date: 2026-11-25T00:00:00Z\r\nWARC-Record-ID: <urn:htmlabs-bench:{id}>\r\n\
+         Content-Type: application/http; msgtype=response\r\n\
+         WARC-Block-Digest: sha1:{}\r\nContent-Length: {length}\r\n\r\n",
+        data_encoding::BASE32.encode(digest)
+    )
+    .into_bytes()
+}
+
+const HTTP_HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+
+/// Responses of the pages, over and over, each a gzip member (level 1),
+/// until `fill` bytes of blocks; the file's size.
+fn write_archive(path: &Path, pages: &[common::Page], fill: usize) -> usize {
+    use flate2::{Compression, write::GzEncoder};
+    use sha1::{Digest, Sha1};
+    let mut out = io::BufWriter::new(std::fs::File::create(path).expect("the archive"));
+    let (mut filled, mut id) = (0, 0);
+    while filled < fill {
+        for page in pages {
+            let block = [HTTP_HEAD, &page.bytes].concat();
+            let digest = Sha1::digest(&block);
+            let mut member = GzEncoder::new(&mut out, Compression::fast());
+            member
+                .write_all(&response_head(&page.url, id, block.len(), &digest))
+                .and_then(|()| member.write_all(&block))
+                .and_then(|()| member.write_all(b"\r\n\r\n"))
+                .and_then(|()| member.finish().map(|_| ()))
+                .expect("the archive written");
+            filled += block.len();
+            id += 1;
+            if filled >= fill {
+                break;
+            }
+        }
+    }
+    out.flush().expect("the archive written");
+    std::fs::metadata(path).map_or(0, |m| m.len() as usize)
+}
+
+/// One response whose page is `fill` bytes of links, plain; the file's
+/// size. The page is made twice: for its digest, then written.
+fn write_huge(path: &Path, fill: usize) -> usize {
+    use sha1::{Digest, Sha1};
+    const UNIT: &[u8] = b"<p><a href=\"a/b.html\">link</a> <img src=\"../img/c.png\"></p>\n";
+    let units = fill / UNIT.len();
+    let length = HTTP_HEAD.len() + units * UNIT.len();
+    let mut sha = Sha1::new();
+    sha.update(HTTP_HEAD);
+    for _ in 0..units {
+        sha.update(UNIT);
+    }
+    let head = response_head(URL, 0, length, &sha.finalize());
+    let mut out = io::BufWriter::new(std::fs::File::create(path).expect("the archive"));
+    let written = out
+        .write_all(&head)
+        .and_then(|()| out.write_all(HTTP_HEAD))
+        .and_then(|()| (0..units).try_for_each(|_| out.write_all(UNIT)))
+        .and_then(|()| out.write_all(b"\r\n\r\n"))
+        .and_then(|()| out.flush());
+    written.expect("the archive written");
+    std::fs::metadata(path).map_or(0, |m| m.len() as usize)
 }
