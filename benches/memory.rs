@@ -312,22 +312,14 @@ fn run(bin: &std::path::Path, input: &Input, args: &[&str]) -> Outcome {
         )
     });
     let launched = child.wait().expect("wait for the launcher");
-    let (errors, report) = errors.trim_end().rsplit_once('\n').unwrap_or(("", &errors));
-    let Some([status, peak_rss, floor]) = report
-        .strip_prefix(MARK)
-        .map(|r| r.split_whitespace().collect::<Vec<_>>())
-        .and_then(|r| <[&str; 3]>::try_from(r).ok())
-    else {
-        panic!("the launcher failed ({launched}): {errors}{report}");
-    };
-    let kib = |n: &str| n.parse::<usize>().expect("KiB") * KIB;
+    let (errors, status, peak_rss, floor) = launcher_report(&errors, &launched.to_string());
     Outcome {
         input: written,
         output,
         complete: output >= written && tail == TRAILER,
-        status: status.to_owned(),
-        peak_rss: kib(peak_rss),
-        floor: kib(floor),
+        status,
+        peak_rss,
+        floor,
         seconds: start.elapsed().as_secs_f64(),
         warnings: errors.lines().count(),
         last_warning: errors
@@ -340,6 +332,22 @@ fn run(bin: &std::path::Path, input: &Input, args: &[&str]) -> Outcome {
             .map(|l| l.chars().take(64).collect::<String>().trim_end().to_owned())
             .unwrap_or_default(),
     }
+}
+
+/// The launcher's standard error: the command's lines, and from its last
+/// line the command's exit status, its peak RSS and the launcher's own (in
+/// bytes). `launched`: how the launcher ended, for a failure's message.
+fn launcher_report<'a>(errors: &'a str, launched: &str) -> (&'a str, String, usize, usize) {
+    let (errors, report) = errors.trim_end().rsplit_once('\n').unwrap_or(("", errors));
+    let Some([status, peak, floor]) = report
+        .strip_prefix(MARK)
+        .map(|r| r.split_whitespace().collect::<Vec<_>>())
+        .and_then(|r| <[&str; 3]>::try_from(r).ok())
+    else {
+        panic!("the launcher failed ({launched}): {errors}{report}");
+    };
+    let kib = |n: &str| n.parse::<usize>().expect("KiB") * KIB;
+    (errors, status.to_owned(), kib(peak), kib(floor))
 }
 
 /// The launcher: runs the command in its arguments with this process's
@@ -479,14 +487,7 @@ fn warc_run(bin: &Path, input: &Path, args: &[&str]) -> (String, usize, f64, Str
     let seconds = start.elapsed().as_secs_f64();
     let _ = std::fs::remove_file(&output);
     let errors = String::from_utf8_lossy(&run.stderr);
-    let (errors, report) = errors.trim_end().rsplit_once('\n').unwrap_or(("", &errors));
-    let Some([status, peak, _]) = report
-        .strip_prefix(MARK)
-        .map(|r| r.split_whitespace().collect::<Vec<_>>())
-        .and_then(|r| <[&str; 3]>::try_from(r).ok())
-    else {
-        panic!("the launcher failed: {errors}{report}");
-    };
+    let (errors, status, peak, _) = launcher_report(&errors, &run.status.to_string());
     let summary = errors
         .trim_end()
         .lines()
@@ -494,8 +495,7 @@ fn warc_run(bin: &Path, input: &Path, args: &[&str]) -> (String, usize, f64, Str
         .unwrap_or_default()
         .trim_start_matches("htmlabs: ")
         .to_owned();
-    let peak = peak.parse::<usize>().expect("KiB") * KIB;
-    (status.to_owned(), peak, seconds, summary)
+    (status, peak, seconds, summary)
 }
 
 /// A WARC record's header for a response of `block`'s length and digest.
