@@ -11,7 +11,7 @@
 //! which is why the other path stays.
 
 use std::cell::RefCell;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -124,9 +124,7 @@ impl Record<'_> {
         }
         WHOLE.with_borrow_mut(|whole| {
             whole.plain.clear();
-            whole.plain.extend_from_slice(&self.head);
-            self.block.open()?.read_to_end(&mut whole.plain)?;
-            whole.plain.extend_from_slice(b"\r\n\r\n");
+            self.write_plain(&mut whole.plain)?;
             let compressor = compressor(&mut whole.compressor, level)?;
             whole
                 .member
