@@ -170,14 +170,14 @@ fn main() {
         );
     }
     println!("{table}");
-    let ratio = |a: Way, b: Way| {
+    // How many times faster `a` was than `b`, round by round.
+    let by_round = |a: Way, b: Way| -> Vec<f64> {
         let (a, b) = (index(a), index(b));
-        median(
-            (0..rounds)
-                .map(|r| runs[b][r].wall / runs[a][r].wall)
-                .collect(),
-        )
+        (0..rounds)
+            .map(|r| runs[b][r].wall / runs[a][r].wall)
+            .collect()
     };
+    let ratio = |a: Way, b: Way| median(by_round(a, b));
     let verdict = |value: f64, target: f64| if value >= target { "met" } else { "NOT met" };
     let speedup = ratio(Way::Jobs2, Way::Jobs1);
     let over_loop = ratio(Way::Jobs2, Way::Loop);
@@ -195,16 +195,14 @@ fn main() {
         "--jobs 2 ÷ Eleventy's HTML base plugin: {over_eleventy:.1}× (target ≥ 10×: {})",
         verdict(over_eleventy, 10.0)
     );
-    let rounds_of = |a: Way, b: Way| {
-        (0..rounds)
-            .map(|r| format!("{:.2}", runs[index(b)][r].wall / runs[index(a)][r].wall))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let rounds_of = by_round(Way::Jobs2, Way::Jobs1)
+        .iter()
+        .map(|r| format!("{r:.2}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     println!(
         "(each ratio: the median of the rounds' own ratios of wall time; --jobs 2 ÷ --jobs 1 \
-         round by round: {})",
-        rounds_of(Way::Jobs2, Way::Jobs1)
+         round by round: {rounds_of})"
     );
 }
 
