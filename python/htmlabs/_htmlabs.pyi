@@ -121,7 +121,7 @@ def rewrite_warc(
     *,
     mode: Literal["conversion", "replace"] = "conversion",
     jobs: int | None = None,
-    gzip_level: int = 6,
+    gzip_level: int = 1,
     **options: Unpack[Options],
 ) -> Summary:
     """Rewrites a web archive (WARC 1.0 or 1.1, plain or gzip), as

@@ -207,7 +207,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--output", "-o", required=True, metavar="DIR", help="where the rewritten files go")
     p.add_argument("--mode", default="conversion", choices=["conversion", "replace"])
     p.add_argument("--jobs", type=int, help="threads for each file's records (default 1: the tasks are the parallel work)")
-    p.add_argument("--gzip-level", type=int, default=6, metavar="LEVEL", help="gzip level (1-9) of the records written anew")
+    p.add_argument("--gzip-level", type=int, default=1, metavar="LEVEL", help="gzip level (1 fastest, the default, to 9) of the records written anew")
     p.add_argument("--standard", default="rfc1808", choices=["rfc1808", "rfc3986"])
     p.add_argument("--encoding", metavar="LABEL")
     p.add_argument("--keep-fragments", action="store_true")
