@@ -1,7 +1,8 @@
 //! `--warc`: archives in, archives out, read back by the readers archivists
-//! use (warcio, FastWARC, cdxj-indexer: tests/warc_check.py), on the shared
-//! corpus (a crawl by GNU wget) and on fixtures/warc (every shape of record:
-//! fixtures/warc/make_fixtures.py); in any writes, the same.
+//! use (warcio, FastWARC, cdxj-indexer; python-zstandard for `.warc.zst`:
+//! tests/warc_check.py), on the shared corpus (a crawl by GNU wget) and on
+//! fixtures/warc (every shape of record: fixtures/warc/make_fixtures.py);
+//! in any writes, the same.
 
 mod common;
 
@@ -15,7 +16,7 @@ use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use htmlabs::Config;
 use htmlabs::warc::input::{Place, Stop, Units};
-use htmlabs::warc::{self, Mode, Options};
+use htmlabs::warc::{self, Mode, Options, zst};
 
 fn fixture(name: &str) -> PathBuf {
     common::fixtures().join("warc").join(name)
@@ -95,11 +96,14 @@ fn summary(stderr: &str) -> &str {
     line.rsplit_once(", ").map_or(line, |(counts, _)| counts)
 }
 
-const SHAPES: [&str; 4] = [
+const SHAPES: [&str; 6] = [
     "shapes.warc.gz",
     "shapes-1.0.warc",
     "shapes-sha256.warc.gz",
     "one-member.warc.gz",
+    "shapes.warc.zst",
+    // A dictionary, an extension frame, a record in two frames.
+    "shapes-dict.warc.zst",
 ];
 
 fn block<'a>(conversions: &'a [(String, String, Vec<u8>)], path: &str) -> &'a [u8] {
@@ -244,6 +248,16 @@ fn records_past_the_memory_limit_come_out_as_those_held_in_memory() {
     let input = dir.path().join("big-pages.warc.gz");
     // Pages of 0 to 38 kB: past 16 kB, a page and its new record spill.
     std::fs::write(&input, generated(40, 60)).unwrap();
+    // The same as a `.warc.zst` with a dictionary: a spilled record
+    // streams through another zstd compressor.
+    let zst_input = dir.path().join("big-pages.warc.zst");
+    std::fs::write(&zst_input, corpus_as_zst(&generated(40, 60))).unwrap();
+    for input in [input, zst_input] {
+        spilled_or_not(&python, &input);
+    }
+}
+
+fn spilled_or_not(python: &Path, input: &Path) {
     let mut pages = Vec::new();
     for mode in [&[][..], &["--warc-mode", "replace"]] {
         for limit in [None, Some("16384")] {
@@ -251,14 +265,14 @@ fn records_past_the_memory_limit_come_out_as_those_held_in_memory() {
             if let Some(limit) = limit {
                 args.extend(["--max-memory", limit]);
             }
-            let (status, stderr, _, output) = htmlabs(&input, &args);
+            let (status, stderr, _, output) = htmlabs(input, &args);
             assert_eq!(status, 0, "{args:?}: {stderr}");
             let mut check = args.clone();
             if !mode.is_empty() {
                 check.retain(|a| !a.starts_with("--warc-mode") && *a != "replace");
                 check.push("--replace");
             }
-            pages.push(checked(&python, &input, &output, &check));
+            pages.push(checked(python, input, &output, &check));
         }
     }
     assert_eq!(pages[0].len(), 30);
@@ -334,6 +348,12 @@ fn a_cut_archive_is_copied_whole_from_the_cut_record_on_with_exit_status_2() {
             1360,
             "malformed record at byte 1360: no empty line after the block's 107 bytes: `Content-Length` is not the block's length",
         ),
+        (
+            "cut.warc.zst",
+            // The seventh record's frame, cut in half.
+            2389,
+            "malformed record at the zstd frame at byte 2389: its zstd data breaks: the input ends within a zstd frame",
+        ),
     ] {
         let input = fixture(name);
         let bytes = std::fs::read(&input).unwrap();
@@ -369,11 +389,28 @@ impl Read for Writes<'_> {
 }
 
 /// An output with its made-up parts (record IDs, dates) made equal: its
-/// gzip members decompressed one by one (a broken rest as it is), each
-/// `WARC-Date`, `WARC-Record-ID` and `WARC-Warcinfo-ID` line blanked.
+/// gzip members (zstd frames) decompressed one by one (a broken rest as
+/// it is), each `WARC-Date`, `WARC-Record-ID` and `WARC-Warcinfo-ID` line
+/// blanked.
 fn normalized(output: &[u8]) -> Vec<Vec<u8>> {
     let mut parts = Vec::new();
     let mut rest = output;
+    if zst::starts(output) {
+        let dictionary = zst::read_dictionary(&mut rest).unwrap().unwrap();
+        let mut frames = zst::Frames::new(rest, dictionary.as_ref()).unwrap();
+        loop {
+            let mut text = Vec::new();
+            if frames.read_to_end(&mut text).is_err() {
+                break;
+            }
+            parts.push(text);
+            if frames.get_mut().is_empty() {
+                break;
+            }
+            frames.next_frame().unwrap();
+        }
+        rest = frames.into_inner();
+    }
     if output.starts_with(&[0x1f, 0x8b]) {
         while !rest.is_empty() {
             let mut after = rest;
@@ -437,6 +474,9 @@ fn any_writes_give_the_same_archive_in_either_mode() {
             "one-member.warc.gz",
             "cut.warc.gz",
             "lying.warc",
+            "shapes.warc.zst",
+            "shapes-dict.warc.zst",
+            "cut.warc.zst",
         ] {
             let bytes = std::fs::read(fixture(name)).unwrap();
             let whole = run_in(&bytes, vec![usize::MAX], mode, 1);
@@ -642,6 +682,8 @@ fn an_archive_read_as_html_gets_a_warning_that_suggests_warc() {
     for (name, start) in [
         ("shapes.warc.gz", "`WARC/1.1`, in gzip"),
         ("shapes-1.0.warc", "`WARC/1.0`"),
+        ("shapes.warc.zst", "`WARC/1.1`, in zstd"),
+        ("shapes-dict.warc.zst", "a WARC zstd dictionary frame"),
     ] {
         let run = Command::cargo_bin("htmlabs")
             .unwrap()
@@ -703,7 +745,13 @@ fn replace_mode_puts_a_true_new_record_in_place_of_each_html_response() {
         return;
     };
     let revisit = "htmlabs: warning: revisit record `<urn:uuid:00000000-0000-4000-8000-000000000016>` (`http://shapes.example/plain.html`)";
-    for name in ["shapes.warc.gz", "shapes-1.0.warc", "shapes-sha256.warc.gz"] {
+    for name in [
+        "shapes.warc.gz",
+        "shapes-1.0.warc",
+        "shapes-sha256.warc.gz",
+        "shapes.warc.zst",
+        "shapes-dict.warc.zst",
+    ] {
         let input = fixture(name);
         let (status, stderr, _, output) = htmlabs(&input, &REPLACE);
         assert_eq!(status, 0, "{name}: {stderr}");
@@ -995,7 +1043,11 @@ fn any_number_of_jobs_gives_the_same_archive() {
         ));
     }
     // Warnings too, told in input order.
-    for name in ["shapes.warc.gz", "one-member.warc.gz"] {
+    for name in [
+        "shapes.warc.gz",
+        "one-member.warc.gz",
+        "shapes-dict.warc.zst",
+    ] {
         inputs.push((
             name.to_owned(),
             std::fs::read(fixture(name)).unwrap(),
@@ -1010,7 +1062,7 @@ fn any_number_of_jobs_gives_the_same_archive() {
             assert_eq!(
                 one.2.len(),
                 match name.as_str() {
-                    "shapes.warc.gz" => 1,
+                    "shapes.warc.gz" | "shapes-dict.warc.zst" => 1,
                     "one-member.warc.gz" => 12,
                     _ => 0,
                 },
@@ -1101,4 +1153,203 @@ fn check_and_report_name_each_record_and_its_target() {
         .unwrap();
     assert_eq!(run.status.code(), Some(0));
     assert!(run.stdout.is_empty());
+}
+
+// `.warc.zst`: IIPC's "Zstandard Compression for WARC Files".
+
+/// One zstd frame of `bytes`, as the specification asks (its content
+/// size, its checksum), with `dictionary` when given.
+fn zframe(bytes: &[u8], dictionary: Option<&[u8]>) -> Vec<u8> {
+    let mut compressor = match dictionary {
+        Some(dictionary) => zstd::bulk::Compressor::with_dictionary(3, dictionary),
+        None => zstd::bulk::Compressor::new(3),
+    }
+    .unwrap();
+    compressor
+        .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+        .unwrap();
+    compressor.compress(bytes).unwrap()
+}
+
+/// A skippable frame: `magic` 0x184D2A5D is the dictionary frame's.
+fn skippable(magic: u32, data: &[u8]) -> Vec<u8> {
+    [
+        &magic.to_le_bytes()[..],
+        &(data.len() as u32).to_le_bytes(),
+        data,
+    ]
+    .concat()
+}
+
+/// The dictionary that starts the fixture with one, and its frame.
+fn fixture_dictionary() -> (Vec<u8>, Vec<u8>) {
+    let bytes = std::fs::read(fixture("shapes-dict.warc.zst")).unwrap();
+    let mut rest = &bytes[..];
+    let dictionary = zst::read_dictionary(&mut rest).unwrap().unwrap().unwrap();
+    let frame = bytes[..bytes.len() - rest.len()].to_vec();
+    (dictionary.to_vec(), frame)
+}
+
+#[test]
+fn records_and_their_places_in_zstd_frames() {
+    let (a, b, c) = (
+        record("a", "<p>1</p>"),
+        record("b", &"a longer block ".repeat(40)),
+        record("c", "x\r\n\r\ny"),
+    );
+    let (dictionary, head) = fixture_dictionary();
+    let d = Some(&dictionary[..]);
+    let half = b.len() / 2;
+    let parts = [
+        head,
+        zframe(&a, d),
+        skippable(0x184d_2a50, b"ignored"),
+        // A record may span several frames.
+        zframe(&b[..half], d),
+        zframe(&b[half..], d),
+        zframe(&c, d),
+    ];
+    let starts: Vec<u64> = parts
+        .iter()
+        .scan(0, |at, part| {
+            let start = *at;
+            *at += part.len() as u64;
+            Some(start)
+        })
+        .collect();
+    let input = parts.concat();
+    let frame = |i: usize| Place::Frame {
+        frame: starts[i],
+        within: 0,
+    };
+    for sizes in SIZES {
+        let (records, stop) = read(&input, sizes);
+        assert_eq!(stop, None);
+        let places: Vec<Place> = records.iter().map(|r| r.0).collect();
+        assert_eq!(places, [frame(1), frame(3), frame(5)], "{sizes:?}");
+        assert_eq!(records[1].2, "a longer block ".repeat(40).as_bytes());
+        assert_eq!(records[2].2, b"x\r\n\r\ny");
+    }
+    // Without a dictionary.
+    let plain = [zframe(&a, None), zframe(&c, None)].concat();
+    let (records, stop) = read(&plain, &[usize::MAX]);
+    assert_eq!(stop, None);
+    assert_eq!(records.len(), 2);
+    // A dictionary frame that holds none: nothing after it can be read,
+    // and all of it comes out as it came (checked by `read`).
+    let broken = [skippable(0x184d_2a5d, b"junk"), zframe(&a, None)].concat();
+    let (records, stop) = read(&broken, &[usize::MAX]);
+    assert!(records.is_empty());
+    assert_eq!(
+        stop,
+        Some((
+            Place::Frame {
+                frame: 12,
+                within: 0
+            },
+            "its zstd data breaks: its dictionary frame breaks: it holds no zstd dictionary"
+                .to_owned()
+        ))
+    );
+}
+
+#[test]
+fn replace_mode_adds_a_conversion_for_a_page_in_several_zstd_frames() {
+    let http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x.html>x</a>";
+    let page = plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Target-URI", "http://h/d/p.html"),
+            ("WARC-Date", "2026-11-25T01:02:03Z"),
+            ("WARC-Record-ID", "<urn:x:p>"),
+            ("Content-Type", "application/http; msgtype=response"),
+            ("WARC-Block-Digest", &sha1(http)),
+        ],
+        http,
+    );
+    let input = [zframe(&page[..100], None), zframe(&page[100..], None)].concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spans.warc.zst");
+    std::fs::write(&path, &input).unwrap();
+    let (status, stderr, out, _) = htmlabs(&path, &REPLACE);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(
+        stderr.lines().next().unwrap_or_default(),
+        "htmlabs: warning: record `<urn:x:p>` (`http://h/d/p.html`) at the zstd frame at byte 0: it spans more than one zstd frame: not replaced, its rewritten page added after it as a conversion record"
+    );
+    assert!(out.starts_with(&input), "the record's frames as they came");
+    let added = normalized(&out[input.len()..]);
+    assert!(contains(&added[1], "WARC-Type: conversion"));
+    assert!(contains(&added[1], "<a href=http://h/d/x.html>x</a>"));
+}
+
+/// A `.warc.gz` of one record a member (the wget corpus) as a `.warc.zst`:
+/// each record in a frame of its own, with a dictionary trained on the
+/// records (in the dictionary frame, compressed), as wget-at writes them.
+fn corpus_as_zst(gzip: &[u8]) -> Vec<u8> {
+    let mut records = Vec::new();
+    let mut rest = gzip;
+    while !rest.is_empty() {
+        let mut record = Vec::new();
+        GzDecoder::new(&mut rest).read_to_end(&mut record).unwrap();
+        records.push(record);
+    }
+    let samples: Vec<&[u8]> = records.iter().flat_map(|r| r.chunks(1024)).collect();
+    let dictionary = zstd::dict::from_samples(&samples, 16 * 1024).unwrap();
+    let mut out = skippable(0x184d_2a5d, &zframe(&dictionary, None));
+    for record in &records {
+        out.extend(zframe(record, Some(&dictionary)));
+    }
+    out
+}
+
+#[test]
+fn the_wget_corpus_as_warc_zst_in_either_mode_and_at_any_zstd_level() {
+    let Some(shared) = common::shared("the_wget_corpus_as_warc_zst") else {
+        return;
+    };
+    let Some(python) = common::warc_python("the_wget_corpus_as_warc_zst") else {
+        return;
+    };
+    let gzip = std::fs::read(shared.join("corpus/warc/corpus-wget.warc.gz")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("corpus-wget.warc.zst");
+    std::fs::write(&input, corpus_as_zst(&gzip)).unwrap();
+    let mut sizes = Vec::new();
+    for (args, check, told) in [
+        (&[][..], &[][..], "180 conversions added"),
+        (
+            &["--zstd-level", "19"][..],
+            &[][..],
+            "180 conversions added",
+        ),
+        (
+            &REPLACE[..],
+            &["--replace"][..],
+            "180 replaced, 0 conversions added",
+        ),
+    ] {
+        let (status, stderr, bytes, output) = htmlabs(&input, args);
+        assert_eq!(status, 0, "{stderr}");
+        assert_eq!(
+            summary(&stderr),
+            format!("365 records, 180 HTML rewritten, {told}, 13163 URLs rewritten, 0 warnings")
+        );
+        // Every frame of the input as it was, each new one a record whole
+        // with the input's dictionary ID, every digest true, each page
+        // what `htmlabs --http` makes of its response.
+        assert_eq!(checked(&python, &input, &output, check).len(), 180);
+        sizes.push(bytes.len());
+        let flags = normalized(&bytes).concat();
+        assert_eq!(
+            contains(&flags, "htmlabs-flags: --zstd-level 19"),
+            args.contains(&"19")
+        );
+    }
+    assert!(
+        sizes[1] < sizes[0],
+        "level 19 writes less than 3: {sizes:?}"
+    );
+    let (status, stderr, _, _) = htmlabs(&input, &["--zstd-level", "20"]);
+    assert_eq!(status, 2, "{stderr}");
 }

@@ -8,7 +8,11 @@ failed. Usage: python warc_check.py HTMLABS IN OUT [FLAG...]
 - FastWARC verifies each conversion's block and payload digests;
 - cdxj-indexer indexes OUT, and with --records conversion each conversion;
 - the records of IN come out byte for byte: OUT without the records htmlabs
-  added is IN (gzip: its members as they were);
+  added is IN (gzip: its members as they were; zstd: its frames);
+- zstd (`.warc.zst`, split into frames by python-zstandard, read
+  decompressed by the others): each new frame holds one record whole, with
+  its content size, its checksum and the input's dictionary ID, and every
+  record of OUT starts a frame;
 - each conversion follows the record it refers to, has its target URI, and
   its block is what `htmlabs --http --strip-headers -r TARGET` (a resource:
   `htmlabs -r TARGET`) makes of the original.
@@ -35,6 +39,8 @@ import subprocess
 import sys
 import zlib
 
+import zstandard
+
 from fastwarc.warc import ArchiveIterator as FastIterator, WarcRecordType
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
@@ -51,19 +57,98 @@ def added(header):
     )
 
 
+ZSTD_FRAME = b"\x28\xb5\x2f\xfd"
+DICTIONARY_FRAME = b"\x5d\x2a\x4d\x18"
+# What text() decompresses zstd frames with: set by zst_frames().
+ZST = {"dctx": zstandard.ZstdDecompressor(), "dict_id": 0}
+
+
+def is_zst(data):
+    return data[:4] in (ZSTD_FRAME, DICTIONARY_FRAME)
+
+
+def skippable(data):
+    return len(data) >= 4 and 0x184D2A50 <= int.from_bytes(data[:4], "little") <= 0x184D2A5F
+
+
+def zst_frames(data):
+    """A .warc.zst split into its frames with python-zstandard: the
+    dictionary frame (a unit of its own), extension frames, zstd frames each
+    cut where the decompressor ends it, a cut last one as the rest is."""
+    frames, at, dictionary = [], 0, None
+    if data[:4] == DICTIONARY_FRAME:
+        end = 8 + int.from_bytes(data[4:8], "little")
+        user = data[8:end]
+        if user[:4] == ZSTD_FRAME:
+            user = zstandard.ZstdDecompressor().decompress(user)
+        dictionary = zstandard.ZstdCompressionDict(user)
+        frames.append(data[:end])
+        at = end
+    ZST["dctx"] = zstandard.ZstdDecompressor(dict_data=dictionary)
+    ZST["dict_id"] = dictionary.dict_id() if dictionary else 0
+    while at < len(data):
+        if skippable(data[at:]):
+            end = at + 8 + int.from_bytes(data[at + 4:at + 8], "little")
+        else:
+            d = ZST["dctx"].decompressobj()
+            try:
+                d.decompress(data[at:])
+            except zstandard.ZstdError:
+                frames.append(data[at:])
+                break
+            if not d.eof:
+                frames.append(data[at:])
+                break
+            end = len(data) - len(d.unused_data)
+        frames.append(data[at:end])
+        at = end
+    return frames
+
+
+def check_zst(data_in, data_out):
+    """Each frame htmlabs wrote is one record whole, with its content size,
+    checksum and the input's dictionary ID; every record starts a frame."""
+    old = set(zst_frames(data_in))
+    frames = zst_frames(data_out)
+    starts, at = set(), 0
+    for frame in frames:
+        plain = text(frame)
+        if frame[:4] == ZSTD_FRAME:
+            starts.add(at)
+        if frame not in old:
+            p = zstandard.get_frame_parameters(frame)
+            if p.content_size != len(plain) or not p.has_checksum or p.dict_id != ZST["dict_id"]:
+                fail("a new zstd frame: content size %d (of %d), checksum %s, dictionary %d (the input's: %d)"
+                     % (p.content_size, len(plain), p.has_checksum, p.dict_id, ZST["dict_id"]))
+            records = list(ArchiveIterator(io.BytesIO(plain), no_record_parse=True))
+            if len(records) != 1 or not plain.startswith(b"WARC/"):
+                fail("a new zstd frame holds %d records" % len(records))
+        at += len(plain)
+    whole = b"".join(text(f) for f in frames)
+    it = ArchiveIterator(io.BytesIO(whole))
+    for record in it:
+        it.read_to_end(record)
+        if it.get_record_offset() not in starts:
+            fail("a record starts within a zstd frame, at %d" % it.get_record_offset())
+    return whole
+
+
 def without_added(data):
     """OUT's bytes without the records htmlabs added: gzip members are split
-    with zlib, plain records by warcio's offsets."""
+    with zlib, zstd frames with python-zstandard, plain records by warcio's
+    offsets."""
+    if is_zst(data):
+        return b"".join(f for f in zst_frames(data) if not added(text(f)[:4096]))
     if data[:2] == b"\x1f\x8b":
         kept, rest = [], data
         while rest:
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            text = d.decompress(rest)
+            plain = d.decompress(rest)
             if not d.eof:
                 kept.append(rest)
                 break
             member = rest[: len(rest) - len(d.unused_data)]
-            if not added(text[:4096]):
+            if not added(plain[:4096]):
                 kept.append(member)
             rest = d.unused_data
         return b"".join(kept)
@@ -101,8 +186,10 @@ def without_added_plain(data):
 
 
 def units(data):
-    """The units of an archive: its gzip members, or its plain records (each
-    to the next one's offset)."""
+    """The units of an archive: its gzip members, its zstd frames, or its
+    plain records (each to the next one's offset)."""
+    if is_zst(data):
+        return zst_frames(data)
     if data[:2] == b"\x1f\x8b":
         out, rest = [], data
         while rest:
@@ -126,7 +213,13 @@ def records_of(unit):
 
 
 def text(unit):
-    return gzip.decompress(unit) if unit[:2] == b"\x1f\x8b" else unit
+    if unit[:2] == b"\x1f\x8b":
+        return gzip.decompress(unit)
+    if unit[:4] == ZSTD_FRAME:
+        return ZST["dctx"].decompressobj().decompress(unit)
+    if skippable(unit):
+        return b""
+    return unit
 
 
 CHANGED = {"warc-record-id", "warc-date", "warc-warcinfo-id", "content-length",
@@ -155,7 +248,7 @@ def check_replaced(htmlabs, units_in, units_out, flags):
     kept = [u for u in units_out if not added(text(u)[:8192])]
     if len(kept) != len(units_in):
         fail("%d units in, %d out besides the added ones" % (len(units_in), len(kept)))
-    infos = [r for u in units_out for r in records_of(u)
+    infos = [r for u in units_out if added(text(u)[:8192]) for r in records_of(u)
              if r[0] == "warcinfo" and b"software: htmlabs/" in r[2]]
     for unit_in, unit_out in zip(units_in, kept):
         if unit_in == unit_out:
@@ -204,7 +297,7 @@ def main():
     if flags == ["--broken"]:
         # An input cut or malformed: the records before the break come
         # out as they came, with their conversions; the rest as it is.
-        if data_in[:2] == b"\x1f\x8b":
+        if data_in[:2] == b"\x1f\x8b" or is_zst(data_in):
             kept = without_added(data_out)
         else:
             kept = without_added_plain(data_out)
@@ -215,6 +308,18 @@ def main():
         check_replaced(htmlabs, units(data_in), units(data_out), flags)
     elif without_added(data_out) != data_in:
         fail("the input's records do not come out byte for byte")
+
+    if is_zst(data_out):
+        # warcio, FastWARC and cdxj-indexer read no zstd: they read OUT
+        # (and IN) decompressed.
+        whole = check_zst(data_in, data_out)
+        path_out = path_out + ".decompressed"
+        with open(path_out, "wb") as f:
+            f.write(whole)
+        # (Beside OUT: IN may lie in the checkout.)
+        path_in = path_out + ".input"
+        with open(path_in, "wb") as f:
+            f.write(b"".join(text(u) for u in zst_frames(data_in)))
 
     # Blocks whole: HTTP heads not parsed off.
     def read(f):

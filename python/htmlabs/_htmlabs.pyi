@@ -122,9 +122,10 @@ def rewrite_warc(
     mode: Literal["conversion", "replace"] = "conversion",
     jobs: int | None = None,
     gzip_level: int = 1,
+    zstd_level: int = 3,
     **options: Unpack[Options],
 ) -> Summary:
-    """Rewrites a web archive (WARC 1.0 or 1.1, plain or gzip), as
+    """Rewrites a web archive (WARC 1.0 or 1.1, plain, gzip or zstd), as
     ``htmlabs --warc SRC -o DST`` does.
 
     With ``mode="conversion"`` (``--warc-mode``), the archive comes out
@@ -133,7 +134,8 @@ def rewrite_warc(
     record takes its place. ``jobs`` (``--jobs``) is how many records are
     rewritten at once, all cores when ``None``; the output is the same
     whatever it is. ``gzip_level`` (``--gzip-level``, 1 to 9) is the level of
-    the records written anew. ``src`` and ``dst`` are paths or
+    the records written anew in a gzip archive, ``zstd_level``
+    (``--zstd-level``, 1 to 19) in a ``.warc.zst``. ``src`` and ``dst`` are paths or
     binary file objects; a ``dst`` path is written through a temporary file
     renamed into place at the end, so it is complete or untouched.
 

@@ -208,6 +208,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--mode", default="conversion", choices=["conversion", "replace"])
     p.add_argument("--jobs", type=int, help="threads for each file's records (default 1: the tasks are the parallel work)")
     p.add_argument("--gzip-level", type=int, default=1, metavar="LEVEL", help="gzip level (1 fastest, the default, to 9) of the records written anew")
+    p.add_argument("--zstd-level", type=int, default=3, metavar="LEVEL", help="zstd level (1-19, default 3) of the records written anew in a .warc.zst")
     p.add_argument("--standard", default="rfc1808", choices=["rfc1808", "rfc3986"])
     p.add_argument("--encoding", metavar="LABEL")
     p.add_argument("--keep-fragments", action="store_true")
@@ -234,6 +235,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         mode=args.mode,
         jobs=args.jobs,
         gzip_level=args.gzip_level,
+        zstd_level=args.zstd_level,
         standard=args.standard,
         encoding=args.encoding,
         keep_fragments=args.keep_fragments,

@@ -398,14 +398,15 @@ impl Write for PyWriter {
     }
 }
 
-/// The one place a WARC run's mode, jobs and gzip level become its
-/// options, as the command line's `--warc-mode`, `--jobs` (all cores when
-/// not given) and `--gzip-level` do.
+/// The one place a WARC run's mode, jobs and compression levels become
+/// its options, as the command line's `--warc-mode`, `--jobs` (all cores
+/// when not given), `--gzip-level` and `--zstd-level` do.
 fn warc_options(
     flags: &Flags,
     mode: &str,
     jobs: Option<usize>,
     gzip_level: u32,
+    zstd_level: i32,
 ) -> PyResult<warc::Options> {
     let mode = match mode {
         "conversion" => warc::Mode::Conversion,
@@ -424,18 +425,26 @@ fn warc_options(
             "gzip_level must be 1 to 9: `{gzip_level}`"
         )));
     }
+    if !(1..=19).contains(&zstd_level) {
+        return Err(PyValueError::new_err(format!(
+            "zstd_level must be 1 to 19: `{zstd_level}`"
+        )));
+    }
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     Ok(warc::Options {
         mode,
         jobs,
         ..flags.warc()
     }
-    .with_gzip_level(gzip_level))
+    .with_gzip_level(gzip_level)
+    .with_zstd_level(zstd_level))
 }
 
-/// Rewrites a web archive (WARC 1.0 or 1.1, plain or gzip).
+/// Rewrites a web archive (WARC 1.0 or 1.1, plain, gzip or zstd).
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, mode="conversion", jobs=None, gzip_level=warc::write::LEVEL, **options))]
+#[pyo3(signature = (src, dst, *, mode="conversion", jobs=None, gzip_level=warc::write::LEVEL,
+                    zstd_level=warc::write::ZSTD_LEVEL, **options))]
+#[allow(clippy::too_many_arguments)]
 fn rewrite_warc(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
@@ -443,10 +452,11 @@ fn rewrite_warc(
     mode: &str,
     jobs: Option<usize>,
     gzip_level: u32,
+    zstd_level: i32,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<WarcSummary> {
     let flags = flags(None, options)?;
-    let options = warc_options(&flags, mode, jobs, gzip_level)?;
+    let options = warc_options(&flags, mode, jobs, gzip_level, zstd_level)?;
     let config = flags.config().map_err(|e| config_error(py, &e))?;
     let src = end(src, "read", "src")?;
     let dst = end(dst, "write", "dst")?;

@@ -125,3 +125,26 @@ def test_replace_mode_jobs_and_gzip_level_as_the_cli_has_them(cli, corpus, tmp_p
         assert b"--gzip-level" not in f.read()
     with gzip.open(tmp_path / "small.warc.gz") as f:
         assert b"htmlabs-flags: --gzip-level 9" in f.read()
+
+
+def test_a_warc_zst_with_its_dictionary_and_zstd_level_as_the_cli_has_them(cli, tmp_path):
+    zstandard = pytest.importorskip("zstandard") if not os.environ.get("CI") else __import__("zstandard")
+    src = REPO / "fixtures/warc/shapes-dict.warc.zst"
+    summary = htmlabs.rewrite_warc(src, tmp_path / "out.warc.zst", jobs=1)
+    status, _, err = run_cli(cli, ["--warc", str(src), "-o", str(tmp_path / "cli.warc.zst")])
+    assert status == 0
+    assert figures(summary) == summary_line(err) == (20, 12, 12, 47, 0)
+    small = htmlabs.rewrite_warc(src, tmp_path / "small.warc.zst", zstd_level=19)
+    assert figures(small) == figures(summary)
+    with pytest.raises(ValueError, match="zstd_level must be 1 to 19: `20`"):
+        htmlabs.rewrite_warc(src, io.BytesIO(), zstd_level=20)
+    # python-zstandard reads it back with the dictionary of its first
+    # frame: the input's frames, then each new record a frame of its own.
+    data = (tmp_path / "small.warc.zst").read_bytes()
+    size = int.from_bytes(data[4:8], "little")
+    dictionary = zstandard.ZstdCompressionDict(zstandard.ZstdDecompressor().decompress(data[8:8 + size]))
+    reader = zstandard.ZstdDecompressor(dict_data=dictionary).stream_reader(io.BytesIO(data[8 + size:]),
+                                                                          read_across_frames=True)
+    text = reader.read()
+    assert text.count(b"WARC-Type: conversion\r\n") == 12
+    assert b"htmlabs-flags: --zstd-level 19\r\n" in text

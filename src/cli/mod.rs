@@ -106,11 +106,12 @@ pub struct Cli {
     #[arg(long, conflicts_with = "site")]
     pub http: bool,
 
-    /// The input is a web archive (WARC 1.0 or 1.1, plain or gzip): it
-    /// comes out whole, byte for byte, and each HTML response rewritten is
-    /// added after its record as a `conversion` record, or put in its place
-    /// with --warc-mode replace (gzip in, gzip out: one member per new
-    /// record). Each record's base: `<base href>`, else
+    /// The input is a web archive (WARC 1.0 or 1.1, plain, gzip or zstd):
+    /// it comes out whole, byte for byte, and each HTML response rewritten
+    /// is added after its record as a `conversion` record, or put in its
+    /// place with --warc-mode replace (gzip in, gzip out: one member per new
+    /// record; zstd likewise, one frame each, with the input's dictionary).
+    /// Each record's base: `<base href>`, else
     /// its HTTP `Content-Base:` (and `Content-Location:` with
     /// --content-location), else its `WARC-Target-URI`.
     #[arg(long, conflicts_with_all = ["http", "retrieved_from", "strip_headers", "site"])]
@@ -132,6 +133,14 @@ pub struct Cli {
           value_parser = clap::value_parser!(u32).range(1..=9),
           default_value_t = warc::write::LEVEL)]
     pub gzip_level: u32,
+
+    /// With --warc on a zstd archive (`.warc.zst`): the zstd level (1
+    /// fastest … 19 smallest; zstd's default, 3) of the records htmlabs
+    /// adds or replaces, compressed with the archive's dictionary.
+    #[arg(long, value_name = "LEVEL", requires = "warc",
+          value_parser = clap::value_parser!(i32).range(1..=19),
+          default_value_t = warc::write::ZSTD_LEVEL)]
+    pub zstd_level: i32,
 
     /// With --http or --warc: `Content-Location:` is a base too, after
     /// `Base:` and `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231
@@ -340,6 +349,7 @@ impl Cli {
                 ..self.flags().warc()
             }
             .with_gzip_level(self.gzip_level)
+            .with_zstd_level(self.zstd_level)
         })
     }
 

@@ -19,7 +19,7 @@ use super::input::{Stop, Units};
 use super::order::Front;
 use super::report::{Counters, Named, Summary, Warning};
 use super::work::{self, Done, Kind, Mode, Work};
-use super::write::{self, Record, now, record_id};
+use super::write::{self, Packing, Record, now, record_id};
 use crate::html::config::Config;
 use crate::html::links::Link;
 use crate::spool::Spool;
@@ -41,6 +41,8 @@ pub struct Options {
     /// gzip's level (1-9) for the records htmlabs writes, when the input
     /// is gzip; unchanged records are copied as they came.
     pub gzip_level: u32,
+    /// zstd's level (1-19), when the input is zstd.
+    pub zstd_level: i32,
 }
 
 impl Options {
@@ -50,6 +52,16 @@ impl Options {
         self.gzip_level = level;
         if level != super::write::LEVEL {
             let flag = format!("--gzip-level {level}");
+            self.flags = [self.flags.as_str(), &flag].join(" ").trim().to_owned();
+        }
+        self
+    }
+
+    /// With new records at zstd `level`, said among the flags likewise.
+    pub fn with_zstd_level(mut self, level: i32) -> Self {
+        self.zstd_level = level;
+        if level != super::write::ZSTD_LEVEL {
+            let flag = format!("--zstd-level {level}");
             self.flags = [self.flags.as_str(), &flag].join(" ").trim().to_owned();
         }
         self
@@ -65,6 +77,7 @@ impl Default for Options {
             jobs: 1,
             progress: None,
             gzip_level: super::write::LEVEL,
+            zstd_level: super::write::ZSTD_LEVEL,
         }
     }
 }
@@ -108,7 +121,16 @@ pub fn convert_listening<R: Read, W: Write>(
     let mut run = Run {
         config,
         options,
-        gzip: units.gzip().then_some(options.gzip_level),
+        packing: if units.gzip() {
+            Packing::Gzip(options.gzip_level)
+        } else if units.zstd() {
+            Packing::Zstd {
+                level: options.zstd_level,
+                dictionary: units.dictionary().cloned(),
+            }
+        } else {
+            Packing::Plain
+        },
         digest: None,
         warcinfo: record_id(),
         warcinfo_written: false,
@@ -174,8 +196,8 @@ enum Told {
 struct Run<'a, 'h, F> {
     config: &'a Config,
     options: &'a Options,
-    /// The gzip level of new records, when the input is gzip.
-    gzip: Option<u32>,
+    /// How new records are compressed: as the input's.
+    packing: Packing,
     /// How the input writes its digests, from the first one met.
     digest: Option<Digest>,
     /// The ID of the `warcinfo` record added before the first new record.
@@ -415,16 +437,17 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
         units.block(at, length, Some(&mut block))?;
         self.summary.records += 1;
         let asked = self.options.mode == Mode::Replace;
-        let alone = asked && first && units.unit_over(at)?;
+        let spans = units.spanned_units();
+        let alone = asked && first && !spans && units.unit_over(at)?;
         let work = Work {
             header,
             block,
             kind,
             at,
             replace: alone,
-            shared_unit: asked && !alone,
+            not_alone: (asked && !alone).then_some(spans),
             digest: self.digest.clone().unwrap_or_default(),
-            gzip: self.gzip,
+            packing: self.packing.clone(),
             warcinfo: self.warcinfo.clone(),
             listen: self.hear.is_some(),
         };
@@ -476,6 +499,6 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
             head: write::head(version, &fields),
             block: &mut block,
         }
-        .write(self.gzip, out)
+        .write(&self.packing, out)
     }
 }

@@ -1,10 +1,12 @@
-//! The input as it is read: plain, or gzip one member at a time, every raw
-//! byte handed to the output ([`Ordered`]) as soon as it is read, and the
-//! records found in it, each with its place.
+//! The input as it is read: plain, gzip one member at a time, or zstd one
+//! frame at a time ([`zst`](super::zst)), every raw byte handed to the
+//! output ([`Ordered`]) as soon as it is read, and the records found in it,
+//! each with its place.
 //!
 //! A unit is what new records may be put after, or put in place of,
 //! without cutting anything: a gzip member (one record, as the standard
-//! recommends, or several), or in a plain file the record itself. When
+//! recommends, or several) or a zstd frame, or in a plain file the record
+//! itself. When
 //! records may be replaced, each unit's raw bytes are held from its start
 //! until its first record's header says whether they may be.
 
@@ -15,6 +17,7 @@ use flate2::bufread::GzDecoder;
 
 use super::header::{Header, MAX_HEADER};
 use super::order::Ordered;
+use super::zst::{self, Dictionary, Frames};
 
 /// Where a record starts, in the input's bytes: what a user can seek to,
 /// and what CDX indexes list (a gzip member's offset).
@@ -24,6 +27,8 @@ pub enum Place {
     Byte(u64),
     /// A byte of the data of the gzip member that starts at `member`.
     Member { member: u64, within: u64 },
+    /// A byte of the data of the zstd frame that starts at `frame`.
+    Frame { frame: u64, within: u64 },
 }
 
 impl fmt::Display for Place {
@@ -33,6 +38,10 @@ impl fmt::Display for Place {
             Place::Member { member, within: 0 } => write!(f, "the gzip member at byte {member}"),
             Place::Member { member, within } => {
                 write!(f, "byte {within} of the gzip member at byte {member}")
+            }
+            Place::Frame { frame, within: 0 } => write!(f, "the zstd frame at byte {frame}"),
+            Place::Frame { frame, within } => {
+                write!(f, "byte {within} of the zstd frame at byte {frame}")
             }
         }
     }
@@ -99,6 +108,7 @@ type Raw<R> = BufReader<io::Chain<io::Cursor<Vec<u8>>, R>>;
 enum Source<R, W, D> {
     Plain(Tee<Raw<R>, W, D>),
     Gzip(Box<GzDecoder<Tee<Raw<R>, W, D>>>),
+    Zstd(Box<Frames<Tee<Raw<R>, W, D>>>),
     /// Between two members, for a moment.
     Taken,
 }
@@ -122,7 +132,7 @@ impl From<io::Error> for Stop {
 /// The decoded input, unit by unit; see the module's note.
 pub struct Units<R, W, D> {
     source: Source<R, W, D>,
-    /// Decoded bytes of a gzip member not yet consumed.
+    /// Decoded bytes of a gzip member or zstd frame not yet consumed.
     buf: Vec<u8>,
     pos: usize,
     end: usize,
@@ -137,6 +147,11 @@ pub struct Units<R, W, D> {
     hold: bool,
     /// Records whose header was read in this unit.
     records_in_unit: u32,
+    /// A zstd input's dictionary.
+    dictionary: Option<Dictionary>,
+    /// Why a zstd input's dictionary frame cannot be read: nothing after
+    /// it can be decoded.
+    broken: Option<String>,
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -147,36 +162,52 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     /// files past it. With `hold`, each unit is held from its start (see
     /// [`Ordered::hold`]).
     pub fn new(mut input: R, out: W, limit: usize, hold: bool) -> io::Result<Self> {
-        let mut first = Vec::with_capacity(2);
-        (&mut input).take(2).read_to_end(&mut first)?;
-        let gzip = first == GZIP_MAGIC;
+        let mut first = Vec::with_capacity(4);
+        (&mut input).take(4).read_to_end(&mut first)?;
+        let gzip = first.starts_with(&GZIP_MAGIC);
+        let zstd = zst::starts(&first);
         let raw = BufReader::with_capacity(64 * 1024, io::Cursor::new(first).chain(input));
-        let mut copy = Ordered::new(out, limit);
-        if gzip && hold {
-            copy.hold();
-        }
-        let tee = Tee {
+        let mut tee = Tee {
             inner: raw,
-            copy,
+            copy: Ordered::new(out, limit),
             at: 0,
             failed: None,
             broke: false,
         };
+        // The dictionary frame, copied as it comes, before any unit.
+        let (dictionary, broken) = match zstd {
+            true => match zst::read_dictionary(&mut tee)? {
+                Ok(dictionary) => (dictionary, None),
+                Err(why) => (None, Some(format!("its dictionary frame breaks: {why}"))),
+            },
+            false => (None, None),
+        };
+        if let Some(e) = tee.failed.take() {
+            return Err(e);
+        }
+        if (gzip || zstd) && hold {
+            tee.copy.hold();
+        }
+        let member = tee.at;
         let source = if gzip {
             Source::Gzip(Box::new(GzDecoder::new(tee)))
+        } else if zstd {
+            Source::Zstd(Box::new(Frames::new(tee, dictionary.as_ref())?))
         } else {
             Source::Plain(tee)
         };
         Ok(Units {
             source,
-            buf: vec![0; if gzip { 64 * 1024 } else { 0 }],
+            buf: vec![0; if gzip || zstd { 64 * 1024 } else { 0 }],
             pos: 0,
             end: 0,
             ended: false,
-            member: 0,
+            member,
             within: 0,
             hold,
             records_in_unit: 0,
+            dictionary,
+            broken,
         })
     }
 
@@ -190,6 +221,20 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
         matches!(self.source, Source::Gzip(_))
     }
 
+    pub fn zstd(&self) -> bool {
+        matches!(self.source, Source::Zstd(_))
+    }
+
+    /// A zstd input's dictionary, for its new records.
+    pub fn dictionary(&self) -> Option<&Dictionary> {
+        self.dictionary.as_ref()
+    }
+
+    /// Whether units are compressed members or frames (else records).
+    fn framed(&self) -> bool {
+        !matches!(self.source, Source::Plain(_))
+    }
+
     /// Raw bytes read so far.
     pub fn raw_offset(&mut self) -> u64 {
         self.tee().map_or(0, |tee| tee.at)
@@ -199,6 +244,10 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     pub fn place(&self) -> Place {
         match self.source {
             Source::Plain(_) => Place::Byte(self.within),
+            Source::Zstd(_) => Place::Frame {
+                frame: self.member,
+                within: self.within,
+            },
             Source::Gzip(_) | Source::Taken => Place::Member {
                 member: self.member,
                 within: self.within,
@@ -216,10 +265,17 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
         self.records_in_unit == 1
     }
 
+    /// Whether the record just read ran on into another unit (a zstd
+    /// record in several frames; a gzip one in several members).
+    pub fn spanned_units(&self) -> bool {
+        self.records_in_unit == 0
+    }
+
     fn tee(&mut self) -> io::Result<&mut Tee<Raw<R>, W, D>> {
         match &mut self.source {
             Source::Plain(tee) => Ok(tee),
             Source::Gzip(decoder) => Ok(decoder.get_mut()),
+            Source::Zstd(frames) => Ok(frames.get_mut()),
             Source::Taken => Err(lost()),
         }
     }
@@ -227,47 +283,68 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     /// The next decoded bytes of this unit; empty at its end (of a plain
     /// input: at the end of the input).
     fn fill(&mut self) -> io::Result<&[u8]> {
-        match &mut self.source {
-            Source::Plain(tee) => tee.fill_buf(),
-            Source::Gzip(decoder) => {
-                if self.pos == self.end && !self.ended {
-                    self.pos = 0;
-                    self.end = decoder.read(&mut self.buf)?;
-                    self.ended = self.end == 0;
-                }
-                Ok(&self.buf[self.pos..self.end])
-            }
-            Source::Taken => Err(lost()),
+        if let Some(why) = &self.broken {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, why.clone()));
         }
+        let decoder: &mut dyn Read = match &mut self.source {
+            Source::Plain(tee) => return tee.fill_buf(),
+            Source::Gzip(decoder) => decoder,
+            Source::Zstd(frames) => frames,
+            Source::Taken => return Err(lost()),
+        };
+        if self.pos == self.end && !self.ended {
+            self.pos = 0;
+            self.end = decoder.read(&mut self.buf)?;
+            self.ended = self.end == 0;
+        }
+        Ok(&self.buf[self.pos..self.end])
     }
 
     fn consume(&mut self, n: usize) {
         match &mut self.source {
             Source::Plain(tee) => tee.consume(n),
-            Source::Gzip(_) | Source::Taken => self.pos += n,
+            Source::Gzip(_) | Source::Zstd(_) | Source::Taken => self.pos += n,
         }
         self.within += n as u64;
     }
 
     /// At the end of a unit: says so to the output, and moves to the next
-    /// gzip member; `false` at the end of the input.
+    /// gzip member or zstd frame; `false` at the end of the input.
     fn next_unit(&mut self) -> io::Result<bool> {
         self.unit_end()?;
-        if !self.gzip() || self.tee()?.fill_buf()?.is_empty() {
+        if !self.framed() || self.tee()?.fill_buf()?.is_empty() {
             return Ok(false);
         }
+        let hold = self.hold;
         // The decoder of one member is done; the next starts where it
-        // stopped (flate2's bufread decoder consumes exactly its member).
-        let Source::Gzip(decoder) = std::mem::replace(&mut self.source, Source::Taken) else {
-            return Ok(false);
+        // stopped (flate2's bufread decoder consumes exactly its member,
+        // libzstd its frame).
+        let at = match std::mem::replace(&mut self.source, Source::Taken) {
+            Source::Gzip(decoder) => {
+                let mut tee = decoder.into_inner();
+                if hold {
+                    tee.copy.hold();
+                }
+                let at = tee.at;
+                self.source = Source::Gzip(Box::new(GzDecoder::new(tee)));
+                at
+            }
+            Source::Zstd(mut frames) => {
+                frames.next_frame()?;
+                let tee = frames.get_mut();
+                if hold {
+                    tee.copy.hold();
+                }
+                let at = tee.at;
+                self.source = Source::Zstd(frames);
+                at
+            }
+            other => {
+                self.source = other;
+                return Ok(false);
+            }
         };
-        let mut tee = decoder.into_inner();
-        let at = tee.at;
-        if self.hold {
-            tee.copy.hold();
-        }
         self.records_in_unit = 0;
-        self.source = Source::Gzip(Box::new(GzDecoder::new(tee)));
         self.member = at;
         self.within = 0;
         self.ended = false;
@@ -280,7 +357,7 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     pub fn record_ended(&mut self) -> io::Result<()> {
         match self.source {
             Source::Plain(_) => self.unit_end(),
-            Source::Gzip(_) | Source::Taken => Ok(()),
+            Source::Gzip(_) | Source::Zstd(_) | Source::Taken => Ok(()),
         }
     }
 
@@ -296,9 +373,9 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
 
     /// Whether the unit is over once the record just read is (skipping
     /// the line ends some writers put after a record): always in a plain
-    /// input; in gzip, when its member holds no other record.
+    /// input; in gzip (zstd), when its member (frame) holds no other record.
     pub fn unit_over(&mut self, at: Place) -> Result<bool, Stop> {
-        if !self.gzip() {
+        if !self.framed() {
             return Ok(true);
         }
         loop {
@@ -314,9 +391,15 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     /// writers put between records (they are copied, as all bytes are).
     pub fn more(&mut self) -> Result<bool, Stop> {
         loop {
+            // Where a record would start: past a unit's end, the next
+            // unit's first byte (what a unit that breaks at once is told
+            // at).
             let at = self.place();
-            if !self.available(at)? {
-                return Ok(false);
+            if self.filled(at)?.is_empty() {
+                if !self.next_unit()? {
+                    return Ok(false);
+                }
+                continue;
             }
             if self.skip_line_ends(at)? == Some(true) {
                 return Ok(true);
@@ -343,7 +426,7 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     /// Reads a record's header, at the place [`more`](Units::more) found.
     pub fn header(&mut self) -> Result<Header, Stop> {
         let at = self.place();
-        if self.gzip() {
+        if self.framed() {
             self.records_in_unit += 1;
         } else {
             // A plain input's unit is the record.
@@ -473,17 +556,18 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
 
     /// What an error met while reading the record at `at` means: gzip
     /// data that breaks (a bad header, deflate stream or check, a member
-    /// cut short: what flate2 says of them) makes the record malformed;
-    /// a failed read or write stops the run.
+    /// cut short: what flate2 says of them) or zstd data (libzstd's) makes
+    /// the record malformed; a failed read or write stops the run.
     fn stop(&mut self, e: io::Error, at: Place) -> Stop {
         let broken = matches!(
             e.kind(),
             io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::UnexpectedEof
         );
-        if broken && self.gzip() && !self.write_broke() {
+        if broken && self.framed() && !self.write_broke() {
+            let format = if self.zstd() { "zstd" } else { "gzip" };
             Stop::Malformed {
                 at,
-                why: format!("its gzip data breaks: {e}"),
+                why: format!("its {format} data breaks: {e}"),
             }
         } else {
             Stop::Io(e)
@@ -512,6 +596,7 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
         let mut tee = match self.source {
             Source::Plain(tee) => tee,
             Source::Gzip(decoder) => decoder.into_inner(),
+            Source::Zstd(frames) => frames.into_inner(),
             Source::Taken => return Err(lost()),
         };
         if let Some(e) = tee.failed.take() {
@@ -523,7 +608,7 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
 }
 
 /// How many first bytes [`starts_like_archive`] needs: enough for a
-/// gzip member's first block to give its first bytes.
+/// gzip member's or zstd frame's first block to give its first bytes.
 pub const PEEK: u64 = 1024;
 
 /// Whether an input's first bytes are a WARC record's, plain or in gzip:
@@ -546,6 +631,24 @@ pub fn starts_like_archive(first: &[u8]) -> Option<String> {
             }
         }
         return version(&decoded).map(|v| format!("`{v}`, in gzip"));
+    }
+    if first.starts_with(&zst::DICTIONARY_FRAME_MAGIC) {
+        // Its dictionary (often larger than what is peeked at) comes
+        // first: the magic number is the WARC zstd specification's own.
+        return Some("a WARC zstd dictionary frame".to_owned());
+    }
+    if first.starts_with(&zst::FRAME_MAGIC) {
+        let mut decoded = Vec::new();
+        if let Ok(mut frames) = Frames::new(first, None) {
+            let mut buf = [0u8; 64];
+            while decoded.len() < 16 {
+                match frames.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => decoded.extend_from_slice(&buf[..n]),
+                }
+            }
+        }
+        return version(&decoded).map(|v| format!("`{v}`, in zstd"));
     }
     version(first).map(|v| format!("`{v}`"))
 }

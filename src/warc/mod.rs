@@ -1,4 +1,5 @@
-//! A source: web archives (ISO 28500, WARC 1.0 and 1.1), plain or gzip.
+//! A source: web archives (ISO 28500, WARC 1.0 and 1.1), plain, gzip or
+//! zstd (`.warc.zst`).
 //! Each HTML response record is one document: its HTTP block goes through
 //! [`http`](crate::http) (§3.2's fields, the charset, the codings), its
 //! `WARC-Target-URI` is the retrieval URL (§3.3).
@@ -8,9 +9,9 @@
 //! lost, folded lines are refused, and gzip members' offsets are not
 //! given, so it cannot copy a record as it came nor say where one starts.
 //! Here a header is kept as its bytes ([`header`]), and gzip is read one
-//! member at a time over flate2 ([`input`]), every byte read copied out as
-//! it came (an unchanged record is its compressed member, never
-//! recompressed).
+//! member at a time over flate2 ([`input`]; zstd one frame at a time,
+//! [`zst`]), every byte read copied out as it came (an unchanged record is
+//! its compressed member, never recompressed).
 //!
 //! The way through: [`input`] (units and records, their places) →
 //! [`header`] → [`convert`](mod@convert) (the run: records read, their
@@ -26,6 +27,7 @@ pub mod order;
 pub mod report;
 pub mod work;
 pub mod write;
+pub mod zst;
 
 pub use convert::{Error, Hear, Options, convert, convert_listening};
 pub use header::Header;

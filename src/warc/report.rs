@@ -51,10 +51,10 @@ pub enum Warning {
         says: String,
         is: String,
     },
-    /// In replace mode, a record whose unit (a gzip member) holds other
-    /// records: it cannot be dropped without them, so its page is added
-    /// after it as a conversion.
-    NotReplaced { record: Named },
+    /// In replace mode, a record whose unit (a gzip member, a zstd frame)
+    /// holds other records, or that spans several units: it cannot be
+    /// dropped without them, so its page is added after it as a conversion.
+    NotReplaced { record: Named, spans: bool },
     /// In replace mode, a revisit of a record that was replaced: its
     /// payload digest (or `WARC-Refers-To`) names what is no longer there.
     Revisit { record: Named, replaced: Named },
@@ -92,10 +92,20 @@ impl fmt::Display for Warning {
                 f,
                 "{record}: `{field}: {says}` is not its digest (`{is}`): kept as it is"
             ),
-            Warning::NotReplaced { record } => write!(
-                f,
-                "{record}: its gzip member holds other records too: not replaced, its rewritten page added after it as a conversion record"
-            ),
+            Warning::NotReplaced { record, spans } => {
+                let unit = match record.at {
+                    Place::Frame { .. } => "zstd frame",
+                    _ => "gzip member",
+                };
+                let why = match spans {
+                    true => format!("it spans more than one {unit}"),
+                    false => format!("its {unit} holds other records too"),
+                };
+                write!(
+                    f,
+                    "{record}: {why}: not replaced, its rewritten page added after it as a conversion record"
+                )
+            }
             Warning::Revisit { record, replaced } => write!(
                 f,
                 "revisit {record}: it refers to {replaced}, which was replaced: its digest no longer matches a record here"

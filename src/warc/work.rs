@@ -1,6 +1,6 @@
 //! One record's work, done on its own (on any thread, `--jobs`): its
 //! digests checked, its page rewritten, and the new record made of it, a
-//! `conversion` after it or the record replaced, gzip-compressed when the
+//! `conversion` after it or the record replaced, compressed when the
 //! input is. Everything it tells goes into its [`Done`], told in input
 //! order by the run.
 
@@ -14,7 +14,7 @@ use super::digest::Digest;
 use super::header::Header;
 use super::input::Place;
 use super::report::{Named, Warning};
-use super::write::{self, Record, now, record_id};
+use super::write::{self, Packing, Record, now, record_id};
 use crate::html::config::Config;
 use crate::html::encoding;
 use crate::html::error::Error as DocumentError;
@@ -85,13 +85,13 @@ pub struct Work {
     /// Whether a new version replaces the record (else it follows it as
     /// a conversion).
     pub replace: bool,
-    /// Whether it was asked to replace it, and its unit holds other
-    /// records too.
-    pub shared_unit: bool,
+    /// When it was asked to replace it and its unit is not its alone:
+    /// whether it spans several units (else its unit holds other records).
+    pub not_alone: Option<bool>,
     /// How the input writes its digests.
     pub digest: Digest,
-    /// The gzip level of new records, when the input is gzip.
-    pub gzip: Option<u32>,
+    /// How new records are compressed: as the input's.
+    pub packing: Packing,
     /// The `WARC-Warcinfo-ID` of the records added.
     pub warcinfo: Vec<u8>,
     /// Whether its links are listed (`--check`, `--report`).
@@ -103,8 +103,8 @@ pub struct Done {
     pub named: Named,
     pub warnings: Vec<Warning>,
     pub urls: u64,
-    /// The new record, as it is written (a gzip member when the input is
-    /// gzip), when the page changed.
+    /// The new record, as it is written (a gzip member or zstd frame when
+    /// the input is compressed), when the page changed.
     pub record: Option<Spool>,
     /// Whether it replaces the record read.
     pub replaces: bool,
@@ -220,9 +220,10 @@ fn rewrite(
         done.replaces = true;
     } else {
         conversion(work, &mut page, &mut record)?;
-        if work.shared_unit {
+        if let Some(spans) = work.not_alone {
             done.warnings.push(Warning::NotReplaced {
                 record: done.named.clone(),
+                spans,
             });
         }
     }
@@ -437,7 +438,7 @@ fn conversion(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<(
         head: write::head(original.version_line(), &fields),
         block: &mut page.spool,
     }
-    .write(work.gzip, out)
+    .write(&work.packing, out)
 }
 
 /// The record replaced: its header as it came but for what the new block
@@ -480,7 +481,7 @@ fn replacement(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<
         head,
         block: &mut block,
     }
-    .write(work.gzip, out)
+    .write(&work.packing, out)
 }
 
 /// A replaced response's block: its HTTP blocks, then its page.

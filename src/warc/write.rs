@@ -1,7 +1,9 @@
 //! New records: the header written field by field (or edited from the
 //! original's, byte for byte but for the fields that change), the block
 //! after it, a gzip member of their own when the input is gzip (one member
-//! per record, so that an index can point at each).
+//! per record, so that an index can point at each), a zstd frame of their
+//! own when it is zstd (with the input's dictionary, their content size
+//! and checksum, as the WARC zstd specification requires).
 //!
 //! A record held in memory is compressed whole by libdeflate; one spilled
 //! past `--max-memory` streams through flate2. libdeflate, on the corpus
@@ -16,8 +18,10 @@ use std::io::{self, Write};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use libdeflater::{CompressionLvl, Compressor};
+use zstd::zstd_safe::CParameter;
 
 use super::header::Header;
+use super::zst::Dictionary;
 use crate::spool::Held;
 
 /// A record to write: its header, through its empty line, and its block.
@@ -34,6 +38,22 @@ pub struct Record<'a> {
 /// level 6 (zlib's default, wget's), 22% smaller than zlib's level 1;
 /// `--gzip-level 6` or 9 for an archive where size matters more.
 pub const LEVEL: u32 = 1;
+
+/// zstd's level for new records unless asked otherwise: its own default.
+pub const ZSTD_LEVEL: i32 = 3;
+
+/// How new records are written: compressed as the input's records are.
+#[derive(Debug, Clone)]
+pub enum Packing {
+    Plain,
+    /// One gzip member each, at this level.
+    Gzip(u32),
+    /// One zstd frame each, at this level, with the input's dictionary.
+    Zstd {
+        level: i32,
+        dictionary: Option<Dictionary>,
+    },
+}
 
 /// A new header: its version line (`WARC/1.1`) and its fields in order (a
 /// field is never repeated).
@@ -106,37 +126,63 @@ pub fn edited(original: &Header, set: &[(&str, Vec<u8>)], after: &[(&str, Vec<u8
 }
 
 impl Record<'_> {
-    /// Writes the record to `out`, as one gzip member of that level when
-    /// `gzip` gives one.
-    pub fn write(self, gzip: Option<u32>, out: &mut dyn Write) -> io::Result<()> {
-        match gzip {
-            Some(level) if self.block.in_memory() => self.write_whole(level, out),
-            Some(level) => {
-                let mut member = GzEncoder::new(out, Compression::new(level));
+    /// Writes the record to `out`, packed as `packing` says.
+    pub fn write(self, packing: &Packing, out: &mut dyn Write) -> io::Result<()> {
+        let whole = self.block.in_memory();
+        match packing {
+            Packing::Plain => self.write_plain(out),
+            Packing::Gzip(level) if whole => self.write_whole(packing, *level, out),
+            Packing::Gzip(level) => {
+                let mut member = GzEncoder::new(out, Compression::new(*level));
                 self.write_plain(&mut member)?;
                 member.finish()?;
                 Ok(())
             }
-            None => self.write_plain(out),
+            Packing::Zstd { .. } if whole => self.write_whole(packing, 0, out),
+            Packing::Zstd { level, dictionary } => {
+                let mut frame = match dictionary {
+                    Some(dictionary) => zstd::Encoder::with_dictionary(out, *level, dictionary)?,
+                    None => zstd::Encoder::new(out, *level)?,
+                };
+                frame.include_checksum(true)?;
+                frame.include_contentsize(true)?;
+                frame.set_pledged_src_size(Some(self.head.len() as u64 + self.block.len() + 4))?;
+                self.write_plain(&mut frame)?;
+                frame.finish()?;
+                Ok(())
+            }
         }
     }
 
-    /// One gzip member made by libdeflate from the whole record.
-    fn write_whole(self, level: u32, out: &mut dyn Write) -> io::Result<()> {
+    /// One gzip member made by libdeflate from the whole record (at
+    /// `level`), or one zstd frame by libzstd.
+    fn write_whole(self, packing: &Packing, level: u32, out: &mut dyn Write) -> io::Result<()> {
         thread_local! {
-            /// A worker's compressor and buffers, kept from record to record.
+            /// A worker's compressors and buffers, kept from record to record.
             static WHOLE: RefCell<Whole> = RefCell::new(Whole::default());
         }
         WHOLE.with_borrow_mut(|whole| {
             whole.plain.clear();
             self.write_plain(&mut whole.plain)?;
-            let compressor = compressor(&mut whole.compressor, level)?;
-            whole
-                .member
-                .resize(compressor.gzip_compress_bound(whole.plain.len()), 0);
-            let n = compressor
-                .gzip_compress(&whole.plain, &mut whole.member)
-                .map_err(io::Error::other)?;
+            let n = match packing {
+                Packing::Zstd { level, dictionary } => {
+                    let compressor = zstd_compressor(&mut whole.zstd, *level, dictionary)?;
+                    whole.member.clear();
+                    whole
+                        .member
+                        .reserve(zstd::zstd_safe::compress_bound(whole.plain.len()));
+                    compressor.compress_to_buffer(&whole.plain, &mut whole.member)?
+                }
+                _ => {
+                    let compressor = compressor(&mut whole.compressor, level)?;
+                    whole
+                        .member
+                        .resize(compressor.gzip_compress_bound(whole.plain.len()), 0);
+                    compressor
+                        .gzip_compress(&whole.plain, &mut whole.member)
+                        .map_err(io::Error::other)?
+                }
+            };
             let written = out.write_all(&whole.member[..n]);
             // What one large page needed is not kept for the small ones
             // after it.
@@ -163,8 +209,47 @@ const KEPT: usize = 4 << 20;
 #[derive(Default)]
 struct Whole {
     compressor: Option<(u32, Compressor)>,
+    zstd: Option<ZstdKept>,
     plain: Vec<u8>,
     member: Vec<u8>,
+}
+
+/// A zstd compressor with its level and dictionary loaded (the dictionary
+/// kept alive with it, so that its address names it).
+struct ZstdKept {
+    level: i32,
+    dictionary: Option<Dictionary>,
+    compressor: zstd::bulk::Compressor<'static>,
+}
+
+/// The kept zstd compressor, made anew for another level or dictionary.
+fn zstd_compressor<'a>(
+    kept: &'a mut Option<ZstdKept>,
+    level: i32,
+    dictionary: &Option<Dictionary>,
+) -> io::Result<&'a mut zstd::bulk::Compressor<'static>> {
+    let same = kept.as_ref().is_some_and(|k| {
+        k.level == level
+            && match (&k.dictionary, dictionary) {
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+    });
+    if !same {
+        let mut compressor = match dictionary {
+            Some(dictionary) => zstd::bulk::Compressor::with_dictionary(level, dictionary)?,
+            None => zstd::bulk::Compressor::new(level)?,
+        };
+        compressor.set_parameter(CParameter::ChecksumFlag(true))?;
+        compressor.set_parameter(CParameter::ContentSizeFlag(true))?;
+        *kept = Some(ZstdKept {
+            level,
+            dictionary: dictionary.clone(),
+            compressor,
+        });
+    }
+    Ok(&mut kept.as_mut().expect("set above").compressor)
 }
 
 /// The kept compressor, made anew for another level.
