@@ -83,6 +83,11 @@ pub fn read_dictionary(input: &mut impl BufRead) -> io::Result<Result<Option<Dic
 pub struct Frames<R> {
     inner: R,
     decoder: Decoder<'static>,
+    /// Where the decoder is in the current frame.
+    parts: Parts,
+    /// The last call filled the output: the decoder may hold more of what
+    /// it decoded, given out before it takes in more (see `Parts`).
+    pending: bool,
     /// The current frame is over.
     over: bool,
     /// Some of the current frame was read.
@@ -99,6 +104,8 @@ impl<R: BufRead> Frames<R> {
         Ok(Frames {
             inner,
             decoder,
+            parts: Parts::default(),
+            pending: false,
             over: false,
             begun: false,
         })
@@ -107,6 +114,8 @@ impl<R: BufRead> Frames<R> {
     /// On to the next frame (the same dictionary).
     pub fn next_frame(&mut self) -> io::Result<()> {
         self.decoder.reinit()?;
+        self.parts = Parts::default();
+        self.pending = false;
         self.over = false;
         self.begun = false;
         Ok(())
@@ -127,19 +136,27 @@ impl<R: BufRead> Read for Frames<R> {
             return Ok(0);
         }
         loop {
-            let input = self.inner.fill_buf()?;
-            if input.is_empty() {
+            let input = match self.pending {
+                true => &[][..],
+                false => self.inner.fill_buf()?,
+            };
+            if input.is_empty() && !self.pending {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the input ends within a zstd frame",
                 ));
             }
+            // Not past the part of the frame the decoder is in (see
+            // `Parts`).
+            let input = &input[..input.len().min(self.parts.left().max(1))];
             let status = self
                 .decoder
                 .run_on_buffers(input, buf)
                 // What libzstd says of bad data: an unknown frame, a
                 // checksum that fails, a window too large.
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+            self.parts.went_through(&input[..status.bytes_read]);
+            self.pending = status.bytes_written == buf.len();
             self.inner.consume(status.bytes_read);
             self.begun |= status.bytes_read > 0;
             // 0: the frame is decoded and flushed (libzstd stops there,
@@ -150,6 +167,130 @@ impl<R: BufRead> Read for Frames<R> {
             }
         }
     }
+}
+
+/// Where the decoder is in a frame's parts (RFC 8878 §3.1: its header,
+/// its blocks each after a header of its own, its checksum; a skippable
+/// frame's size and data), so that no call to libzstd is given bytes past
+/// the end of the part at hand. A call that fails gives back nothing of
+/// what it decoded (zstd-safe vouches only for a call that succeeds): were
+/// a call given several blocks, the good ones before a bad one would be
+/// lost with it, more or fewer as the input came in reads; so would what
+/// a call decoded but could not give out for want of room, were the next
+/// one given more input. Part by part, and all given out before more is
+/// taken in, a frame that breaks gives the same bytes before it does
+/// however it is read, as a gzip member does; and libzstd never decodes a
+/// whole frame in one call before its checksum is checked.
+#[derive(Debug, Default)]
+struct Parts {
+    /// The header being read: the frame's, a block's.
+    head: Vec<u8>,
+    part: Part,
+    /// The frame ends with a checksum.
+    checksum: bool,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+enum Part {
+    #[default]
+    FrameHeader,
+    BlockHeader,
+    /// Bytes left of a block's content, and whether it is the last.
+    Block(u64, bool),
+    /// Bytes left of the checksum, or of a skippable frame's data.
+    Tail(u64),
+    Over,
+}
+
+impl Parts {
+    /// How many bytes the part at hand has left (0: the frame is over).
+    fn left(&self) -> usize {
+        match self.part {
+            Part::FrameHeader => frame_header_length(&self.head) - self.head.len(),
+            Part::BlockHeader => 3 - self.head.len(),
+            Part::Block(left, _) | Part::Tail(left) => usize::try_from(left).unwrap_or(usize::MAX),
+            Part::Over => 0,
+        }
+    }
+
+    /// The decoder took in `bytes`.
+    fn went_through(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() && self.part != Part::Over {
+            let n = bytes.len().min(self.left());
+            let (now, rest) = bytes.split_at(n);
+            bytes = rest;
+            match &mut self.part {
+                Part::FrameHeader | Part::BlockHeader => self.head.extend_from_slice(now),
+                Part::Block(left, _) | Part::Tail(left) => *left -= n as u64,
+                Part::Over => {}
+            }
+            if self.left() == 0 {
+                self.next_part();
+            }
+        }
+    }
+
+    /// The part after the one just over.
+    fn next_part(&mut self) {
+        let head = std::mem::take(&mut self.head);
+        self.part = match self.part {
+            Part::FrameHeader if skippable(&head) => Part::Tail(u64::from(u32::from_le_bytes([
+                head[4], head[5], head[6], head[7],
+            ]))),
+            Part::FrameHeader => {
+                self.checksum = head.get(4).is_some_and(|d| d & 0b100 != 0);
+                Part::BlockHeader
+            }
+            Part::BlockHeader => {
+                let header = u32::from_le_bytes([head[0], head[1], head[2], 0]);
+                let last = header & 1 == 1;
+                // An RLE block's content is one byte.
+                let size = if (header >> 1) & 3 == 1 {
+                    1
+                } else {
+                    header >> 3
+                };
+                Part::Block(u64::from(size), last)
+            }
+            Part::Block(_, true) if self.checksum => Part::Tail(4),
+            Part::Block(_, true) | Part::Tail(_) | Part::Over => Part::Over,
+            Part::Block(_, false) => Part::BlockHeader,
+        };
+        if self.part != Part::Over && self.left() == 0 {
+            self.next_part();
+        }
+    }
+}
+
+fn skippable(head: &[u8]) -> bool {
+    // 0x184D2A50 to 0x184D2A5F.
+    head.len() >= 4 && head[1..4] == [0x2a, 0x4d, 0x18] && head[0] & 0xf0 == 0x50
+}
+
+/// How long the header of a frame that starts with `head` is, as far as
+/// `head` tells (RFC 8878 §3.1.1.1: the descriptor byte after the magic
+/// number says which fields follow); past a magic number that is neither,
+/// what libzstd refuses at once.
+fn frame_header_length(head: &[u8]) -> usize {
+    if head.len() < 4 {
+        return 4;
+    }
+    if skippable(head) {
+        return 8;
+    }
+    let Some(&descriptor) = head.get(4).filter(|_| head[..4] == FRAME_MAGIC) else {
+        return head.len().max(5);
+    };
+    let single_segment = descriptor & 0b10_0000 != 0;
+    let window = usize::from(!single_segment);
+    let dictionary_id = [0, 1, 2, 4][usize::from(descriptor & 0b11)];
+    let content_size = match descriptor >> 6 {
+        0 => usize::from(single_segment),
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    5 + window + dictionary_id + content_size
 }
 
 #[cfg(test)]
@@ -199,6 +340,59 @@ mod tests {
                 ),
                 "{e}"
             );
+        }
+    }
+
+    /// What a frame gives before it breaks, and the error, read through a
+    /// buffer of `capacity` bytes into one of `room`.
+    fn given(input: &[u8], capacity: usize, room: usize) -> (Vec<u8>, Option<io::ErrorKind>) {
+        let mut frames = Frames::new(io::BufReader::with_capacity(capacity, input), None).unwrap();
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; room];
+        loop {
+            match frames.read(&mut buf) {
+                Ok(0) => return (out, None),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => return (out, Some(e.kind())),
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_that_breaks_gives_the_same_bytes_before_it_however_it_is_read() {
+        // Four blocks of 128 KiB and a checksum.
+        let data: Vec<u8> = (0u32..500_000)
+            .map(|i| b"abcdefgh"[(i.wrapping_mul(2_654_435_761) >> 29) as usize])
+            .collect();
+        let mut compressor = zstd::bulk::Compressor::new(3).unwrap();
+        compressor
+            .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+            .unwrap();
+        let whole = compressor.compress(&data).unwrap();
+        let mut bad_checksum = whole.clone();
+        *bad_checksum.last_mut().unwrap() ^= 1;
+        let mut bad_block = whole.clone();
+        let at = whole.len() - 50;
+        bad_block[at] ^= 0x55;
+        // Into a small buffer and into one that holds the whole frame (a
+        // call given it all would decode the good blocks and lose them
+        // with the bad one).
+        for room in [4096, 1 << 20] {
+            assert_eq!(given(&whole, 1 << 20, room), (data.clone(), None));
+            for input in [&bad_checksum, &bad_block] {
+                let at_once = given(input, 1 << 20, room);
+                assert_eq!(at_once.1, Some(io::ErrorKind::InvalidData));
+                for capacity in [1, 7, 4096, 131_075] {
+                    assert!(
+                        given(input, capacity, room) == at_once,
+                        "in reads of {capacity} into {room}"
+                    );
+                }
+            }
+            // The three blocks before the bad one are given.
+            assert!(given(&bad_block, 1 << 20, room).0.len() >= 3 << 17);
+            // The checksum is checked after every byte was given.
+            assert_eq!(given(&bad_checksum, 1 << 20, room).0, data);
         }
     }
 
