@@ -51,8 +51,7 @@ impl Options {
     pub fn with_gzip_level(mut self, level: u32) -> Self {
         self.gzip_level = level;
         if level != super::write::LEVEL {
-            let flag = format!("--gzip-level {level}");
-            self.flags = [self.flags.as_str(), &flag].join(" ").trim().to_owned();
+            self.say(&format!("--gzip-level {level}"));
         }
         self
     }
@@ -61,10 +60,14 @@ impl Options {
     pub fn with_zstd_level(mut self, level: i32) -> Self {
         self.zstd_level = level;
         if level != super::write::ZSTD_LEVEL {
-            let flag = format!("--zstd-level {level}");
-            self.flags = [self.flags.as_str(), &flag].join(" ").trim().to_owned();
+            self.say(&format!("--zstd-level {level}"));
         }
         self
+    }
+
+    /// `flag` added to the flags the `warcinfo` record names.
+    fn say(&mut self, flag: &str) {
+        self.flags = [self.flags.as_str(), flag].join(" ").trim().to_owned();
     }
 }
 

@@ -620,16 +620,7 @@ pub fn starts_like_archive(first: &[u8]) -> Option<String> {
             .then(|| String::from_utf8_lossy(line).into_owned())
     };
     if first.starts_with(&GZIP_MAGIC) {
-        // What the first bytes give; a cut stream ends in an error.
-        let mut decoded = Vec::new();
-        let mut decoder = flate2::read::GzDecoder::new(first);
-        let mut buf = [0u8; 64];
-        while decoded.len() < 16 {
-            match decoder.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => decoded.extend_from_slice(&buf[..n]),
-            }
-        }
+        let decoded = first_decoded(flate2::read::GzDecoder::new(first));
         return version(&decoded).map(|v| format!("`{v}`, in gzip"));
     }
     if first.starts_with(&zst::DICTIONARY_FRAME_MAGIC) {
@@ -638,19 +629,26 @@ pub fn starts_like_archive(first: &[u8]) -> Option<String> {
         return Some("a WARC zstd dictionary frame".to_owned());
     }
     if first.starts_with(&zst::FRAME_MAGIC) {
-        let mut decoded = Vec::new();
-        if let Ok(mut frames) = Frames::new(first, None) {
-            let mut buf = [0u8; 64];
-            while decoded.len() < 16 {
-                match frames.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => decoded.extend_from_slice(&buf[..n]),
-                }
-            }
-        }
+        let decoded = Frames::new(first, None)
+            .map(first_decoded)
+            .unwrap_or_default();
         return version(&decoded).map(|v| format!("`{v}`, in zstd"));
     }
     version(first).map(|v| format!("`{v}`"))
+}
+
+/// The first bytes `decoder` gives of what is peeked at (a cut stream
+/// ends in an error: what came before it).
+fn first_decoded(mut decoder: impl Read) -> Vec<u8> {
+    let mut decoded = Vec::new();
+    let mut buf = [0u8; 64];
+    while decoded.len() < 16 {
+        match decoder.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => decoded.extend_from_slice(&buf[..n]),
+        }
+    }
+    decoded
 }
 
 /// Never met: the source is only taken between two members, within one
