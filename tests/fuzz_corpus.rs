@@ -9,7 +9,7 @@ mod properties;
 use std::panic;
 use std::path::{Path, PathBuf};
 
-use properties::{Case, check_http, check_resolve, check_rewrite, resolve_case};
+use properties::{Case, check_http, check_resolve, check_rewrite, check_warc, resolve_case};
 
 /// The files of `fuzz/corpus/<target>`, sorted.
 fn corpus(target: &str) -> Vec<PathBuf> {
@@ -67,6 +67,11 @@ fn rewrite_corpus_keeps_its_properties() {
 #[test]
 fn http_corpus_keeps_its_properties() {
     replay("http", 20, |data| check_http(&Case::from_bytes(data)));
+}
+
+#[test]
+fn warc_corpus_keeps_its_properties() {
+    replay("warc", 20, |data| check_warc(&Case::from_bytes(data)));
 }
 
 #[test]
