@@ -64,12 +64,19 @@ impl Digest {
 
     /// The digest of all `input` gives, as a field value.
     pub fn of(&self, input: &mut dyn Read) -> io::Result<String> {
-        let sum = match self.algorithm {
-            Algorithm::Sha1 => hash::<sha1::Sha1>(input)?,
-            Algorithm::Sha256 => hash::<sha2::Sha256>(input)?,
-            Algorithm::Sha512 => hash::<sha2::Sha512>(input)?,
-        };
-        Ok(format!("{}:{}", self.label, self.encoding.encode(&sum)))
+        let mut hasher = self.hasher();
+        io::copy(input, &mut hasher)?;
+        Ok(hasher.value())
+    }
+
+    /// The digest of `parts`, one after the other, as a field value:
+    /// bytes in memory hashed where they lie.
+    pub fn of_parts(&self, parts: &[&[u8]]) -> String {
+        let mut hasher = self.hasher();
+        for part in parts {
+            hasher.update(part);
+        }
+        hasher.value()
     }
 }
 
@@ -102,6 +109,15 @@ impl Digest {
 }
 
 impl Hasher {
+    fn update(&mut self, bytes: &[u8]) {
+        use sha1::Digest as _;
+        match &mut self.state {
+            State::Sha1(h) => h.update(bytes),
+            State::Sha256(h) => h.update(bytes),
+            State::Sha512(h) => h.update(bytes),
+        }
+    }
+
     /// The digest of all that was written, as a field value.
     pub fn value(self) -> String {
         use sha1::Digest as _;
@@ -116,31 +132,13 @@ impl Hasher {
 
 impl io::Write for Hasher {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        use sha1::Digest as _;
-        match &mut self.state {
-            State::Sha1(h) => h.update(buf),
-            State::Sha256(h) => h.update(buf),
-            State::Sha512(h) => h.update(buf),
-        }
+        self.update(buf);
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
-}
-
-fn hash<D: sha1::Digest>(input: &mut dyn Read) -> io::Result<Vec<u8>> {
-    let mut hasher = D::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = input.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher.finalize().to_vec())
 }
 
 #[cfg(test)]

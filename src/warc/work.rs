@@ -415,7 +415,7 @@ fn settle(result: Result<Outcome, String>, done: &mut Done) -> Option<&'static E
 /// The conversion of the record: after it, its page as its block.
 fn conversion(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<()> {
     let original = &work.header;
-    let sum = work.digest.of(&mut page.spool.reader()?)?.into_bytes();
+    let sum = digest_of(&work.digest, &[], &mut page.spool, 0)?.into_bytes();
     let mut fields: Vec<(&str, Vec<u8>)> = vec![("WARC-Type", b"conversion".to_vec())];
     if let Some(target) = original.raw("WARC-Target-URI") {
         // As it came: WARC 1.0's `<…>` too.
@@ -453,13 +453,13 @@ fn conversion(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<(
 /// from the new record's side without touching any other record.
 fn replacement(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<()> {
     let original = &work.header;
-    let payload = work.digest.of(&mut page.spool.reader()?)?.into_bytes();
+    let payload = digest_of(&work.digest, &[], &mut page.spool, 0)?.into_bytes();
     let heads = page.heads.take().unwrap_or_default();
+    let sum = digest_of(&work.digest, &heads, &mut page.spool, 0)?.into_bytes();
     let mut block = BlockOf {
         heads: &heads,
         page: &mut page.spool,
     };
-    let sum = work.digest.of(&mut block.open()?)?.into_bytes();
     let concurrent: Vec<(&str, Vec<u8>)> = original
         .raw("WARC-Record-ID")
         .map(|id| ("WARC-Concurrent-To", id.trim_ascii().to_vec()))
@@ -531,11 +531,7 @@ fn check_digests(
         let Some(digest) = Digest::like(&says) else {
             continue;
         };
-        let is = {
-            let mut reader = work.block.reader()?;
-            io::copy(&mut (&mut reader).take(from), &mut io::sink())?;
-            digest.of(&mut reader)?
-        };
+        let is = digest_of(&digest, &[], &mut work.block, from)?;
         if !is.eq_ignore_ascii_case(says.trim()) {
             if field == "WARC-Payload-Digest" && transfer_coded {
                 continue;
@@ -549,6 +545,22 @@ fn check_digests(
         }
     }
     Ok(())
+}
+
+/// The digest of `before`, then of what `spool` holds from byte `from`
+/// on: hashed where it lies when it is in memory (no copy), else read
+/// back from its file.
+fn digest_of(digest: &Digest, before: &[u8], spool: &mut Spool, from: u64) -> io::Result<String> {
+    if let Some(bytes) = spool.in_memory() {
+        let rest = usize::try_from(from)
+            .ok()
+            .and_then(|from| bytes.get(from..))
+            .unwrap_or_default();
+        return Ok(digest.of_parts(&[before, rest]));
+    }
+    let mut reader = spool.reader()?;
+    io::copy(&mut (&mut reader).take(from), &mut io::sink())?;
+    digest.of(&mut before.chain(reader))
 }
 
 /// The HTTP header blocks at the start of a response record's block, and
@@ -594,5 +606,44 @@ impl Held for Tail<'_> {
 
     fn in_memory(&self) -> bool {
         !self.spool.spilled()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_digest_of_a_spool_is_the_same_in_memory_and_spilled() {
+        let digest = Digest::default();
+        let bytes = b"HTTP/1.1 200 OK\r\n\r\n<a href=x>";
+        let agree = |before: &[u8], from: usize| {
+            let expected = digest.of(&mut before.chain(&bytes[from..])).unwrap();
+            for limit in [1 << 20, 4] {
+                let mut spool = Spool::new(limit);
+                spool.write_all(bytes).unwrap();
+                assert_eq!(spool.spilled(), limit == 4);
+                let is = digest_of(&digest, before, &mut spool, from as u64).unwrap();
+                assert_eq!(
+                    is, expected,
+                    "before {before:?}, from {from}, limit {limit}"
+                );
+            }
+        };
+        // FIPS 180's "abc" example: the digest itself, not only agreement.
+        let mut abc = Spool::new(1 << 20);
+        abc.write_all(b"xabc").unwrap();
+        assert_eq!(
+            digest_of(&digest, b"", &mut abc, 1).unwrap(),
+            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+        );
+        for (before, from) in [
+            (&b""[..], 0),
+            (b"", 19),
+            (b"", bytes.len()),
+            (b"HTTP/1.1 200 OK\r\n", 17),
+        ] {
+            agree(before, from);
+        }
     }
 }
