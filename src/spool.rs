@@ -4,7 +4,7 @@
 //! what comes after, or when the bytes as they came may still be needed.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
 /// Bytes held whole, that can be read again from the start: a [`Spool`],
 /// or a slice of a buffer in memory.
@@ -49,6 +49,9 @@ impl Held for Spool {
     }
 }
 
+/// How much of a spilled spool's file is written or read at a time.
+const BUFFER: usize = 64 * 1024;
+
 /// A buffer that spills to a temporary file once it holds more than its
 /// limit; write to it, then read it back from the start, as often as
 /// needed.
@@ -56,7 +59,10 @@ impl Held for Spool {
 pub struct Spool {
     memory: Vec<u8>,
     /// Set once the bytes no longer fit in memory; it holds all of them.
-    file: Option<File>,
+    /// Written through a buffer: a page's output comes in small writes.
+    file: Option<BufWriter<File>>,
+    /// A reader moved the file's position from its end.
+    moved: bool,
     len: u64,
     limit: usize,
 }
@@ -67,6 +73,7 @@ impl Spool {
         Spool {
             memory: Vec::new(),
             file: None,
+            moved: false,
             len: 0,
             limit,
         }
@@ -97,8 +104,13 @@ impl Spool {
             None => Ok(Box::new(&self.memory[..])),
             Some(file) => {
                 file.flush()?;
+                let file = file.get_mut();
                 file.seek(SeekFrom::Start(0))?;
-                Ok(Box::new(BufReader::new(file.take(self.len))))
+                self.moved = true;
+                Ok(Box::new(BufReader::with_capacity(
+                    BUFFER,
+                    file.take(self.len),
+                )))
             }
         }
     }
@@ -112,7 +124,7 @@ impl Spool {
 impl Write for Spool {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.file.is_none() && self.memory.len() + buf.len() > self.limit {
-            let mut file = tempfile::tempfile()?;
+            let mut file = BufWriter::with_capacity(BUFFER, tempfile::tempfile()?);
             file.write_all(&self.memory)?;
             self.memory = Vec::new();
             self.file = Some(file);
@@ -120,8 +132,11 @@ impl Write for Spool {
         match &mut self.file {
             None => self.memory.extend_from_slice(buf),
             Some(file) => {
-                // At the end: a reader may have moved the position.
-                file.seek(SeekFrom::End(0))?;
+                if self.moved {
+                    // Back to the end, where a reader moved it from.
+                    file.seek(SeekFrom::End(0))?;
+                    self.moved = false;
+                }
                 file.write_all(buf)?;
             }
         }
