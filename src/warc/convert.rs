@@ -85,10 +85,49 @@ impl Default for Options {
     }
 }
 
-/// How many records may wait for their work, a thread's worth each: what
-/// bounds memory (each holds its block and its page within
-/// `--max-memory`, spilling past it).
-const WINDOW_PER_JOB: usize = 4;
+/// How many records may wait for their work, per thread. Many, so that a
+/// slow page at the front does not leave a thread without work while the
+/// pages after it are done (with 4, `--jobs 2` on two cores was 4-7%
+/// slower on the bench archive); what bounds memory is [`Window::bytes`].
+const RECORDS_PER_JOB: usize = 16;
+
+/// The records handed out and not yet settled (written out, in order):
+/// no more than `records` of them, and no more than `bytes` of their
+/// blocks in memory (a block past `--max-memory` is in a temporary file),
+/// `--max-memory` per thread; past either, the reading waits.
+struct Window {
+    records: usize,
+    bytes: usize,
+    /// The bytes in memory of each one's block, in order.
+    blocks: VecDeque<usize>,
+    held: usize,
+}
+
+impl Window {
+    fn new(jobs: usize, max_memory: usize) -> Self {
+        let jobs = jobs.max(1);
+        Window {
+            records: RECORDS_PER_JOB * jobs,
+            bytes: max_memory.saturating_mul(jobs),
+            blocks: VecDeque::new(),
+            held: 0,
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.blocks.len() > self.records || self.held > self.bytes
+    }
+
+    fn handed_out(&mut self, block: &Spool) {
+        let bytes = block.in_memory().map_or(0, <[u8]>::len);
+        self.blocks.push_back(bytes);
+        self.held += bytes;
+    }
+
+    fn settled(&mut self) {
+        self.held -= self.blocks.pop_front().unwrap_or_default();
+    }
+}
 
 /// Rewrites the archive `input` gives into `output`, telling each warning
 /// to `tell` in input order; gives back the summary and the output.
@@ -139,6 +178,7 @@ pub fn convert_listening<R: Read, W: Write>(
         warcinfo_written: false,
         submitted: 0,
         settled: 0,
+        window: Window::new(options.jobs, config.max_memory),
         replaced: HashMap::new(),
         later: VecDeque::new(),
         summary: Summary::default(),
@@ -209,6 +249,7 @@ struct Run<'a, 'h, F> {
     /// Works handed out, and settled (written out, in order).
     submitted: u64,
     settled: u64,
+    window: Window,
     /// In replace mode, the records replaced: by their payload digest
     /// (lowercased) and by their ID.
     replaced: HashMap<String, Named>,
@@ -237,7 +278,6 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
                 Error::Read(e)
             }
         };
-        let window = WINDOW_PER_JOB * self.options.jobs.max(1);
         loop {
             match self.record(&mut units, submit) {
                 Ok(true) => {}
@@ -246,7 +286,7 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
                 Err(Stop::Malformed { at, why }) => {
                     // What comes before is told first, whatever the jobs.
                     let output = units.output().map_err(Error::Write)?;
-                    self.settle(output, true, 0)?;
+                    self.settle(output, true)?;
                     self.warn(Warning::Malformed { at, why });
                     if let Err(e) = units.copy_rest() {
                         return Err(failed(&mut units, e));
@@ -258,27 +298,26 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
                 progress.set(units.raw_offset(), self.summary.records);
             }
             let output = units.output().map_err(Error::Write)?;
-            self.settle(output, false, window)?;
+            self.settle(output, false)?;
         }
         self.summary.bytes = units.raw_offset();
         let mut output = units.finish().map_err(Error::Write)?;
-        self.settle(&mut output, true, 0)?;
+        self.settle(&mut output, true)?;
         self.tell_later(true);
         debug_assert!(output.is_empty());
         Ok((std::mem::take(&mut self.summary), output.into_inner()))
     }
 
     /// Writes out what is done at the front of the output; with `all`,
-    /// waits for every work whose unit is over, else only while more than
-    /// `window` wait.
+    /// waits for every work whose unit is over, else only while the
+    /// window is full.
     fn settle<W: Write>(
         &mut self,
         output: &mut super::order::Ordered<W, Done>,
         all: bool,
-        window: usize,
     ) -> Result<(), Error> {
         loop {
-            let wait = all || output.working() > window;
+            let wait = all || self.window.full();
             let Some(front) = output.front(wait).map_err(Error::Write)? else {
                 self.tell_later(false);
                 return Ok(());
@@ -298,6 +337,7 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
         }
         for done in done {
             self.settled += 1;
+            self.window.settled();
             self.settled_work(done, out)?;
             self.tell_later(false);
         }
@@ -457,6 +497,7 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
         let (sender, receiver) = mpsc::channel();
         units.output()?.work(alone, receiver);
         self.submitted += 1;
+        self.window.handed_out(&work.block);
         submit(work, sender);
         units.record_ended()?;
         Ok(true)
@@ -503,5 +544,46 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
             block: &mut block,
         }
         .write(&self.packing, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(bytes: usize, limit: usize) -> Spool {
+        let mut spool = Spool::new(limit);
+        spool.write_all(&vec![b'x'; bytes]).unwrap();
+        spool
+    }
+
+    #[test]
+    fn the_window_is_full_past_its_records_or_its_bytes_in_memory() {
+        // Two jobs, 100 bytes of --max-memory: 32 records, 200 bytes.
+        let mut window = Window::new(2, 100);
+        for _ in 0..32 {
+            window.handed_out(&block(1, 100));
+        }
+        assert!(!window.full());
+        window.handed_out(&block(1, 100));
+        assert!(window.full(), "33 records");
+        window.settled();
+        assert!(!window.full());
+
+        let mut window = Window::new(2, 100);
+        window.handed_out(&block(100, 100));
+        window.handed_out(&block(100, 100));
+        assert!(!window.full());
+        window.handed_out(&block(1, 100));
+        assert!(window.full(), "201 bytes");
+        // What is settled first is the first block.
+        window.settled();
+        assert!(!window.full());
+        // A block in a temporary file takes no memory.
+        let spilled = block(101, 100);
+        assert!(spilled.spilled());
+        window.handed_out(&spilled);
+        assert!(!window.full());
+        assert_eq!(window.held, 101);
     }
 }

@@ -145,17 +145,6 @@ impl<W: Write, D> Ordered<W, D> {
         Ok(())
     }
 
-    /// How many works wait for their results.
-    pub fn working(&self) -> usize {
-        self.queue
-            .iter()
-            .map(|slot| match slot {
-                Slot::Work { done, .. } => done.len(),
-                _ => 0,
-            })
-            .sum()
-    }
-
     /// Writes out the raw bytes at the front; gives the first unit whose
     /// works are done (when `wait`, waits for them), once it is over. A
     /// work that went away without a result is an error.
