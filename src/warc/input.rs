@@ -1,7 +1,7 @@
 //! The input as it is read: plain, gzip one member at a time, or zstd one
-//! frame at a time ([`zst`](super::zst)), every raw byte handed to the
-//! output ([`Ordered`]) as soon as it is read, and the records found in it,
-//! each with its place.
+//! frame at a time ([`zst`]), every raw byte handed to the output
+//! ([`Ordered`]) as soon as it is read, and the records found in it, each
+//! with its place.
 //!
 //! A unit is what new records may be put after, or put in place of,
 //! without cutting anything: a gzip member (one record, as the standard
