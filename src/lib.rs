@@ -51,7 +51,8 @@ pub use html::lookahead::Decision;
 pub use html::report::{Counts, Report, Warning};
 pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};
 pub use url::{
-    Base, BaseUrl, Below, Candidate, Charset, Layer, LayerError, Layers, Standard, rfc1808, rfc3986,
+    Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, Standard,
+    rfc1808, rfc3986,
 };
 
 /// The README's examples, compiled as doctests so they stay true.

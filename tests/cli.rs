@@ -521,7 +521,7 @@ fn warnings_go_to_stderr_and_never_into_the_output() {
             &["-r", "http://h/d/p"],
             b"<head><base href=\"javascript:x\"></head><a href=y>",
             b"<head><base href=\"javascript:x\"></head><a href=http://h/d/y>",
-            "htmlabs: warning: `<base href>` at byte 6 ignored: `javascript:x`: browsers ignore a `javascript:` or `data:` base\n",
+            "htmlabs: warning: `<base href>` at byte 6 ignored: `javascript:x`: a `javascript:` URL is never a base: links against it would run script or replace the page\n",
         ),
         (
             &["-r", "http://h/d/p"],

@@ -776,3 +776,73 @@ fn check_places_the_links_of_a_response_in_the_saved_file() {
     );
     assert_eq!(stdout.lines().count(), 4);
 }
+
+/// No base from a header may make a link run script (issue: `Base:
+/// javascript:alert(document.domain)//` turned `href="x.html"` into a
+/// working `javascript:` link). Each §3.2 field and a redirect's
+/// `Location:` (§3.3) is passed over with a warning naming it; what lies
+/// below it is the base.
+#[test]
+fn a_script_base_from_any_header_is_passed_over_with_a_warning_naming_it() {
+    let page = "<a href=\"x.html\">x</a>";
+    let ok =
+        |fields: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{fields}\r\n{page}");
+    let script = "javascript:alert(document.domain)//";
+    // (the header blocks, flags, the href it comes out with, the warning)
+    let cases: Vec<(String, &[&str], &str, String)> = vec![
+        (
+            ok(&format!("Base: {script}\r\n")),
+            &[],
+            "http://h/d/x.html",
+            format!("`Base: {script}` at byte 42 is not a base URL (a `javascript:` URL is never a base: links against it would run script or replace the page): ignored"),
+        ),
+        (
+            ok("Content-Base: JavaScript://%0aalert(1)/\r\n"),
+            &[],
+            "http://h/d/x.html",
+            "`Content-Base: JavaScript://%0aalert(1)/` at byte 42 is not a base URL (a `javascript:` URL is never a base: links against it would run script or replace the page): ignored".to_owned(),
+        ),
+        (
+            ok("Content-Location: data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==\r\n"),
+            &["--content-location"],
+            "http://h/d/x.html",
+            "`Content-Location: data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==` at byte 42 is not a base URL (a `data:` URL is never a base: links against it would run script or replace the page): ignored".to_owned(),
+        ),
+        (
+            ok("Base: vbscript:msgbox(1)\r\nContent-Base: http://cdn.example/b/\r\n"),
+            &[],
+            "http://cdn.example/b/x.html",
+            "`Base: vbscript:msgbox(1)` at byte 42 is not a base URL (a `vbscript:` URL is never a base: links against it would run script or replace the page): ignored".to_owned(),
+        ),
+        (
+            ok("Base: mailto:a@h\r\n"),
+            &[],
+            "http://h/d/x.html",
+            "`Base: mailto:a@h` at byte 42 is not a base URL (it is not hierarchical (no `/` after its scheme): nothing resolves against it): ignored".to_owned(),
+        ),
+        // The last URL used is not known after a redirect to script: no
+        // base at all, every link left as it is.
+        (
+            format!("HTTP/1.1 302 Found\r\nLocation: {script}\r\n\r\n{}", ok("")),
+            &[],
+            "x.html",
+            format!("`Location: {script}` of the 302 at byte 0 cannot be followed (Location: of the last redirect cannot be a base: `{script}`: a `javascript:` URL is never a base: links against it would run script or replace the page): the retrieval URL is not known after it"),
+        ),
+    ];
+    for (input, flags, href, warning) in cases {
+        let args = [&["--http", "-r", "http://h/d/p.html"][..], flags].concat();
+        let run = htmlabs(input.as_bytes(), &args);
+        assert_eq!(run.code, 0, "{input}: {}", run.stderr);
+        let (_, body) = split(&run.stdout, b"<a ");
+        assert_eq!(
+            String::from_utf8(body).unwrap(),
+            format!("<a href=\"{href}\">x</a>"),
+            "{input}"
+        );
+        assert_eq!(
+            lines(&run.stderr, "htmlabs: warning: `")[0],
+            format!("htmlabs: warning: {warning}"),
+            "{input}"
+        );
+    }
+}

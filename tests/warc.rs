@@ -1353,3 +1353,83 @@ fn the_wget_corpus_as_warc_zst_in_either_mode_and_at_any_zstd_level() {
     let (status, stderr, _, _) = htmlabs(&input, &["--zstd-level", "20"]);
     assert_eq!(status, 2, "{stderr}");
 }
+
+/// A record's headers give no base that runs script: neither a §3.2 field
+/// of its HTTP block nor its `WARC-Target-URI` (§3.3), in either mode
+/// (replay tools serve conversion and replacement records to browsers).
+/// The warning names the record and the field.
+#[test]
+fn a_script_base_in_a_record_is_passed_over_with_a_warning_naming_the_record() {
+    let script = "javascript:alert(document.domain)//";
+    let http = |fields: &str| {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{fields}\r\n<a href=\"x.html\">x</a>"
+        )
+    };
+    let response = |id: &str, target: &str, block: &str| {
+        plain_record(
+            &[
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", target),
+                ("WARC-Record-ID", id),
+                ("Content-Type", "application/http; msgtype=response"),
+            ],
+            block.as_bytes(),
+        )
+    };
+    let records = [
+        response(
+            "<urn:x:a>",
+            "http://h/d/a.html",
+            &http(&format!("Base: {script}\r\n")),
+        ),
+        response(
+            "<urn:x:b>",
+            "http://h/d/b.html",
+            &http("Content-Location: data:text/html;base64,PHNjcmlwdD4=\r\n"),
+        ),
+        response("<urn:x:c>", script, &http("")),
+    ];
+    let (b, c) = (records[0].len(), records[0].len() + records[1].len());
+    let input = records.concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("script.warc");
+    std::fs::write(&path, &input).unwrap();
+    for mode in [&[][..], &REPLACE[..]] {
+        let args = [mode, &["--content-location"][..]].concat();
+        let (status, stderr, output, _) = htmlabs(&path, &args);
+        assert_eq!(status, 0, "{stderr}");
+        assert!(
+            !contains(&output, "javascript:alert(document.domain)//x.html"),
+            "{mode:?}"
+        );
+        assert!(
+            !contains(&output, "data:text/html;base64,PHNjcmlwdD4=x.html"),
+            "{mode:?}"
+        );
+        assert!(contains(&output, "href=\"http://h/d/x.html\""), "{mode:?}");
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("htmlabs: warning:"))
+            .collect();
+        let never = "is never a base: links against it would run script or replace the page";
+        assert_eq!(
+            warnings,
+            [
+                format!(
+                    "htmlabs: warning: record `<urn:x:a>` (`http://h/d/a.html`) at byte 0: `Base: {script}` at byte 42 is not a base URL (a `javascript:` URL {never}): ignored"
+                ),
+                format!(
+                    "htmlabs: warning: record `<urn:x:b>` (`http://h/d/b.html`) at byte {b}: `Content-Location: data:text/html;base64,PHNjcmlwdD4=` at byte 42 is not a base URL (a `data:` URL {never}): ignored"
+                ),
+                format!(
+                    "htmlabs: warning: record `<urn:x:c>` (`{script}`) at byte {c}: `WARC-Target-URI {script}` at byte 0 is not a base URL (WARC-Target-URI cannot be a base: `{script}`: a `javascript:` URL {never}): ignored"
+                ),
+                format!(
+                    "htmlabs: warning: record `<urn:x:c>` (`{script}`) at byte {c}: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged"
+                ),
+            ],
+            "{mode:?}"
+        );
+    }
+}

@@ -145,9 +145,11 @@ impl Case {
         let base_end = (3 + usize::from(byte(2))).min(data.len());
         let base = (flags & BASE != 0).then(|| {
             let base = String::from_utf8_lossy(data.get(3..base_end).unwrap_or_default());
-            // `Layers` refuses a base without a scheme or with a control
-            // character, as the command line does: escape those and give it
-            // one, keeping the other hostile bytes.
+            // `Layers` refuses a base without a scheme, with a control
+            // character, or that cannot be a base (not hierarchical,
+            // `javascript:`), as the command line does: escape the control
+            // characters and put an `http` base in front of what is still
+            // refused, keeping the other hostile bytes.
             let base: String = base
                 .chars()
                 .map(|c| match c {
@@ -157,7 +159,10 @@ impl Case {
                 })
                 .collect();
             let standard = standard(flags & RFC3986 != 0);
-            if standard.has_scheme(&base) {
+            if Layers::default()
+                .with_retrieval(standard, &base, "--retrieved-from")
+                .is_ok()
+            {
                 base
             } else {
                 format!("http://h/{base}")

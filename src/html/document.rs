@@ -25,7 +25,7 @@ use super::resolution::{Nest, Resolution, Splice};
 use super::settings::memory_settings;
 use super::splice::{Sink, Splicer};
 use super::value::{self, Decoded};
-use crate::url::{Ignored, Layer};
+use crate::url::Layer;
 
 pub struct Document<W: Write> {
     /// `None` once lol_html has bailed out at the memory limit.
@@ -386,14 +386,7 @@ impl<W: Write> Document<W> {
                         warnings.push(Warning::BaseIgnored {
                             offset: *offset,
                             href: href.to_owned(),
-                            why: match why {
-                                Ignored::Relative => {
-                                    "it is relative and nothing lies below it to resolve it against"
-                                }
-                                Ignored::Scheme => {
-                                    "browsers ignore a `javascript:` or `data:` base"
-                                }
-                            },
+                            why: why.to_string(),
                         });
                         layers.outer()
                     }

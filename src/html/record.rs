@@ -185,7 +185,7 @@ pub fn record(
                 s.warnings.push(Warning::BaseIgnored {
                     offset: tag_location.start,
                     href: attr.value(),
-                    why,
+                    why: why.to_owned(),
                 });
             }
         }

@@ -197,7 +197,7 @@ pub enum Warning {
     BaseIgnored {
         offset: usize,
         href: String,
-        why: &'static str,
+        why: String,
     },
     LookaheadLimit {
         limit: usize,

@@ -16,7 +16,7 @@ use super::head::{Head, HeadError};
 use super::media::{self, MediaType};
 use super::redirects::{self, field_url};
 use super::report::Warning;
-use crate::url::{Below, Layers, Standard};
+use crate::url::{Below, LayerError, Layers, Standard};
 
 /// What a response's header blocks say of its body.
 #[derive(Debug, Clone)]
@@ -127,6 +127,7 @@ pub fn entity(
                     layers = with;
                     winner = Some(from);
                 }
+                Err(LayerError::NotABase { why, .. }) => warnings.push(not_a_url(&why.to_string())),
                 Err(_) => warnings.push(not_a_url(
                     "it is relative, and there is no retrieval URL to resolve it against",
                 )),

@@ -78,13 +78,64 @@ impl fmt::Display for Base {
     }
 }
 
-/// Why a `<base href>` found in the head was not used.
+/// Why a URL cannot be a base, in any layer: the embedded `<base href>`
+/// (§3.1), the encapsulating entity's (§3.2) or the retrieval URL (§3.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ignored {
     /// Still relative after resolving it against the layers below it.
     Relative,
-    /// `javascript:` or `data:`, which browsers ignore as a base too.
-    Scheme,
+    /// A scheme whose URLs run script or are the document itself
+    /// (`javascript:`, `vbscript:`, `livescript:`, `data:`): every
+    /// reference resolved against it would be one of those, a link that
+    /// runs script where the base came from a header or a record.
+    Scheme(String),
+    /// Not hierarchical: nothing but `/` may follow the scheme's colon
+    /// (RFC 2396 §3, `absoluteURI = scheme ":" ( hier_part | opaque_part )`;
+    /// a `mailto:` or `about:blank` has no path to resolve against, and
+    /// browsers resolve nothing against it).
+    Opaque,
+}
+
+impl fmt::Display for Ignored {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ignored::Relative => {
+                f.write_str("it is relative and nothing lies below it to resolve it against")
+            }
+            Ignored::Scheme(scheme) => write!(
+                f,
+                "a `{scheme}:` URL is never a base: links against it would run script or replace the page"
+            ),
+            Ignored::Opaque => f.write_str(
+                "it is not hierarchical (no `/` after its scheme): nothing resolves against it",
+            ),
+        }
+    }
+}
+
+/// The schemes whose URLs are never a base, whatever follows them: the
+/// ones whose URLs run script (HTML's `javascript:`, Internet Explorer's
+/// `vbscript:` and Netscape's `livescript:`) and `data:`, which browsers
+/// refuse as a base as well (HTML: "set the frozen base URL").
+const NEVER_A_BASE: [&str; 4] = ["javascript", "vbscript", "livescript", "data"];
+
+/// Why `url` (absolute or not, as resolved) cannot be a base, if it can't:
+/// the one rule of every layer.
+pub fn unusable(url: &str, standard: Standard) -> Option<Ignored> {
+    let Some(scheme_len) = standard.scheme_len(url) else {
+        return Some(Ignored::Relative);
+    };
+    let scheme = &url[..scheme_len];
+    if NEVER_A_BASE
+        .iter()
+        .any(|never| scheme.eq_ignore_ascii_case(never))
+    {
+        return Some(Ignored::Scheme(scheme.to_ascii_lowercase()));
+    }
+    if !url[scheme_len + 1..].starts_with('/') {
+        return Some(Ignored::Opaque);
+    }
+    None
 }
 
 /// A base URL a layer below the document offers, and what gave it.
@@ -101,6 +152,13 @@ pub enum LayerError {
     /// No scheme, and nothing below it to resolve it against.
     #[error("{from} must be an absolute URL, with a scheme: `{url}`")]
     Relative { from: &'static str, url: String },
+    /// Absolute, but not a base any reference may resolve against.
+    #[error("{from} cannot be a base: `{url}`: {why}")]
+    NotABase {
+        from: &'static str,
+        url: String,
+        why: Ignored,
+    },
     /// Control characters never stand in a URL as given: a line break or a
     /// tab there is a mistake (a pasted line, a header read wrongly).
     #[error("{from} holds a control character: `{escaped}`")]
@@ -151,12 +209,7 @@ impl Layers {
         from: &'static str,
     ) -> Result<Self, LayerError> {
         let url = checked(url, from)?;
-        if !standard.has_scheme(url) {
-            return Err(LayerError::Relative {
-                from,
-                url: url.to_owned(),
-            });
-        }
+        base_of(url, url, from, standard)?;
         self.retrieval = Some(Candidate {
             url: url.to_owned(),
             from,
@@ -176,12 +229,7 @@ impl Layers {
         let url = checked(url, from)?;
         let below = self.retrieval.as_ref().map_or("", |r| &r.url);
         let resolved = standard.resolve(below, url);
-        if !standard.has_scheme(&resolved) {
-            return Err(LayerError::Relative {
-                from,
-                url: url.to_owned(),
-            });
-        }
+        base_of(&resolved, url, from, standard)?;
         self.encapsulating = Some(Candidate {
             url: resolved.into_owned(),
             from,
@@ -262,17 +310,35 @@ impl Layers {
     pub fn embedded(&self, href: &str, offset: usize, standard: Standard) -> Result<Base, Ignored> {
         let outer = self.outer();
         let url = standard.resolve(&outer.url, href);
-        let Some(scheme_len) = standard.scheme_len(&url) else {
-            return Err(Ignored::Relative);
-        };
-        let scheme = &url[..scheme_len];
-        if scheme.eq_ignore_ascii_case("javascript") || scheme.eq_ignore_ascii_case("data") {
-            return Err(Ignored::Scheme);
+        if let Some(why) = unusable(&url, standard) {
+            return Err(why);
         }
         Ok(Base {
             layer: Layer::Embedded { offset },
             url: url.into_owned(),
         })
+    }
+}
+
+/// `resolved` (what `given` became), refused as a layer's base if it
+/// cannot be one.
+fn base_of(
+    resolved: &str,
+    given: &str,
+    from: &'static str,
+    standard: Standard,
+) -> Result<(), LayerError> {
+    match unusable(resolved, standard) {
+        None => Ok(()),
+        Some(Ignored::Relative) => Err(LayerError::Relative {
+            from,
+            url: given.to_owned(),
+        }),
+        Some(why) => Err(LayerError::NotABase {
+            from,
+            url: given.to_owned(),
+            why,
+        }),
     }
 }
 
@@ -337,8 +403,8 @@ mod tests {
             "--retrieved-from holds a control character: `http://h/a\\nb`"
         );
         // Each standard's own scheme rule: RFC 3986's starts with a letter.
-        assert!(Layers::default().with_retrieval(R, "1a:b", "-r").is_ok());
-        assert!(refused("1a:b", Standard::Rfc3986).contains("absolute"));
+        assert!(Layers::default().with_retrieval(R, "1a:/b", "-r").is_ok());
+        assert!(refused("1a:/b", Standard::Rfc3986).contains("absolute"));
     }
 
     #[test]
@@ -353,6 +419,58 @@ mod tests {
             alone.unwrap_err().to_string(),
             "Content-Base: must be an absolute URL, with a scheme: `b/`"
         );
+    }
+
+    /// Every layer takes the one rule of a base: a hierarchical URL whose
+    /// scheme is not one of script's. A header, a record or a flag that
+    /// gives `javascript:…//` would otherwise turn `x.html` into a link
+    /// that runs script.
+    #[test]
+    fn no_layer_takes_a_base_that_is_script_or_not_hierarchical() {
+        for standard in [R, Standard::Rfc3986] {
+            for (url, why) in [
+                ("javascript:alert(document.domain)//", "a `javascript:` URL"),
+                ("JavaScript://%0aalert(1)/", "a `javascript:` URL"),
+                ("vbscript:msgbox(1)", "a `vbscript:` URL"),
+                ("livescript:x", "a `livescript:` URL"),
+                ("data:text/html,<script>alert(1)</script>", "a `data:` URL"),
+                ("data:/x/", "a `data:` URL"),
+                ("mailto:a@h", "not hierarchical"),
+                ("about:blank", "not hierarchical"),
+                ("blob:https://h/uuid", "not hierarchical"),
+            ] {
+                let retrieval = Layers::default()
+                    .with_retrieval(standard, url, "Location: of the last redirect")
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    retrieval.starts_with(&format!(
+                        "Location: of the last redirect cannot be a base: `{url}`: "
+                    )) && retrieval.contains(why),
+                    "{retrieval}"
+                );
+                let encapsulating = retrieved("http://h/")
+                    .with_encapsulating(standard, url, "Base:")
+                    .unwrap_err()
+                    .to_string();
+                assert!(encapsulating.contains(why), "{encapsulating}");
+                assert!(retrieved("http://h/").embedded(url, 0, standard).is_err());
+            }
+            // A relative encapsulating base is judged as resolved.
+            assert!(
+                retrieved("http://h/a/")
+                    .with_encapsulating(standard, "../b/", "Base:")
+                    .is_ok()
+            );
+            for fine in ["http://h/", "file:///d/", "ftp://h/p", "news:/a/b"] {
+                assert!(
+                    Layers::default()
+                        .with_retrieval(standard, fine, "-r")
+                        .is_ok(),
+                    "{fine}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -380,11 +498,15 @@ mod tests {
         assert_eq!(none.embedded("sub/", 0, R), Err(Ignored::Relative));
         assert_eq!(
             retrieved("http://h/").embedded("JavaScript:alert(1)", 0, R),
-            Err(Ignored::Scheme)
+            Err(Ignored::Scheme("javascript".into()))
         );
         assert_eq!(
             none.embedded("data:text/html,x", 0, Standard::Rfc3986),
-            Err(Ignored::Scheme)
+            Err(Ignored::Scheme("data".into()))
+        );
+        assert_eq!(
+            retrieved("http://h/").embedded("mailto:a@h", 0, R),
+            Err(Ignored::Opaque)
         );
         assert!(none.embedded("http://x/", 0, R).is_ok());
     }
