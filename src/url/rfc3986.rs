@@ -20,8 +20,6 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::unambiguous_path;
-
 /// The five components of RFC 3986 §3; `None` is "undefined" (§5.2.1: "A
 /// component is undefined if its associated delimiter does not appear in the
 /// URI reference; the path component is never undefined").
@@ -250,6 +248,22 @@ pub fn remove_dot_segments(path: &str) -> String {
     // "3. Finally, the output buffer is returned as the result of
     // remove_dot_segments."
     output
+}
+
+/// The path a resolved URL is written with: a path that starts with `//`
+/// cannot be written in a URL without an authority, where it would read
+/// back as one (§3.3: "the path cannot begin with two slash characters");
+/// remove_dot_segments makes such a path from a base that has none
+/// (`foo:/a/b` + `..//g`). It is written with `/.` in front, as the URL
+/// Standard writes it (`foo:/.//g`): the same path once dot segments are
+/// removed (§6.2.2.3), and the URL a browser makes of the reference. (RFC
+/// 1808 removes no dot segment from an absolute path, and writes an empty
+/// net_loc instead: `rfc1808` module docs.)
+fn unambiguous_path(has_authority: bool, path: Cow<'_, str>) -> Cow<'_, str> {
+    if has_authority || !path.starts_with("//") {
+        return path;
+    }
+    Cow::Owned(format!("/.{path}"))
 }
 
 #[cfg(test)]

@@ -282,6 +282,26 @@ const RFC1808: &[Rule] = &[
             Some(with_path(ours, &drop_dotdot_above_root(ours.path)))
         },
     },
+    // Step 7 writes a path that starts with `//` and has no net_loc after an
+    // empty net_loc (`foo:/a/b` + `..//g` → `foo:////g`), which counts as
+    // absent (src/url/rfc1808/mod.rs). RFC 3986 mode and url write `/.` in
+    // front instead (`foo:/.//g`), a path RFC 1808 would not remove the `.`
+    // of. Recognised by its shape: an empty net_loc before such a path.
+    Rule {
+        name: "empty-net-loc-before-double-slash-path",
+        modernize: |p| {
+            let ours = rfc1808::parse(p.ours);
+            (ours.net_loc == Some("") && ours.path.starts_with("//")).then(|| {
+                let path = format!("/.{}", ours.path);
+                rfc1808::Components {
+                    net_loc: None,
+                    path: &path,
+                    ..ours
+                }
+                .to_string()
+            })
+        },
+    },
     // §4: only step 6, for a relative path, removes dot segments; a reference
     // with a scheme, a net_loc or a path starting with `/` keeps them
     // (`/./g` → `http://a/./g`). RFC 3986 removes them from every path.
@@ -294,9 +314,9 @@ const RFC1808: &[Rule] = &[
     },
 ];
 
-/// `c` with the path `path`, written as both resolvers write a path: with
+/// `c` with the path `path`, written as RFC 3986 mode writes a path: with
 /// `/.` in front where it starts with `//` and there is no authority, which
-/// would read it back as one (the decision of `src/url/mod.rs`).
+/// would read it back as one (the decision of `src/url/rfc3986.rs`).
 fn with_path(c: rfc3986::Components, path: &str) -> String {
     let path = match c.authority {
         None if path.starts_with("//") => format!("/.{path}"),

@@ -43,12 +43,15 @@
 //!   property in `tests/resolver_properties.rs` and the `resolve` fuzz
 //!   target).
 //! - **A path that starts with `//` and has no net_loc before it is written
-//!   with `/.` in front** (step 7 cannot write it otherwise; the same in RFC
-//!   3986 mode, see `crate::url::unambiguous_path`): step 6 makes one from
-//!   a base without a net_loc, `file:/etc/passwd` + `..//g` →
-//!   `file:/.//g`, where `file://g` would read back with the net_loc `g`. The
-//!   URL Standard writes the same, so a browser reads the URL it would have
-//!   resolved.
+//!   with an empty net_loc** (step 7 cannot write it otherwise): step 6
+//!   makes one from a base without a net_loc, `file:/etc/passwd` + `..//g`
+//!   → `file:////g`, and step 4 keeps one written after an empty net_loc,
+//!   `news:a` + `////x` → `news:////x` (the reference's own empty net_loc).
+//!   `file://g` would read back with the net_loc `g`; the URL Standard's
+//!   `file:/.//g` (RFC 3986 mode writes that) is another path here, since
+//!   RFC 1808 removes dot segments from relative paths only (§5.2: `/./g`
+//!   → `http://a/./g`). An empty net_loc counts as absent, so the answer
+//!   reads back with the components resolution assembled.
 //! - **§2.4.3 is taken literally**: the net_loc runs to the next `/`, so
 //!   `http://a?q` has the net_loc `a?q`, and `http://a?q` + `g` →
 //!   `http://a?q/g`. Browsers end the host at `?` and `#`; the README lists

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use memchr::memchr;
 
 use super::parse::{Components, is_scheme_char, parse};
-use crate::url::unambiguous_path;
 
 /// Resolves `embedded` against `base` by RFC 1808 §4.
 ///
@@ -84,11 +83,13 @@ impl ParsedBase {
         let owned = |c: Option<&str>| c.map(str::to_owned);
         let (directory, root) = directory(components.path);
         // A relative path with no dot segment follows the directory as it
-        // is: where that starts with `//`, the front has step 7's `/.`.
-        let front = format!(
-            "{prefix}{}",
-            unambiguous_path(components.net_loc.is_some(), Cow::Borrowed(&directory))
-        );
+        // is: where that starts with `//` and there is no net_loc, the front
+        // has step 7's empty net_loc.
+        let empty_net_loc = match (components.net_loc, net_loc_for(None, &directory)) {
+            (None, Some(_)) => "//",
+            _ => "",
+        };
+        let front = format!("{prefix}{empty_net_loc}{directory}");
         ParsedBase {
             parts: Some(Parts {
                 scheme: owned(components.scheme),
@@ -265,14 +266,11 @@ pub struct Assembled<'a> {
 
 impl<'a> Assembled<'a> {
     /// `path`, or `parts.path` when it is `None`; a path that starts with
-    /// `//` and has no net_loc before it gets `/.` in front
-    /// ([`unambiguous_path`]).
-    fn new(parts: Components<'a>, path: Option<String>) -> Self {
+    /// `//` and has no net_loc before it gets an empty one ([`net_loc_for`]).
+    fn new(mut parts: Components<'a>, path: Option<String>) -> Self {
         let path = path.map_or(Cow::Borrowed(parts.path), Cow::Owned);
-        Assembled {
-            path: unambiguous_path(parts.net_loc.is_some(), path),
-            parts,
-        }
+        parts.net_loc = net_loc_for(parts.net_loc, &path);
+        Assembled { path, parts }
     }
 
     pub fn components(&self) -> Components<'_> {
@@ -280,6 +278,23 @@ impl<'a> Assembled<'a> {
             path: &self.path,
             ..self.parts
         }
+    }
+}
+
+/// The net_loc step 7 writes before `path`: an empty one where there is
+/// none and the path starts with `//`, which would otherwise read back as
+/// a net_loc (§2.4.3: "If the parse string begins with a double-slash
+/// "//", then the substring of characters after the double-slash and up
+/// to, but not including, the next slash "/" character is the network
+/// location/login"). Empty counts as absent (§2.4), so the URL reads back
+/// with the components resolution assembled: `file:/etc/passwd` + `..//g`
+/// is `file:////g` (net_loc empty, path `//g`). RFC 1808 removes no dot
+/// segment from an absolute path, so the URL Standard's `file:/.//g` would
+/// be another path here.
+fn net_loc_for<'a>(net_loc: Option<&'a str>, path: &str) -> Option<&'a str> {
+    match net_loc {
+        None if path.starts_with("//") => Some(""),
+        net_loc => net_loc,
     }
 }
 
