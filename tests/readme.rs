@@ -89,9 +89,6 @@ fn table() -> String {
                 "`{name}` is one of {} URL properties",
                 values.len()
             )),
-            When::HasToken(name, tokens) => {
-                conditions.push(format!("`{name}` has one of {} keywords", tokens.len()))
-            }
         }
         match group {
             Group::Default | Group::User => {}
@@ -119,10 +116,6 @@ fn empty_left() -> String {
         }
         let mut head = format!("- `{}` on", row.attribute);
         let tail = match row.when {
-            When::HasToken(name, tokens) => {
-                let tokens: Vec<String> = tokens.iter().map(|t| format!("`{t}`")).collect();
-                format!(" whose `{name}` has one of {}", tokens.join(", "))
-            }
             When::Always => String::new(),
             other => panic!("no words for {other:?}"),
         };

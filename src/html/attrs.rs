@@ -55,9 +55,6 @@ pub enum When {
     /// The attribute's value is one of these, ASCII case-insensitively
     /// (`<meta property=og:image>`).
     OneOf(&'static str, &'static [&'static str]),
-    /// The attribute's value, split at ASCII whitespace, has one of these
-    /// tokens, ASCII case-insensitively (`<link rel="shortcut icon">`).
-    HasToken(&'static str, &'static [&'static str]),
 }
 
 impl When {
@@ -73,11 +70,6 @@ impl When {
             When::OneOf(name, expected) => {
                 value(name).is_some_and(|v| expected.iter().any(|e| is(v.as_ref().trim(), e)))
             }
-            When::HasToken(name, expected) => value(name).is_some_and(|v| {
-                v.as_ref()
-                    .split_ascii_whitespace()
-                    .any(|token| expected.iter().any(|e| is(token, e)))
-            }),
         }
     }
 }
@@ -155,22 +147,6 @@ const SOCIAL_URLS: &[&str] = &[
     "twitter:player:stream",
 ];
 
-/// The `rel` keywords of the HTML standard whose links fetch or connect to
-/// what `href` names, and do nothing when it is empty ("If el's href
-/// attribute's value is the empty string, then return"): the external
-/// resource links but `pingback` (never fetched) and `expect` (a place in
-/// the document).
-const FETCHED_RELS: &[&str] = &[
-    "stylesheet",
-    "icon",
-    "manifest",
-    "modulepreload",
-    "preload",
-    "prefetch",
-    "dns-prefetch",
-    "preconnect",
-];
-
 use Empty::{Document as Doc, Nothing};
 use Group::{Default as D, Lazy, Social};
 use Kind::{Css, Html, List, Refresh, Srcset, Url};
@@ -179,16 +155,12 @@ use When::Always as A;
 /// The built-in rows. Elements of HTML, SVG and MathML alike: `*` rows apply
 /// in every namespace.
 pub const BUILT_IN: &[Static] = &[
-    // The external resources of `<link>`: "If el's href attribute's value is
-    // the empty string, then return". Before the row for every element.
-    (
-        "link",
-        "href",
-        Url,
-        When::HasToken("rel", FETCHED_RELS),
-        D,
-        Nothing,
-    ),
+    // An empty `<link href>` is no link at all, whatever its `rel`: an
+    // external resource "If el's href attribute's value is the empty
+    // string, then return", and a hyperlink (`rel=canonical`, `itemprop`)
+    // "must be present and must contain a valid non-empty URL". Before the
+    // row for every element.
+    ("link", "href", Url, A, D, Nothing),
     ("*", "href", Url, A, D, Doc),
     // Every element of HTML with a `src` fetches it, and nothing for an
     // empty one: `img` and `iframe` ("its value is not the empty string"),

@@ -68,10 +68,6 @@ fn in_table(table: &Table, tag: &str, name: &str, el: &Element) -> Option<Empty>
             When::OneOf(attribute, expected) => {
                 value(attribute).is_some_and(|v| expected.contains(&v.as_str()))
             }
-            When::HasToken(attribute, expected) => value(attribute).is_some_and(|v| {
-                v.split_ascii_whitespace()
-                    .any(|token| expected.contains(&token))
-            }),
         })
         .map(|row| row.empty)
 }
