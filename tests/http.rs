@@ -846,3 +846,70 @@ fn a_script_base_from_any_header_is_passed_over_with_a_warning_naming_it() {
         );
     }
 }
+
+/// Every length field in the output tells the truth: `Content-Length`
+/// fields that agree are all corrected after a rewrite; ones that differ,
+/// or one that is no length, make the framing invalid (RFC 9112 §6.3), and
+/// no length a rewrite writes could be true of both: the response comes
+/// out as it came, with a warning and status 2 (issue: neither of two
+/// differing fields was corrected after the body grew).
+#[test]
+fn content_length_fields_are_all_corrected_or_the_response_is_written_as_it_came() {
+    let body = "<a href=\"x.html\">x</a>";
+    let response =
+        |fields: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{fields}\r\n{body}");
+    let n = body.len();
+    let rewritten = "<a href=\"http://h/d/x.html\">x</a>";
+    let m = rewritten.len();
+    // Fields that agree: each one corrected.
+    for (fields, corrected) in [
+        (
+            format!("Content-Length: {n}\r\nContent-Length: {n}\r\n"),
+            format!("Content-Length: {m}\r\nContent-Length: {m}\r\n"),
+        ),
+        (
+            format!("Content-Length: {n}, {n}\r\n"),
+            format!("Content-Length: {m}\r\n"),
+        ),
+    ] {
+        let run = htmlabs(
+            response(&fields).as_bytes(),
+            &["--http", "-r", "http://h/d/p"],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(
+            String::from_utf8(run.stdout).unwrap(),
+            format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{corrected}\r\n{rewritten}")
+        );
+    }
+    // Fields that differ, or no length: as it came.
+    for (fields, why) in [
+        (
+            format!("Content-Length: {n}\r\nContent-Length: 5\r\n"),
+            format!("`Content-Length: {n}` at byte 42 and `Content-Length: 5` at byte 62 differ"),
+        ),
+        (
+            format!("Content-Length: 5\r\nContent-Length: {n}\r\n"),
+            format!("`Content-Length: 5` at byte 42 and `Content-Length: {n}` at byte 61 differ"),
+        ),
+        (
+            format!("Content-Length: {n}, 7\r\n"),
+            format!("`Content-Length: {n}, 7` at byte 42 holds lengths that differ"),
+        ),
+        (
+            "Content-Length: twenty\r\n".to_owned(),
+            "`Content-Length: twenty` at byte 42 is no length".to_owned(),
+        ),
+    ] {
+        let input = response(&fields);
+        let run = htmlabs(input.as_bytes(), &["--http", "-r", "http://h/d/p"]);
+        assert_eq!(run.code, 2, "{fields}: {}", run.stderr);
+        assert_eq!(String::from_utf8(run.stdout).unwrap(), input, "{fields}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "htmlabs: warning: {why}: the response's framing is invalid (RFC 9112 §6.3), and no length a rewrite writes would be true: the body is written as it came\n"
+            ),
+        );
+    }
+}

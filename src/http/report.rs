@@ -53,6 +53,10 @@ pub enum Warning {
     /// its magic number) or may hold (a name it does not know): the body is
     /// written as it came, and the run fails.
     Undecodable { claim: String },
+    /// `Content-Length` fields that differ, or one that is no length: no
+    /// rewrite could make them true, so the body is written as it came, and
+    /// the run fails.
+    Framing { why: String },
 }
 
 impl Warning {
@@ -61,7 +65,7 @@ impl Warning {
     pub fn stops_rewriting(&self) -> bool {
         match self {
             Warning::Document(w) => w.stops_rewriting(),
-            Warning::Broken { .. } | Warning::Undecodable { .. } => true,
+            Warning::Broken { .. } | Warning::Undecodable { .. } | Warning::Framing { .. } => true,
             Warning::NotAUrl { .. }
             | Warning::Location { .. }
             | Warning::LooksLikeResponse { .. }
@@ -107,6 +111,10 @@ impl fmt::Display for Warning {
             Warning::Undecodable { claim } => write!(
                 f,
                 "the body's `{claim}` is not a coding htmlabs can decode: it is written as it came"
+            ),
+            Warning::Framing { why } => write!(
+                f,
+                "{why}: the response's framing is invalid (RFC 9112 §6.3), and no length a rewrite writes would be true: the body is written as it came"
             ),
         }
     }

@@ -122,19 +122,39 @@ struct Outcome {
 }
 
 /// The `Content-Length` a block claims: every field of it (and every item
-/// of a list in one) the same number.
-fn content_length(head: &Head) -> Option<u64> {
-    let mut length = None;
-    for (value, _) in head.values("Content-Length") {
+/// of a list in one) the same number; `Err` says why it claims none that a
+/// rewrite could correct: fields that differ, or one that is no length,
+/// which make the response's framing invalid (RFC 9112 §6.3, 5: "If a
+/// message is received without Transfer-Encoding and with an invalid
+/// Content-Length header field, then the message framing is invalid").
+fn content_length(head: &Head) -> Result<Option<u64>, String> {
+    let mut length: Option<(u64, String, usize)> = None;
+    for (value, offset) in head.values("Content-Length") {
+        let shown = String::from_utf8_lossy(&value).trim().to_owned();
         for item in value.split(|&b| b == b',') {
-            let n: u64 = std::str::from_utf8(item.trim_ascii()).ok()?.parse().ok()?;
-            if length.is_some_and(|l| l != n) {
-                return None;
+            let n: u64 = std::str::from_utf8(item.trim_ascii())
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| {
+                    format!("`Content-Length: {shown}` at byte {offset} is no length")
+                })?;
+            match &length {
+                Some((l, _, at)) if *l != n && *at == offset => {
+                    return Err(format!(
+                        "`Content-Length: {shown}` at byte {offset} holds lengths that differ"
+                    ));
+                }
+                Some((l, first, at)) if *l != n => {
+                    return Err(format!(
+                        "`Content-Length: {first}` at byte {at} and `Content-Length: {shown}` at byte {offset} differ"
+                    ));
+                }
+                Some(_) => {}
+                None => length = Some((n, shown.clone(), offset)),
             }
-            length = Some(n);
         }
     }
-    length
+    Ok(length.map(|(n, _, _)| n))
 }
 
 /// Writes the blocks as they came, and the body as it came: what a
@@ -332,6 +352,19 @@ fn decoded(
         });
     }
 
+    // Length fields that no rewrite can make true: the body as it came.
+    if !options.strip_headers {
+        if let Err(why) = content_length(last) {
+            warn(told, Warning::Framing { why });
+            as_it_came(heads, body, options, out)?;
+            return Ok(Outcome {
+                body: Body::AsItCame,
+                notes: std::mem::take(notes),
+                document: None,
+            });
+        }
+    }
+
     // The rewrite, into the body's codings (none with --strip-headers).
     let mut encoded = Spool::new(limit);
     let document = {
@@ -359,7 +392,7 @@ fn decoded(
     };
     if document.counts.rewritten == 0 && !options.strip_headers {
         as_it_came(heads, body, options, out)?;
-        if let Some(length) = content_length(last) {
+        if let Ok(Some(length)) = content_length(last) {
             notes.push(format!("content length: {length}, left as it is"));
         }
         return Ok(Outcome {
@@ -374,7 +407,7 @@ fn decoded(
             out.write_all(head.bytes()).map_err(written)?;
         }
         match content_length(last) {
-            Some(length) if length == body.len() => {
+            Ok(Some(length)) if length == body.len() => {
                 let new = encoded.len().to_string();
                 notes.push(format!(
                     "content length: {length} was true of the body: now {new}"
@@ -391,14 +424,14 @@ fn decoded(
                 );
                 out.write_all(&edited).map_err(written)?;
             }
-            Some(length) => {
+            Ok(Some(length)) => {
                 notes.push(format!(
                     "content length: {length} was not true of the body ({} bytes): left as it is",
                     body.len()
                 ));
                 out.write_all(last.bytes()).map_err(written)?;
             }
-            None => out.write_all(last.bytes()).map_err(written)?,
+            Ok(None) | Err(_) => out.write_all(last.bytes()).map_err(written)?,
         }
     }
     encoded.copy_to(out).map_err(written)?;
@@ -828,7 +861,7 @@ fn streams(heads: &[Head], media: Option<&MediaType>, options: &Options, first: 
         return Way::Hold;
     }
     match media {
-        Some(m) if m.is_html() && (options.strip_headers || content_length(last).is_none()) => {
+        Some(m) if m.is_html() && (options.strip_headers || content_length(last) == Ok(None)) => {
             Way::Stream
         }
         Some(m) if !m.is_html() => Way::Copy,
