@@ -699,3 +699,167 @@ fn xhtml_that_an_html_parser_reads_otherwise_is_left_as_it_is() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(fs::read(copy.join("app.xhtml")).unwrap(), xhtml);
 }
+
+/// `htmlabs ARGS` run in `dir`, so that paths and messages are short and
+/// the same on every machine.
+fn htmlabs_in(dir: &Path, args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn os(args: &[&str]) -> Vec<std::ffi::OsString> {
+    args.iter().map(Into::into).collect()
+}
+
+/// Every directory of `root` (links not followed), by its path under it.
+fn directories(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if fs::symlink_metadata(&path).unwrap().is_dir() {
+                found.push(path.strip_prefix(root).unwrap().to_path_buf());
+                dirs.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `ov/a` whose copy into `ov` would put the copy of `ov/a/a/*` over
+/// `ov/a/*`, non-HTML files included; `alias` is a symbolic link to `ov`.
+fn overlapping_tree(top: &Path) {
+    fs::create_dir_all(top.join("ov/a/a")).unwrap();
+    fs::create_dir_all(top.join("ov/b")).unwrap();
+    fs::write(top.join("ov/a/index.html"), "<a href=x>").unwrap();
+    fs::write(top.join("ov/a/logo.png"), "the site's logo").unwrap();
+    fs::write(top.join("ov/a/a/index.html"), "<a href=y>").unwrap();
+    fs::write(top.join("ov/a/a/logo.png"), "another logo").unwrap();
+    std::os::unix::fs::symlink("ov", top.join("alias")).unwrap();
+}
+
+const HOLDS: &str = "htmlabs: error: --out-dir `{out}` holds the site `{site}`: the copy would be written over it\n";
+const IS: &str = "htmlabs: error: --out-dir `{out}` is the site `{site}`: the copy would be written over it (to rewrite in place, give no --out-dir)\n";
+const INSIDE: &str = "htmlabs: error: --out-dir `{out}` is inside the site `{site}`: the copy would be rewritten again\n";
+const UNKNOWN: &str = "htmlabs: error: --out-dir `{out}`: cannot tell whether it overlaps the site `{site}`: not a directory (os error 20)\n";
+
+/// Runs `--site SITE --out-dir OUT` in `top` and asserts it is refused with
+/// `message` (its `{out}` and `{site}` filled in), nothing written.
+fn refused_overlap(
+    top: &Path,
+    site: &str,
+    out: &str,
+    message: &str,
+    run: impl Fn(&[&str]) -> Output,
+) {
+    let files = snapshot(top);
+    let dirs = directories(top);
+    let args = ["--site", site, "--site-url", URL, "--out-dir", out];
+    let output = run(&args);
+    let expected = message.replace("{out}", out).replace("{site}", site);
+    assert_eq!(text(&output.stderr), expected, "{args:?}");
+    assert_eq!(output.status.code(), Some(2), "{args:?}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(snapshot(top), files, "{args:?}: a file was written");
+    assert_eq!(directories(top), dirs, "{args:?}: a directory was made");
+}
+
+/// Fault 1 of issue 30: `--site ov/a --out-dir ov` wrote the copy of
+/// `ov/a/a/*` over `ov/a/*`. The two trees may not overlap in any
+/// direction, however the paths reach them (`..`, a symbolic link, a
+/// directory yet to be made).
+#[test]
+fn out_dir_and_site_that_overlap_are_refused_however_they_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    overlapping_tree(top);
+    let run = |args: &[&str]| {
+        htmlabs_in(
+            top,
+            &os(args).iter().map(|a| a.as_os_str()).collect::<Vec<_>>(),
+        )
+    };
+    let cases = [
+        ("ov/a", "ov", HOLDS),
+        ("ov/a", "ov/", HOLDS),
+        ("ov/a", ".", HOLDS),
+        ("ov/a", "ov/a/..", HOLDS),
+        ("ov/a", "ov/b/..", HOLDS),
+        ("ov/a", "ov/a/new/../..", HOLDS),
+        ("ov/a", "alias", HOLDS),
+        ("alias/a", "ov", HOLDS),
+        ("ov/a/a", "alias/a", HOLDS),
+        ("ov/a", "ov/a", IS),
+        ("ov/a", "ov/./a/", IS),
+        ("ov/a", "alias/a", IS),
+        ("ov/a/a/..", "ov/a", IS),
+        ("ov/a", "ov/a/new", INSIDE),
+        ("ov/a", "ov/a/new/deeper/../x", INSIDE),
+        ("ov/a", "ov/b/../a/new", INSIDE),
+        ("ov/a", "alias/a/a", INSIDE),
+        ("alias/a", "ov/a/a", INSIDE),
+        // Where the path cannot be followed, it is not known to be apart.
+        ("ov/a", "ov/a/logo.png/x", UNKNOWN),
+    ];
+    for (site, out, message) in cases {
+        refused_overlap(top, site, out, message, run);
+    }
+    // Beside the site, and a name that only starts like it: written.
+    for out in ["ov/b/copy", "ov/a-copy"] {
+        let output = run(&["--site", "ov/a", "--site-url", URL, "--out-dir", out]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        assert_eq!(
+            fs::read_to_string(top.join(out).join("index.html")).unwrap(),
+            "<a href=https://example.com/site/x>"
+        );
+        assert_eq!(
+            fs::read_to_string(top.join("ov/a/logo.png")).unwrap(),
+            "the site's logo"
+        );
+    }
+}
+
+/// The same directory by another mount (`mount --bind`): its path says
+/// nothing, its device and inode do. Run in a mount namespace of its own
+/// (`unshare -rm`), where it can be made without privileges; skipped with a
+/// note where the system allows none.
+#[test]
+fn out_dir_and_site_that_overlap_through_a_bind_mount_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    overlapping_tree(top);
+    fs::create_dir(top.join("mounted")).unwrap();
+    let namespace = Command::new("unshare").args(["-rm", "true"]).output();
+    if !namespace.is_ok_and(|o| o.status.success()) {
+        eprintln!("note: bind mounts skipped: `unshare -rm` cannot make a mount namespace here");
+        return;
+    }
+    let run = |args: &[&str]| {
+        Command::new("unshare")
+            .current_dir(top)
+            .args([
+                "-rm",
+                "sh",
+                "-c",
+                "mount --bind ov mounted && exec \"$0\" \"$@\"",
+                BIN,
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for (site, out, message) in [
+        ("ov/a", "mounted", HOLDS),
+        ("mounted/a", "ov", HOLDS),
+        ("mounted/a", "ov/a", IS),
+        ("ov/a", "mounted/a/new", INSIDE),
+        ("mounted/a", "ov/a/a", INSIDE),
+    ] {
+        refused_overlap(top, site, out, message, run);
+    }
+}

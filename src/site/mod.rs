@@ -5,6 +5,7 @@
 //! the tree; each through a temporary file, so that a failure or an
 //! interruption leaves every file old or new.
 
+mod overlap;
 mod tree;
 mod url;
 
@@ -27,6 +28,7 @@ use crate::html::rewriter::Rewriter;
 use crate::html::xhtml;
 use crate::listing::{Listing, file_place};
 use crate::url::{Layers, Standard};
+use overlap::Overlap;
 pub use tree::Entry;
 pub use url::retrieval_url;
 
@@ -56,9 +58,10 @@ pub struct Site {
 
 impl Site {
     /// The site in `dir`, served at `url` (absolute, without a query or a
-    /// fragment), rewritten in place, or into `out_dir` (which must not be
-    /// inside `dir`); files matching an exclude (a `.gitignore` glob) are
-    /// left out. Refused with a one-line message before anything is read.
+    /// fragment), rewritten in place, or into `out_dir` (which must not
+    /// overlap `dir`, by where either really leads); files matching an
+    /// exclude (a `.gitignore` glob) are left out. Refused with a one-line
+    /// message before anything is read.
     pub fn new(
         dir: &Path,
         url: &str,
@@ -92,12 +95,27 @@ impl Site {
             ));
         }
         if let Some(out) = out_dir {
-            if inside(out, dir) {
-                return refused(format!(
-                    "--out-dir {} is inside the site {}: the copy would be rewritten again",
-                    quoted(out),
-                    quoted(dir)
-                ));
+            let found = overlap::overlap(dir, out);
+            let (out, dir) = (quoted(out), quoted(dir));
+            let why = match found {
+                Ok(None) => None,
+                Ok(Some(Overlap::OutInside)) => Some(format!(
+                    " is inside the site {dir}: the copy would be rewritten again"
+                )),
+                Ok(Some(Overlap::SiteInside)) => Some(format!(
+                    " holds the site {dir}: the copy would be written over it"
+                )),
+                Ok(Some(Overlap::Same)) => Some(format!(
+                    " is the site {dir}: the copy would be written over it (to rewrite in place, give no --out-dir)"
+                )),
+                // Not known to be apart: not written.
+                Err(e) => Some(format!(
+                    ": cannot tell whether it overlaps the site {dir}: {}",
+                    lowercase(&e)
+                )),
+            };
+            if let Some(why) = why {
+                return refused(format!("--out-dir {out}{why}"));
             }
         }
         tree::overrides(dir, excludes)?;
@@ -121,33 +139,6 @@ impl Site {
     /// The URL a file of the site (by its path under the root) is served at.
     pub fn url_of(&self, relative: &Path) -> String {
         retrieval_url(&self.url, relative, self.pretty_urls)
-    }
-}
-
-/// Whether `path` is `dir` or lies under it, by their canonical forms (a
-/// path that does not exist yet, by its nearest ancestor that does).
-fn inside(path: &Path, dir: &Path) -> bool {
-    let Ok(dir) = dir.canonicalize() else {
-        return false;
-    };
-    let mut missing = Vec::new();
-    let mut at = path.to_path_buf();
-    loop {
-        if let Ok(real) = at.canonicalize() {
-            let full: PathBuf = missing.iter().rev().fold(real, |p, c| p.join(c));
-            return full.starts_with(&dir);
-        }
-        match (at.file_name(), at.parent()) {
-            (Some(name), Some(parent)) => {
-                missing.push(name.to_owned());
-                at = if parent.as_os_str().is_empty() {
-                    PathBuf::from(".")
-                } else {
-                    parent.to_owned()
-                };
-            }
-            _ => return false,
-        }
     }
 }
 
