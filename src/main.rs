@@ -187,7 +187,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             progress.finish(&summary, cli.check, cli.out_dir.as_deref());
             if summary.interrupted {
                 INTERRUPTED
-            } else if summary.failed > 0 {
+            } else if summary.failed > 0 || summary.errors > 0 {
                 FAILURE
             } else if cli.check && summary.changes > 0 {
                 CHANGES

@@ -863,3 +863,76 @@ fn out_dir_and_site_that_overlap_through_a_bind_mount_are_refused() {
         refused_overlap(top, site, out, message, run);
     }
 }
+
+/// Fault 8 of issue 30: with `--follow-links`, a link loop and a link to
+/// nothing were told as errors, yet the summary said `0 failed` and the
+/// exit status was 0. An error told is an error counted.
+#[test]
+fn with_follow_links_a_link_loop_and_a_link_to_nothing_fail_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    fs::create_dir_all(top.join("s/sub")).unwrap();
+    fs::write(top.join("s/a.html"), "<a href=x>").unwrap();
+    std::os::unix::fs::symlink("../sub", top.join("s/sub/loop")).unwrap();
+    std::os::unix::fs::symlink("nowhere.html", top.join("s/dangling.html")).unwrap();
+    let errors = [
+        "htmlabs: error: cannot read `s/dangling.html`: no such file or directory (os error 2)",
+        "htmlabs: error: cannot read `s/sub/loop`: a file system loop: it leads back to `s/sub`",
+    ];
+    for (flags, code, summary) in [
+        (
+            &[][..],
+            2,
+            "htmlabs: 1 HTML files: 1 rewritten, 0 unchanged, 0 failed; 1 URLs rewritten; 0 warnings; 2 other errors; ",
+        ),
+        (
+            &["--check"],
+            2,
+            "htmlabs: 1 HTML files: 0 would change, 1 unchanged, 0 failed; 0 URLs would change; 0 warnings; 2 other errors; ",
+        ),
+        (
+            &["--out-dir", "copy"],
+            2,
+            "htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed; 0 URLs rewritten; 0 warnings; other files: 0 hard-linked, 0 copied; 2 other errors; ",
+        ),
+    ] {
+        let mut args = vec!["--site", "s", "--site-url", URL, "--follow-links"];
+        args.extend_from_slice(flags);
+        let args = os(&args);
+        let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{flags:?}: {stderr}");
+        let mut lines: Vec<&str> = stderr.lines().collect();
+        let last = lines.pop().unwrap();
+        assert!(last.starts_with(summary), "{flags:?}: {stderr}");
+        lines.sort();
+        assert_eq!(lines, errors, "{flags:?}");
+    }
+}
+
+/// A file that cannot be put into `--out-dir` (a directory stands where it
+/// goes) is told, counted, and fails the run.
+#[test]
+fn a_file_that_cannot_be_copied_into_out_dir_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    fs::create_dir_all(top.join("s")).unwrap();
+    fs::create_dir_all(top.join("copy/logo.png")).unwrap();
+    fs::write(top.join("s/a.html"), "<a href=x>").unwrap();
+    fs::write(top.join("s/logo.png"), "png").unwrap();
+    fs::write(top.join("s/style.css"), "css").unwrap();
+    let args = os(&["--site", "s", "--site-url", URL, "--out-dir", "copy"]);
+    let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].starts_with("htmlabs: error: cannot write `copy/logo.png`: "),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with("htmlabs: 1 HTML files: 1 rewritten, 0 unchanged, 0 failed; 1 URLs rewritten; 0 warnings; other files: 1 hard-linked, 0 copied; 1 other errors; "),
+        "{stderr}"
+    );
+}

@@ -99,6 +99,9 @@ impl Progress {
                 s.linked, s.copied
             );
         }
+        if s.errors > s.failed {
+            line += &format!("; {} other errors", s.errors - s.failed);
+        }
         if s.interrupted {
             line += "; interrupted";
         }

@@ -15,7 +15,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -168,6 +168,11 @@ pub struct Summary {
     pub unchanged: usize,
     /// Left as they were because of an error.
     pub failed: usize,
+    /// Errors told, each named on standard error: those of the `failed`
+    /// files, and any other (a path the walk could not read, a link that
+    /// leads nowhere or back up the tree, a file not copied into
+    /// `--out-dir`). Any fails the run.
+    pub errors: usize,
     /// With `--out-dir`: other files copied, and hard-linked.
     pub copied: usize,
     pub linked: usize,
@@ -253,6 +258,14 @@ pub fn run(
     on: &(dyn Fn(Event<'_>) + Sync),
 ) -> Result<Summary, SourceError> {
     let started = Instant::now();
+    // Every error told is counted, whoever tells it.
+    let errors = AtomicUsize::new(0);
+    let on = &|event: Event<'_>| {
+        if let Event::Failed(..) = event {
+            errors.fetch_add(1, Ordering::Relaxed);
+        }
+        on(event)
+    };
     let entries = tree::walk(site, on)?;
     let mut summary = Summary::default();
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.html).collect();
@@ -333,6 +346,7 @@ pub fn run(
     summary.rewritten = t.rewritten;
     summary.unchanged = t.unchanged;
     summary.failed = t.failed;
+    summary.errors = errors.into_inner();
     summary.urls_rewritten = t.urls_rewritten;
     summary.warnings = t.warnings;
     summary.changes = t.changes;
