@@ -936,3 +936,168 @@ fn a_file_that_cannot_be_copied_into_out_dir_fails_the_run() {
         "{stderr}"
     );
 }
+
+/// Names with a line break, a tab, an escape, a quote, a backslash, a byte
+/// that is not UTF-8: made in `dir`, each holding `bytes`.
+#[cfg(unix)]
+fn odd_names(dir: &Path, bytes: &[u8]) -> Vec<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    fs::create_dir_all(dir).unwrap();
+    let names: [&[u8]; 7] = [
+        b"a\nb.html",
+        b"back\\slash.html",
+        b"e\x1b[2Kx.html",
+        b"plain.html",
+        b"q\"uote.html",
+        b"tab\there.html",
+        b"\xff.html",
+    ];
+    names
+        .iter()
+        .map(|name| {
+            let path = dir.join(std::ffi::OsStr::from_bytes(name));
+            fs::write(&path, bytes).unwrap();
+            path
+        })
+        .collect()
+}
+
+/// How the odd names are shown in a line, under `s/` (C-style, as
+/// `ls --quoting-style=c` and git do; a plain name as it is).
+const SHOWN: [&str; 7] = [
+    r#""s/a\nb.html""#,
+    r#""s/back\\slash.html""#,
+    r#""s/e\033[2Kx.html""#,
+    "s/plain.html",
+    r#""s/q\"uote.html""#,
+    r#""s/tab\there.html""#,
+    r#""s/\377.html""#,
+];
+
+/// `%XX` undone.
+fn percent_decoded(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Fault 9 of issue 30: a name holding a line break split a check line or
+/// an error line, so that a crafted name could forge a finding or a
+/// summary in a CI log. Such names are quoted, one way, in every line; the
+/// report keeps every name exactly.
+#[cfg(unix)]
+#[test]
+fn odd_file_names_are_quoted_in_every_line_and_kept_exactly_in_the_report() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    let paths = odd_names(&top.join("s"), b"<a href=x>");
+    let args = os(&[
+        "--site",
+        "s",
+        "--site-url",
+        URL,
+        "--check",
+        "--report",
+        "links.jsonl",
+    ]);
+    let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let expected: String = SHOWN
+        .iter()
+        .map(|name| format!("{name}:1:9: <a href> \"x\" -> \"https://example.com/site/x\"\n"))
+        .collect();
+    assert_eq!(text(&out.stdout), expected);
+    // The report: each name back exactly, from `file`, or from `file_raw`
+    // where it is not UTF-8.
+    let report = fs::read_to_string(top.join("links.jsonl")).unwrap();
+    let mut names = Vec::new();
+    for line in report.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let file = v["file"].as_str().unwrap();
+        let name = match v.get("file_raw") {
+            Some(raw) => {
+                assert_eq!(
+                    file,
+                    String::from_utf8_lossy(&percent_decoded(raw.as_str().unwrap()))
+                );
+                percent_decoded(raw.as_str().unwrap())
+            }
+            None => file.as_bytes().to_vec(),
+        };
+        names.push(name);
+    }
+    let made: Vec<Vec<u8>> = paths
+        .iter()
+        .map(|p| p.strip_prefix(top).unwrap().as_os_str().as_bytes().to_vec())
+        .collect();
+    assert_eq!(names, made, "{report}");
+    assert_eq!(
+        report
+            .lines()
+            .filter(|l| l.contains("\"file_raw\""))
+            .count(),
+        1,
+        "only the name that is not UTF-8 has `file_raw`: {report}"
+    );
+}
+
+/// The same names in error, warning and `-v` lines.
+#[cfg(unix)]
+#[test]
+fn odd_file_names_are_quoted_in_errors_warnings_and_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    // UTF-16 with an unpaired surrogate: each file fails.
+    odd_names(&top.join("s"), b"\xff\xfe<\x00a\x00\x00\xd8");
+    let args = os(&["--site", "s", "--site-url", URL]);
+    let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let mut lines: Vec<&str> = stderr.lines().collect();
+    let summary = lines.pop().unwrap();
+    assert!(
+        summary.starts_with("htmlabs: 7 HTML files: 0 rewritten, 0 unchanged, 7 failed;"),
+        "{stderr}"
+    );
+    lines.sort();
+    let mut expected: Vec<String> = SHOWN
+        .iter()
+        .map(|name| format!("htmlabs: error: cannot rewrite `{name}`: not valid `UTF-16LE` at byte 6: an unpaired surrogate or a lone byte; it is refused rather than changed"))
+        .collect();
+    expected.sort();
+    assert_eq!(lines, expected);
+    // A warning, and a note of -v.
+    fs::create_dir(top.join("w")).unwrap();
+    fs::write(
+        top.join("w/x\ny.xhtml"),
+        "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><script src=\"a.js\"/></head></html>",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("x\ny.xhtml", top.join("w/l\tk.html")).unwrap();
+    let args = os(&["--site", "w", "--site-url", URL, "-v"]);
+    let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    assert_eq!(
+        lines[0],
+        r#"htmlabs: "w/l\tk.html": a symbolic link: not followed (--follow-links)"#
+    );
+    assert_eq!(
+        lines[1],
+        r#"htmlabs: warning: "w/x\ny.xhtml": the self-closed `<script/>` at byte 49 ends there in XHTML, not in HTML, where the rest would be its text: the file is left as it is"#
+    );
+    assert!(lines[2].starts_with("htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed;"));
+}

@@ -27,6 +27,7 @@ use crate::html::report::Warning;
 use crate::html::rewriter::Rewriter;
 use crate::html::xhtml;
 use crate::listing::{Listing, file_place};
+use crate::names;
 use crate::url::{Layers, Standard};
 use overlap::Overlap;
 pub use tree::Entry;
@@ -309,8 +310,8 @@ pub fn run(
                 );
                 let listing = listing.then(|| {
                     Listing::new(
-                        entry.path.display().to_string(),
-                        file_place(&entry.path.display().to_string()),
+                        entry.path.as_os_str().as_encoded_bytes().to_vec(),
+                        file_place(&entry.path),
                         want_check.then(|| Box::new(Shared(Rc::clone(&check))) as Box<dyn Write>),
                         want_report.then(|| {
                             (
@@ -497,7 +498,7 @@ fn put(
 
 /// Reads `path` whole into `buffer`; its metadata.
 fn read(path: &Path, buffer: &mut Vec<u8>) -> Result<Metadata, SourceError> {
-    let open = |e: io::Error| SourceError::Open(path.display().to_string(), lowercase(&e));
+    let open = |e: io::Error| SourceError::Open(names::path(path).into_owned(), lowercase(&e));
     let mut file = File::open(path).map_err(open)?;
     let metadata = file.metadata().map_err(open)?;
     buffer.clear();

@@ -11,6 +11,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 
 use super::{Event, Site};
 use crate::files::{SourceError, lowercase, quoted};
+use crate::names;
 
 /// A file of the site.
 #[derive(Debug, Clone)]
@@ -52,7 +53,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
     let root = site
         .dir
         .canonicalize()
-        .map_err(|e| SourceError::Open(site.dir.display().to_string(), lowercase(&e)))?;
+        .map_err(|e| SourceError::Open(names::path(&site.dir).into_owned(), lowercase(&e)))?;
     let walker = WalkBuilder::new(&site.dir)
         .standard_filters(false)
         .follow_links(site.follow_links)
