@@ -35,10 +35,9 @@ impl Input {
     /// A reader of it.
     pub fn open(&self) -> Result<Box<dyn io::Read>, SourceError> {
         Ok(match self {
-            Input::File(path) => Box::new(
-                File::open(path)
-                    .map_err(|e| SourceError::Open(path.display().to_string(), lowercase(&e)))?,
-            ),
+            Input::File(path) => Box::new(File::open(path).map_err(|e| {
+                SourceError::Open(crate::names::path(path).into_owned(), lowercase(&e))
+            })?),
             Input::Stdin => Box::new(io::stdin().lock()),
         })
     }
@@ -94,10 +93,9 @@ impl SourceError {
     }
 }
 
-/// A file's name as messages give it: in backticks.
-pub(crate) fn quoted(path: &Path) -> String {
-    format!("`{}`", path.display())
-}
+/// A file's name as messages give it: in backticks, quoted C-style
+/// within them when it is not plain (see [`names`](crate::names)).
+pub(crate) use crate::names::quoted;
 
 /// io errors read "No such file or directory (os error 2)"; ours are
 /// lowercase.

@@ -16,6 +16,7 @@
 //! it reports. The folders say what their code knows, and imports point
 //! down:
 //!
+//! - [`names`]: how a file or a record is named in a line of output;
 //! - [`flags`]: what the user asks for, by the command line's names, made
 //!   into a [`Config`] (the command line's and the Python binding's alike);
 //! - sources: [`filter`] (one document, a file or standard input), over
@@ -32,6 +33,7 @@ pub mod flags;
 mod html;
 pub mod http;
 pub mod listing;
+pub mod names;
 pub mod site;
 pub mod spool;
 mod syntax;

@@ -2,10 +2,12 @@
 //! and the link report's JSON Lines.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use crate::html::links::{Link, Outcome};
+use crate::names;
 
 /// Whether `--check` names the link: a value that would change.
 pub fn would_change(link: &Link) -> bool {
@@ -14,8 +16,10 @@ pub fn would_change(link: &Link) -> bool {
 
 /// `FILE:LINE:COLUMN: <tag attr> "original" -> "absolute"`, as compilers
 /// and linters write a place, so that editors and CI annotations find it.
-/// The two URLs are JSON strings: quoted, with `"` and `\` escaped.
-pub fn check_line(name: &str, link: &Link) -> String {
+/// The name is [`names::shown`] (C-quoted if it is not plain: a file
+/// name's line break cannot split the line); the two URLs are JSON
+/// strings: quoted, with `"` and `\` escaped.
+pub fn check_line(name: &[u8], link: &Link) -> String {
     let p = link.position;
     let element = if link.attribute.is_empty() {
         format!("<{}>", link.element)
@@ -23,7 +27,8 @@ pub fn check_line(name: &str, link: &Link) -> String {
         format!("<{} {}>", link.element, link.attribute)
     };
     format!(
-        "{name}:{}:{}: {element} {} -> {}",
+        "{}:{}:{}: {element} {} -> {}",
+        names::shown(name),
         p.line,
         p.column,
         Value::from(link.original.as_str()),
@@ -77,7 +82,8 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
 /// A document's links, written as they are heard: check lines (`--check`)
 /// and report lines (`--report`), each to its writer.
 pub struct Listing {
-    name: String,
+    /// The document's name as it is (a path's bytes, a record's ID).
+    name: Vec<u8>,
     place: Map<String, Value>,
     /// Standard output, with `--check`.
     check: Option<Box<dyn Write>>,
@@ -95,7 +101,7 @@ impl Listing {
     /// report places by `place` (`{"file": …}`); check lines go to `check`
     /// (standard output), report lines to `report`, named for messages.
     pub fn new(
-        name: String,
+        name: Vec<u8>,
         place: Map<String, Value>,
         check: Option<Box<dyn Write>>,
         report: Option<(Box<dyn Write>, String)>,
@@ -112,13 +118,13 @@ impl Listing {
 
     /// The links heard from now on are those of the document `name`,
     /// placed by `place` (a source of many documents: a WARC record).
-    pub fn document(&mut self, name: String, place: Map<String, Value>) {
+    pub fn document(&mut self, name: Vec<u8>, place: Map<String, Value>) {
         self.name = name;
         self.place = place;
     }
 
     /// The name of the document whose links are heard.
-    pub fn name(&self) -> &str {
+    pub fn name(&self) -> &[u8] {
         &self.name
     }
 
@@ -159,10 +165,17 @@ impl Listing {
     }
 }
 
-/// The report's place for a file: `{"file": "…"}`.
-pub fn file_place(file: &str) -> Map<String, Value> {
+/// The report's place for a file: `{"file": "…"}`; for a name that is not
+/// UTF-8, `file` has U+FFFD where it does not decode, and `file_raw` its
+/// bytes, those outside printable ASCII and `%` percent-encoded (as a
+/// value's `raw`), which gives the name back exactly.
+pub fn file_place(file: &Path) -> Map<String, Value> {
+    let bytes = file.as_os_str().as_encoded_bytes();
     let mut place = Map::new();
-    place.insert("file".to_owned(), file.into());
+    place.insert("file".to_owned(), String::from_utf8_lossy(bytes).into());
+    if std::str::from_utf8(bytes).is_err() {
+        place.insert("file_raw".to_owned(), percent_encoded(bytes).into());
+    }
     place
 }
 
@@ -219,11 +232,35 @@ mod tests {
     #[test]
     fn a_check_line_names_the_place_and_both_urls() {
         assert_eq!(
-            check_line("site/a.html", &link(Outcome::Rewritten, None)),
+            check_line(b"site/a.html", &link(Outcome::Rewritten, None)),
             r#"site/a.html:3:12: <img src> "a \"b\".png" -> "http://h/a%20\"b\".png""#
         );
         assert!(would_change(&link(Outcome::Rewritten, None)));
         assert!(!would_change(&link(Outcome::Absolute, None)));
+        // A name cannot add a line, nor pass for a place.
+        assert_eq!(
+            check_line(
+                b"a.js:1:1: <a href> \"evil\"\nb\xff.html",
+                &link(Outcome::Rewritten, None)
+            ),
+            r#""a.js:1:1: <a href> \"evil\"\nb\377.html":3:12: <img src> "a \"b\".png" -> "http://h/a%20\"b\".png""#
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_place_keeps_any_name_exactly() {
+        use std::os::unix::ffi::OsStrExt;
+        let place = file_place(Path::new("s/a\nb.html"));
+        assert_eq!(
+            Value::Object(place).to_string(),
+            r#"{"file":"s/a\nb.html"}"#
+        );
+        let place = file_place(Path::new(std::ffi::OsStr::from_bytes(b"s/\xff%.html")));
+        assert_eq!(
+            Value::Object(place).to_string(),
+            "{\"file\":\"s/\u{FFFD}%.html\",\"file_raw\":\"s/%FF%25.html\"}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Glue: flags in, a run of the library, messages and exit status out.
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,6 +10,7 @@ use std::time::Instant;
 use clap::Parser;
 use htmlabs::cli::{ArchiveProgress, Cli, Job, Progress};
 use htmlabs::listing::{Listing, file_place, record_place};
+use htmlabs::names;
 use htmlabs::site::{self, Outputs};
 use htmlabs::{SourceError, Staged, filter, warc};
 
@@ -42,15 +44,15 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         _ => None,
     };
     let report_name = |staged: &Option<Staged>| match (&cli.report, staged) {
-        (Some(path), Some(_)) => format!("`{}`", path.display()),
+        (Some(path), Some(_)) => names::quoted(path),
         _ => "standard output".to_owned(),
     };
     let code = match job {
         Job::Filter { input, output } => {
             let listing = (cli.check || cli.report.is_some()).then(|| {
                 let name = match &input {
-                    filter::Input::File(path) => path.display().to_string(),
-                    filter::Input::Stdin => "-".to_owned(),
+                    filter::Input::File(path) => path.as_path(),
+                    filter::Input::Stdin => Path::new("-"),
                 };
                 let report = match &staged {
                     Some(staged) => staged.writer().map(|f| Box::new(f) as Box<dyn Write>),
@@ -58,8 +60,8 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
                 };
                 report.map(|report| {
                     Listing::new(
-                        name.clone(),
-                        file_place(&name),
+                        name.as_os_str().as_encoded_bytes().to_vec(),
+                        file_place(name),
                         cli.check.then(|| Box::new(io::stdout()) as Box<dyn Write>),
                         cli.report.is_some().then(|| (report, report_name(&staged))),
                     )
@@ -113,7 +115,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
                     };
                     report.map(|report| {
                         Listing::new(
-                            String::new(),
+                            Vec::new(),
                             Default::default(),
                             cli.check.then(|| Box::new(io::stdout()) as Box<dyn Write>),
                             cli.report.is_some().then(|| (report, report_name(&staged))),
@@ -125,9 +127,11 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             // by its ID and target URI (the report).
             let mut hear = |record: &warc::Named, link: &htmlabs::Link| {
                 if let Some(listing) = &mut listing {
-                    if listing.name() != record.id {
-                        listing
-                            .document(record.id.clone(), record_place(&record.id, &record.target));
+                    if listing.name() != record.id.as_bytes() {
+                        listing.document(
+                            record.id.clone().into_bytes(),
+                            record_place(&record.id, &record.target),
+                        );
                     }
                     listing.hear(link);
                 }
@@ -187,7 +191,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             progress.finish(&summary, cli.check, cli.out_dir.as_deref());
             if summary.interrupted {
                 INTERRUPTED
-            } else if summary.failed > 0 {
+            } else if summary.failed > 0 || summary.errors > 0 {
                 FAILURE
             } else if cli.check && summary.changes > 0 {
                 CHANGES

@@ -126,6 +126,71 @@ fn other_usage_errors_exit_2_too() {
     }
 }
 
+/// Fault 9 of issue 30: a file name with a line break, a quote or a byte
+/// that is not UTF-8 is quoted C-style in every line (the check line, the
+/// error), and kept exactly in the report.
+#[cfg(unix)]
+#[test]
+fn odd_file_names_are_quoted_in_lines_and_kept_exactly_in_the_report() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, shown, raw) in [
+        (&b"a\nb.html"[..], r#""a\nb.html""#, None),
+        (b"q\"t.html", r#""q\"t.html""#, None),
+        (b"\xff\tx.html", r#""\377\tx.html""#, Some("%FF%09x.html")),
+    ] {
+        let name = OsStr::from_bytes(name);
+        fs::write(dir.path().join(name), "<a href=x>").unwrap();
+        let out = htmlabs()
+            .current_dir(dir.path())
+            .args(["--check", "-r", "http://h/", "--report", "links.jsonl"])
+            .arg(name)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            format!("{shown}:1:9: <a href> \"x\" -> \"http://h/x\"\n")
+        );
+        let report = fs::read_to_string(dir.path().join("links.jsonl")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(report.trim_end()).unwrap();
+        assert_eq!(v["file"], name.to_string_lossy().as_ref());
+        assert_eq!(v.get("file_raw").and_then(|r| r.as_str()), raw);
+        // A missing file of that name: one line, naming it the same way.
+        fs::remove_file(dir.path().join(name)).unwrap();
+        let out = htmlabs()
+            .current_dir(dir.path())
+            .args(["-r", "http://h/"])
+            .arg(name)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "htmlabs: error: cannot open `{shown}`: no such file or directory (os error 2)\n"
+            )
+        );
+        // And an output that cannot be written.
+        let out = htmlabs()
+            .current_dir(dir.path())
+            .args(["-r", "http://h/", "-o"])
+            .arg(Path::new("no-such-dir").join(name))
+            .write_stdin(PAGE)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let shown_out = format!("\"no-such-dir/{}", &shown[1..]);
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "htmlabs: error: cannot write `{shown_out}`: no such file or directory (os error 2)\n"
+            )
+        );
+    }
+}
+
 // ---------------------------------------------------------------- -o
 
 #[test]

@@ -699,3 +699,405 @@ fn xhtml_that_an_html_parser_reads_otherwise_is_left_as_it_is() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(fs::read(copy.join("app.xhtml")).unwrap(), xhtml);
 }
+
+/// `htmlabs ARGS` run in `dir`, so that paths and messages are short and
+/// the same on every machine.
+fn htmlabs_in(dir: &Path, args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn os(args: &[&str]) -> Vec<std::ffi::OsString> {
+    args.iter().map(Into::into).collect()
+}
+
+/// Every directory of `root` (links not followed), by its path under it.
+fn directories(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if fs::symlink_metadata(&path).unwrap().is_dir() {
+                found.push(path.strip_prefix(root).unwrap().to_path_buf());
+                dirs.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `ov/a` whose copy into `ov` would put the copy of `ov/a/a/*` over
+/// `ov/a/*`, non-HTML files included; `alias` is a symbolic link to `ov`.
+fn overlapping_tree(top: &Path) {
+    fs::create_dir_all(top.join("ov/a/a")).unwrap();
+    fs::create_dir_all(top.join("ov/b")).unwrap();
+    fs::write(top.join("ov/a/index.html"), "<a href=x>").unwrap();
+    fs::write(top.join("ov/a/logo.png"), "the site's logo").unwrap();
+    fs::write(top.join("ov/a/a/index.html"), "<a href=y>").unwrap();
+    fs::write(top.join("ov/a/a/logo.png"), "another logo").unwrap();
+    std::os::unix::fs::symlink("ov", top.join("alias")).unwrap();
+}
+
+const HOLDS: &str = "htmlabs: error: --out-dir `{out}` holds the site `{site}`: the copy would be written over it\n";
+const IS: &str = "htmlabs: error: --out-dir `{out}` is the site `{site}`: the copy would be written over it (to rewrite in place, give no --out-dir)\n";
+const INSIDE: &str = "htmlabs: error: --out-dir `{out}` is inside the site `{site}`: the copy would be rewritten again\n";
+const UNKNOWN: &str = "htmlabs: error: --out-dir `{out}`: cannot tell whether it overlaps the site `{site}`: not a directory (os error 20)\n";
+
+/// Runs `--site SITE --out-dir OUT` in `top` and asserts it is refused with
+/// `message` (its `{out}` and `{site}` filled in), nothing written.
+fn refused_overlap(
+    top: &Path,
+    site: &str,
+    out: &str,
+    message: &str,
+    run: impl Fn(&[&str]) -> Output,
+) {
+    let files = snapshot(top);
+    let dirs = directories(top);
+    let args = ["--site", site, "--site-url", URL, "--out-dir", out];
+    let output = run(&args);
+    let expected = message.replace("{out}", out).replace("{site}", site);
+    assert_eq!(text(&output.stderr), expected, "{args:?}");
+    assert_eq!(output.status.code(), Some(2), "{args:?}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(snapshot(top), files, "{args:?}: a file was written");
+    assert_eq!(directories(top), dirs, "{args:?}: a directory was made");
+}
+
+/// Fault 1 of issue 30: `--site ov/a --out-dir ov` wrote the copy of
+/// `ov/a/a/*` over `ov/a/*`. The two trees may not overlap in any
+/// direction, however the paths reach them (`..`, a symbolic link, a
+/// directory yet to be made).
+#[test]
+fn out_dir_and_site_that_overlap_are_refused_however_they_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    overlapping_tree(top);
+    let run = |args: &[&str]| {
+        htmlabs_in(
+            top,
+            &os(args).iter().map(|a| a.as_os_str()).collect::<Vec<_>>(),
+        )
+    };
+    let cases = [
+        ("ov/a", "ov", HOLDS),
+        ("ov/a", "ov/", HOLDS),
+        ("ov/a", ".", HOLDS),
+        ("ov/a", "ov/a/..", HOLDS),
+        ("ov/a", "ov/b/..", HOLDS),
+        ("ov/a", "ov/a/new/../..", HOLDS),
+        ("ov/a", "alias", HOLDS),
+        ("alias/a", "ov", HOLDS),
+        ("ov/a/a", "alias/a", HOLDS),
+        ("ov/a", "ov/a", IS),
+        ("ov/a", "ov/./a/", IS),
+        ("ov/a", "alias/a", IS),
+        ("ov/a/a/..", "ov/a", IS),
+        ("ov/a", "ov/a/new", INSIDE),
+        ("ov/a", "ov/a/new/deeper/../x", INSIDE),
+        ("ov/a", "ov/b/../a/new", INSIDE),
+        ("ov/a", "alias/a/a", INSIDE),
+        ("alias/a", "ov/a/a", INSIDE),
+        // Where the path cannot be followed, it is not known to be apart.
+        ("ov/a", "ov/a/logo.png/x", UNKNOWN),
+    ];
+    for (site, out, message) in cases {
+        refused_overlap(top, site, out, message, run);
+    }
+    // Beside the site, and a name that only starts like it: written.
+    for out in ["ov/b/copy", "ov/a-copy"] {
+        let output = run(&["--site", "ov/a", "--site-url", URL, "--out-dir", out]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        assert_eq!(
+            fs::read_to_string(top.join(out).join("index.html")).unwrap(),
+            "<a href=https://example.com/site/x>"
+        );
+        assert_eq!(
+            fs::read_to_string(top.join("ov/a/logo.png")).unwrap(),
+            "the site's logo"
+        );
+    }
+}
+
+/// The same directory by another mount (`mount --bind`): its path says
+/// nothing, its device and inode do. Run in a mount namespace of its own
+/// (`unshare -rm`), where it can be made without privileges; skipped with a
+/// note where the system allows none.
+#[test]
+fn out_dir_and_site_that_overlap_through_a_bind_mount_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    overlapping_tree(top);
+    fs::create_dir(top.join("mounted")).unwrap();
+    let namespace = Command::new("unshare").args(["-rm", "true"]).output();
+    if !namespace.is_ok_and(|o| o.status.success()) {
+        eprintln!("note: bind mounts skipped: `unshare -rm` cannot make a mount namespace here");
+        return;
+    }
+    let run = |args: &[&str]| {
+        Command::new("unshare")
+            .current_dir(top)
+            .args([
+                "-rm",
+                "sh",
+                "-c",
+                "mount --bind ov mounted && exec \"$0\" \"$@\"",
+                BIN,
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for (site, out, message) in [
+        ("ov/a", "mounted", HOLDS),
+        ("mounted/a", "ov", HOLDS),
+        ("mounted/a", "ov/a", IS),
+        ("ov/a", "mounted/a/new", INSIDE),
+        ("mounted/a", "ov/a/a", INSIDE),
+    ] {
+        refused_overlap(top, site, out, message, run);
+    }
+}
+
+/// Fault 8 of issue 30: with `--follow-links`, a link loop and a link to
+/// nothing were told as errors, yet the summary said `0 failed` and the
+/// exit status was 0. An error told is an error counted.
+#[test]
+fn with_follow_links_a_link_loop_and_a_link_to_nothing_fail_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    fs::create_dir_all(top.join("s/sub")).unwrap();
+    fs::write(top.join("s/a.html"), "<a href=x>").unwrap();
+    std::os::unix::fs::symlink("../sub", top.join("s/sub/loop")).unwrap();
+    std::os::unix::fs::symlink("nowhere.html", top.join("s/dangling.html")).unwrap();
+    let errors = [
+        "htmlabs: error: cannot read `s/dangling.html`: no such file or directory (os error 2)",
+        "htmlabs: error: cannot read `s/sub/loop`: a file system loop: it leads back to `s/sub`",
+    ];
+    for (flags, code, summary) in [
+        (
+            &[][..],
+            2,
+            "htmlabs: 1 HTML files: 1 rewritten, 0 unchanged, 0 failed; 1 URLs rewritten; 0 warnings; 2 other errors; ",
+        ),
+        (
+            &["--check"],
+            2,
+            "htmlabs: 1 HTML files: 0 would change, 1 unchanged, 0 failed; 0 URLs would change; 0 warnings; 2 other errors; ",
+        ),
+        (
+            &["--out-dir", "copy"],
+            2,
+            "htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed; 0 URLs rewritten; 0 warnings; other files: 0 hard-linked, 0 copied; 2 other errors; ",
+        ),
+    ] {
+        let mut args = vec!["--site", "s", "--site-url", URL, "--follow-links"];
+        args.extend_from_slice(flags);
+        let args = os(&args);
+        let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{flags:?}: {stderr}");
+        let mut lines: Vec<&str> = stderr.lines().collect();
+        let last = lines.pop().unwrap();
+        assert!(last.starts_with(summary), "{flags:?}: {stderr}");
+        lines.sort();
+        assert_eq!(lines, errors, "{flags:?}");
+    }
+}
+
+/// A file that cannot be put into `--out-dir` (a directory stands where it
+/// goes) is told, counted, and fails the run.
+#[test]
+fn a_file_that_cannot_be_copied_into_out_dir_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    fs::create_dir_all(top.join("s")).unwrap();
+    fs::create_dir_all(top.join("copy/logo.png")).unwrap();
+    fs::write(top.join("s/a.html"), "<a href=x>").unwrap();
+    fs::write(top.join("s/logo.png"), "png").unwrap();
+    fs::write(top.join("s/style.css"), "css").unwrap();
+    let args = os(&["--site", "s", "--site-url", URL, "--out-dir", "copy"]);
+    let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].starts_with("htmlabs: error: cannot write `copy/logo.png`: "),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with("htmlabs: 1 HTML files: 1 rewritten, 0 unchanged, 0 failed; 1 URLs rewritten; 0 warnings; other files: 1 hard-linked, 0 copied; 1 other errors; "),
+        "{stderr}"
+    );
+}
+
+/// Names with a line break, a tab, an escape, a quote, a backslash, a byte
+/// that is not UTF-8: made in `dir`, each holding `bytes`.
+#[cfg(unix)]
+fn odd_names(dir: &Path, bytes: &[u8]) -> Vec<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    fs::create_dir_all(dir).unwrap();
+    let names: [&[u8]; 7] = [
+        b"a\nb.html",
+        b"back\\slash.html",
+        b"e\x1b[2Kx.html",
+        b"plain.html",
+        b"q\"uote.html",
+        b"tab\there.html",
+        b"\xff.html",
+    ];
+    names
+        .iter()
+        .map(|name| {
+            let path = dir.join(std::ffi::OsStr::from_bytes(name));
+            fs::write(&path, bytes).unwrap();
+            path
+        })
+        .collect()
+}
+
+/// How the odd names are shown in a line, under `s/` (C-style, as
+/// `ls --quoting-style=c` and git do; a plain name as it is).
+const SHOWN: [&str; 7] = [
+    r#""s/a\nb.html""#,
+    r#""s/back\\slash.html""#,
+    r#""s/e\033[2Kx.html""#,
+    "s/plain.html",
+    r#""s/q\"uote.html""#,
+    r#""s/tab\there.html""#,
+    r#""s/\377.html""#,
+];
+
+/// `%XX` undone.
+fn percent_decoded(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Fault 9 of issue 30: a name holding a line break split a check line or
+/// an error line, so that a crafted name could forge a finding or a
+/// summary in a CI log. Such names are quoted, one way, in every line; the
+/// report keeps every name exactly.
+#[cfg(unix)]
+#[test]
+fn odd_file_names_are_quoted_in_every_line_and_kept_exactly_in_the_report() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    let paths = odd_names(&top.join("s"), b"<a href=x>");
+    let args = os(&[
+        "--site",
+        "s",
+        "--site-url",
+        URL,
+        "--check",
+        "--report",
+        "links.jsonl",
+    ]);
+    let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let expected: String = SHOWN
+        .iter()
+        .map(|name| format!("{name}:1:9: <a href> \"x\" -> \"https://example.com/site/x\"\n"))
+        .collect();
+    assert_eq!(text(&out.stdout), expected);
+    // The report: each name back exactly, from `file`, or from `file_raw`
+    // where it is not UTF-8.
+    let report = fs::read_to_string(top.join("links.jsonl")).unwrap();
+    let mut names = Vec::new();
+    for line in report.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let file = v["file"].as_str().unwrap();
+        let name = match v.get("file_raw") {
+            Some(raw) => {
+                assert_eq!(
+                    file,
+                    String::from_utf8_lossy(&percent_decoded(raw.as_str().unwrap()))
+                );
+                percent_decoded(raw.as_str().unwrap())
+            }
+            None => file.as_bytes().to_vec(),
+        };
+        names.push(name);
+    }
+    let made: Vec<Vec<u8>> = paths
+        .iter()
+        .map(|p| p.strip_prefix(top).unwrap().as_os_str().as_bytes().to_vec())
+        .collect();
+    assert_eq!(names, made, "{report}");
+    assert_eq!(
+        report
+            .lines()
+            .filter(|l| l.contains("\"file_raw\""))
+            .count(),
+        1,
+        "only the name that is not UTF-8 has `file_raw`: {report}"
+    );
+}
+
+/// The same names in error, warning and `-v` lines.
+#[cfg(unix)]
+#[test]
+fn odd_file_names_are_quoted_in_errors_warnings_and_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    // UTF-16 with an unpaired surrogate: each file fails.
+    odd_names(&top.join("s"), b"\xff\xfe<\x00a\x00\x00\xd8");
+    let args = os(&["--site", "s", "--site-url", URL]);
+    let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let mut lines: Vec<&str> = stderr.lines().collect();
+    let summary = lines.pop().unwrap();
+    assert!(
+        summary.starts_with("htmlabs: 7 HTML files: 0 rewritten, 0 unchanged, 7 failed;"),
+        "{stderr}"
+    );
+    lines.sort();
+    let mut expected: Vec<String> = SHOWN
+        .iter()
+        .map(|name| format!("htmlabs: error: cannot rewrite `{name}`: not valid `UTF-16LE` at byte 6: an unpaired surrogate or a lone byte; it is refused rather than changed"))
+        .collect();
+    expected.sort();
+    assert_eq!(lines, expected);
+    // A warning, and a note of -v.
+    fs::create_dir(top.join("w")).unwrap();
+    fs::write(
+        top.join("w/x\ny.xhtml"),
+        "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><script src=\"a.js\"/></head></html>",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("x\ny.xhtml", top.join("w/l\tk.html")).unwrap();
+    let args = os(&["--site", "w", "--site-url", URL, "-v"]);
+    let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    assert_eq!(
+        lines[0],
+        r#"htmlabs: "w/l\tk.html": a symbolic link: not followed (--follow-links)"#
+    );
+    assert_eq!(
+        lines[1],
+        r#"htmlabs: warning: "w/x\ny.xhtml": the self-closed `<script/>` at byte 49 ends there in XHTML, not in HTML, where the rest would be its text: the file is left as it is"#
+    );
+    assert!(lines[2].starts_with("htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed;"));
+}

@@ -1155,6 +1155,56 @@ fn check_and_report_name_each_record_and_its_target() {
     assert!(run.stdout.is_empty());
 }
 
+/// Fault 9 of issue 30: a record's ID and target URI come from the input;
+/// one with a control character or a quote is quoted C-style, as file
+/// names are, in check lines and in warnings.
+#[test]
+fn record_ids_with_control_characters_are_quoted_in_every_line() {
+    let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>";
+    let mut warc = plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Target-URI", "http://h/a.html"),
+            ("WARC-Record-ID", "<urn:x:\"\x1b[2K\t>"),
+            ("Content-Type", "application/http; msgtype=response"),
+        ],
+        page,
+    );
+    let second = warc.len();
+    warc.extend(plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Target-URI", "http://h/\x1b[1Ab.html"),
+            ("WARC-Record-ID", "<urn:x:b>"),
+            ("Content-Type", "application/http; msgtype=response"),
+        ],
+        b"HTTP/1.1 OK\r\nContent-Type: text/html\r\n\r\n<a href=y>",
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("odd-ids.warc");
+    std::fs::write(&input, &warc).unwrap();
+    let run = Command::cargo_bin("htmlabs")
+        .unwrap()
+        .args(["--warc", "--check"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        String::from_utf8(run.stdout).unwrap(),
+        "\"<urn:x:\\\"\\033[2K\\t>\":4:9: <a href> \"x\" -> \"http://h/x\"\n"
+    );
+    assert_eq!(
+        stderr.lines().next(),
+        Some(
+            format!("htmlabs: warning: record `<urn:x:b>` (`\"http://h/\\033[1Ab.html\"`) at byte {second}: kept as it is, not rewritten: malformed status line at byte 0: `HTTP/1.1 OK`").as_str()
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+}
+
 // `.warc.zst`: IIPC's "Zstandard Compression for WARC Files".
 
 /// One zstd frame of `bytes`, as the specification asks (its content

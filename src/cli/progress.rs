@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::names;
 use crate::site::{Event, Summary};
 use crate::warc::Counters;
 
@@ -58,13 +59,16 @@ impl Progress {
                 // Stopping at the memory limit fails the file: said even
                 // under -q, by its failure.
                 if !self.quiet {
-                    self.say(format!("htmlabs: warning: {}: {warning}", path.display()));
+                    self.say(format!(
+                        "htmlabs: warning: {}: {warning}",
+                        names::path(path)
+                    ));
                 }
             }
             Event::Failed(_, error) => self.say(format!("htmlabs: error: {error}")),
             Event::Note(path, note) => {
                 if self.verbose {
-                    self.say(format!("htmlabs: {}: {note}", path.display()));
+                    self.say(format!("htmlabs: {}: {note}", names::path(path)));
                 }
             }
             Event::Done(_) => {
@@ -98,6 +102,9 @@ impl Progress {
                 "; other files: {} hard-linked, {} copied",
                 s.linked, s.copied
             );
+        }
+        if s.errors > s.failed {
+            line += &format!("; {} other errors", s.errors - s.failed);
         }
         if s.interrupted {
             line += "; interrupted";

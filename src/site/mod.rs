@@ -5,6 +5,7 @@
 //! the tree; each through a temporary file, so that a failure or an
 //! interruption leaves every file old or new.
 
+mod overlap;
 mod tree;
 mod url;
 
@@ -14,7 +15,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -26,7 +27,9 @@ use crate::html::report::Warning;
 use crate::html::rewriter::Rewriter;
 use crate::html::xhtml;
 use crate::listing::{Listing, file_place};
+use crate::names;
 use crate::url::{Layers, Standard};
+use overlap::Overlap;
 pub use tree::Entry;
 pub use url::retrieval_url;
 
@@ -56,9 +59,10 @@ pub struct Site {
 
 impl Site {
     /// The site in `dir`, served at `url` (absolute, without a query or a
-    /// fragment), rewritten in place, or into `out_dir` (which must not be
-    /// inside `dir`); files matching an exclude (a `.gitignore` glob) are
-    /// left out. Refused with a one-line message before anything is read.
+    /// fragment), rewritten in place, or into `out_dir` (which must not
+    /// overlap `dir`, by where either really leads); files matching an
+    /// exclude (a `.gitignore` glob) are left out. Refused with a one-line
+    /// message before anything is read.
     pub fn new(
         dir: &Path,
         url: &str,
@@ -92,12 +96,27 @@ impl Site {
             ));
         }
         if let Some(out) = out_dir {
-            if inside(out, dir) {
-                return refused(format!(
-                    "--out-dir {} is inside the site {}: the copy would be rewritten again",
-                    quoted(out),
-                    quoted(dir)
-                ));
+            let found = overlap::overlap(dir, out);
+            let (out, dir) = (quoted(out), quoted(dir));
+            let why = match found {
+                Ok(None) => None,
+                Ok(Some(Overlap::OutInside)) => Some(format!(
+                    " is inside the site {dir}: the copy would be rewritten again"
+                )),
+                Ok(Some(Overlap::SiteInside)) => Some(format!(
+                    " holds the site {dir}: the copy would be written over it"
+                )),
+                Ok(Some(Overlap::Same)) => Some(format!(
+                    " is the site {dir}: the copy would be written over it (to rewrite in place, give no --out-dir)"
+                )),
+                // Not known to be apart: not written.
+                Err(e) => Some(format!(
+                    ": cannot tell whether it overlaps the site {dir}: {}",
+                    lowercase(&e)
+                )),
+            };
+            if let Some(why) = why {
+                return refused(format!("--out-dir {out}{why}"));
             }
         }
         tree::overrides(dir, excludes)?;
@@ -121,33 +140,6 @@ impl Site {
     /// The URL a file of the site (by its path under the root) is served at.
     pub fn url_of(&self, relative: &Path) -> String {
         retrieval_url(&self.url, relative, self.pretty_urls)
-    }
-}
-
-/// Whether `path` is `dir` or lies under it, by their canonical forms (a
-/// path that does not exist yet, by its nearest ancestor that does).
-fn inside(path: &Path, dir: &Path) -> bool {
-    let Ok(dir) = dir.canonicalize() else {
-        return false;
-    };
-    let mut missing = Vec::new();
-    let mut at = path.to_path_buf();
-    loop {
-        if let Ok(real) = at.canonicalize() {
-            let full: PathBuf = missing.iter().rev().fold(real, |p, c| p.join(c));
-            return full.starts_with(&dir);
-        }
-        match (at.file_name(), at.parent()) {
-            (Some(name), Some(parent)) => {
-                missing.push(name.to_owned());
-                at = if parent.as_os_str().is_empty() {
-                    PathBuf::from(".")
-                } else {
-                    parent.to_owned()
-                };
-            }
-            _ => return false,
-        }
     }
 }
 
@@ -177,6 +169,11 @@ pub struct Summary {
     pub unchanged: usize,
     /// Left as they were because of an error.
     pub failed: usize,
+    /// Errors told, each named on standard error: those of the `failed`
+    /// files, and any other (a path the walk could not read, a link that
+    /// leads nowhere or back up the tree, a file not copied into
+    /// `--out-dir`). Any fails the run.
+    pub errors: usize,
     /// With `--out-dir`: other files copied, and hard-linked.
     pub copied: usize,
     pub linked: usize,
@@ -262,6 +259,14 @@ pub fn run(
     on: &(dyn Fn(Event<'_>) + Sync),
 ) -> Result<Summary, SourceError> {
     let started = Instant::now();
+    // Every error told is counted, whoever tells it.
+    let errors = AtomicUsize::new(0);
+    let on = &|event: Event<'_>| {
+        if let Event::Failed(..) = event {
+            errors.fetch_add(1, Ordering::Relaxed);
+        }
+        on(event)
+    };
     let entries = tree::walk(site, on)?;
     let mut summary = Summary::default();
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.html).collect();
@@ -305,8 +310,8 @@ pub fn run(
                 );
                 let listing = listing.then(|| {
                     Listing::new(
-                        entry.path.display().to_string(),
-                        file_place(&entry.path.display().to_string()),
+                        entry.path.as_os_str().as_encoded_bytes().to_vec(),
+                        file_place(&entry.path),
                         want_check.then(|| Box::new(Shared(Rc::clone(&check))) as Box<dyn Write>),
                         want_report.then(|| {
                             (
@@ -342,6 +347,7 @@ pub fn run(
     summary.rewritten = t.rewritten;
     summary.unchanged = t.unchanged;
     summary.failed = t.failed;
+    summary.errors = errors.into_inner();
     summary.urls_rewritten = t.urls_rewritten;
     summary.warnings = t.warnings;
     summary.changes = t.changes;
@@ -492,7 +498,7 @@ fn put(
 
 /// Reads `path` whole into `buffer`; its metadata.
 fn read(path: &Path, buffer: &mut Vec<u8>) -> Result<Metadata, SourceError> {
-    let open = |e: io::Error| SourceError::Open(path.display().to_string(), lowercase(&e));
+    let open = |e: io::Error| SourceError::Open(names::path(path).into_owned(), lowercase(&e));
     let mut file = File::open(path).map_err(open)?;
     let metadata = file.metadata().map_err(open)?;
     buffer.clear();

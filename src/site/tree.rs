@@ -11,6 +11,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 
 use super::{Event, Site};
 use crate::files::{SourceError, lowercase, quoted};
+use crate::names;
 
 /// A file of the site.
 #[derive(Debug, Clone)]
@@ -52,7 +53,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
     let root = site
         .dir
         .canonicalize()
-        .map_err(|e| SourceError::Open(site.dir.display().to_string(), lowercase(&e)))?;
+        .map_err(|e| SourceError::Open(names::path(&site.dir).into_owned(), lowercase(&e)))?;
     let walker = WalkBuilder::new(&site.dir)
         .standard_filters(false)
         .follow_links(site.follow_links)
@@ -65,7 +66,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
             Ok(entry) => entry,
             Err(e) => {
                 let path = ignore_path(&e).unwrap_or_else(|| site.dir.clone());
-                let e = SourceError::Read(quoted(&path), lowercase(&e));
+                let e = SourceError::Read(quoted(&path), walk_error(&e));
                 on(Event::Failed(&path, &e));
                 continue;
             }
@@ -133,6 +134,40 @@ fn ignore_path(e: &ignore::Error) -> Option<PathBuf> {
         ignore::Error::Loop { child, .. } => Some(child.clone()),
         _ => None,
     }
+}
+
+/// What went wrong in the walk, without the paths the crates' messages
+/// give unquoted (the message names its path itself).
+fn walk_error(e: &ignore::Error) -> String {
+    match e {
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => walk_error(err),
+        ignore::Error::Loop { ancestor, .. } => {
+            format!("a file system loop: it leads back to {}", quoted(ancestor))
+        }
+        ignore::Error::Partial(errors) => {
+            errors.iter().map(walk_error).collect::<Vec<_>>().join("; ")
+        }
+        ignore::Error::Io(io) => lowercase(&os_error(io)),
+        _ => lowercase(e),
+    }
+}
+
+/// The operating system's error under `e`: walkdir's wraps it in a message
+/// that gives the path.
+fn os_error(e: &std::io::Error) -> &(dyn std::error::Error + 'static) {
+    let mut at: &(dyn std::error::Error + 'static) = e;
+    while at
+        .downcast_ref::<std::io::Error>()
+        .is_none_or(|io| io.raw_os_error().is_none())
+    {
+        match at.source() {
+            Some(source) => at = source,
+            None => return e,
+        }
+    }
+    at
 }
 
 /// Whether a file is a document to rewrite, by its name.

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::input::Place;
 use crate::http;
+use crate::names;
 
 /// The record a warning is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,9 +21,10 @@ pub struct Named {
 
 impl fmt::Display for Named {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "record `{}`", self.id)?;
+        // Both come from the input: shown as file names are.
+        write!(f, "record `{}`", names::shown(self.id.as_bytes()))?;
         if !self.target.is_empty() {
-            write!(f, " (`{}`)", self.target)?;
+            write!(f, " (`{}`)", names::shown(self.target.as_bytes()))?;
         }
         write!(f, " at {}", self.at)
     }
