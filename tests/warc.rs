@@ -1353,3 +1353,169 @@ fn the_wget_corpus_as_warc_zst_in_either_mode_and_at_any_zstd_level() {
     let (status, stderr, _, _) = htmlabs(&input, &["--zstd-level", "20"]);
     assert_eq!(status, 2, "{stderr}");
 }
+
+// A cut archive: every record a reader reads from it, it reads from the
+// output; nothing follows the bytes copied from where it breaks.
+
+/// The records of a `.warc.gz`, and its members as they are, one record
+/// each.
+fn members_of(gzip: &[u8]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let (mut records, mut members) = (Vec::new(), Vec::new());
+    let mut rest = gzip;
+    while !rest.is_empty() {
+        let before = rest;
+        let mut record = Vec::new();
+        GzDecoder::new(&mut rest).read_to_end(&mut record).unwrap();
+        members.push(before[..before.len() - rest.len()].to_vec());
+        records.push(record);
+    }
+    (records, members)
+}
+
+/// Runs the library on `input` in `mode`: the summary, the warnings, the
+/// output.
+fn run_on(input: &[u8], mode: Mode) -> (warc::Summary, Vec<String>, Vec<u8>) {
+    let options = Options {
+        mode,
+        ..Options::default()
+    };
+    let mut warnings = Vec::new();
+    let (summary, out) = warc::convert(&Config::default(), &options, input, Vec::new(), |w| {
+        warnings.push(w.to_string())
+    })
+    .unwrap();
+    (summary, warnings, out)
+}
+
+#[test]
+fn a_cut_archive_keeps_every_record_a_reader_reads_and_nothing_follows_the_cut() {
+    let Some(python) = common::warc_python("a_cut_archive_keeps_every_record") else {
+        return;
+    };
+    // Archives whose last record is an HTML page rewritten: its conversion
+    // (and the warcinfo before it) is what a cut put after the break.
+    let shapes = std::fs::read(fixture("shapes.warc.gz")).unwrap();
+    let (records, members) = members_of(&shapes);
+    // warcinfo, request, the responses to /plain.html ... /dir/moved.
+    let mut sources = vec![("shapes", records[..12].to_vec(), members[..12].to_vec())];
+    if let Some(shared) = common::shared("a_cut_archive_keeps_every_record") {
+        let corpus = std::fs::read(shared.join("corpus/warc/corpus-wget.warc.gz")).unwrap();
+        let (records, members) = members_of(&corpus);
+        // warcinfo, then three requests and their HTML responses.
+        sources.push(("wget", records[..7].to_vec(), members[..7].to_vec()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut pairs = Vec::new();
+    let mut whole_counts = Vec::new();
+    for (source, records, members) in &sources {
+        // Each packing as its units, and the length of a unit's trailer
+        // (gzip's CRC-32 and size; zstd's checksum).
+        let packings = [
+            ("warc.gz", members.clone(), 8),
+            ("one-member.warc.gz", vec![member(&records.concat())], 8),
+            (
+                "warc.zst",
+                records.iter().map(|r| zframe(r, None)).collect(),
+                4,
+            ),
+        ];
+        for (packing, units, trailer) in packings {
+            let whole = units.concat();
+            let starts: Vec<usize> = units
+                .iter()
+                .scan(0, |at, unit| {
+                    let start = *at;
+                    *at += unit.len();
+                    Some(start)
+                })
+                .collect();
+            let last = *starts.last().unwrap();
+            // At every byte of the last unit's trailer, within the last
+            // unit, and at places all along.
+            let mut cuts: Vec<usize> = (whole.len() - trailer..=whole.len()).collect();
+            cuts.push(last + (whole.len() - last) / 2);
+            cuts.extend((1..8).map(|k| whole.len() * k / 8));
+            for cut in cuts {
+                let input = &whole[..cut];
+                // The unit the cut breaks (none at a unit's end).
+                let broken = starts.iter().copied().rfind(|&s| s < cut).unwrap_or(0);
+                let intact = cut == whole.len() || starts.contains(&cut) && cut > 0;
+                for mode in [Mode::Conversion, Mode::Replace] {
+                    let (summary, warnings, out) = run_on(input, mode);
+                    let name = format!("{source}-{cut}-{mode:?}.{packing}");
+                    let stopped = warnings.iter().any(|w| w.starts_with("malformed record"));
+                    assert_eq!(stopped, !intact, "{name}: {warnings:?}");
+                    if !intact {
+                        assert!(
+                            out.ends_with(&input[broken..]),
+                            "{name}: the unit cut short does not end the output ({summary:?})"
+                        );
+                    }
+                    if (*source, packing, cut) == ("shapes", "warc.gz", whole.len() - 1) {
+                        // The same in either mode.
+                        assert_eq!(
+                            warnings,
+                            [
+                                format!(
+                                    "malformed record at byte 481 of the gzip member at byte {last}: its gzip data breaks: unexpected end of file: the rest of the input is copied as it is"
+                                ),
+                                format!(
+                                    "record `<urn:uuid:00000000-0000-4000-8000-000000000011>` (`http://shapes.example/dir/moved`) at the gzip member at byte {last}: its gzip member breaks after it: its rewritten page is not written, since nothing may follow broken bytes"
+                                ),
+                            ],
+                            "{name}"
+                        );
+                    }
+                    if packing != "one-member.warc.gz" && cut > starts[4] {
+                        assert!(summary.rewritten > 0, "{name}: the pages before the cut");
+                    }
+                    let (path_in, path_out) = (
+                        dir.path().join(&name),
+                        dir.path().join(format!("out-{name}")),
+                    );
+                    std::fs::write(&path_in, input).unwrap();
+                    std::fs::write(&path_out, &out).unwrap();
+                    if cut == whole.len() - 1 {
+                        let n = records.len();
+                        whole_counts.push((
+                            name.clone(),
+                            match packing {
+                                "warc.gz" => {
+                                    format!("warcio {n}\twarcio decompressed {n}\tFastWARC {n}")
+                                }
+                                // warcio reads a member's first record only.
+                                "one-member.warc.gz" => {
+                                    format!("warcio 1\twarcio decompressed {n}\tFastWARC {n}")
+                                }
+                                _ => format!("warcio decompressed {n}\tFastWARC {n}"),
+                            },
+                        ));
+                    }
+                    pairs.push(path_in);
+                    pairs.push(path_out);
+                }
+            }
+        }
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/warc_records.py");
+    let run = Command::new(&python)
+        .arg(script)
+        .args(&pairs)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // A cut in the last trailer loses no record of the input to a reader:
+    // all of them are read, from the input and from the output.
+    for (name, counts) in whole_counts {
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(&format!("/{name}\t")))
+            .unwrap_or_else(|| panic!("{name}: {stdout}"));
+        assert!(line.ends_with(&format!("\t{counts}")), "{line}");
+    }
+}

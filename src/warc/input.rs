@@ -31,6 +31,17 @@ pub enum Place {
     Frame { frame: u64, within: u64 },
 }
 
+impl Place {
+    /// What the input is read in here: what new records may be put after.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Place::Byte(_) => "record",
+            Place::Member { .. } => "gzip member",
+            Place::Frame { .. } => "zstd frame",
+        }
+    }
+}
+
 impl fmt::Display for Place {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -58,6 +58,11 @@ pub enum Warning {
     /// In replace mode, a revisit of a record that was replaced: its
     /// payload digest (or `WARC-Refers-To`) names what is no longer there.
     Revisit { record: Named, replaced: Named },
+    /// A page rewritten whose unit (a gzip member, a zstd frame) breaks
+    /// after it: its new record is not written, since nothing may follow
+    /// broken bytes (a reader takes what follows for their end, and loses
+    /// the record before).
+    AfterBreak { record: Named },
 }
 
 impl Warning {
@@ -66,7 +71,9 @@ impl Warning {
     pub fn stops_rewriting(&self) -> bool {
         match self {
             Warning::Record { warning, .. } => warning.stops_rewriting(),
-            Warning::NotRewritten { .. } | Warning::Malformed { .. } => true,
+            Warning::NotRewritten { .. }
+            | Warning::Malformed { .. }
+            | Warning::AfterBreak { .. } => true,
             Warning::Digest { .. } | Warning::NotReplaced { .. } | Warning::Revisit { .. } => false,
         }
     }
@@ -93,10 +100,7 @@ impl fmt::Display for Warning {
                 "{record}: `{field}: {says}` is not its digest (`{is}`): kept as it is"
             ),
             Warning::NotReplaced { record, spans } => {
-                let unit = match record.at {
-                    Place::Frame { .. } => "zstd frame",
-                    _ => "gzip member",
-                };
+                let unit = record.at.unit();
                 let why = match spans {
                     true => format!("it spans more than one {unit}"),
                     false => format!("its {unit} holds other records too"),
@@ -109,6 +113,11 @@ impl fmt::Display for Warning {
             Warning::Revisit { record, replaced } => write!(
                 f,
                 "revisit {record}: it refers to {replaced}, which was replaced: its digest no longer matches a record here"
+            ),
+            Warning::AfterBreak { record } => write!(
+                f,
+                "{record}: its {} breaks after it: its rewritten page is not written, since nothing may follow broken bytes",
+                record.at.unit()
             ),
         }
     }
