@@ -961,6 +961,122 @@ fn a_payload_digest_is_told_when_wrong_but_not_over_a_chunked_body() {
     );
 }
 
+/// An HTTP block of interim responses (`100 Continue`, `103 Early
+/// Hints`), then the final response; where the second block starts, and
+/// where the body does.
+fn continue_http() -> (Vec<u8>, usize, usize) {
+    let page = b"<!doctype html><a href=x.html>x</a>";
+    let interim = b"HTTP/1.1 100 Continue\r\n\r\n";
+    let http = [
+        &interim[..],
+        b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n",
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n",
+            page.len()
+        )
+        .as_bytes(),
+        page,
+    ]
+    .concat();
+    let body = http.len() - page.len();
+    (http, interim.len(), body)
+}
+
+/// A response record whose HTTP block is [`continue_http`], with
+/// `WARC-Payload-Digest: payload_digest`.
+fn continued(id: &str, payload_digest: &str) -> Vec<u8> {
+    let (http, _, _) = continue_http();
+    plain_record(
+        &[
+            ("WARC-Type", "response"),
+            ("WARC-Target-URI", "http://h/d/p.html"),
+            ("WARC-Date", "2026-11-25T01:02:03Z"),
+            ("WARC-Record-ID", id),
+            ("Content-Type", "application/http; msgtype=response"),
+            ("WARC-Block-Digest", &sha1(&http)),
+            ("WARC-Payload-Digest", payload_digest),
+        ],
+        &http,
+    )
+}
+
+#[test]
+fn a_100_continue_before_the_response_is_read_as_every_reader_reads_it() {
+    let Some(python) = common::warc_python("a_100_continue") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // warcio (and FastWARC) take the payload to start after the first
+    // header block: `warcio check` passes this record.
+    let (http, first, body) = continue_http();
+    let warcio = continued("<urn:x:warcio>", &sha1(&http[first..]));
+    for (name, bytes) in [
+        ("continue.warc", warcio.clone()),
+        ("continue.warc.gz", member(&warcio)),
+    ] {
+        let input = dir.path().join(name);
+        std::fs::write(&input, &bytes).unwrap();
+        let check = Command::new(&python)
+            .args(["-m", "warcio.cli", "check"])
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "{name}: warcio check fails the input"
+        );
+        for (args, flags, told) in [
+            (&[][..], &[][..], "1 conversion added"),
+            (
+                &REPLACE[..],
+                &["--replace"][..],
+                "1 replaced, 0 conversions added",
+            ),
+        ] {
+            let (status, stderr, _, output) = htmlabs(&input, args);
+            assert_eq!(status, 0, "{name}: {stderr}");
+            assert_eq!(
+                summary(&stderr),
+                format!("1 record, 1 HTML rewritten, {told}, 1 URL rewritten, 0 warnings"),
+                "{name}"
+            );
+            // warcio check and FastWARC pass every record written; the
+            // replacement's HTTP header is the final response's, the
+            // interim one kept in a field.
+            let pages = checked(&python, &input, &output, flags);
+            assert_eq!(
+                pages[0].2,
+                b"<!doctype html><a href=http://h/d/x.html>x</a>"
+            );
+        }
+    }
+    // The final response's reading (its body) is not told either; a digest
+    // that is neither is told, with both.
+    let input = dir.path().join("readings.warc");
+    let lie = "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let last = continued("<urn:x:final>", &sha1(&http[body..]));
+    std::fs::write(
+        &input,
+        [warcio.clone(), last.clone(), continued("<urn:x:lie>", lie)].concat(),
+    )
+    .unwrap();
+    let (status, stderr, _, _) = htmlabs(&input, &[]);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(
+        stderr.lines().next().unwrap_or_default(),
+        format!(
+            "htmlabs: warning: record `<urn:x:lie>` (`http://h/d/p.html`) at byte {}: `WARC-Payload-Digest: {lie}` is not its digest (`{}` after its first HTTP header block, `{}` after its last): kept as it is",
+            warcio.len() + last.len(),
+            sha1(&http[first..]),
+            sha1(&http[body..]),
+        )
+    );
+    assert_eq!(
+        summary(&stderr),
+        "3 records, 3 HTML rewritten, 3 conversions added, 3 URLs rewritten, 1 warning"
+    );
+}
+
 /// A generated archive: `n` responses (HTML, some chunked, some gzip, an
 /// image now and then), each with its request, one gzip member a record;
 /// page `i` has `i % 50 * filler` paragraphs.

@@ -485,6 +485,7 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
                             field: "WARC-Block-Digest",
                             says: says.trim().to_owned(),
                             is,
+                            or: None,
                         }),
                     });
                 }

@@ -50,6 +50,9 @@ pub enum Warning {
         field: &'static str,
         says: String,
         is: String,
+        /// After an interim response: the payload's digest from the last
+        /// HTTP header block on (`is` is from the first one on).
+        or: Option<String>,
     },
     /// In replace mode, a record whose unit (a gzip member, a zstd frame)
     /// holds other records, or that spans several units: it cannot be
@@ -95,9 +98,20 @@ impl fmt::Display for Warning {
                 field,
                 says,
                 is,
+                or: None,
             } => write!(
                 f,
                 "{record}: `{field}: {says}` is not its digest (`{is}`): kept as it is"
+            ),
+            Warning::Digest {
+                record,
+                field,
+                says,
+                is,
+                or: Some(or),
+            } => write!(
+                f,
+                "{record}: `{field}: {says}` is not its digest (`{is}` after its first HTTP header block, `{or}` after its last): kept as it is"
             ),
             Warning::NotReplaced { record, spans } => {
                 let unit = record.at.unit();
