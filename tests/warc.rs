@@ -370,6 +370,107 @@ fn a_cut_archive_is_copied_whole_from_the_cut_record_on_with_exit_status_2() {
     }
 }
 
+#[test]
+fn an_input_that_is_not_a_warc_file_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = b"<!doctype html>\n<a href=x.html>x</a>\n".repeat(100);
+    let gzip = member(&page);
+    let zstd = zframe(&page, None);
+    for (name, bytes, what) in [
+        ("page.html", &page, "it"),
+        ("page.html.gz", &gzip, "its gzip data"),
+        ("page.html.zst", &zstd, "its zstd data"),
+    ] {
+        let input = dir.path().join(name);
+        std::fs::write(&input, bytes).unwrap();
+        let output = dir.path().join(format!("{name}.warc.gz"));
+        let report = dir.path().join(format!("{name}.jsonl"));
+        let run = Command::cargo_bin("htmlabs")
+            .unwrap()
+            .arg("--warc")
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .arg("--report")
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{name}");
+        assert_eq!(
+            String::from_utf8(run.stderr).unwrap(),
+            format!(
+                "htmlabs: error: `{}` is not a WARC file ({what} starts with `<!doctype html>`, not `WARC/`)\n",
+                input.display()
+            )
+        );
+        assert!(
+            !output.exists() && !report.exists(),
+            "{name}: output written"
+        );
+        // From standard input, to standard output: nothing written.
+        let run = assert_cmd::Command::cargo_bin("htmlabs")
+            .unwrap()
+            .args(["--warc", "-"])
+            .write_stdin(bytes.clone())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{name}");
+        assert_eq!(
+            String::from_utf8(run.stderr).unwrap(),
+            format!(
+                "htmlabs: error: standard input is not a WARC file ({what} starts with `<!doctype html>`, not `WARC/`)\n"
+            )
+        );
+        assert!(run.stdout.is_empty(), "{name}");
+    }
+    // The start shown is the first line, at most 40 bytes of it, bytes
+    // that are not printable ASCII escaped.
+    let input = dir.path().join("binary");
+    std::fs::write(&input, b"\x89PNG\r\n\x1a\n").unwrap();
+    let (status, stderr, _, output) = htmlabs(&input, &[]);
+    assert_eq!(status, 2);
+    assert_eq!(
+        stderr,
+        format!(
+            "htmlabs: error: `{}` is not a WARC file (it starts with `\\x89PNG`, not `WARC/`)\n",
+            input.display()
+        )
+    );
+    assert!(!output.exists());
+    let input = dir.path().join("long");
+    std::fs::write(&input, "x".repeat(100)).unwrap();
+    let (_, stderr, _, _) = htmlabs(&input, &[]);
+    assert!(
+        stderr.contains(&format!(
+            "(it starts with `{}…`, not `WARC/`)",
+            "x".repeat(40)
+        )),
+        "{stderr}"
+    );
+    // An empty input is an archive of no records (what every reader reads
+    // in it): it comes out as it came, empty.
+    let input = dir.path().join("empty.warc");
+    std::fs::write(&input, b"").unwrap();
+    let (status, stderr, out, output) = htmlabs(&input, &[]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(output.exists() && out.is_empty());
+    assert_eq!(
+        summary(&stderr),
+        "0 records, 0 HTML rewritten, 0 conversions added, 0 URLs rewritten, 0 warnings"
+    );
+    // An archive cut within its first version line is one: it is copied
+    // with a warning.
+    let input = dir.path().join("cut.warc");
+    std::fs::write(&input, b"\r\nWAR").unwrap();
+    let (status, stderr, out, _) = htmlabs(&input, &[]);
+    assert_eq!(status, 2, "{stderr}");
+    assert_eq!(out, b"\r\nWAR");
+    assert!(
+        stderr.starts_with("htmlabs: warning: malformed record at byte 2: "),
+        "{stderr}"
+    );
+}
+
 /// A reader that gives at most `sizes[i]` bytes per read, cycled.
 struct Writes<'a> {
     bytes: &'a [u8],

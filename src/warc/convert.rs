@@ -19,7 +19,7 @@ use std::io::{self, Read, Write};
 use std::sync::{Arc, mpsc};
 
 use super::digest::Digest;
-use super::input::{Stop, Units};
+use super::input::{PEEK, Stop, Units, not_archive};
 use super::order::Front;
 use super::report::{Counters, Named, Summary, Warning};
 use super::work::{self, Done, Kind, Mode, Work};
@@ -136,9 +136,9 @@ impl Window {
 /// Rewrites the archive `input` gives into `output`, telling each warning
 /// to `tell` in input order; gives back the summary and the output.
 ///
-/// Fails only when the input cannot be read or the output written; a
-/// malformed record is a warning, and the rest of the input comes out as
-/// it is.
+/// Fails when the input cannot be read or the output written, or when
+/// it is not a WARC file (then before anything is written); a malformed
+/// record is a warning, and the rest of the input comes out as it is.
 pub fn convert<R: Read, W: Write>(
     config: &Config,
     options: &Options,
@@ -162,6 +162,19 @@ pub fn convert_listening<R: Read, W: Write>(
     tell: impl FnMut(&Warning),
     hear: Option<Hear<'_>>,
 ) -> Result<(Summary, W), Error> {
+    // What is not a WARC file is refused before a byte is written: an
+    // output would be the input under an archive's name.
+    let mut first = Vec::new();
+    let mut input = input;
+    input
+        .by_ref()
+        .take(PEEK)
+        .read_to_end(&mut first)
+        .map_err(Error::Read)?;
+    if let Some(why) = not_archive(&first) {
+        return Err(Error::NotWarc(why));
+    }
+    let input = io::Cursor::new(first).chain(input);
     let hold = options.mode == Mode::Replace;
     let units = Units::new(input, output, config.max_memory, hold).map_err(Error::Read)?;
     let mut run = Run {
@@ -210,11 +223,13 @@ pub fn convert_listening<R: Read, W: Write>(
     })
 }
 
-/// What stops a run: the input cannot be read, or the output written.
+/// What stops a run: the input cannot be read, or the output written, or
+/// it is not a WARC file (why: what it starts with).
 #[derive(Debug)]
 pub enum Error {
     Read(io::Error),
     Write(io::Error),
+    NotWarc(String),
 }
 
 type Units_<R, W> = Units<R, W, Done>;

@@ -31,7 +31,7 @@ pub mod zst;
 
 pub use convert::{Error, Hear, Options, convert, convert_listening};
 pub use header::Header;
-pub use input::{PEEK, Place, starts_like_archive};
+pub use input::{PEEK, Place, not_archive, starts_like_archive};
 pub use report::{Counters, Named, Summary, Warning};
 pub use work::Mode;
 
@@ -119,5 +119,8 @@ pub fn convert_named<R: Read, W: Write>(
     convert_listening(config, options, input, output, tell, hear).map_err(|e| match e {
         Error::Read(e) => SourceError::Read(input_name.to_owned(), lowercase(&e)),
         Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
+        Error::NotWarc(why) => {
+            SourceError::Refused(format!("{input_name} is not a WARC file ({why})"))
+        }
     })
 }
