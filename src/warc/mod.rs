@@ -31,7 +31,7 @@ pub mod zst;
 
 pub use convert::{Error, Hear, Options, convert, convert_listening};
 pub use header::Header;
-pub use input::{PEEK, Place, not_archive, starts_like_archive};
+pub use input::{PEEK, Place, starts_like_archive};
 pub use report::{Counters, Named, Summary, Warning};
 pub use work::Mode;
 

@@ -173,7 +173,7 @@ struct Body {
 struct Page {
     spool: Spool,
     encoding: &'static Encoding,
-    /// A response's HTTP header blocks as they are in the new record.
+    /// A response's HTTP header as it is in the new record (one block).
     heads: Option<Vec<u8>>,
 }
 
@@ -459,7 +459,7 @@ fn conversion(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<(
 }
 
 /// The record replaced: its header as it came but for what the new block
-/// changes, and its page (after its HTTP blocks, edited) as its block.
+/// changes, and its page (after its HTTP header, edited) as its block.
 ///
 /// `WARC-Concurrent-To`: the new record has a new ID, and the records
 /// written with the original (its request, its metadata) still name the
@@ -501,7 +501,7 @@ fn replacement(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<
     .write(&work.packing, out)
 }
 
-/// A replaced response's block: its HTTP blocks, then its page.
+/// A replaced response's block: its HTTP header, then its page.
 struct BlockOf<'a> {
     heads: &'a [u8],
     page: &'a mut Spool,
