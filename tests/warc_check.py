@@ -5,7 +5,8 @@ failed. Usage: python warc_check.py HTMLABS IN OUT [FLAG...]
 - warcio's ArchiveIterator and FastWARC's read every record of OUT; both
   count the same records: those of IN, each conversion, one warcinfo;
 - `warcio check` passes OUT (every block and payload digest);
-- FastWARC verifies each conversion's block and payload digests;
+- FastWARC verifies the block digest of each record htmlabs wrote, and the
+  payload digest of each response it wrote;
 - cdxj-indexer indexes OUT, and with --records conversion each conversion;
 - the records of IN come out byte for byte: OUT without the records htmlabs
   added is IN (gzip: its members as they were; zstd: its frames);
@@ -24,9 +25,11 @@ record's replacement: a new WARC-Record-ID, WARC-Concurrent-To the old one,
 every other WARC field as it came but WARC-Date, WARC-Warcinfo-ID (the
 warcinfo of htmlabs, `htmlabs-mode: replace`), Content-Length and the
 digests; its HTTP header as it came but for Transfer-Encoding,
-Content-Encoding and Content-Length, renamed X-Archive-Orig-…, and a true
-Content-Length; its payload what `htmlabs --http --strip-headers -r TARGET`
-makes of the original (a resource: `htmlabs -r TARGET`).
+Content-Encoding and Content-Length, renamed X-Archive-Orig-…, each line
+of an interim response before it (`100 Continue`) as an
+X-Archive-Orig-Interim field, and a true Content-Length; its payload what
+`htmlabs --http --strip-headers -r TARGET` makes of the original (a
+resource: `htmlabs -r TARGET`).
 
 Prints one line per conversion: target URI, Content-Type, base64 of the
 block; with --replace, one per replaced record too: target URI,
@@ -243,6 +246,17 @@ def run_htmlabs(htmlabs, kind, headers, block, flags):
     return subprocess.run(command, input=block, capture_output=True).stdout, command
 
 
+def http_blocks(block):
+    """The HTTP header blocks that start a response's block (interim
+    responses, then the final one), each without its empty line."""
+    blocks, rest = [], block
+    while True:
+        head, _, rest = rest.partition(b"\r\n\r\n")
+        blocks.append(head)
+        if not rest.startswith(b"HTTP/"):
+            return blocks
+
+
 def check_replaced(htmlabs, units_in, units_out, flags):
     """Pairs OUT's units with IN's; checks each replacement; prints it."""
     kept = [u for u in units_out if not added(text(u)[:8192])]
@@ -270,13 +284,16 @@ def check_replaced(htmlabs, units_in, units_out, flags):
         if int(new.get_header("Content-Length")) != len(block_out):
             fail("the replacement of %s: its Content-Length is not its block's" % old_id)
         if kind == "response":
-            head_in, _, _ = block_in.partition(b"\r\n\r\n")
+            *interim, final = http_blocks(block_in)
             head_out, _, payload = block_out.partition(b"\r\n\r\n")
-            lines_in = head_in.split(b"\r\n")
             lines_out = head_out.split(b"\r\n")
-            # (One head block in these archives: no 1xx.)
+            # The final response's lines; each line of an interim one
+            # (`100 Continue`) kept as a field, so that the payload starts
+            # after the first block, as every reader takes it.
             expected = [b"X-Archive-Orig-" + l if l.split(b":")[0].strip().lower() in RENAMED else l
-                        for l in lines_in] + [b"Content-Length: %d" % len(payload)]
+                        for l in final.split(b"\r\n")] + \
+                [b"X-Archive-Orig-Interim: " + l for block in interim for l in block.split(b"\r\n")] + \
+                [b"Content-Length: %d" % len(payload)]
             if lines_out != expected:
                 fail("the HTTP header of the replacement of %s: %r, not %r" % (old_id, lines_out, expected))
         else:
@@ -337,14 +354,22 @@ def main():
             f.write(gzip.decompress(data_out))
         with open(path_out, "rb") as f:
             records = read(f)
+    # The records htmlabs wrote: its warcinfo, and those that name it.
+    ours = {r[1].get_header("WARC-Record-ID") for r in records
+            if r[0] == "warcinfo" and b"software: htmlabs/" in r[2]}
+    ours |= {r[1].get_header("WARC-Record-ID") for r in records if r[1].get_header("WARC-Warcinfo-ID") in ours}
     fast = []
     with open(path_out, "rb") as f:
         for record in FastIterator(f, parse_http=False, record_types=WarcRecordType.any_type):
-            # (FastWARC verifies payload digests of HTTP records only;
-            # warcio check verifies the conversions' below.)
-            if record.record_type == WarcRecordType.conversion and not record.verify_block_digest():
+            if record.record_id in ours and not record.verify_block_digest():
                 fail("FastWARC: the block digest of %s fails" % record.record_id)
             fast.append(record.record_id)
+    # (FastWARC verifies payload digests of HTTP records only, their HTTP
+    # header read; warcio check verifies the conversions' below.)
+    with open(path_out, "rb") as f:
+        for record in FastIterator(f, parse_http=True, record_types=WarcRecordType.response):
+            if record.record_id in ours and not record.verify_payload_digest():
+                fail("FastWARC: the payload digest of %s fails" % record.record_id)
     if [r[1].get_header("WARC-Record-ID") for r in records] != fast:
         fail("warcio and FastWARC read different records")
     with open(path_in, "rb") as f:

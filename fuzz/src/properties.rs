@@ -526,21 +526,50 @@ impl<F: FnMut() -> usize> std::io::Read for Reads<'_, F> {
     }
 }
 
+/// One run of `--warc`: what it told and wrote.
+pub struct WarcRun {
+    pub summary: htmlabs::warc::Summary,
+    /// The warnings told, in order.
+    pub warnings: Vec<String>,
+    pub output: Vec<u8>,
+    /// Where the unit in which the input breaks starts (a malformed
+    /// record's gzip member, zstd frame, or in a plain archive the record):
+    /// from there on the input is copied as it is.
+    pub broke: Option<usize>,
+}
+
 /// Runs `input` as a web archive (`--warc`) in reads of the sizes `sizes`
-/// gives: the summary, the warnings told, and the output.
+/// gives; the error is why it is not a WARC file, when it is refused as
+/// one (any other error fails the check).
 pub fn run_warc(
     config: &Config,
     options: &htmlabs::warc::Options,
     input: &[u8],
     sizes: impl FnMut() -> usize,
-) -> (htmlabs::warc::Summary, Vec<String>, Vec<u8>) {
+) -> Result<WarcRun, String> {
+    use htmlabs::warc::{Error, Place, Warning};
     let mut warnings = Vec::new();
+    let mut broke = None;
     let reads = Reads { rest: input, sizes };
     let (summary, output) = htmlabs::warc::convert(config, options, reads, Vec::new(), |w| {
+        if let Warning::Malformed { at, .. } = w {
+            let (Place::Byte(start)
+            | Place::Member { member: start, .. }
+            | Place::Frame { frame: start, .. }) = *at;
+            broke = Some(start as usize);
+        }
         warnings.push(w.to_string())
     })
-    .unwrap_or_else(|e| panic!("a run over bytes in memory fails: {e:?}"));
-    (summary, warnings, output)
+    .map_err(|e| match e {
+        Error::NotWarc(why) => why,
+        e => panic!("a run over bytes in memory fails: {e:?}"),
+    })?;
+    Ok(WarcRun {
+        summary,
+        warnings,
+        output,
+        broke,
+    })
 }
 
 /// A plain archive's output with what htmlabs makes up for a new record
@@ -567,7 +596,8 @@ fn made_up_blanked(output: &[u8]) -> Vec<u8> {
 /// jobs when its second bit is set:
 ///
 /// 1. a run never fails: the input and the output are in memory, and what
-///    is wrong with the input is a warning;
+///    is wrong with the input is a warning; but an input that does not
+///    start like a WARC file is refused, whatever the reads;
 /// 2. what it tells (the summary, the warnings in their order) does not
 ///    depend on how the input is split into reads, nor does a plain
 ///    archive's output, but for the values made up for new records; not
@@ -577,7 +607,13 @@ fn made_up_blanked(output: &[u8]) -> Vec<u8> {
 ///    limit: see `fuzz/README.md`);
 /// 3. an archive of which nothing is rewritten comes out as it came;
 /// 4. in conversion mode, nothing is taken away: the output is at least
-///    the input's length.
+///    the input's length;
+/// 5. where the input breaks, the unit it breaks in and all after it end
+///    the output as they came: nothing new follows broken bytes (a reader
+///    would take it for the rest of the broken unit);
+/// 6. the archive cut short at each of its last 8 bytes (a gzip member's
+///    trailer, a zstd frame's checksum, a record's empty line) and at a
+///    place the case picks keeps 1, 3, 4 and 5.
 pub fn check_warc(case: &Case) {
     let config = case.config();
     let options = htmlabs::warc::Options {
@@ -590,44 +626,80 @@ pub fn check_warc(case: &Case) {
         ..htmlabs::warc::Options::default()
     };
     let input = &case.html;
+    let len = input.len();
+    let mut cuts: Vec<usize> = (len.saturating_sub(8)..len).collect();
+    cuts.push(len * usize::from(case.chunks) / 256);
+    for cut in cuts {
+        let cut = &input[..cut];
+        if let Ok(run) = run_warc(&config, &options, cut, || usize::MAX) {
+            check_warc_run(&options, cut, &run);
+        }
+    }
     let whole = run_warc(&config, &options, input, || usize::MAX);
     let chunked = run_warc(&config, &options, input, case.chunk_sizes());
-    let gzip = input.starts_with(&[0x1f, 0x8b]);
-    let stopped =
-        |run: &(_, Vec<String>, _)| run.1.iter().any(|w| w.starts_with("malformed record"));
-    if gzip && (stopped(&whole) || stopped(&chunked)) {
-        let (summary, _, output) = whole;
-        if summary.rewritten == 0 {
-            assert!(
-                output == *input,
-                "nothing rewritten, yet the output differs"
+    let (whole, chunked) = match (whole, chunked) {
+        (Ok(whole), Ok(chunked)) => (whole, chunked),
+        (whole, chunked) => {
+            assert_eq!(
+                whole.err(),
+                chunked.err(),
+                "whether it is refused depends on the reads"
             );
+            return;
         }
+    };
+    check_warc_run(&options, input, &whole);
+    let gzip = input.starts_with(&[0x1f, 0x8b]);
+    let stopped = |run: &WarcRun| {
+        run.warnings
+            .iter()
+            .any(|w| w.starts_with("malformed record"))
+    };
+    if gzip && (stopped(&whole) || stopped(&chunked)) {
         return;
     }
-    assert_eq!(whole.0, chunked.0, "the summary depends on the reads");
-    assert_eq!(whole.1, chunked.1, "the warnings depend on the reads");
-    let compressed = input.starts_with(&[0x1f, 0x8b]) || htmlabs::warc::zst::starts(input);
+    assert_eq!(
+        whole.summary, chunked.summary,
+        "the summary depends on the reads"
+    );
+    assert_eq!(
+        whole.warnings, chunked.warnings,
+        "the warnings depend on the reads"
+    );
+    let compressed = gzip || htmlabs::warc::zst::starts(input);
     if !compressed {
         assert!(
-            made_up_blanked(&whole.2) == made_up_blanked(&chunked.2),
+            made_up_blanked(&whole.output) == made_up_blanked(&chunked.output),
             "the output depends on the reads:\n  whole:   {:?}\n  chunked: {:?}",
-            Show(&whole.2),
-            Show(&chunked.2)
+            Show(&whole.output),
+            Show(&chunked.output)
         );
     }
-    let (summary, _, output) = whole;
+}
+
+/// Properties 3, 4 and 5 of [`check_warc`] on one run over `input`.
+fn check_warc_run(options: &htmlabs::warc::Options, input: &[u8], run: &WarcRun) {
+    let WarcRun {
+        summary, output, ..
+    } = run;
     if summary.rewritten == 0 {
         assert!(
-            output == *input,
+            output == input,
             "nothing rewritten ({summary:?}), yet the output differs:\n  output: {:?}",
-            Show(&output)
+            Show(output)
         );
     }
     if options.mode == htmlabs::warc::Mode::Conversion {
         assert!(
             output.len() >= input.len(),
             "conversion mode took bytes away"
+        );
+    }
+    if let Some(start) = run.broke {
+        assert!(
+            output.ends_with(&input[start..]),
+            "the input breaks in the unit at byte {start}, and something new follows it:\n  output: {:?}",
+            Show(output)
         );
     }
 }

@@ -8,14 +8,18 @@
 //! version of another record's content") whose block is the rewritten page,
 //! decoded of its transfer and content codings. Replace mode: the record
 //! itself is replaced by one carrying the rewritten page. A `warcinfo`
-//! record naming htmlabs comes before the first new record.
+//! record naming htmlabs comes before the first new record. Where the
+//! input breaks (a malformed record, a gzip member or zstd frame cut
+//! short), the rest is copied as it is and ends the output: no new record
+//! follows it, not even one for a page read before the break in the
+//! same unit.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::sync::{Arc, mpsc};
 
 use super::digest::Digest;
-use super::input::{Stop, Units};
+use super::input::{PEEK, Stop, Units, not_archive};
 use super::order::Front;
 use super::report::{Counters, Named, Summary, Warning};
 use super::work::{self, Done, Kind, Mode, Work};
@@ -132,9 +136,9 @@ impl Window {
 /// Rewrites the archive `input` gives into `output`, telling each warning
 /// to `tell` in input order; gives back the summary and the output.
 ///
-/// Fails only when the input cannot be read or the output written; a
-/// malformed record is a warning, and the rest of the input comes out as
-/// it is.
+/// Fails when the input cannot be read or the output written, or when
+/// it is not a WARC file (then before anything is written); a malformed
+/// record is a warning, and the rest of the input comes out as it is.
 pub fn convert<R: Read, W: Write>(
     config: &Config,
     options: &Options,
@@ -158,6 +162,19 @@ pub fn convert_listening<R: Read, W: Write>(
     tell: impl FnMut(&Warning),
     hear: Option<Hear<'_>>,
 ) -> Result<(Summary, W), Error> {
+    // What is not a WARC file is refused before a byte is written: an
+    // output would be the input under an archive's name.
+    let mut first = Vec::new();
+    let mut input = input;
+    input
+        .by_ref()
+        .take(PEEK)
+        .read_to_end(&mut first)
+        .map_err(Error::Read)?;
+    if let Some(why) = not_archive(&first) {
+        return Err(Error::NotWarc(why));
+    }
+    let input = io::Cursor::new(first).chain(input);
     let hold = options.mode == Mode::Replace;
     let units = Units::new(input, output, config.max_memory, hold).map_err(Error::Read)?;
     let mut run = Run {
@@ -176,6 +193,7 @@ pub fn convert_listening<R: Read, W: Write>(
         digest: None,
         warcinfo: record_id(),
         warcinfo_written: false,
+        broken: false,
         submitted: 0,
         settled: 0,
         window: Window::new(options.jobs, config.max_memory),
@@ -205,11 +223,13 @@ pub fn convert_listening<R: Read, W: Write>(
     })
 }
 
-/// What stops a run: the input cannot be read, or the output written.
+/// What stops a run: the input cannot be read, or the output written, or
+/// it is not a WARC file (why: what it starts with).
 #[derive(Debug)]
 pub enum Error {
     Read(io::Error),
     Write(io::Error),
+    NotWarc(String),
 }
 
 type Units_<R, W> = Units<R, W, Done>;
@@ -246,6 +266,11 @@ struct Run<'a, 'h, F> {
     /// The ID of the `warcinfo` record added before the first new record.
     warcinfo: Vec<u8>,
     warcinfo_written: bool,
+    /// The input broke: the bytes of the unit where it did are copied as
+    /// they are, and end the output. Nothing new may follow them (a
+    /// reader would take it for the rest of the broken unit, and lose the
+    /// records before it), so nothing new is written from then on.
+    broken: bool,
     /// Works handed out, and settled (written out, in order).
     submitted: u64,
     settled: u64,
@@ -284,9 +309,12 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
                 Ok(false) => break,
                 Err(Stop::Io(e)) => return Err(failed(&mut units, e)),
                 Err(Stop::Malformed { at, why }) => {
-                    // What comes before is told first, whatever the jobs.
+                    // What comes before is told first, whatever the jobs;
+                    // the units over are written out with their new
+                    // records, all but the one that breaks.
                     let output = units.output().map_err(Error::Write)?;
                     self.settle(output, true)?;
+                    self.broken = true;
                     self.warn(Warning::Malformed { at, why });
                     if let Err(e) = units.copy_rest() {
                         return Err(failed(&mut units, e));
@@ -331,7 +359,7 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
     /// came and a conversion after them for each page rewritten).
     fn settled_one(&mut self, front: Front<Done>, out: &mut dyn Write) -> Result<(), Error> {
         let Front { mut held, done } = front;
-        let replaces = done.iter().any(|d| d.replaces);
+        let replaces = !self.broken && done.iter().any(|d| d.replaces);
         if !replaces {
             held.copy_to(out).map_err(Error::Write)?;
         }
@@ -351,15 +379,20 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
         for warning in done.warnings {
             self.warn(warning);
         }
-        self.summary.urls += done.urls;
         if let Some(hear) = &mut self.hear {
             for link in &done.links {
                 hear(&done.named, link);
             }
         }
         let Some(mut record) = done.record else {
+            self.summary.urls += done.urls;
             return Ok(());
         };
+        if self.broken {
+            self.warn(Warning::AfterBreak { record: done.named });
+            return Ok(());
+        }
+        self.summary.urls += done.urls;
         if !self.warcinfo_written {
             self.write_warcinfo(&done.version, out)
                 .map_err(Error::Write)?;
@@ -467,6 +500,7 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
                             field: "WARC-Block-Digest",
                             says: says.trim().to_owned(),
                             is,
+                            or: None,
                         }),
                     });
                 }
@@ -481,14 +515,27 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
         self.summary.records += 1;
         let asked = self.options.mode == Mode::Replace;
         let spans = units.spanned_units();
-        let alone = asked && first && !spans && units.unit_over(at)?;
+        // A unit that breaks after the record is found here in replace
+        // mode, in conversion mode when the next record is looked for: in
+        // both, the record's work is done, and its new record not written.
+        let mut breaks = None;
+        let alone = asked
+            && first
+            && !spans
+            && match units.unit_over(units.place()) {
+                Err(stop @ Stop::Malformed { .. }) => {
+                    breaks = Some(stop);
+                    false
+                }
+                over => over?,
+            };
         let work = Work {
             header,
             block,
             kind,
             at,
             replace: alone,
-            not_alone: (asked && !alone).then_some(spans),
+            not_alone: (asked && !alone && breaks.is_none()).then_some(spans),
             digest: self.digest.clone().unwrap_or_default(),
             packing: self.packing.clone(),
             warcinfo: self.warcinfo.clone(),
@@ -499,6 +546,9 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
         self.submitted += 1;
         self.window.handed_out(&work.block);
         submit(work, sender);
+        if let Some(stop) = breaks {
+            return Err(stop);
+        }
         units.record_ended()?;
         Ok(true)
     }

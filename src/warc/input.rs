@@ -31,6 +31,17 @@ pub enum Place {
     Frame { frame: u64, within: u64 },
 }
 
+impl Place {
+    /// What the input is read in here: what new records may be put after.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Place::Byte(_) => "record",
+            Place::Member { .. } => "gzip member",
+            Place::Frame { .. } => "zstd frame",
+        }
+    }
+}
+
 impl fmt::Display for Place {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -629,20 +640,73 @@ pub fn starts_like_archive(first: &[u8]) -> Option<String> {
         return Some("a WARC zstd dictionary frame".to_owned());
     }
     if first.starts_with(&zst::FRAME_MAGIC) {
-        let decoded = Frames::new(first, None)
-            .map(first_decoded)
-            .unwrap_or_default();
+        let decoded = first_zstd(first);
         return version(&decoded).map(|v| format!("`{v}`, in zstd"));
     }
     version(first).map(|v| format!("`{v}`"))
 }
 
-/// The first bytes `decoder` gives of what is peeked at (a cut stream
-/// ends in an error: what came before it).
+/// Why an input is not a WARC file, if it is not, from its first
+/// [`PEEK`] bytes: what it starts with (decoded of gzip or zstd, after the
+/// line ends the reader skips) is not `WARC/`, the start of a record's
+/// version line. Said of what is there only: an empty input is an archive
+/// of no records, one that starts with `WAR` a cut one (the run tells
+/// where it breaks), one whose gzip or zstd data breaks before a byte of
+/// it is decoded an archive that breaks (the same), and one that starts
+/// with a dictionary frame a `.warc.zst` by the specification's magic.
+pub fn not_archive(first: &[u8]) -> Option<String> {
+    const VERSION: &[u8] = b"WARC/";
+    let (what, decoded) = if first.starts_with(&GZIP_MAGIC) {
+        (
+            "its gzip data",
+            first_decoded(flate2::read::GzDecoder::new(first)),
+        )
+    } else if first.starts_with(&zst::FRAME_MAGIC) {
+        ("its zstd data", first_zstd(first))
+    } else if first.starts_with(&zst::DICTIONARY_FRAME_MAGIC) {
+        return None;
+    } else {
+        ("it", first.to_vec())
+    };
+    let start = &decoded[decoded
+        .iter()
+        .position(|&b| b != b'\r' && b != b'\n')
+        .unwrap_or(decoded.len())..];
+    let n = start.len().min(VERSION.len());
+    if start[..n] == VERSION[..n] {
+        return None;
+    }
+    let line = start
+        .split(|&b| b == b'\r' || b == b'\n')
+        .next()
+        .unwrap_or_default();
+    let mut shown: String = line
+        .iter()
+        .take(40)
+        .map(|&b| match b {
+            b' '..=b'~' => char::from(b).to_string(),
+            _ => format!("\\x{b:02x}"),
+        })
+        .collect();
+    if line.len() > 40 {
+        shown.push('…');
+    }
+    Some(format!("{what} starts with `{shown}`, not `WARC/`"))
+}
+
+/// The first bytes a zstd frame (of what is peeked at) gives.
+fn first_zstd(first: &[u8]) -> Vec<u8> {
+    Frames::new(first, None)
+        .map(first_decoded)
+        .unwrap_or_default()
+}
+
+/// The first bytes `decoder` gives of what is peeked at, up to 64 (a cut
+/// stream ends in an error: what came before it).
 fn first_decoded(mut decoder: impl Read) -> Vec<u8> {
     let mut decoded = Vec::new();
     let mut buf = [0u8; 64];
-    while decoded.len() < 16 {
+    while decoded.len() < 64 {
         match decoder.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => decoded.extend_from_slice(&buf[..n]),

@@ -119,5 +119,8 @@ pub fn convert_named<R: Read, W: Write>(
     convert_listening(config, options, input, output, tell, hear).map_err(|e| match e {
         Error::Read(e) => SourceError::Read(input_name.to_owned(), lowercase(&e)),
         Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
+        Error::NotWarc(why) => {
+            SourceError::Refused(format!("{input_name} is not a WARC file ({why})"))
+        }
     })
 }

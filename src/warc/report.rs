@@ -52,6 +52,9 @@ pub enum Warning {
         field: &'static str,
         says: String,
         is: String,
+        /// After an interim response: the payload's digest from the last
+        /// HTTP header block on (`is` is from the first one on).
+        or: Option<String>,
     },
     /// In replace mode, a record whose unit (a gzip member, a zstd frame)
     /// holds other records, or that spans several units: it cannot be
@@ -60,6 +63,11 @@ pub enum Warning {
     /// In replace mode, a revisit of a record that was replaced: its
     /// payload digest (or `WARC-Refers-To`) names what is no longer there.
     Revisit { record: Named, replaced: Named },
+    /// A page rewritten whose unit (a gzip member, a zstd frame) breaks
+    /// after it: its new record is not written, since nothing may follow
+    /// broken bytes (a reader takes what follows for their end, and loses
+    /// the record before).
+    AfterBreak { record: Named },
 }
 
 impl Warning {
@@ -68,7 +76,9 @@ impl Warning {
     pub fn stops_rewriting(&self) -> bool {
         match self {
             Warning::Record { warning, .. } => warning.stops_rewriting(),
-            Warning::NotRewritten { .. } | Warning::Malformed { .. } => true,
+            Warning::NotRewritten { .. }
+            | Warning::Malformed { .. }
+            | Warning::AfterBreak { .. } => true,
             Warning::Digest { .. } | Warning::NotReplaced { .. } | Warning::Revisit { .. } => false,
         }
     }
@@ -90,15 +100,23 @@ impl fmt::Display for Warning {
                 field,
                 says,
                 is,
+                or: None,
             } => write!(
                 f,
                 "{record}: `{field}: {says}` is not its digest (`{is}`): kept as it is"
             ),
+            Warning::Digest {
+                record,
+                field,
+                says,
+                is,
+                or: Some(or),
+            } => write!(
+                f,
+                "{record}: `{field}: {says}` is not its digest (`{is}` after its first HTTP header block, `{or}` after its last): kept as it is"
+            ),
             Warning::NotReplaced { record, spans } => {
-                let unit = match record.at {
-                    Place::Frame { .. } => "zstd frame",
-                    _ => "gzip member",
-                };
+                let unit = record.at.unit();
                 let why = match spans {
                     true => format!("it spans more than one {unit}"),
                     false => format!("its {unit} holds other records too"),
@@ -111,6 +129,11 @@ impl fmt::Display for Warning {
             Warning::Revisit { record, replaced } => write!(
                 f,
                 "revisit {record}: it refers to {replaced}, which was replaced: its digest no longer matches a record here"
+            ),
+            Warning::AfterBreak { record } => write!(
+                f,
+                "{record}: its {} breaks after it: its rewritten page is not written, since nothing may follow broken bytes",
+                record.at.unit()
             ),
         }
     }

@@ -173,7 +173,7 @@ struct Body {
 struct Page {
     spool: Spool,
     encoding: &'static Encoding,
-    /// A response's HTTP header blocks as they are in the new record.
+    /// A response's HTTP header as it is in the new record (one block).
     heads: Option<Vec<u8>>,
 }
 
@@ -315,16 +315,34 @@ fn response(
         return Ok(None);
     };
     let heads = work.replace.then(|| {
-        // The blocks before the last as they came; the last without the
-        // codings the body no longer has, their values kept under pywb's
-        // names, and the body's true length.
-        let last = heads.last().expect("found above");
-        let mut bytes: Vec<u8> = heads[..heads.len() - 1]
-            .iter()
-            .flat_map(|h| h.bytes().iter().copied())
-            .collect();
+        // The last block alone, without the codings the body no longer
+        // has, their values kept under pywb's names, and the body's true
+        // length. The blocks before it (interim responses, `100
+        // Continue`) are kept as fields of it, each line one: with them
+        // left in front, warcio and FastWARC would take the payload to
+        // start after the first, and the final response's body after the
+        // last; with one block, every reader reads the same payload.
+        let (last, interim) = heads.split_last().expect("found above");
         let length = spool.len().to_string();
-        bytes.extend(last.edited(
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for head in interim {
+            let status = head
+                .bytes()
+                .split(|&b| b == b'\n')
+                .next()
+                .unwrap_or_default();
+            lines.push(status.strip_suffix(b"\r").unwrap_or(status).to_vec());
+            lines.extend(
+                head.fields()
+                    .map(|(name, value)| [name, b": ", value].concat()),
+            );
+        }
+        let mut added: Vec<(&str, &[u8])> = lines
+            .iter()
+            .map(|line| ("X-Archive-Orig-Interim", &line[..]))
+            .collect();
+        added.push(("Content-Length", length.as_bytes()));
+        last.edited(
             |name, _| {
                 let renamed = ["Transfer-Encoding", "Content-Encoding", "Content-Length"]
                     .into_iter()
@@ -334,9 +352,8 @@ fn response(
                     None => Edit::Keep,
                 }
             },
-            &[("Content-Length", length.as_bytes())],
-        ));
-        bytes
+            &added,
+        )
     });
     Ok(Some(Page {
         spool,
@@ -442,7 +459,7 @@ fn conversion(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<(
 }
 
 /// The record replaced: its header as it came but for what the new block
-/// changes, and its page (after its HTTP blocks, edited) as its block.
+/// changes, and its page (after its HTTP header, edited) as its block.
 ///
 /// `WARC-Concurrent-To`: the new record has a new ID, and the records
 /// written with the original (its request, its metadata) still name the
@@ -484,7 +501,7 @@ fn replacement(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<
     .write(&work.packing, out)
 }
 
-/// A replaced response's block: its HTTP blocks, then its page.
+/// A replaced response's block: its HTTP header, then its page.
 struct BlockOf<'a> {
     heads: &'a [u8],
     page: &'a mut Spool,
@@ -508,41 +525,60 @@ impl Held for BlockOf<'_> {
 /// match is told, never "fixed" (the record keeps it). A chunked
 /// response's payload digest is checked as the body came (warcio's
 /// reading), and not told when it differs: writers disagree whether the
-/// chunking is part of the payload.
+/// chunking is part of the payload. After an interim response (`100
+/// Continue`), readers disagree where the payload starts: warcio and
+/// FastWARC after the first HTTP header block, the final response's body
+/// after the last; a digest of either is not told.
 fn check_digests(
     work: &mut Work,
     heads: Option<&(Vec<http::Head>, usize)>,
     done: &mut Done,
 ) -> io::Result<()> {
-    let mut checks: Vec<(&'static str, u64)> = vec![("WARC-Block-Digest", 0)];
+    // Where each field's digest starts: the readings of the payload, in
+    // the order they are told.
+    let mut checks: Vec<(&'static str, Vec<u64>)> = vec![("WARC-Block-Digest", vec![0])];
     match (&work.kind, heads) {
-        (Kind::Response, Some((_, offset))) => checks.push(("WARC-Payload-Digest", *offset as u64)),
-        (Kind::Resource(_), _) => checks.push(("WARC-Payload-Digest", 0)),
+        (Kind::Response, Some((heads, offset))) => {
+            let first = heads.first().map_or(0, |h| h.bytes().len());
+            let mut starts = vec![first as u64];
+            if first != *offset {
+                starts.push(*offset as u64);
+            }
+            checks.push(("WARC-Payload-Digest", starts));
+        }
+        (Kind::Resource(_), _) => checks.push(("WARC-Payload-Digest", vec![0])),
         _ => {}
     }
     // The response's last HTTP block names a transfer coding.
     let transfer_coded = heads
         .and_then(|(heads, _)| heads.last())
         .is_some_and(|h| h.values("Transfer-Encoding").next().is_some());
-    for (field, from) in checks {
+    for (field, starts) in checks {
         let Some(says) = work.header.get(field) else {
             continue;
         };
         let Some(digest) = Digest::like(&says) else {
             continue;
         };
-        let is = digest_of(&digest, &[], &mut work.block, from)?;
-        if !is.eq_ignore_ascii_case(says.trim()) {
-            if field == "WARC-Payload-Digest" && transfer_coded {
-                continue;
-            }
-            done.warnings.push(Warning::Digest {
-                record: done.named.clone(),
-                field,
-                says: says.trim().to_owned(),
-                is,
-            });
+        let mut readings = Vec::new();
+        for from in starts {
+            readings.push(digest_of(&digest, &[], &mut work.block, from)?);
         }
+        if readings
+            .iter()
+            .any(|is| is.eq_ignore_ascii_case(says.trim()))
+            || field == "WARC-Payload-Digest" && transfer_coded
+        {
+            continue;
+        }
+        let mut readings = readings.into_iter();
+        done.warnings.push(Warning::Digest {
+            record: done.named.clone(),
+            field,
+            says: says.trim().to_owned(),
+            is: readings.next().unwrap_or_default(),
+            or: readings.next(),
+        });
     }
     Ok(())
 }
