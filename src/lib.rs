@@ -26,6 +26,7 @@
 //! - `url/`: [`rfc1808`], [`rfc3986`], [`Standard`], [`BaseUrl`] and the §3
 //!   [`Layers`]; nothing of HTML.
 
+mod dir;
 mod files;
 pub mod filter;
 pub mod flags;
@@ -34,6 +35,7 @@ pub mod http;
 pub mod listing;
 pub mod site;
 pub mod spool;
+pub mod staging;
 mod syntax;
 mod url;
 pub mod warc;

@@ -195,6 +195,27 @@ fn output_through_a_symbolic_link_writes_the_file_it_names() {
     assert_eq!(names(&dir.path().join("real")), ["links.jsonl", "out.html"]);
 }
 
+/// The directories on the way to `-o`'s file are the user's own path:
+/// links in it are followed, as the shell follows them.
+#[test]
+fn output_into_a_directory_named_through_a_symbolic_link_goes_where_it_leads() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    fs::create_dir(dir.path().join("real")).unwrap();
+    std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "-o", "link/out.html", "in.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("real/out.html")).unwrap(),
+        PAGE_OUT
+    );
+    assert_eq!(names(&dir.path().join("real")), ["out.html"]);
+}
+
 /// A FIFO, like `/dev/null` or any file that is not a regular one, is
 /// written as it is: renamed over, it would become a regular file (run as
 /// root, `-o /dev/null` replaced the device).
@@ -756,4 +777,84 @@ fn a_legacy_page_is_rewritten_in_its_own_encoding() {
         .stderr(predicates::str::starts_with(
             "htmlabs: encoding: windows-1251 (<meta> in the first 1024 bytes)\n",
         ));
+}
+
+// ---------------------------------------------------------------- interruption
+
+/// The environment variable that makes htmlabs stage its output under a
+/// hidden name, as where `O_TMPFILE` is not supported, so that both ways
+/// are tried here.
+const NAMED_STAGING: &str = "HTMLABS_NAMED_STAGING";
+
+/// Whether the process `pid` holds a file open in `dir`: its staged
+/// output, named (`.htmlabs-…`) or not (`/dir/#123 (deleted)`).
+#[cfg(target_os = "linux")]
+fn holds_a_file_in(pid: u32, dir: &Path) -> bool {
+    fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|fd| fs::read_link(fd.path()).is_ok_and(|to| to.starts_with(dir)))
+}
+
+/// Starts `htmlabs ARGS -o out.html` in `dir` over `out.html` holding
+/// `old`, with `first` on its standard input and the input held open, and
+/// sends `signal` once the run is writing its output. Its exit status and
+/// standard error.
+#[cfg(target_os = "linux")]
+fn interrupted(
+    dir: &Path,
+    args: &[&str],
+    first: &[u8],
+    named: bool,
+    signal: i32,
+) -> (Option<i32>, String) {
+    use std::io::Write;
+    let mut command = StdCommand::new(BIN);
+    command
+        .current_dir(dir)
+        .args(args)
+        .args(["-o", "out.html"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if named {
+        command.env(NAMED_STAGING, "1");
+    }
+    let mut child = command.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first).unwrap();
+    stdin.flush().unwrap();
+    let mut waited = 0;
+    while !holds_a_file_in(child.id(), dir) {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            panic!("ended before the signal: {status:?} {}", text(&out.stderr));
+        }
+        waited += 1;
+        assert!(waited < 60_000, "the run never opened its output");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// Where the output is staged with no name (`O_TMPFILE`), even SIGKILL,
+/// which no program can catch, leaves nothing behind.
+#[cfg(target_os = "linux")]
+#[test]
+fn sigkill_leaves_no_file_where_the_output_has_no_name_until_the_end() {
+    let page = format!("<a href=x>{}", " ".repeat(200 * 1024));
+    for args in [&["-r", "http://h/"][..], &["--warc", "-q"]] {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().canonicalize().unwrap();
+        fs::write(dir.join("out.html"), "old").unwrap();
+        let (status, _) = interrupted(&dir, args, page.as_bytes(), false, libc::SIGKILL);
+        assert_eq!(status, None, "{args:?}: killed");
+        assert_eq!(names(&dir), ["out.html"], "{args:?}");
+        assert_eq!(fs::read_to_string(dir.join("out.html")).unwrap(), "old");
+    }
 }
