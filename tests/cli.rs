@@ -842,6 +842,58 @@ fn interrupted(
     (out.status.code(), String::from_utf8(out.stderr).unwrap())
 }
 
+/// SIGINT (Ctrl-C) or SIGTERM while `-o` is being written: the run ends at
+/// once with 130 or 143, the target keeps its old bytes, and no temporary
+/// file is left, whether the output was staged unnamed or named.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_ends_a_page_run_leaving_the_target_as_it_was_and_no_file() {
+    let page = format!("<a href=x>{}", " ".repeat(200 * 1024));
+    for named in [false, true] {
+        for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+            let dir = tempfile::tempdir().unwrap();
+            let dir = dir.path().canonicalize().unwrap();
+            fs::write(dir.join("out.html"), "old").unwrap();
+            let (status, stderr) =
+                interrupted(&dir, &["-r", "http://h/"], page.as_bytes(), named, signal);
+            let case = format!("signal {signal}, named {named}");
+            assert_eq!(status, Some(code), "{case}: {stderr}");
+            assert_eq!(stderr, "", "{case}");
+            assert_eq!(names(&dir), ["out.html"], "{case}");
+            assert_eq!(fs::read_to_string(dir.join("out.html")).unwrap(), "old");
+        }
+    }
+}
+
+/// The same for `--warc -o`: a record is coming when the signal comes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_ends_an_archive_run_leaving_the_target_as_it_was_and_no_file() {
+    let block = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>{}",
+        " ".repeat(200 * 1024)
+    );
+    // The record says more than comes: the rest never does.
+    let record = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000001>\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://h/\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{block}",
+        block.len() * 2
+    );
+    for named in [false, true] {
+        for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+            let dir = tempfile::tempdir().unwrap();
+            let dir = dir.path().canonicalize().unwrap();
+            fs::write(dir.join("out.html"), "old").unwrap();
+            let (status, stderr) =
+                interrupted(&dir, &["--warc", "-q"], record.as_bytes(), named, signal);
+            let case = format!("signal {signal}, named {named}");
+            assert_eq!(status, Some(code), "{case}: {stderr}");
+            assert_eq!(stderr, "", "{case}");
+            assert_eq!(names(&dir), ["out.html"], "{case}");
+            assert_eq!(fs::read_to_string(dir.join("out.html")).unwrap(), "old");
+        }
+    }
+}
+
 /// Where the output is staged with no name (`O_TMPFILE`), even SIGKILL,
 /// which no program can catch, leaves nothing behind.
 #[cfg(target_os = "linux")]

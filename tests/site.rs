@@ -899,12 +899,12 @@ fn excluded_files_are_left_out() {
     );
 }
 
-/// Ctrl-C in the middle of a tree: every file is either as it was or as the
-/// run makes it, and no temporary file is left.
+/// Ctrl-C (SIGINT) or SIGTERM in the middle of a tree: the run stops
+/// between files with 130 or 143, every file is either as it was or as the
+/// run makes it, and no temporary file is left, whether output is staged
+/// unnamed or named.
 #[test]
 fn an_interrupted_run_leaves_every_file_old_or_new() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
     let page = |i: usize| {
         format!(
             "<!doctype html><title>{i}</title>{}",
@@ -916,74 +916,86 @@ fn an_interrupted_run_leaves_every_file_old_or_new() {
         )
     };
     let count = 800;
-    for i in 0..count {
-        let dir = root.join(format!("d{}", i % 30));
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join(format!("p{i}.html")), page(i)).unwrap();
-    }
-    let child = Command::new(BIN)
-        .args([
-            "--site",
-            root.to_str().unwrap(),
-            "--site-url",
-            URL,
-            "--jobs",
-            "2",
-        ])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Once some files are written, not all.
-    let written = |i: usize| {
-        fs::read_to_string(root.join(format!("d{}/p{i}.html", i % 30)))
-            .is_ok_and(|t| t.contains("https://"))
-    };
-    while !(0..count).any(written) {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("; interrupted;"), "{stderr}");
-    let (mut old, mut new) = (0, 0);
-    for i in 0..count {
-        let relative = format!("d{}/p{i}.html", i % 30);
-        let now = fs::read(root.join(&relative)).unwrap();
-        let url = htmlabs::site::retrieval_url(URL, Path::new(&relative), true);
-        let config = htmlabs::Config {
-            layers: htmlabs::Layers::default()
-                .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
-                .unwrap(),
-            ..htmlabs::Config::default()
-        };
-        let (rewritten, _) = htmlabs::rewrite_bytes(config, page(i).as_bytes()).unwrap();
-        if now == page(i).as_bytes() {
-            old += 1;
-        } else {
-            assert_eq!(
-                text(&now),
-                text(&rewritten),
-                "{relative} is neither old nor new"
-            );
-            new += 1;
-        }
-    }
-    assert!(
-        old > 0 && new > 0,
-        "{old} old, {new} new: not interrupted mid-tree"
-    );
-    let leftovers: Vec<_> = snapshot(root)
-        .into_keys()
-        .filter(|p| {
-            p.file_name()
+    let relative = |i: usize| format!("d{}/p{i}.html", i % 30);
+    let rewritten: Vec<Vec<u8>> = (0..count)
+        .map(|i| {
+            let url = htmlabs::site::retrieval_url(URL, Path::new(&relative(i)), true);
+            let config = htmlabs::Config {
+                layers: htmlabs::Layers::default()
+                    .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
+                    .unwrap(),
+                ..htmlabs::Config::default()
+            };
+            htmlabs::rewrite_bytes(config, page(i).as_bytes())
                 .unwrap()
-                .to_string_lossy()
-                .starts_with(".htmlabs-")
+                .0
         })
         .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
+    for (signal, code, named) in [(libc::SIGINT, 130, false), (libc::SIGTERM, 143, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for i in 0..count {
+            fs::create_dir_all(root.join(format!("d{}", i % 30))).unwrap();
+            fs::write(root.join(relative(i)), page(i)).unwrap();
+        }
+        let mut command = Command::new(BIN);
+        command
+            .args([
+                "--site",
+                root.to_str().unwrap(),
+                "--site-url",
+                URL,
+                "--jobs",
+                "2",
+            ])
+            .stderr(std::process::Stdio::piped());
+        if named {
+            command.env("HTMLABS_NAMED_STAGING", "1");
+        }
+        let child = command.spawn().unwrap();
+        // Once some files are written, not all.
+        let written = |i: usize| {
+            fs::read_to_string(root.join(relative(i))).is_ok_and(|t| t.contains("https://"))
+        };
+        while !(0..count).any(written) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "signal {signal}: {stderr}");
+        assert!(stderr.contains("; interrupted;"), "{stderr}");
+        let (mut old, mut new) = (0, 0);
+        for (i, rewritten) in rewritten.iter().enumerate() {
+            let now = fs::read(root.join(relative(i))).unwrap();
+            if now == page(i).as_bytes() {
+                old += 1;
+            } else {
+                assert_eq!(
+                    text(&now),
+                    text(rewritten),
+                    "{} is neither old nor new",
+                    relative(i)
+                );
+                new += 1;
+            }
+        }
+        assert!(
+            old > 0 && new > 0,
+            "{old} old, {new} new: not interrupted mid-tree"
+        );
+        let leftovers: Vec<_> = snapshot(root)
+            .into_keys()
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(".htmlabs-")
+            })
+            .collect();
+        assert!(leftovers.is_empty(), "signal {signal}: {leftovers:?}");
+    }
 }
 
 #[test]
