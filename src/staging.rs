@@ -13,7 +13,7 @@
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 use std::time::SystemTime;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -21,14 +21,22 @@ use rustix::io::Errno;
 
 use crate::dir::Dir;
 
-/// The hidden names that exist, each in its directory. Whoever makes one,
-/// or renames or removes it, holds the lock meanwhile, so that
-/// [`abandon`] finds every one.
+/// Held (shared) by whoever makes, renames or removes a hidden name, from
+/// before it exists until it is gone or listed in [`HIDDEN`]; [`abandon`]
+/// takes it alone, so that it finds every hidden name, and keeps it. Shared
+/// holders do not wait on each other (a site's workers put files at once).
+static GATE: RwLock<()> = RwLock::new(());
+
+/// The hidden names of staged files, each in its directory.
 static HIDDEN: Mutex<Vec<(Dir, OsString)>> = Mutex::new(Vec::new());
 
 /// How many hidden names are tried before giving up (each is 48 random
 /// bits: one taken already is a surprise).
 const TRIES: usize = 4;
+
+fn gate() -> RwLockReadGuard<'static, ()> {
+    GATE.read().unwrap_or_else(PoisonError::into_inner)
+}
 
 fn hidden_names() -> MutexGuard<'static, Vec<(Dir, OsString)>> {
     HIDDEN.lock().unwrap_or_else(PoisonError::into_inner)
@@ -36,14 +44,14 @@ fn hidden_names() -> MutexGuard<'static, Vec<(Dir, OsString)>> {
 
 /// For a signal that the process exits on next: removes every hidden name
 /// that staged output holds, and keeps any more from being made or put in
-/// place (the lock is held until the exit). Output staged with no name
+/// place (the gate stays shut until the exit). Output staged with no name
 /// goes with the process; the files it was to replace stay as they were.
 pub fn abandon() {
-    let mut names = hidden_names();
-    for (dir, name) in names.drain(..) {
+    let shut = GATE.write().unwrap_or_else(PoisonError::into_inner);
+    for (dir, name) in hidden_names().drain(..) {
         let _ = rustix::fs::unlinkat(dir.fd(), &name, AtFlags::empty());
     }
-    std::mem::forget(names);
+    std::mem::forget(shut);
 }
 
 /// A file being written, that takes its name in its directory only once
@@ -96,8 +104,8 @@ impl Staging {
     /// with `modified`, it gets that modification time; with `durable`, its
     /// bytes are on the disk before it takes the name.
     pub fn commit(mut self, modified: Option<SystemTime>, durable: bool) -> io::Result<()> {
-        if let Ok(there) = rustix::fs::statat(self.dir.fd(), &self.name, AtFlags::SYMLINK_NOFOLLOW)
-        {
+        let there = rustix::fs::statat(self.dir.fd(), &self.name, AtFlags::SYMLINK_NOFOLLOW);
+        if let Ok(there) = &there {
             if FileType::from_raw_mode(there.st_mode) == FileType::RegularFile {
                 rustix::fs::fchmod(&self.file, Mode::from_raw_mode(there.st_mode))?;
             }
@@ -109,14 +117,14 @@ impl Staging {
             self.file.sync_all()?;
         }
         let Some(hidden) = &self.hidden else {
-            return put(&self.dir, &self.name, |dir, at| {
+            let vacant = there.is_err();
+            return put(&self.dir, &self.name, vacant, |dir, at| {
                 link_unnamed(&self.file, dir, at)
             });
         };
-        let mut names = hidden_names();
+        let _gate = gate();
         rustix::fs::renameat(self.dir.fd(), hidden, self.dir.fd(), &self.name)?;
-        forget(&mut names, &self.dir, hidden);
-        drop(names);
+        forget(&self.dir, hidden);
         // Renamed: nothing is left for drop to remove.
         self.hidden = None;
         Ok(())
@@ -126,30 +134,34 @@ impl Staging {
 impl Drop for Staging {
     fn drop(&mut self) {
         if let Some(hidden) = self.hidden.take() {
-            let mut names = hidden_names();
+            let _gate = gate();
             let _ = rustix::fs::unlinkat(self.dir.fd(), &hidden, AtFlags::empty());
-            forget(&mut names, &self.dir, &hidden);
+            forget(&self.dir, &hidden);
         }
     }
 }
 
 /// Takes a hidden name out of the list.
-fn forget(names: &mut Vec<(Dir, OsString)>, dir: &Dir, hidden: &OsStr) {
-    names.retain(|(d, n)| !(n == hidden && d.same(dir)));
+fn forget(dir: &Dir, hidden: &OsStr) {
+    hidden_names().retain(|(d, n)| !(n == hidden && d.same(dir)));
 }
 
 /// Puts what `make` makes at `name` in `dir`, replacing what stands there
 /// (a link is replaced, never followed): made at the name itself when
-/// nothing stands there, else under a hidden name renamed over it.
+/// nothing stands there (tried first if it may be `vacant`), else under a
+/// hidden name renamed over it.
 pub(crate) fn put(
     dir: &Dir,
     name: &OsStr,
+    vacant: bool,
     make: impl Fn(&Dir, &OsStr) -> rustix::io::Result<()>,
 ) -> io::Result<()> {
-    let _names = hidden_names();
-    match make(dir, name) {
-        Err(Errno::EXIST) => {}
-        done => return done.map_err(Into::into),
+    let _gate = gate();
+    if vacant {
+        match make(dir, name) {
+            Err(Errno::EXIST) => {}
+            done => return done.map_err(Into::into),
+        }
     }
     for _ in 0..TRIES {
         let hidden = hidden_name();
@@ -218,13 +230,13 @@ fn link_unnamed(file: &File, dir: &Dir, name: &OsStr) -> rustix::io::Result<()> 
 
 /// A new file in `dir` under a hidden name, and the name.
 fn named(dir: &Dir) -> io::Result<(File, OsString)> {
-    let mut names = hidden_names();
+    let _gate = gate();
     let flags = OFlags::CREATE | OFlags::EXCL | OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     for _ in 0..TRIES {
         let hidden = hidden_name();
         match rustix::fs::openat(dir.fd(), &hidden, flags, Mode::from_raw_mode(0o666)) {
             Ok(fd) => {
-                names.push((dir.clone(), hidden.clone()));
+                hidden_names().push((dir.clone(), hidden.clone()));
                 return Ok((File::from(fd), hidden));
             }
             Err(Errno::EXIST) => continue,
@@ -342,7 +354,7 @@ mod tests {
         fs::hard_link(tmp.path().join("a"), tmp.path().join("b")).unwrap();
         let dir = Dir::open(tmp.path()).unwrap();
         let source = tmp.path().join("a");
-        put(&dir, OsStr::new("b"), |dir, at| {
+        put(&dir, OsStr::new("b"), false, |dir, at| {
             rustix::fs::linkat(rustix::fs::CWD, &source, dir.fd(), at, AtFlags::empty())
         })
         .unwrap();

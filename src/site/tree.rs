@@ -205,12 +205,12 @@ fn copy_one(site: &Site, out: &Dir, entry: &Entry) -> io::Result<How> {
     };
     let dir = out.made(parent)?;
     if let Some(link) = &entry.link {
-        staging::put(&dir, name, |dir, at| {
+        staging::put(&dir, name, true, |dir, at| {
             rustix::fs::symlinkat(link, dir.fd(), at)
         })?;
         return Ok(How::Copied);
     }
-    let hard_linked = staging::put(&dir, name, |dir, at| {
+    let hard_linked = staging::put(&dir, name, true, |dir, at| {
         rustix::fs::linkat(CWD, &entry.path, dir.fd(), at, AtFlags::empty())
     });
     if hard_linked.is_ok() {
