@@ -784,6 +784,7 @@ fn a_legacy_page_is_rewritten_in_its_own_encoding() {
 /// The environment variable that makes htmlabs stage its output under a
 /// hidden name, as where `O_TMPFILE` is not supported, so that both ways
 /// are tried here.
+#[cfg(target_os = "linux")]
 const NAMED_STAGING: &str = "HTMLABS_NAMED_STAGING";
 
 /// Whether the process `pid` holds a file open in `dir`: its staged
