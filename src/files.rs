@@ -1,16 +1,15 @@
 //! What every source does with files: names them in one-line errors, and
-//! writes an output whole or not at all, through a temporary file beside
-//! it that is renamed over it at the end.
+//! writes an output the user named whole or not at all, staged in its
+//! directory and put in its place at the end.
 
 use std::fmt;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
-use tempfile::NamedTempFile;
-
+use crate::dir::Dir;
 use crate::html::error::Error;
+use crate::staging::Staging;
 
 /// Where the document comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,9 +22,9 @@ pub enum Input {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {
     Stdout,
-    /// Through a temporary file beside it, renamed over it at the end: a
-    /// failed run leaves no half-written file, and an existing file keeps
-    /// its permissions.
+    /// Staged in its directory, put in its place at the end: a failed or
+    /// interrupted run leaves no half-written file, and an existing file
+    /// keeps its permissions.
     File(PathBuf),
     /// Nowhere: `--check` only lists what would change.
     Discard,
@@ -108,59 +107,42 @@ pub(crate) fn lowercase(e: &impl fmt::Display) -> String {
         .unwrap_or_default()
 }
 
-/// Writes `path` by way of a temporary file beside it, renamed over it only
-/// when `write` succeeded: a failed run leaves no half-written file, and an
-/// existing file keeps its permissions. With `modified`, the file gets that
-/// modification time (a site's file rewritten in place keeps its own).
-/// With `durable`, the file's bytes are on the disk before the rename (see
-/// [`Staged::durable`]).
-pub(crate) fn write_through_temporary<T>(
+/// Writes `path` (the user's own: a link at it is followed, as `>` does)
+/// by way of a file staged in its directory, put in its place only when
+/// `write` succeeded: a failed or interrupted run leaves no half-written
+/// file and nothing else, and an existing file keeps its permissions.
+/// With `durable`, the file's bytes are on the disk before it takes the
+/// name (see [`Staged::durable`]).
+pub(crate) fn write_staged<T>(
     path: &Path,
-    modified: Option<SystemTime>,
     durable: bool,
     write: impl FnOnce(&mut File) -> Result<T, SourceError>,
 ) -> Result<T, SourceError> {
     let mut staged = Staged::new(path)?;
     let done = write(staged.file_mut())?;
-    staged.modified = modified;
     staged.durable = durable;
     staged.commit()?;
     Ok(done)
 }
 
-/// An empty temporary file in `path`'s directory, to be renamed over it.
-fn temporary_beside(path: &Path) -> Result<NamedTempFile, SourceError> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".htmlabs-");
-    // tempfile makes its files 0600; a new output gets what `> FILE` would
-    // give it (0666 less the umask), an existing one keeps its own.
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    builder
-        .tempfile_in(dir)
-        .map_err(|e| SourceError::Write(quoted(path), without_path(e)))
-}
-
-/// A file written as a run goes (a link report), that takes its name only
-/// when the run succeeded: until [`Staged::commit`], it is a temporary file
-/// beside it, removed if the run fails.
+/// A file the user named (`-o`, a link report), written as a run goes,
+/// that takes its name only when the run succeeded: until
+/// [`Staged::commit`], it has no name (or a hidden one, where the system
+/// cannot do without), and nothing is left if the run fails or is
+/// interrupted.
 ///
-/// A symbolic link is followed, so that the file it names gets the bytes
-/// and the link stays a link. What is not a regular file (`/dev/null`, a
-/// FIFO, a socket) is written as it is, as `>` does: renamed over, it would
-/// be replaced by a regular file (as root, `/dev/null` itself).
+/// A symbolic link at the name is followed, so that the file it names gets
+/// the bytes and the link stays a link: the user named it, as with `>`.
+/// (The trees a run writes, `--out-dir` and a site in place, never follow
+/// one.) What is not a regular file (`/dev/null`, a FIFO, a socket) is
+/// written as it is, as `>` does: renamed over, it would be replaced by a
+/// regular file (as root, `/dev/null` itself).
 pub struct Staged {
     target: Target,
     path: PathBuf,
-    /// The modification time it gets, if not now.
-    modified: Option<SystemTime>,
-    /// Made durable (fsync) before the rename, so that after a power loss
-    /// the name holds the old bytes or the new, never an empty file. The
-    /// rename alone already keeps an interrupted or failed run from
+    /// Made durable (fsync) before it takes the name, so that after a
+    /// power loss the name holds the old bytes or the new, never an empty
+    /// file. Staging alone already keeps an interrupted or failed run from
     /// leaving a half-written file; a site of thousands of files spends
     /// most of its time waiting on these (3.5× the wall time on 300 corpus
     /// pages), so there it is asked for with `--fsync`, as rsync does.
@@ -169,35 +151,40 @@ pub struct Staged {
 
 /// Where a staged file's bytes go.
 enum Target {
-    /// A temporary file beside the real one, renamed over it at the end.
-    Temporary(NamedTempFile, PathBuf),
+    /// A file staged in the real one's directory, put in its place at the
+    /// end.
+    Staging(Staging),
     /// A file that is not a regular one, written as it is.
     Special(File),
 }
 
 impl Staged {
     pub fn new(path: &Path) -> Result<Self, SourceError> {
+        let fail = |e| SourceError::Write(quoted(path), e);
         let real = followed(path);
         let target = match std::fs::metadata(&real) {
-            Ok(m) if !m.is_file() && !m.is_dir() => Target::Special(
-                File::options()
-                    .write(true)
-                    .open(&real)
-                    .map_err(|e| SourceError::Write(quoted(path), e))?,
-            ),
-            _ => Target::Temporary(temporary_beside(&real)?, real),
+            Ok(m) if !m.is_file() && !m.is_dir() => {
+                Target::Special(File::options().write(true).open(&real).map_err(fail)?)
+            }
+            _ => {
+                // `-o dir/..` or `-o /`: no name to put a file at.
+                let name = real
+                    .file_name()
+                    .ok_or_else(|| fail(rustix::io::Errno::ISDIR.into()))?;
+                let dir = Dir::open(real.parent().unwrap_or(Path::new("."))).map_err(fail)?;
+                Target::Staging(Staging::new(&dir, name).map_err(fail)?)
+            }
         };
         Ok(Staged {
             target,
             path: path.to_owned(),
-            modified: None,
             durable: true,
         })
     }
 
     fn file_mut(&mut self) -> &mut File {
         match &mut self.target {
-            Target::Temporary(temporary, _) => temporary.as_file_mut(),
+            Target::Staging(staging) => staging.file_mut(),
             Target::Special(file) => file,
         }
     }
@@ -205,35 +192,20 @@ impl Staged {
     /// A writer to it.
     pub fn writer(&self) -> Result<File, SourceError> {
         match &self.target {
-            Target::Temporary(temporary, _) => temporary.reopen(),
+            Target::Staging(staging) => staging.file().try_clone(),
             Target::Special(file) => file.try_clone(),
         }
-        .map_err(|e| SourceError::Write(quoted(&self.path), without_path(e)))
+        .map_err(|e| SourceError::Write(quoted(&self.path), e))
     }
 
-    /// Renames it over its path; an existing file's permissions stay.
+    /// Puts it in its place; an existing file's permissions stay.
     pub fn commit(self) -> Result<(), SourceError> {
-        let fail = |e| SourceError::Write(quoted(&self.path), e);
-        let (temporary, real) = match self.target {
-            Target::Temporary(temporary, real) => (temporary, real),
-            Target::Special(_) => return Ok(()),
-        };
-        if let Ok(existing) = std::fs::metadata(&real) {
-            temporary
-                .as_file()
-                .set_permissions(existing.permissions())
-                .map_err(fail)?;
+        match self.target {
+            Target::Staging(staging) => staging
+                .commit(None, self.durable)
+                .map_err(|e| SourceError::Write(quoted(&self.path), e)),
+            Target::Special(_) => Ok(()),
         }
-        if let Some(modified) = self.modified {
-            temporary.as_file().set_modified(modified).map_err(fail)?;
-        }
-        if self.durable {
-            temporary.as_file().sync_all().map_err(fail)?;
-        }
-        temporary
-            .persist(&real)
-            .map(|_| ())
-            .map_err(|e| SourceError::Write(quoted(&self.path), without_path(e.error)))
     }
 }
 
@@ -253,16 +225,4 @@ fn followed(path: &Path) -> PathBuf {
         }
     }
     path
-}
-
-/// tempfile's errors end with ` at path "…"`, naming the temporary file the
-/// user never gave; the message names the output file instead.
-/// (Its wrapper hides the OS error from `source()`, so the text is all
-/// there is to go by.)
-fn without_path(e: io::Error) -> io::Error {
-    let message = e.to_string();
-    match message.rfind(" at path \"") {
-        Some(at) => io::Error::new(e.kind(), &message[..at]),
-        None => e,
-    }
 }

@@ -125,9 +125,7 @@ pub fn run(
                 .map_err(|e| SourceError::Write(name.to_owned(), e))?;
             report
         }
-        Output::File(path) => {
-            files::write_through_temporary(path, None, true, |file| rewrite(file, &quoted(path)))?
-        }
+        Output::File(path) => files::write_staged(path, true, |file| rewrite(file, &quoted(path)))?,
         Output::Discard => rewrite(&mut io::sink(), "nowhere")?,
     };
     let changes = match listing {

@@ -27,6 +27,7 @@
 //! - `url/`: [`rfc1808`], [`rfc3986`], [`Standard`], [`BaseUrl`] and the §3
 //!   [`Layers`]; nothing of HTML.
 
+mod dir;
 mod files;
 pub mod filter;
 pub mod flags;
@@ -36,6 +37,7 @@ pub mod listing;
 pub mod names;
 pub mod site;
 pub mod spool;
+pub mod staging;
 mod syntax;
 mod url;
 pub mod warc;

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Instant;
 
 use clap::Parser;
@@ -14,11 +14,12 @@ use htmlabs::names;
 use htmlabs::site::{self, Outputs};
 use htmlabs::{SourceError, Staged, filter, warc};
 
-/// 0 success; 1 a check that found links to change; 2 any error.
+/// 0 success; 1 a check that found links to change; 2 any error; 128 and
+/// the signal's number for a run that a signal ended, as a shell reports
+/// it (130 Ctrl-C, SIGINT; 143 SIGTERM).
 const CHANGES: u8 = 1;
 const FAILURE: u8 = 2;
-/// What a shell reports for a run ended by Ctrl-C (128 + SIGINT).
-const INTERRUPTED: u8 = 130;
+const SIGNALLED: u8 = 128;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -38,6 +39,9 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         .config()
         .map_err(|e| SourceError::Refused(e.to_string()))?;
     let job = cli.job(&config)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let signal = Arc::new(AtomicI32::new(0));
+    on_signal(matches!(job, Job::Site(_)), &stop, &signal);
     // The link report goes to a file only once the run is through.
     let staged = match &cli.report {
         Some(path) if path.as_os_str() != "-" => Some(Staged::new(path)?),
@@ -163,14 +167,6 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             }
         }
         Job::Site(site) => {
-            let stop = Arc::new(AtomicBool::new(false));
-            {
-                // Ctrl-C ends the run between files: a file being written
-                // is finished or its temporary file removed, never left
-                // half-written.
-                let stop = Arc::clone(&stop);
-                let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
-            }
             let report = match &staged {
                 Some(staged) => {
                     Some(staged.writer()?).map(|f| Box::new(f) as Box<dyn Write + Send>)
@@ -190,7 +186,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             let summary = site::run(&site, &config, outputs, &stop, &|e| progress.event(e))?;
             progress.finish(&summary, cli.check, cli.out_dir.as_deref());
             if summary.interrupted {
-                INTERRUPTED
+                SIGNALLED + signal.load(Ordering::SeqCst) as u8
             } else if summary.failed > 0 || summary.errors > 0 {
                 FAILURE
             } else if cli.check && summary.changes > 0 {
@@ -201,8 +197,32 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         }
     };
     // An interrupted run's report is not whole: it is not kept.
-    if let (Some(staged), false) = (staged, code == INTERRUPTED) {
+    if let (Some(staged), false) = (staged, code > SIGNALLED) {
         staged.commit()?;
     }
     Ok(ExitCode::from(code))
+}
+
+/// SIGINT (Ctrl-C) and SIGTERM: a site's run (`between_files`) stops
+/// between files, each file being written finished, and tells `signal`
+/// which came; any other run ends at once with 128 and its number, its
+/// staged output removed (output staged with no name goes with the
+/// process), the file it was to replace as it was.
+fn on_signal(between_files: bool, stop: &Arc<AtomicBool>, signal: &Arc<AtomicI32>) {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    let (stop, received) = (Arc::clone(stop), Arc::clone(signal));
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            if between_files {
+                received.store(signal, Ordering::SeqCst);
+                stop.store(true, Ordering::SeqCst);
+            } else {
+                htmlabs::staging::abandon();
+                std::process::exit(i32::from(SIGNALLED) + signal);
+            }
+        }
+    });
 }

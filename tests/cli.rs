@@ -260,6 +260,27 @@ fn output_through_a_symbolic_link_writes_the_file_it_names() {
     assert_eq!(names(&dir.path().join("real")), ["links.jsonl", "out.html"]);
 }
 
+/// The directories on the way to `-o`'s file are the user's own path:
+/// links in it are followed, as the shell follows them.
+#[test]
+fn output_into_a_directory_named_through_a_symbolic_link_goes_where_it_leads() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    fs::create_dir(dir.path().join("real")).unwrap();
+    std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
+    let out = htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "-o", "link/out.html", "in.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("real/out.html")).unwrap(),
+        PAGE_OUT
+    );
+    assert_eq!(names(&dir.path().join("real")), ["out.html"]);
+}
+
 /// A FIFO, like `/dev/null` or any file that is not a regular one, is
 /// written as it is: renamed over, it would become a regular file (run as
 /// root, `-o /dev/null` replaced the device).
@@ -821,4 +842,147 @@ fn a_legacy_page_is_rewritten_in_its_own_encoding() {
         .stderr(predicates::str::starts_with(
             "htmlabs: encoding: windows-1251 (<meta> in the first 1024 bytes)\n",
         ));
+}
+
+// ---------------------------------------------------------------- interruption
+
+/// The environment variable that makes htmlabs stage its output under a
+/// hidden name, as where `O_TMPFILE` is not supported, so that both ways
+/// are tried here.
+#[cfg(target_os = "linux")]
+const NAMED_STAGING: &str = "HTMLABS_NAMED_STAGING";
+
+/// Whether the process `pid` holds a file open in `dir`: its staged
+/// output, named (`.htmlabs-…`) or not (`/dir/#123 (deleted)`).
+#[cfg(target_os = "linux")]
+fn holds_a_file_in(pid: u32, dir: &Path) -> bool {
+    fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|fd| fs::read_link(fd.path()).is_ok_and(|to| to.starts_with(dir)))
+}
+
+/// Starts `htmlabs ARGS -o out.html` in `dir` over `out.html` holding
+/// `old`, with `first` on its standard input and the input held open, and
+/// sends `signal` once the run is writing its output. Its exit status and
+/// standard error.
+#[cfg(target_os = "linux")]
+fn interrupted(
+    dir: &Path,
+    args: &[&str],
+    first: &[u8],
+    named: bool,
+    signal: i32,
+) -> (Option<i32>, String) {
+    use std::io::Write;
+    let mut command = StdCommand::new(BIN);
+    command
+        .current_dir(dir)
+        .args(args)
+        .args(["-o", "out.html"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if named {
+        command.env(NAMED_STAGING, "1");
+    }
+    let mut child = command.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first).unwrap();
+    stdin.flush().unwrap();
+    let mut waited = 0;
+    while !holds_a_file_in(child.id(), dir) {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            panic!("ended before the signal: {status:?} {}", text(&out.stderr));
+        }
+        waited += 1;
+        assert!(waited < 60_000, "the run never opened its output");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// SIGINT (Ctrl-C) or SIGTERM while `-o` is being written: the run ends at
+/// once with 130 or 143, the target keeps its old bytes, and no temporary
+/// file is left, whether the output was staged unnamed or named.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_ends_a_page_run_leaving_the_target_as_it_was_and_no_file() {
+    let page = format!("<a href=x>{}", " ".repeat(200 * 1024));
+    for named in [false, true] {
+        for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+            let dir = tempfile::tempdir().unwrap();
+            let dir = dir.path().canonicalize().unwrap();
+            fs::write(dir.join("out.html"), "old").unwrap();
+            let (status, stderr) =
+                interrupted(&dir, &["-r", "http://h/"], page.as_bytes(), named, signal);
+            let case = format!("signal {signal}, named {named}");
+            assert_eq!(status, Some(code), "{case}: {stderr}");
+            assert_eq!(stderr, "", "{case}");
+            assert_eq!(names(&dir), ["out.html"], "{case}");
+            assert_eq!(fs::read_to_string(dir.join("out.html")).unwrap(), "old");
+        }
+    }
+}
+
+/// The start of a WARC record whose page is still coming: the record says
+/// more than comes, and the rest never does.
+#[cfg(target_os = "linux")]
+fn record_still_coming() -> String {
+    let block = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>{}",
+        " ".repeat(200 * 1024)
+    );
+    format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000001>\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://h/\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{block}",
+        block.len() * 2
+    )
+}
+
+/// The same for `--warc -o`: a record is coming when the signal comes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_ends_an_archive_run_leaving_the_target_as_it_was_and_no_file() {
+    let record = record_still_coming();
+    for named in [false, true] {
+        for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+            let dir = tempfile::tempdir().unwrap();
+            let dir = dir.path().canonicalize().unwrap();
+            fs::write(dir.join("out.html"), "old").unwrap();
+            let (status, stderr) =
+                interrupted(&dir, &["--warc", "-q"], record.as_bytes(), named, signal);
+            let case = format!("signal {signal}, named {named}");
+            assert_eq!(status, Some(code), "{case}: {stderr}");
+            assert_eq!(stderr, "", "{case}");
+            assert_eq!(names(&dir), ["out.html"], "{case}");
+            assert_eq!(fs::read_to_string(dir.join("out.html")).unwrap(), "old");
+        }
+    }
+}
+
+/// Where the output is staged with no name (`O_TMPFILE`), even SIGKILL,
+/// which no program can catch, leaves nothing behind.
+#[cfg(target_os = "linux")]
+#[test]
+fn sigkill_leaves_no_file_where_the_output_has_no_name_until_the_end() {
+    let page = format!("<a href=x>{}", " ".repeat(200 * 1024));
+    let record = record_still_coming();
+    for (args, first) in [
+        (&["-r", "http://h/"][..], &page),
+        (&["--warc", "-q"], &record),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().canonicalize().unwrap();
+        fs::write(dir.join("out.html"), "old").unwrap();
+        let (status, _) = interrupted(&dir, args, first.as_bytes(), false, libc::SIGKILL);
+        assert_eq!(status, None, "{args:?}: killed");
+        assert_eq!(names(&dir), ["out.html"], "{args:?}");
+        assert_eq!(fs::read_to_string(dir.join("out.html")).unwrap(), "old");
+    }
 }

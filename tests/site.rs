@@ -405,6 +405,330 @@ fn out_dir_writes_a_rewritten_copy_of_the_tree() {
     );
 }
 
+/// Every path under `root` that is a symbolic link.
+fn links(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let kind = fs::symlink_metadata(&path).unwrap().file_type();
+            if kind.is_symlink() {
+                found.push(path.strip_prefix(root).unwrap().to_path_buf());
+            } else if kind.is_dir() {
+                dirs.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `htmlabs --site ROOT --site-url URL --out-dir OUT`, which must succeed.
+fn copy_site(root: &Path, out: &Path) {
+    let run = htmlabs(&[
+        "--site",
+        root.to_str().unwrap(),
+        "--site-url",
+        URL,
+        "--out-dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+}
+
+/// Links in OUT where the copy puts a page, another file or a directory,
+/// pointing outside both trees or nowhere: none is written through; each
+/// is replaced by what the copy puts there, as in a copy made afresh.
+#[test]
+fn links_in_out_dir_are_replaced_never_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("public");
+    make_site(&root);
+    let fresh = dir.path().join("fresh");
+    copy_site(&root, &fresh);
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(outside.join("dir")).unwrap();
+    fs::write(outside.join("page.html"), "<a href=o>").unwrap();
+    fs::write(outside.join("logo.png"), "outside").unwrap();
+    let out = dir.path().join("out");
+    fs::create_dir_all(out.join("img")).unwrap();
+    let link = |to: &Path, at: &str| std::os::unix::fs::symlink(to, out.join(at)).unwrap();
+    // A page, a hard-linked file, a dangling link where a page goes, and
+    // directories where pages (docs) and other files (css) go.
+    link(&outside.join("page.html"), "index.html");
+    link(&outside.join("logo.png"), "img/logo.png");
+    link(&outside.join("new.html"), "based.html");
+    link(&outside.join("dir"), "docs");
+    link(&outside.join("dir"), "css");
+    let before = snapshot(&outside);
+    copy_site(&root, &out);
+    assert_eq!(snapshot(&outside), before, "nothing outside is written");
+    assert!(!outside.join("new.html").exists());
+    assert_eq!(links(&out), Vec::<PathBuf>::new());
+    assert_eq!(snapshot(&out), snapshot(&fresh));
+}
+
+/// OUT itself, as the user names it, may be a link to a directory: the
+/// copy goes where it leads (the links refused are those in the tree).
+#[test]
+fn an_out_dir_named_through_a_link_is_written_where_it_leads() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("public");
+    make_site(&root);
+    let fresh = dir.path().join("fresh");
+    copy_site(&root, &fresh);
+    fs::create_dir(dir.path().join("real")).unwrap();
+    std::os::unix::fs::symlink("real", dir.path().join("out")).unwrap();
+    copy_site(&root, &dir.path().join("out"));
+    assert_eq!(snapshot(&dir.path().join("real")), snapshot(&fresh));
+}
+
+/// A run copies the site's links into OUT as links; when the site then
+/// has a page and a directory where they were, the next run replaces
+/// them and writes nothing through them.
+#[test]
+fn links_one_run_copied_into_out_dir_are_not_written_through_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("public");
+    let out = dir.path().join("out");
+    // Relative links: from OUT, beside the site, they name the same places.
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(outside.join("dir")).unwrap();
+    fs::write(outside.join("page.html"), "<a href=o>").unwrap();
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("index.html"), "<a href=x>").unwrap();
+    std::os::unix::fs::symlink("../outside/page.html", root.join("page.html")).unwrap();
+    std::os::unix::fs::symlink("../outside/dir", root.join("docs")).unwrap();
+    copy_site(&root, &out);
+    assert_eq!(
+        links(&out),
+        [PathBuf::from("docs"), PathBuf::from("page.html")]
+    );
+    let before = snapshot(&outside);
+    // The site now has a page and a directory there.
+    fs::remove_file(root.join("page.html")).unwrap();
+    fs::remove_file(root.join("docs")).unwrap();
+    fs::write(root.join("page.html"), "<a href=y>").unwrap();
+    fs::create_dir(root.join("docs")).unwrap();
+    fs::write(root.join("docs/index.html"), "<a href=z>").unwrap();
+    fs::write(root.join("docs/style.css"), "p {}").unwrap();
+    copy_site(&root, &out);
+    assert_eq!(snapshot(&outside), before, "nothing outside is written");
+    assert_eq!(links(&out), Vec::<PathBuf>::new());
+    let copy = snapshot(&out);
+    assert_eq!(
+        text(&copy[Path::new("page.html")]),
+        "<a href=https://example.com/site/y>"
+    );
+    assert_eq!(
+        text(&copy[Path::new("docs/index.html")]),
+        "<a href=https://example.com/site/docs/z>"
+    );
+    assert_eq!(text(&copy[Path::new("docs/style.css")]), "p {}");
+}
+
+/// A directory of the site swapped for a link to elsewhere after the walk
+/// (the run's first event), as another process could: in place, the file
+/// under it is not written, through the link or anywhere; into a copy,
+/// the link planted in OUT is replaced.
+#[test]
+fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
+    use htmlabs::site::{self, Event, Outputs, Site};
+    use std::sync::atomic::AtomicBool;
+    for copy in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("public");
+        let out = dir.path().join("out");
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(root.join("a.html"), "<a href=x>").unwrap();
+        fs::write(root.join("sub/b.html"), "<a href=y>").unwrap();
+        fs::write(outside.join("b.html"), "<a href=o>").unwrap();
+        let swap = || {
+            if copy {
+                fs::create_dir_all(&out).unwrap();
+                std::os::unix::fs::symlink(&outside, out.join("sub")).unwrap();
+            } else {
+                fs::rename(root.join("sub"), dir.path().join("moved")).unwrap();
+                std::os::unix::fs::symlink(&outside, root.join("sub")).unwrap();
+            }
+        };
+        let failed = std::sync::Mutex::new(Vec::new());
+        let on = |event: Event<'_>| match event {
+            Event::Found(_) => swap(),
+            Event::Failed(_, e) => failed.lock().unwrap().push(e.to_string()),
+            _ => {}
+        };
+        let mut site = Site::new(
+            &root,
+            URL,
+            htmlabs::Standard::Rfc1808,
+            copy.then_some(out.as_path()),
+            &[],
+        )
+        .unwrap();
+        site.jobs = Some(1);
+        let outputs = Outputs {
+            check: None,
+            report: None,
+        };
+        let config = htmlabs::Config::default();
+        let summary = site::run(&site, &config, outputs, &AtomicBool::new(false), &on).unwrap();
+        assert_eq!(
+            fs::read_to_string(outside.join("b.html")).unwrap(),
+            "<a href=o>"
+        );
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
+        let failed = failed.into_inner().unwrap();
+        if copy {
+            assert_eq!(failed, Vec::<String>::new());
+            assert_eq!(links(&out), Vec::<PathBuf>::new());
+            assert_eq!(
+                fs::read_to_string(out.join("sub/b.html")).unwrap(),
+                "<a href=https://example.com/site/sub/y>"
+            );
+        } else {
+            assert_eq!(
+                failed,
+                [format!(
+                    "cannot write `{}`: `{}` is a symbolic link: not written through",
+                    root.join("sub/b.html").display(),
+                    root.join("sub").display()
+                )]
+            );
+            assert_eq!(summary.failed, 1);
+            assert_eq!(
+                fs::read_to_string(dir.path().join("moved/b.html")).unwrap(),
+                "<a href=y>"
+            );
+        }
+        assert_eq!(
+            fs::read_to_string(if copy {
+                out.join("a.html")
+            } else {
+                root.join("a.html")
+            })
+            .unwrap(),
+            "<a href=https://example.com/site/x>"
+        );
+    }
+}
+
+/// What a link planted in OUT points to.
+#[derive(Debug, Clone, Copy)]
+enum Planted {
+    /// A file outside both trees.
+    File,
+    /// A directory outside both trees.
+    Dir,
+    /// Nothing: a name in the outside directory that does not exist.
+    Dangling,
+    /// A link outside that names the outside file.
+    Chain,
+    /// Itself.
+    Loop,
+    /// Another place in OUT.
+    Inside,
+}
+
+/// Any links, anywhere in OUT where the copy of a small site puts a file
+/// or a directory, whatever they point to: the run succeeds, nothing
+/// outside both trees changes, and OUT comes out as a copy made afresh,
+/// without a link left.
+#[test]
+fn any_links_planted_in_out_dir_are_never_written_through() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("public");
+    let files = [
+        ("a.html", "<a href=a>"),
+        ("d/b.html", "<a href=b>"),
+        ("d/e/c.htm", "<img src=c>"),
+        ("d/x.css", "p {}"),
+        ("f.png", "png"),
+        ("g/h.txt", "txt"),
+    ];
+    for (path, bytes) in files {
+        fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        fs::write(root.join(path), bytes).unwrap();
+    }
+    let fresh = dir.path().join("fresh");
+    copy_site(&root, &fresh);
+    let expected = snapshot(&fresh);
+    // Every place the copy puts something, parents first.
+    let places = [
+        "a.html",
+        "d",
+        "d/b.html",
+        "d/e",
+        "d/e/c.htm",
+        "d/x.css",
+        "f.png",
+        "g",
+        "g/h.txt",
+    ];
+    let kind = prop_oneof![
+        Just(None),
+        Just(Some(Planted::File)),
+        Just(Some(Planted::Dir)),
+        Just(Some(Planted::Dangling)),
+        Just(Some(Planted::Chain)),
+        Just(Some(Planted::Loop)),
+        Just(Some(Planted::Inside)),
+    ];
+    let mut runner = TestRunner::new(Config {
+        cases: 48,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let case = std::cell::Cell::new(0);
+    runner
+        .run(&proptest::collection::vec(kind, places.len()), |planted| {
+            case.set(case.get() + 1);
+            let here = dir.path().join(format!("case{}", case.get()));
+            let outside = here.join("outside");
+            fs::create_dir_all(outside.join("dir")).unwrap();
+            fs::write(outside.join("file.html"), "<a href=o>").unwrap();
+            std::os::unix::fs::symlink(outside.join("file.html"), outside.join("chain")).unwrap();
+            let out = here.join("out");
+            fs::create_dir_all(&out).unwrap();
+            for (place, planted) in places.iter().zip(&planted) {
+                let at = out.join(place);
+                // Under a link planted already, nothing more is planted.
+                let parent = at.parent().unwrap();
+                let under_a_link = parent
+                    .ancestors()
+                    .take_while(|a| *a != out)
+                    .any(|a| fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink()));
+                if under_a_link {
+                    continue;
+                }
+                fs::create_dir_all(parent).unwrap();
+                let to = match planted {
+                    None => continue,
+                    Some(Planted::File) => outside.join("file.html"),
+                    Some(Planted::Dir) => outside.join("dir"),
+                    Some(Planted::Dangling) => outside.join("dir/nothing"),
+                    Some(Planted::Chain) => outside.join("chain"),
+                    Some(Planted::Loop) => at.clone(),
+                    Some(Planted::Inside) => out.join("a.html"),
+                };
+                std::os::unix::fs::symlink(to, &at).unwrap();
+            }
+            let before = snapshot(&outside);
+            copy_site(&root, &out);
+            prop_assert_eq!(snapshot(&outside), before);
+            prop_assert_eq!(fs::read_dir(outside.join("dir")).unwrap().count(), 0);
+            prop_assert_eq!(links(&out), Vec::<PathBuf>::new());
+            prop_assert_eq!(snapshot(&out), expected.clone());
+            Ok(())
+        })
+        .unwrap();
+}
+
 #[test]
 fn check_lists_each_change_and_exits_1_changing_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -575,12 +899,12 @@ fn excluded_files_are_left_out() {
     );
 }
 
-/// Ctrl-C in the middle of a tree: every file is either as it was or as the
-/// run makes it, and no temporary file is left.
+/// Ctrl-C (SIGINT) or SIGTERM in the middle of a tree: the run stops
+/// between files with 130 or 143, every file is either as it was or as the
+/// run makes it, and no temporary file is left, whether output is staged
+/// unnamed or named.
 #[test]
 fn an_interrupted_run_leaves_every_file_old_or_new() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
     let page = |i: usize| {
         format!(
             "<!doctype html><title>{i}</title>{}",
@@ -592,74 +916,86 @@ fn an_interrupted_run_leaves_every_file_old_or_new() {
         )
     };
     let count = 800;
-    for i in 0..count {
-        let dir = root.join(format!("d{}", i % 30));
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join(format!("p{i}.html")), page(i)).unwrap();
-    }
-    let child = Command::new(BIN)
-        .args([
-            "--site",
-            root.to_str().unwrap(),
-            "--site-url",
-            URL,
-            "--jobs",
-            "2",
-        ])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Once some files are written, not all.
-    let written = |i: usize| {
-        fs::read_to_string(root.join(format!("d{}/p{i}.html", i % 30)))
-            .is_ok_and(|t| t.contains("https://"))
-    };
-    while !(0..count).any(written) {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("; interrupted;"), "{stderr}");
-    let (mut old, mut new) = (0, 0);
-    for i in 0..count {
-        let relative = format!("d{}/p{i}.html", i % 30);
-        let now = fs::read(root.join(&relative)).unwrap();
-        let url = htmlabs::site::retrieval_url(URL, Path::new(&relative), true);
-        let config = htmlabs::Config {
-            layers: htmlabs::Layers::default()
-                .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
-                .unwrap(),
-            ..htmlabs::Config::default()
-        };
-        let (rewritten, _) = htmlabs::rewrite_bytes(config, page(i).as_bytes()).unwrap();
-        if now == page(i).as_bytes() {
-            old += 1;
-        } else {
-            assert_eq!(
-                text(&now),
-                text(&rewritten),
-                "{relative} is neither old nor new"
-            );
-            new += 1;
-        }
-    }
-    assert!(
-        old > 0 && new > 0,
-        "{old} old, {new} new: not interrupted mid-tree"
-    );
-    let leftovers: Vec<_> = snapshot(root)
-        .into_keys()
-        .filter(|p| {
-            p.file_name()
+    let relative = |i: usize| format!("d{}/p{i}.html", i % 30);
+    let rewritten: Vec<Vec<u8>> = (0..count)
+        .map(|i| {
+            let url = htmlabs::site::retrieval_url(URL, Path::new(&relative(i)), true);
+            let config = htmlabs::Config {
+                layers: htmlabs::Layers::default()
+                    .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
+                    .unwrap(),
+                ..htmlabs::Config::default()
+            };
+            htmlabs::rewrite_bytes(config, page(i).as_bytes())
                 .unwrap()
-                .to_string_lossy()
-                .starts_with(".htmlabs-")
+                .0
         })
         .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
+    for (signal, code, named) in [(libc::SIGINT, 130, false), (libc::SIGTERM, 143, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for i in 0..count {
+            fs::create_dir_all(root.join(format!("d{}", i % 30))).unwrap();
+            fs::write(root.join(relative(i)), page(i)).unwrap();
+        }
+        let mut command = Command::new(BIN);
+        command
+            .args([
+                "--site",
+                root.to_str().unwrap(),
+                "--site-url",
+                URL,
+                "--jobs",
+                "2",
+            ])
+            .stderr(std::process::Stdio::piped());
+        if named {
+            command.env("HTMLABS_NAMED_STAGING", "1");
+        }
+        let child = command.spawn().unwrap();
+        // Once some files are written, not all.
+        let written = |i: usize| {
+            fs::read_to_string(root.join(relative(i))).is_ok_and(|t| t.contains("https://"))
+        };
+        while !(0..count).any(written) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "signal {signal}: {stderr}");
+        assert!(stderr.contains("; interrupted;"), "{stderr}");
+        let (mut old, mut new) = (0, 0);
+        for (i, rewritten) in rewritten.iter().enumerate() {
+            let now = fs::read(root.join(relative(i))).unwrap();
+            if now == page(i).as_bytes() {
+                old += 1;
+            } else {
+                assert_eq!(
+                    text(&now),
+                    text(rewritten),
+                    "{} is neither old nor new",
+                    relative(i)
+                );
+                new += 1;
+            }
+        }
+        assert!(
+            old > 0 && new > 0,
+            "{old} old, {new} new: not interrupted mid-tree"
+        );
+        let leftovers: Vec<_> = snapshot(root)
+            .into_keys()
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(".htmlabs-")
+            })
+            .collect();
+        assert!(leftovers.is_empty(), "signal {signal}: {leftovers:?}");
+    }
 }
 
 #[test]

@@ -50,8 +50,9 @@ pub struct Cli {
     #[arg(short = 'r', long, value_name = "URL")]
     pub retrieved_from: Option<String>,
 
-    /// Write to FILE (through a temporary file beside it, renamed into place
-    /// at the end) instead of standard output.
+    /// Write to FILE instead of standard output (staged in its directory,
+    /// put in its place whole at the end: a failed or interrupted run
+    /// leaves it as it was, and nothing beside it).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 

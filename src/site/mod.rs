@@ -2,8 +2,9 @@
 //! Hugo, Jekyll or Eleventy build or a `wget --mirror`. Every `.html`,
 //! `.htm` and `.xhtml` file is a document whose retrieval URL (§3.3) is the
 //! one a server gives it, rewritten in parallel, in place or into a copy of
-//! the tree; each through a temporary file, so that a failure or an
-//! interruption leaves every file old or new.
+//! the tree; each staged and put in its place whole, through no link, so
+//! that a failure or an interruption leaves every file old or new and
+//! nothing is written outside the tree.
 
 mod overlap;
 mod tree;
@@ -20,7 +21,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::files::{self, SourceError, lowercase, quoted};
+use crate::dir::Dir;
+use crate::files::{SourceError, lowercase, quoted};
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
 use crate::html::report::Warning;
@@ -28,6 +30,7 @@ use crate::html::rewriter::Rewriter;
 use crate::html::xhtml;
 use crate::listing::{Listing, file_place};
 use crate::names;
+use crate::staging::Staging;
 use crate::url::{Layers, Standard};
 use overlap::Overlap;
 pub use tree::Entry;
@@ -183,7 +186,7 @@ pub struct Summary {
     /// With `--check`: values that would change.
     pub changes: usize,
     pub seconds: f64,
-    /// Ctrl-C stopped it between files.
+    /// A signal (Ctrl-C, SIGTERM) stopped it between files.
     pub interrupted: bool,
 }
 
@@ -267,17 +270,16 @@ pub fn run(
         }
         on(event)
     };
+    let written = written(site)?;
     let entries = tree::walk(site, on)?;
     let mut summary = Summary::default();
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.html).collect();
     summary.seen = pages.len();
     on(Event::Found(pages.len()));
-    if let Some(out) = &site.out_dir {
-        if !site.check {
-            let (copied, linked) = tree::copy_others(site, out, &entries, on)?;
-            summary.copied = copied;
-            summary.linked = linked;
-        }
+    if let (Some(copy), Some(_)) = (&written, &site.out_dir) {
+        let (copied, linked) = tree::copy_others(site, copy, &entries, stop, on);
+        summary.copied = copied;
+        summary.linked = linked;
     }
     let listing = outputs.check.is_some() || outputs.report.is_some();
     let want_check = outputs.check.is_some();
@@ -321,7 +323,8 @@ pub fn run(
                         }),
                     )
                 });
-                let (did, warnings, changes) = page(site, config, entry, buffers, listing, on);
+                let (did, warnings, changes) =
+                    page(site, written.as_ref(), config, entry, buffers, listing, on);
                 sequence
                     .lock()
                     .expect("no worker panics")
@@ -356,6 +359,23 @@ pub fn run(
     Ok(summary)
 }
 
+/// The tree the run writes, opened once: the copy (made first), or the
+/// site itself; none in check mode.
+fn written(site: &Site) -> Result<Option<Dir>, SourceError> {
+    if site.check {
+        return Ok(None);
+    }
+    let dir = match &site.out_dir {
+        Some(out) => {
+            fs::create_dir_all(out).map_err(|e| SourceError::Write(quoted(out), e))?;
+            Dir::open(out).map_err(|e| SourceError::Write(quoted(out), e))?
+        }
+        None => Dir::open(&site.dir)
+            .map_err(|e| SourceError::Open(site.dir.display().to_string(), lowercase(&e)))?,
+    };
+    Ok(Some(dir))
+}
+
 /// A worker's buffers, kept from file to file.
 #[derive(Default)]
 struct Buffers {
@@ -381,6 +401,7 @@ impl Write for Shared {
 /// changed. Its warnings and how many of its values would change.
 fn page(
     site: &Site,
+    written: Option<&Dir>,
     config: &Config,
     entry: &Entry,
     buffers: &mut Buffers,
@@ -399,7 +420,7 @@ fn page(
     if entry.xhtml {
         if let Some(warning) = xhtml::reads_otherwise(&buffers.input, config.max_memory) {
             on(Event::Warning(path, &warning));
-            return match put(site, entry, &buffers.input, &metadata, true, 0) {
+            return match put(site, written, entry, &buffers.input, &metadata, true, 0) {
                 Ok(did) => (did, 1, 0),
                 Err(e) => (failed(e), 1, 0),
             };
@@ -465,7 +486,15 @@ fn page(
     }
     let unchanged = buffers.output == buffers.input;
     let urls = report.counts.rewritten;
-    match put(site, entry, &buffers.output, &metadata, unchanged, urls) {
+    match put(
+        site,
+        written,
+        entry,
+        &buffers.output,
+        &metadata,
+        unchanged,
+        urls,
+    ) {
         Ok(did) => (did, warnings, changes),
         Err(e) => (failed(e), warnings, changes),
     }
@@ -475,6 +504,7 @@ fn page(
 /// is unchanged), or into the copy; nowhere in check mode.
 fn put(
     site: &Site,
+    written: Option<&Dir>,
     entry: &Entry,
     output: &[u8],
     metadata: &Metadata,
@@ -486,13 +516,30 @@ fn put(
     } else {
         Did::Rewritten { urls }
     };
-    let target = match &site.out_dir {
-        _ if site.check => return Ok(did),
-        Some(out) => out.join(&entry.relative),
-        None if unchanged => return Ok(did),
-        None => entry.path.clone(),
+    let Some(tree) = written else {
+        return Ok(did);
     };
-    write(site, &target, output, metadata)?;
+    match &site.out_dir {
+        Some(out) => write(
+            tree,
+            &entry.relative,
+            true,
+            &out.join(&entry.relative),
+            output,
+            metadata,
+            site.fsync,
+        )?,
+        None if unchanged => {}
+        None => write(
+            tree,
+            &entry.place,
+            false,
+            &entry.path,
+            output,
+            metadata,
+            site.fsync,
+        )?,
+    }
     Ok(did)
 }
 
@@ -507,19 +554,35 @@ fn read(path: &Path, buffer: &mut Vec<u8>) -> Result<Metadata, SourceError> {
     Ok(metadata)
 }
 
-/// Writes `bytes` to `target` through a temporary file beside it, with the
-/// permissions and modification time of the file it came from; its
-/// directory is made first in a copy of the tree.
-fn write(site: &Site, target: &Path, bytes: &[u8], from: &Metadata) -> Result<(), SourceError> {
-    if site.out_dir.is_some() {
-        if let Some(dir) = target.parent() {
-            fs::create_dir_all(dir).map_err(|e| SourceError::Write(quoted(dir), e))?;
-        }
+/// Writes `bytes` at `relative` in `tree` (named `target` in messages),
+/// staged in its directory and put in its place, with the permissions and
+/// modification time of the file it came from. No link on the way is
+/// followed: in a copy (`copy`), directories are made where missing and a
+/// link where one goes is replaced; in place, a link there is an error.
+fn write(
+    tree: &Dir,
+    relative: &Path,
+    copy: bool,
+    target: &Path,
+    bytes: &[u8],
+    from: &Metadata,
+    durable: bool,
+) -> Result<(), SourceError> {
+    let fail = |e| SourceError::Write(quoted(target), e);
+    let (Some(name), Some(parent)) = (relative.file_name(), relative.parent()) else {
+        return Err(fail(rustix::io::Errno::ISDIR.into()));
+    };
+    let dir = if copy {
+        tree.made(parent)
+    } else {
+        tree.existing(parent)
     }
-    files::write_through_temporary(target, from.modified().ok(), site.fsync, |file| {
-        file.write_all(bytes)
-            .map_err(|e| SourceError::Write(quoted(target), e))?;
-        file.set_permissions(from.permissions())
-            .map_err(|e| SourceError::Write(quoted(target), e))
-    })
+    .map_err(fail)?;
+    let mut staging = Staging::new(&dir, name).map_err(fail)?;
+    staging.file_mut().write_all(bytes).map_err(fail)?;
+    staging
+        .file()
+        .set_permissions(from.permissions())
+        .map_err(fail)?;
+    staging.commit(from.modified().ok(), durable).map_err(fail)
 }

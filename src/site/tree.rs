@@ -1,17 +1,24 @@
 //! The site's tree: walked with the `ignore` crate (its `.gitignore`-style
 //! globs for `--exclude`; the site's own ignore files are not read, since a
-//! build's output is not a repository), and copied for `--out-dir`.
+//! build's output is not a repository), and copied for `--out-dir`, never
+//! through a link that stands in the copy.
 
 use std::collections::HashSet;
-use std::fs;
+use std::fs::{self, File};
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ignore::WalkBuilder;
 use ignore::overrides::{Override, OverrideBuilder};
+use rustix::fs::{AtFlags, CWD};
+use rustix::io::Errno;
 
 use super::{Event, Site};
+use crate::dir::Dir;
 use crate::files::{SourceError, lowercase, quoted};
 use crate::names;
+use crate::staging::{self, Staging};
 
 /// A file of the site.
 #[derive(Debug, Clone)]
@@ -26,6 +33,9 @@ pub struct Entry {
     pub xhtml: bool,
     /// A symbolic link, copied as one into `--out-dir`.
     pub link: Option<PathBuf>,
+    /// Where it is written in place: its real path under the site's root,
+    /// links on the way resolved by the walk (the write follows none).
+    pub place: PathBuf,
 }
 
 /// The excludes as the walker takes them: each glob a file must not match.
@@ -86,6 +96,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
                 ));
             }
             entries.push(Entry {
+                place: relative.clone(),
                 path,
                 relative,
                 html: false,
@@ -98,16 +109,18 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
             continue;
         }
         let html = is_html(&path);
+        let mut place = relative.clone();
         if html && site.out_dir.is_none() && !site.check {
             // In place, a file is written only where it really is, inside
             // the site, and once.
             let Ok(real) = path.canonicalize() else {
                 continue;
             };
-            if !real.starts_with(&root) {
+            let Ok(under) = real.strip_prefix(&root) else {
                 on(Event::Note(&path, "outside the site: not written"));
                 continue;
-            }
+            };
+            place = under.to_path_buf();
             if !seen.insert(real) {
                 continue;
             }
@@ -118,6 +131,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
             relative,
             html,
             link: None,
+            place,
         });
     }
     entries.sort_by(|a, b| a.relative.cmp(&b.relative));
@@ -181,30 +195,28 @@ fn has_extension(path: &Path, any: &[&str]) -> bool {
         .is_some_and(|e| any.iter().any(|h| e.eq_ignore_ascii_case(h)))
 }
 
-/// Puts every file that is not a document into the copy: hard-linked where
-/// the filesystem allows (the same bytes, no room taken), else copied;
-/// symbolic links as links. How many were copied, and how many linked.
+/// Puts every file that is not a document into the copy, `out`: hard-linked
+/// where the filesystem allows (the same bytes, no room taken), else
+/// copied; symbolic links as links. Each replaces what stood at its name,
+/// a link too, never followed. Stops between files once `stop` is set.
+/// How many were copied, and how many linked.
 pub fn copy_others(
     site: &Site,
-    out: &Path,
+    out: &Dir,
     entries: &[Entry],
+    stop: &AtomicBool,
     on: &(dyn Fn(Event<'_>) + Sync),
-) -> Result<(usize, usize), SourceError> {
+) -> (usize, usize) {
     let (mut copied, mut linked) = (0, 0);
-    fs::create_dir_all(out).map_err(|e| SourceError::Write(quoted(out), e))?;
     for entry in entries.iter().filter(|e| !e.html) {
-        let target = out.join(&entry.relative);
-        if let Some(dir) = target.parent() {
-            fs::create_dir_all(dir).map_err(|e| SourceError::Write(quoted(dir), e))?;
+        if stop.load(Ordering::Relaxed) {
+            break;
         }
-        // What a previous run left there is replaced.
-        let _ = fs::remove_file(&target);
-        let done = match &entry.link {
-            Some(link) => symlink(link, &target).map(|()| &mut copied),
-            None => fs::hard_link(&entry.path, &target)
-                .map(|()| &mut linked)
-                .or_else(|_| fs::copy(&entry.path, &target).map(|_| &mut copied)),
-        };
+        let target = out.path().join(&entry.relative);
+        let done = copy_one(site, out, entry).map(|how| match how {
+            How::Linked => &mut linked,
+            How::Copied => &mut copied,
+        });
         match done {
             Ok(count) => *count += 1,
             Err(e) => {
@@ -213,16 +225,39 @@ pub fn copy_others(
             }
         }
     }
-    let _ = site;
-    Ok((copied, linked))
+    (copied, linked)
 }
 
-#[cfg(unix)]
-fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
-    std::os::unix::fs::symlink(target, link)
+/// How a file came into the copy.
+enum How {
+    Linked,
+    Copied,
 }
 
-#[cfg(not(unix))]
-fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
-    fs::copy(target, link).map(|_| ())
+fn copy_one(site: &Site, out: &Dir, entry: &Entry) -> io::Result<How> {
+    let (Some(name), Some(parent)) = (entry.relative.file_name(), entry.relative.parent()) else {
+        return Err(Errno::ISDIR.into());
+    };
+    let dir = out.made(parent)?;
+    if let Some(link) = &entry.link {
+        staging::put(&dir, name, true, |dir, at| {
+            rustix::fs::symlinkat(link, dir.fd(), at)
+        })?;
+        return Ok(How::Copied);
+    }
+    let hard_linked = staging::put(&dir, name, true, |dir, at| {
+        rustix::fs::linkat(CWD, &entry.path, dir.fd(), at, AtFlags::empty())
+    });
+    if hard_linked.is_ok() {
+        return Ok(How::Linked);
+    }
+    // Another filesystem, or one without hard links.
+    let mut from = File::open(&entry.path)?;
+    let mut staging = Staging::new(&dir, name)?;
+    io::copy(&mut from, staging.file_mut())?;
+    staging
+        .file()
+        .set_permissions(from.metadata()?.permissions())?;
+    staging.commit(None, site.fsync)?;
+    Ok(How::Copied)
 }

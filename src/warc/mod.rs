@@ -97,9 +97,7 @@ pub fn run_from(
     match output {
         Output::Discard => run(&mut io::sink(), "nowhere"),
         Output::Stdout => run(&mut io::stdout().lock(), "standard output"),
-        Output::File(path) => {
-            files::write_through_temporary(path, None, true, |file| run(file, &quoted(path)))
-        }
+        Output::File(path) => files::write_staged(path, true, |file| run(file, &quoted(path))),
     }
 }
 
