@@ -51,6 +51,14 @@ seeds += [(b"http://h/a/p", r) for r in [
     response([HTML], PAGE, b"HTTP/2 200"),
     b"HTTP/1.1 100 Continue\r\n\r\n" + response([b"Location: /b/"], b"", b"HTTP/1.1 301 Moved")
     + response([b"Location: http://o/c#f"], b"", b"HTTP/1.1 302 Found") + response([HTML], PAGE),
+    # Bases that must never be taken (issue 30, fault 3): script from any
+    # header layer or a redirect.
+    response([HTML, b"Base: javascript:alert(document.domain)//"], PAGE),
+    response([HTML, b"Content-Base: JavaScript://%0aalert(1)/"], PAGE),
+    response([HTML, b"Content-Location: data:text/html,x/"], PAGE),
+    response([HTML, b"Content-Base: vbscript:msgbox(1)"], PAGE),
+    response([b"Location: javascript:alert(1)//"], b"", b"HTTP/1.1 302 Found") + response([HTML], PAGE),
+    response([HTML, b"Content-Length: 5", b"Content-Length: %d" % len(PAGE)], PAGE),
     b"HTTP/1.1 100 Continue\r\n\r\n",
     b"HTTP/1.1 2x0 OK\r\n\r\n" + PAGE,
     b"HTTP/1.0 200 OK\nContent-Type: text/html\n\n" + PAGE,

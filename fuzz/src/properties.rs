@@ -455,6 +455,10 @@ pub fn run_http(
 /// 3. a body that is not rewritten comes out as it came, blocks and all;
 /// 4. a second run over the output changes nothing.
 ///
+/// 5. no value is rewritten into a link that runs script or holds a page
+///    (`javascript:`, `vbscript:`, `livescript:`, `data:`), whatever base a
+///    header, a redirect or the page offers: no layer takes such a base.
+///
 /// 2 and 4 are not asked of a run that stopped rewriting (the memory
 /// limit, a coding that breaks): that is where its output is the input's.
 pub fn check_http(case: &Case) {
@@ -485,6 +489,7 @@ pub fn check_http(case: &Case) {
             chunked.as_ref().err()
         ),
     };
+    check_no_script_link(&config, options, &case.html);
     if report.body != htmlabs::http::Body::Rewritten {
         assert!(
             *output == case.html,
@@ -504,6 +509,33 @@ pub fn check_http(case: &Case) {
         Show(output),
         Show(&again)
     );
+}
+
+/// Property 5 of [`check_http`]: every value rewritten resolves against a
+/// base that is a hierarchical URL of a scheme that runs no script.
+fn check_no_script_link(config: &Config, options: htmlabs::http::Options, input: &[u8]) {
+    let links = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let heard = std::rc::Rc::clone(&links);
+    let mut rewriter = htmlabs::http::ResponseRewriter::new(config.clone(), options, Vec::new())
+        .on_link(move |link| heard.borrow_mut().push(link.clone()));
+    if rewriter.write(input).is_err() || rewriter.end().is_err() {
+        return;
+    }
+    for link in links.borrow().iter() {
+        if link.outcome != htmlabs::Outcome::Rewritten {
+            continue;
+        }
+        let absolute = link.absolute.as_deref().unwrap_or_default();
+        let scheme = absolute.split(':').next().unwrap_or_default();
+        assert!(
+            !["javascript", "vbscript", "livescript", "data"]
+                .iter()
+                .any(|never| scheme.trim().eq_ignore_ascii_case(never)),
+            "`{}` was rewritten into `{absolute}` against the base `{}`",
+            link.original,
+            link.base.url
+        );
+    }
 }
 
 // --------------------------------------------------------------------- warc
