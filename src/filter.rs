@@ -33,6 +33,16 @@ impl Report {
         }
     }
 
+    /// Whether the document had no base at all (§3.4, the empty base): its
+    /// links cannot be judged, so a check cannot pass it.
+    pub fn has_no_base(&self) -> bool {
+        let document = match self {
+            Report::Document(r) => Some(r),
+            Report::Response(r) => r.document.as_ref(),
+        };
+        document.is_some_and(|d| d.base.is_empty())
+    }
+
     /// Whether the run failed to rewrite all it was given (exit status 2,
     /// the output complete).
     pub fn incomplete(&self) -> bool {

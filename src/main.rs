@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Instant;
 
-use clap::Parser;
 use htmlabs::cli::{ArchiveProgress, Cli, Job, Progress};
 use htmlabs::listing::{Listing, file_place, record_place};
 use htmlabs::names;
@@ -22,8 +21,8 @@ const FAILURE: u8 = 2;
 const SIGNALLED: u8 = 128;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(&cli) {
+    let cli = Cli::parse_checked();
+    match cli.and_then(|cli| run(&cli)) {
         Ok(code) => code,
         // The reader of our output went away (`| head`): nothing is wrong.
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
@@ -35,6 +34,14 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
+    if let Some(what) = cli.generate {
+        let name = "standard output";
+        let mut out = io::stdout().lock();
+        what.write(&mut out)
+            .and_then(|()| out.flush())
+            .map_err(|e| SourceError::Write(name.to_owned(), e))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let config = cli
         .config()
         .map_err(|e| SourceError::Refused(e.to_string()))?;
@@ -66,7 +73,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
                     Listing::new(
                         name.as_os_str().as_encoded_bytes().to_vec(),
                         file_place(name),
-                        cli.check.then(|| Box::new(io::stdout()) as Box<dyn Write>),
+                        cli.check.then(|| check_lines(cli)),
                         cli.report.is_some().then(|| (report, report_name(&staged))),
                     )
                 })
@@ -80,7 +87,14 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
                     eprintln!("htmlabs: warning: {warning}");
                 }
             };
+            let name = input.name();
             let done = filter::run(config, cli.http(), &input, &output, tell, listing)?;
+            if cli.check && done.report.has_no_base() {
+                // A check that cannot judge does not pass.
+                return Err(SourceError::Refused(format!(
+                    "cannot check {name}: it has no base URL (no `<base href>`, no --retrieved-from), so no link can be judged: give -r URL"
+                )));
+            }
             if cli.verbose {
                 for line in done.report.verbose_lines() {
                     eprintln!("htmlabs: {line}");
@@ -121,7 +135,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
                         Listing::new(
                             Vec::new(),
                             Default::default(),
-                            cli.check.then(|| Box::new(io::stdout()) as Box<dyn Write>),
+                            cli.check.then(|| check_lines(cli)),
                             cli.report.is_some().then(|| (report, report_name(&staged))),
                         )
                     })
@@ -177,9 +191,13 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
                 None => None,
             };
             let outputs = Outputs {
-                check: cli
-                    .check
-                    .then(|| Box::new(io::stdout()) as Box<dyn Write + Send>),
+                check: cli.check.then(|| -> Box<dyn Write + Send> {
+                    if cli.report_to_stdout() {
+                        Box::new(io::stderr())
+                    } else {
+                        Box::new(io::stdout())
+                    }
+                }),
                 report: report.map(|r| (r, report_name(&staged))),
             };
             let progress = Progress::new(cli.quiet, cli.verbose);
@@ -225,4 +243,14 @@ fn on_signal(between_files: bool, stop: &Arc<AtomicBool>, signal: &Arc<AtomicI32
             }
         }
     });
+}
+
+/// Where `--check` lines go: standard output, or standard error when the
+/// link report has it (`--check --report -`).
+fn check_lines(cli: &Cli) -> Box<dyn Write> {
+    if cli.report_to_stdout() {
+        Box::new(io::stderr())
+    } else {
+        Box::new(io::stdout())
+    }
 }

@@ -986,3 +986,158 @@ fn sigkill_leaves_no_file_where_the_output_has_no_name_until_the_end() {
         assert_eq!(fs::read_to_string(dir.join("out.html")).unwrap(), "old");
     }
 }
+
+/// A flag that belongs to one mode is refused outside it, with one line
+/// that names the mode, before anything is read (issue: `--warc-mode
+/// replace`, `--zstd-level`, `--site-url` and `--jobs` without their mode
+/// were silently ignored; clap's `requires` does not see a flag with a
+/// default value).
+#[test]
+fn a_flag_outside_its_mode_is_refused_naming_the_mode() {
+    for (args, needs) in [
+        (&["--warc-mode", "replace"][..], "--warc-mode needs --warc"),
+        (&["--warc-mode", "conversion"], "--warc-mode needs --warc"),
+        (&["--gzip-level", "6"], "--gzip-level needs --warc"),
+        (&["--zstd-level", "3"], "--zstd-level needs --warc"),
+        (
+            &["--content-location"],
+            "--content-location needs --http or --warc",
+        ),
+        (&["--strip-headers"], "--strip-headers needs --http"),
+        (&["--site-url", "http://h/"], "--site-url needs --site"),
+        (&["--out-dir", "out"], "--out-dir needs --site"),
+        (&["--no-pretty-urls"], "--no-pretty-urls needs --site"),
+        (&["--exclude", "*.x"], "--exclude needs --site"),
+        (&["--follow-links"], "--follow-links needs --site"),
+        (&["--fsync"], "--fsync needs --site"),
+        (&["--jobs", "2"], "--jobs needs --site or --warc"),
+        (
+            &["--http", "--zstd-level", "3"],
+            "--zstd-level needs --warc",
+        ),
+    ] {
+        let out = htmlabs()
+            .args(["-r", "http://h/"])
+            .args(args)
+            .write_stdin(PAGE)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(out.stdout, b"", "{args:?}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("htmlabs: error: {needs}: without it, it would do nothing\n"),
+            "{args:?}"
+        );
+    }
+    // In their modes they are taken.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.html"), PAGE).unwrap();
+    htmlabs()
+        .args([
+            "--site",
+            dir.path().to_str().unwrap(),
+            "--site-url",
+            "http://h/",
+        ])
+        .args(["--jobs", "2", "--fsync", "--no-pretty-urls", "-q"])
+        .assert()
+        .success();
+}
+
+/// `--generate` prints the man page and the completions of bash, zsh and
+/// fish, from the flags' own definition: every flag is in each.
+#[test]
+fn generate_prints_the_man_page_and_completions_naming_every_flag() {
+    for (what, start) in [
+        ("man", ".ie \\n(.g .ds Aq"),
+        ("complete-bash", "_htmlabs() {"),
+        ("complete-zsh", "#compdef htmlabs"),
+        ("complete-fish", ""),
+    ] {
+        let out = htmlabs().args(["--generate", what]).output().unwrap();
+        assert!(out.status.success(), "{what}");
+        let text = text(&out.stdout);
+        assert!(
+            text.starts_with(start),
+            "{what}: {}",
+            &text[..80.min(text.len())]
+        );
+        // roff escapes a flag's hyphens.
+        let text = text.replace("\\-", "-");
+        for flag in [
+            "retrieved-from",
+            "warc-mode",
+            "site-url",
+            "zstd-level",
+            "generate",
+        ] {
+            assert!(text.contains(flag), "{what} lacks {flag}");
+        }
+    }
+    // Alone: with anything else it is a usage error.
+    let out = htmlabs()
+        .args(["--generate", "man", "-r", "http://h/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--check --report -`: the findings as JSON on standard output, the
+/// check lines on standard error, status 1 (it was refused, and so was the
+/// `--check` that `--report -`'s own message suggests).
+#[test]
+fn check_with_the_report_on_standard_output_puts_the_check_lines_on_standard_error() {
+    let out = htmlabs()
+        .args(["-r", "http://h/d/", "--check", "--report", "-"])
+        .write_stdin(PAGE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(report.len(), 3);
+    assert_eq!(report[1]["absolute"], "http://h/d/x?a=1&b=2");
+    let checks: Vec<&str> = text(&out.stderr).lines().collect();
+    assert_eq!(checks.len(), 3, "{checks:?}");
+    assert_eq!(
+        checks[0],
+        "-:1:18: <link href> \"s.css\" -> \"http://h/d/s.css\""
+    );
+    // --report - beside the page on standard output stays refused.
+    let out = htmlabs()
+        .args(["-r", "http://h/d/", "--report", "-"])
+        .write_stdin(PAGE)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: --report - would mix the links with the page on standard output: give -o FILE or --check\n"
+    );
+}
+
+/// A check that cannot judge does not pass: a page with no base at all (no
+/// `-r`, no `<base href>`) exits 2 saying why, not 0.
+#[test]
+fn check_on_a_page_with_no_base_fails_saying_why() {
+    let out = htmlabs().arg("--check").write_stdin(PAGE).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.stdout, b"");
+    assert!(
+        text(&out.stderr).ends_with(
+            "htmlabs: error: cannot check standard input: it has no base URL (no `<base href>`, no --retrieved-from), so no link can be judged: give -r URL\n"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // With a base of its own it is judged.
+    let out = htmlabs()
+        .arg("--check")
+        .write_stdin(format!("<base href=http://h/>{PAGE}"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

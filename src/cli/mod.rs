@@ -39,8 +39,6 @@ none, and then the page comes out unchanged.";
 /// and writes the page back with only those values changed, byte for byte.
 #[derive(Debug, Parser)]
 #[command(name = "htmlabs", version, after_help = EXAMPLES)]
-#[command(group = clap::ArgGroup::new("http_or_warc").args(["http", "warc"]).multiple(true))]
-#[command(group = clap::ArgGroup::new("site_or_warc").args(["site", "warc"]).multiple(true))]
 pub struct Cli {
     /// The HTML file to read: standard input when absent or `-`.
     pub file: Option<PathBuf>,
@@ -122,7 +120,7 @@ pub struct Cli {
     /// after its record as a `conversion` record; `replace` puts a new
     /// record in place of the original, its HTTP header without the codings
     /// the new body no longer has (kept as `X-Archive-Orig-…`).
-    #[arg(long, value_enum, value_name = "MODE", requires = "warc",
+    #[arg(long, value_enum, value_name = "MODE",
           default_value_t = WarcModeArg::Conversion)]
     pub warc_mode: WarcModeArg,
 
@@ -130,7 +128,7 @@ pub struct Cli {
     /// smallest) of the records htmlabs adds or replaces; the others are
     /// copied as their compressed members. On HTML, 6 writes them about
     /// 8% smaller than 1 and takes two fifths more CPU.
-    #[arg(long, value_name = "LEVEL", requires = "warc",
+    #[arg(long, value_name = "LEVEL",
           value_parser = clap::value_parser!(u32).range(1..=9),
           default_value_t = warc::write::LEVEL)]
     pub gzip_level: u32,
@@ -138,7 +136,7 @@ pub struct Cli {
     /// With --warc on a zstd archive (`.warc.zst`): the zstd level (1
     /// fastest … 19 smallest; zstd's default, 3) of the records htmlabs
     /// adds or replaces, compressed with the archive's dictionary.
-    #[arg(long, value_name = "LEVEL", requires = "warc",
+    #[arg(long, value_name = "LEVEL",
           value_parser = clap::value_parser!(i32).range(1..=19),
           default_value_t = warc::write::ZSTD_LEVEL)]
     pub zstd_level: i32,
@@ -146,12 +144,12 @@ pub struct Cli {
     /// With --http or --warc: `Content-Location:` is a base too, after
     /// `Base:` and `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231
     /// withdrew it for HTTP, and browsers ignore it).
-    #[arg(long, requires = "http_or_warc")]
+    #[arg(long)]
     pub content_location: bool,
 
     /// With --http: write the document alone, decoded, without the header
     /// blocks.
-    #[arg(long, requires = "http")]
+    #[arg(long)]
     pub strip_headers: bool,
 
     /// Say which layer set the base, and count the URL values by outcome.
@@ -182,36 +180,116 @@ pub struct Cli {
     pub site: Option<PathBuf>,
 
     /// The URL the site's root is served at (`https://example.com/`).
-    #[arg(long, value_name = "URL", requires = "site")]
+    #[arg(long, value_name = "URL")]
     pub site_url: Option<String>,
 
     /// Write a rewritten copy of the site's tree into OUT instead (other
     /// files hard-linked where the filesystem allows, else copied).
-    #[arg(long, value_name = "OUT", requires = "site")]
+    #[arg(long, value_name = "OUT")]
     pub out_dir: Option<PathBuf>,
 
     /// Serve `a/index.html` at `a/index.html`, not at `a/`.
-    #[arg(long, requires = "site")]
+    #[arg(long)]
     pub no_pretty_urls: bool,
 
     /// How many files (with --warc: records) at once (default: all cores).
-    #[arg(short, long, value_name = "N", requires = "site_or_warc",
+    #[arg(short, long, value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 
     /// Leave out what matches GLOB (`.gitignore` syntax); repeatable.
-    #[arg(long, value_name = "GLOB", requires = "site")]
+    #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
     /// Follow symbolic links (files outside DIR are still never written).
-    #[arg(long, requires = "site")]
+    #[arg(long)]
     pub follow_links: bool,
 
     /// Put each file's bytes on the disk (fsync) before renaming it into
     /// place, so that a power loss leaves the old file or the new, never an
     /// empty one; slower.
-    #[arg(long, requires = "site")]
+    #[arg(long)]
     pub fsync: bool,
+
+    /// Print the man page (`man`) or a shell's completions
+    /// (`complete-bash`, `complete-zsh`, `complete-fish`), made from these
+    /// flags, and exit.
+    #[arg(long, value_enum, value_name = "WHAT", exclusive = true)]
+    pub generate: Option<Generate>,
+}
+
+/// What `--generate` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generate {
+    /// the man page, in roff: `htmlabs --generate man > htmlabs.1`
+    Man,
+    /// bash completions
+    CompleteBash,
+    /// zsh completions
+    CompleteZsh,
+    /// fish completions
+    CompleteFish,
+}
+
+impl Generate {
+    /// Writes what it names, made from the command's definition.
+    pub fn write(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        use clap::CommandFactory;
+        use clap_complete::Shell;
+        let mut command = Cli::command();
+        let shell = match self {
+            Generate::Man => return clap_mangen::Man::new(command).render(out),
+            Generate::CompleteBash => Shell::Bash,
+            Generate::CompleteZsh => Shell::Zsh,
+            Generate::CompleteFish => Shell::Fish,
+        };
+        // Into memory first: clap_complete panics on a failed write (a
+        // closed pipe), and nothing here may.
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut command, "htmlabs", &mut script);
+        out.write_all(&script)
+    }
+}
+
+/// The flags that belong to one mode: each flag's id, how the user writes
+/// it, and the mode it needs. A flag given outside its mode is refused
+/// rather than ignored (clap's `requires` is blind to a flag with a default
+/// value, and its message is a usage block, not one line).
+const MODE_FLAGS: &[(&str, &str, Mode)] = &[
+    ("warc_mode", "--warc-mode", Mode::Warc),
+    ("gzip_level", "--gzip-level", Mode::Warc),
+    ("zstd_level", "--zstd-level", Mode::Warc),
+    ("content_location", "--content-location", Mode::HttpOrWarc),
+    ("strip_headers", "--strip-headers", Mode::Http),
+    ("site_url", "--site-url", Mode::Site),
+    ("out_dir", "--out-dir", Mode::Site),
+    ("no_pretty_urls", "--no-pretty-urls", Mode::Site),
+    ("exclude", "--exclude", Mode::Site),
+    ("follow_links", "--follow-links", Mode::Site),
+    ("fsync", "--fsync", Mode::Site),
+    ("jobs", "--jobs", Mode::SiteOrWarc),
+];
+
+/// A mode of the command line, as [`MODE_FLAGS`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Http,
+    Warc,
+    Site,
+    HttpOrWarc,
+    SiteOrWarc,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Http => "--http",
+            Mode::Warc => "--warc",
+            Mode::Site => "--site",
+            Mode::HttpOrWarc => "--http or --warc",
+            Mode::SiteOrWarc => "--site or --warc",
+        }
+    }
 }
 
 /// What the command line asks for.
@@ -245,6 +323,38 @@ pub enum StandardArg {
 }
 
 impl Cli {
+    /// The command line, parsed, each flag given in its mode; else the one
+    /// line that says which mode a flag needs. (clap's own errors, and
+    /// `--help`, end the process as clap does.)
+    pub fn parse_checked() -> Result<Cli, SourceError> {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = Cli::command().get_matches();
+        let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        cli.in_their_modes(&matches)?;
+        Ok(cli)
+    }
+
+    /// Refuses a mode's flag given outside that mode.
+    fn in_their_modes(&self, matches: &clap::ArgMatches) -> Result<(), SourceError> {
+        let on = |mode: Mode| match mode {
+            Mode::Http => self.http,
+            Mode::Warc => self.warc,
+            Mode::Site => self.site.is_some(),
+            Mode::HttpOrWarc => self.http || self.warc,
+            Mode::SiteOrWarc => self.site.is_some() || self.warc,
+        };
+        for &(id, flag, mode) in MODE_FLAGS {
+            let given = matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+            if given && !on(mode) {
+                return Err(SourceError::Refused(format!(
+                    "{flag} needs {}: without it, it would do nothing",
+                    mode.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// What the flags ask for, unchecked.
     pub fn flags(&self) -> Flags {
         Flags {
@@ -273,10 +383,7 @@ impl Cli {
     /// check; the values are checked here, before anything is read.
     pub fn job(&self, config: &Config) -> Result<Job, SourceError> {
         let refused = |s: &str| Err(SourceError::Refused(s.to_owned()));
-        let to_stdout = self.report.as_deref().is_some_and(|r| r.as_os_str() == "-");
-        if to_stdout && self.check {
-            return refused("--check writes to standard output: give --report a file");
-        }
+        let to_stdout = self.report_to_stdout();
         let Some(dir) = &self.site else {
             // One input, one output (a page or an archive), which the
             // report must not share and a check does not write.
@@ -315,6 +422,12 @@ impl Cli {
         site.jobs = self.jobs.map(usize::from);
         site.fsync = self.fsync;
         Ok(Job::Site(site))
+    }
+
+    /// Whether the link report goes to standard output (`--report -`);
+    /// `--check` lines then go to standard error.
+    pub fn report_to_stdout(&self) -> bool {
+        self.report.as_deref().is_some_and(|r| r.as_os_str() == "-")
     }
 
     /// The input: a file, or standard input when absent or `-`.
