@@ -96,6 +96,9 @@ pub struct Work {
     pub warcinfo: Vec<u8>,
     /// Whether its links are listed (`--check`, `--report`).
     pub listen: bool,
+    /// How much of its new record is held in memory while it waits for
+    /// the records before it (many may wait): past it, a temporary file.
+    pub keep: usize,
 }
 
 /// What a record's work gave.
@@ -214,7 +217,7 @@ fn rewrite(
     let Some(mut page) = page else {
         return Ok(());
     };
-    let mut record = Spool::new(config.max_memory);
+    let mut record = Spool::new(work.keep);
     if work.replace {
         replacement(work, &mut page, &mut record)?;
         done.replaces = true;
@@ -278,7 +281,9 @@ fn response(
         content_location,
         strip_headers: true,
     };
-    let mut spool = Spool::new(config.max_memory);
+    // The page comes from the rewritten body, held up to half the limit:
+    // so is it (two copies of a long page took twice the limit).
+    let mut spool = Spool::new(config.max_memory / 2);
     let mut body = Tail {
         spool: &mut work.block,
         from: body_offset as u64,
