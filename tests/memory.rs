@@ -179,6 +179,11 @@ fn main() {
         ("links", &warc_pages()[1], 1),
     ];
     for jobs in [1, 2] {
+        let name =
+            |what: &str| format!("--warc: four long pages ({what}), gzip bodies, --jobs {jobs}");
+        if !warcs.iter().any(|(what, _, _)| chosen(&name(what))) {
+            continue;
+        }
         // The floor of an archive: four small pages, on as many threads.
         let floor = warc_run(&bin, work.path(), &small, jobs).peak;
         println!(
@@ -186,7 +191,7 @@ fn main() {
             floor / 1024
         );
         for (what, page, times) in &warcs {
-            let name = format!("--warc: four long pages ({what}), gzip bodies, --jobs {jobs}");
+            let name = name(what);
             if !chosen(&name) {
                 continue;
             }
@@ -194,6 +199,21 @@ fn main() {
             let result = judge(&run, floor, jobs * times);
             report(&name, &run, result, &mut passed, &mut failed);
         }
+    }
+    // A site's file is held whole no longer: a long one streams, and its
+    // output is held up to half the limit.
+    let name = "--site: a file longer than the limit";
+    if chosen(name) {
+        let floor = site_run(&bin, work.path(), &small).peak;
+        println!("peak RSS on a site of a small page: {} KiB", floor / 1024);
+        let page = Page {
+            head: "",
+            unit: b"<p>lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua <a href=\"a.html\">x</a></p>\n",
+            fill: LIMIT * 3 / 2,
+            tail: "",
+        };
+        let run = site_run(&bin, work.path(), &page);
+        report(name, &run, judge(&run, floor, 1), &mut passed, &mut failed);
     }
     if !failed.is_empty() {
         println!("\nfailed: {}", failed.join("; "));
@@ -286,6 +306,32 @@ fn page_run(bin: &Path, dir: &Path, page: &Page, args: &[&str]) -> Run {
             .expect("the output")
             .into(),
     )
+}
+
+/// Runs `htmlabs --site site --site-url URL --out-dir out` over a site of
+/// one file, `page`.
+fn site_run(bin: &Path, dir: &Path, page: &Page) -> Run {
+    let (site, out) = (dir.join("site"), dir.join("out"));
+    for tree in [&site, &out] {
+        let _ = std::fs::remove_dir_all(tree);
+    }
+    std::fs::create_dir(&site).expect("the site");
+    let mut file = BufWriter::new(File::create(site.join("page.html")).expect("the page"));
+    page.write_to(&mut file).expect("the page written");
+    file.flush().expect("the page written");
+    drop(file);
+    let limit = LIMIT.to_string();
+    let args: Vec<OsString> = vec![
+        "--site".into(),
+        site.into(),
+        "--site-url".into(),
+        "http://example.com/".into(),
+        "--out-dir".into(),
+        out.into(),
+        "--max-memory".into(),
+        limit.into(),
+    ];
+    launch(bin, &args, Stdio::null(), Stdio::null())
 }
 
 /// The pages of the archives: a `srcset` of six megabytes, and seven
