@@ -200,6 +200,12 @@ fn main() {
             report(&name, &run, result, &mut passed, &mut failed);
         }
     }
+    // A response whose body is held (its coding undone, then done again).
+    let name = "--http: a `ping` list in a gzip body with its length";
+    if chosen(name) {
+        let run = http_run(&bin, work.path(), &pages()[0].1);
+        report(name, &run, judge(&run, floor, 3), &mut passed, &mut failed);
+    }
     // A site's file is held whole no longer: a long one streams, and its
     // output is held up to half the limit.
     let name = "--site: a file longer than the limit";
@@ -303,6 +309,38 @@ fn page_run(bin: &Path, dir: &Path, page: &Page, args: &[&str]) -> Run {
         &all,
         File::open(&input).expect("the input").into(),
         File::create(dir.join("out.html"))
+            .expect("the output")
+            .into(),
+    )
+}
+
+/// Runs `htmlabs --http -r URL < in.http > out.http` over a response whose
+/// body is `page`, gzip-encoded, with its `Content-Length`.
+fn http_run(bin: &Path, dir: &Path, page: &Page) -> Run {
+    use flate2::Compression;
+    use flate2::write::GzEncoder;
+    let mut body = GzEncoder::new(Vec::new(), Compression::fast());
+    page.write_to(&mut body).expect("in memory");
+    let body = body.finish().expect("in memory");
+    let input = dir.join("in.http");
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    std::fs::write(&input, [head.as_bytes(), &body].concat()).expect("the response");
+    let limit = LIMIT.to_string();
+    let args: Vec<OsString> = vec![
+        "--http".into(),
+        "-r".into(),
+        URL.into(),
+        "--max-memory".into(),
+        limit.into(),
+    ];
+    launch(
+        bin,
+        &args,
+        File::open(&input).expect("the input").into(),
+        File::create(dir.join("out.http"))
             .expect("the output")
             .into(),
     )
