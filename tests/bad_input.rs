@@ -468,11 +468,25 @@ fn a_value_whose_copies_outgrow_the_memory_limit_stops_rewriting_there() {
     let input = format!("<a href=x><a ping=\"{list}\"><a href=y>");
     let output = format!("<a href=http://h/x><a ping=\"{list}\"><a href=y>");
     expect(
-        &htmlabs(&["--max-memory", "1000000", "-r", "http://h/"], input),
+        &htmlabs(
+            &["--max-memory", "1000000", "-r", "http://h/"],
+            input.clone(),
+        ),
         2,
         output.as_bytes(),
         "htmlabs: warning: memory limit of 1000000 bytes (--max-memory) reached: rewriting stopped at byte 19, the rest is copied unchanged\n",
     );
+    // The URLs of the value given up are not counted as rewritten.
+    let config = Config {
+        layers: Layers::default()
+            .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
+            .unwrap(),
+        max_memory: 1_000_000,
+        ..Config::default()
+    };
+    let (_, report) = htmlabs::rewrite_bytes(config, input.as_bytes()).unwrap();
+    assert!(report.incomplete());
+    assert_eq!((report.counts.seen, report.counts.rewritten), (1, 1));
     // Within the limit, the same list is rewritten.
     let list = "a ".repeat(2_000);
     let input = format!("<a ping=\"{list}\">");

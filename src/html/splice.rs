@@ -309,6 +309,8 @@ impl<W: Write> Splicer<W> {
             .resolution
             .as_ref()
             .expect("ranges are written once the base is known");
+        // A value given up counts as none of its URLs.
+        let counted = *counts;
         let rewritten = if cx.base.is_empty() {
             // Without a base nothing is resolved, nor parsed: the link
             // report has the value whole.
@@ -343,6 +345,9 @@ impl<W: Write> Splicer<W> {
             let mut resolver = Resolver::new(cx, counts, warnings, listener.as_mut(), budget);
             resolve(&mut resolver, cx, &span.role, quote, raw, start, out)
         };
+        if rewritten.is_err() {
+            *counts = counted;
+        }
         if let Some(listener) = listener.as_mut().filter(|_| rewritten.is_ok()) {
             let encoding = cx.encoding;
             // Decoded once, when a link stands in its decoded text.
