@@ -521,7 +521,10 @@ pub(crate) fn rewrite_parts_held(
         &told,
     )?;
     let rewritten = outcome.rewritten.take();
-    Ok((report(heads, body_offset, body.len(), outcome, &told), rewritten))
+    Ok((
+        report(heads, body_offset, body.len(), outcome, &told),
+        rewritten,
+    ))
 }
 
 fn report(
