@@ -18,12 +18,23 @@
 //! show this bench's 27 MiB. The launcher holds about 2 MiB, printed as the
 //! floor of the measurement.
 //!
+//! The hostile inputs hold one long value of each kind (a `ping` list, a
+//! `srcset`, a `style` attribute, a `<style>`, a `srcdoc`, a `<noscript>`,
+//! an `href`, a meta refresh): each row says whether its peak is within the
+//! bound the README states for one document, 3 × `--max-memory` +
+//! `--max-lookahead` + 16 MiB (lol_html's buffers, the value's bytes and
+//! the value's working copies, each up to the limit).
+//!
 //! Then `--warc` (written to a file, its output to a file): archives of
 //! responses made from the real pages, 256 MiB and 1 GiB of them as gzip
 //! members, at every core (the window of records must not grow with the
 //! archive), and one response of 1 GiB of HTML in a plain WARC, with the
 //! default `--max-memory` and a small one (the record spills to temporary
-//! files: it must not be held in memory).
+//! files: it must not be held in memory); and archives of four long pages
+//! (30 MiB of links, or of one `srcset`, gzip-encoded bodies of a few
+//! hundred KiB) at `--jobs` 1 and 2, against the bound for `--warc`,
+//! 6 × `--max-memory` + `--max-lookahead` a job, and `--max-memory` +
+//! 16 MiB in all (the output's queue, and the constant).
 
 mod common;
 
@@ -47,6 +58,11 @@ const TRAILER: &[u8] = b"\n<!-- htmlabs memory bench: the end of the input -->\n
 const TARGET_RSS: usize = 16 * MIB;
 /// The `--max-memory` of the second run of each hostile input.
 const SMALL_LIMIT: &str = "8000000";
+/// The default `--max-memory` and `--max-lookahead`.
+const DEFAULT_LIMIT: usize = 64 * MIB;
+const LOOKAHEAD: usize = MIB;
+/// What a run takes besides its limits: the binary, its buffers.
+const CONSTANT: usize = 16 * MIB;
 /// Set in the environment of the launcher (see the top of the file).
 const LAUNCHER: &str = "HTMLABS_MEMORY_LAUNCHER";
 /// The launcher's last line on standard error: `MARK status maxrss floor`.
@@ -190,6 +206,44 @@ fn main() {
             100 * MIB,
             "</style></head><body><a href=\"after.html\">y</a></body></html>",
         ),
+        long_value(
+            "a 50 MiB `ping` list",
+            "<a href=\"x.html\" ping=\"",
+            "a ",
+            "\">p</a>",
+        ),
+        long_value("a 50 MiB `srcset`", "<img srcset=\"", "a.png 1x, ", "\">"),
+        long_value(
+            "a 50 MiB `style` attribute",
+            "<p style=\"",
+            "background:url(a.png);",
+            "\">s</p>",
+        ),
+        long_value(
+            "a 50 MiB `<style>`",
+            "<style>",
+            ".c{background:url(a.png)}\n",
+            "</style>",
+        ),
+        long_value(
+            "a 50 MiB `srcdoc`",
+            "<iframe srcdoc=\"",
+            "&lt;img src=a.png&gt;",
+            "\"></iframe>",
+        ),
+        long_value(
+            "a 50 MiB `<noscript>`",
+            "<noscript>",
+            "<img src=a.png>",
+            "</noscript>",
+        ),
+        long_value("a 50 MiB `href`", "<a href=\"", "abcdefgh", "\">h</a>"),
+        long_value(
+            "a 50 MiB meta refresh",
+            "<meta http-equiv=refresh content=\"0; url=",
+            "abcdefgh",
+            "\">",
+        ),
     ];
 
     eprintln!("memory: running {} over each input…", bin.display());
@@ -222,16 +276,23 @@ fn main() {
     );
     println!();
     println!(
-        "| input | size | --max-memory | exit status | peak RSS | output complete | output − input | seconds | warnings: count, last |"
+        "bound for one document: 3 × --max-memory + --max-lookahead ({}) + {}",
+        size(LOOKAHEAD),
+        size(CONSTANT)
     );
-    println!("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |");
+    println!();
+    println!(
+        "| input | size | --max-memory | exit status | peak RSS | within the bound | output complete | output − input | seconds | warnings: count, last |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |");
     for (input, limit, o) in &rows {
         println!(
-            "| {} | {} | {limit} | {} | {} | {} | {:+} | {:.1} | {}{}{} |",
+            "| {} | {} | {limit} | {} | {} | {} | {} | {:+} | {:.1} | {}{}{} |",
             input.name,
             size(o.input),
             o.status,
             size(o.peak_rss),
+            within(o.peak_rss, bound(limit, 3)),
             if o.complete { "yes" } else { "no" },
             o.output as i64 - o.input as i64,
             o.seconds,
@@ -253,6 +314,35 @@ fn main() {
                 "missed"
             }
         );
+    }
+}
+
+/// An input of one long value: `head`, `unit` over and over for 50 MiB,
+/// `tail`, in a page.
+fn long_value(name: &str, head: &str, unit: &str, tail: &str) -> Input {
+    Input::new(
+        name,
+        &format!(
+            "<!DOCTYPE html><html><head><title>t</title></head><body><a href=\"before.html\">x</a>{head}"
+        ),
+        unit,
+        50 * MIB,
+        &format!("{tail}<a href=\"after.html\">y</a></body></html>"),
+    )
+}
+
+/// The bound: `times` × the limit (`default` or bytes), the lookahead and
+/// the constant.
+fn bound(limit: &str, times: usize) -> usize {
+    let limit = limit.parse().unwrap_or(DEFAULT_LIMIT);
+    times * limit + LOOKAHEAD + CONSTANT
+}
+
+fn within(peak: usize, bound: usize) -> String {
+    if peak <= bound {
+        format!("yes (≤ {})", size(bound))
+    } else {
+        format!("NO (> {})", size(bound))
     }
 }
 
@@ -413,26 +503,29 @@ fn size(bytes: usize) -> String {
     }
 }
 
-/// The `--warc` rows: peak RSS against the archive's size and a record's.
+/// The `--warc` rows: peak RSS against the archive's size and a record's,
+/// and against the jobs on long pages.
 fn warc_rows(bin: &Path) {
-    let Some(dir) = common::corpus_dir() else {
-        println!();
-        println!("note: no corpus: no --warc rows");
-        return;
-    };
-    let pages = common::pages(&dir);
     let work = tempfile::tempdir().expect("a temporary directory");
+    let cores = thread::available_parallelism().map_or(1, |n| n.get());
     let mut runs = Vec::new();
-    for (name, fill) in [("256 MiB", 256 * MIB), ("1 GiB", GIB)] {
-        let path = work.path().join(format!("pages-{fill}.warc.gz"));
-        let bytes = write_archive(&path, &pages, fill);
-        runs.push((
-            format!("{name} of the real pages as responses, gzip members"),
-            bytes,
-            "default",
-            warc_run(bin, &path, &[]),
-        ));
-        let _ = std::fs::remove_file(&path);
+    match common::corpus_dir() {
+        None => println!("\nnote: no corpus: no --warc rows of the real pages"),
+        Some(dir) => {
+            let pages = common::pages(&dir);
+            for (name, fill) in [("256 MiB", 256 * MIB), ("1 GiB", GIB)] {
+                let path = work.path().join(format!("pages-{fill}.warc.gz"));
+                let bytes = write_archive(&path, &pages, fill);
+                runs.push((
+                    format!("{name} of the real pages as responses, gzip members"),
+                    bytes,
+                    "default",
+                    cores,
+                    warc_run(bin, &path, &[]),
+                ));
+                let _ = std::fs::remove_file(&path);
+            }
+        }
     }
     let path = work.path().join("huge.warc");
     let bytes = write_huge(&path, GIB);
@@ -446,25 +539,95 @@ fn warc_rows(bin: &Path) {
             "one response of 1 GiB of HTML, plain WARC".to_owned(),
             bytes,
             limit,
+            cores,
             warc_run(bin, &path, args),
         ));
     }
+    let _ = std::fs::remove_file(&path);
+    let long = [
+        (
+            "links",
+            "<p><a href=\"a/b.html\">link</a> <img src=\"../img/c.png\"></p>\n",
+        ),
+        ("one `srcset`", "a.png 1x, "),
+    ];
+    for (what, unit) in long {
+        let path = work.path().join("long.warc.gz");
+        let bytes = write_long(&path, unit, what != "links");
+        for jobs in [1, 2] {
+            let jobs_flag = jobs.to_string();
+            runs.push((
+                format!("four 30 MiB pages ({what}) as gzip bodies, gzip members"),
+                bytes,
+                "default",
+                jobs,
+                warc_run(bin, &path, &["--jobs", &jobs_flag]),
+            ));
+        }
+        let _ = std::fs::remove_file(&path);
+    }
     println!();
     println!(
-        "`{} --warc IN -o OUT [--max-memory N]`, every core ({}):",
+        "`{} --warc IN -o OUT [--max-memory N] [--jobs N]`, every core ({cores}) unless said; bound: --jobs × (6 × --max-memory + --max-lookahead) + --max-memory + {}",
         bin.display(),
-        thread::available_parallelism().map_or(1, |n| n.get())
+        size(CONSTANT)
     );
     println!();
-    println!("| archive | size | --max-memory | exit status | peak RSS | seconds | summary |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | --- |");
-    for (name, size_in, limit, (status, peak, seconds, summary)) in &runs {
+    println!(
+        "| archive | size | --max-memory | --jobs | exit status | peak RSS | within the bound | seconds | summary |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |");
+    for (name, size_in, limit, jobs, (status, peak, seconds, summary)) in &runs {
+        let bound = jobs * (bound(limit, 6) - CONSTANT) + bound(limit, 1) - LOOKAHEAD;
         println!(
-            "| {name} | {} | {limit} | {status} | {} | {seconds:.1} | {summary} |",
+            "| {name} | {} | {limit} | {jobs} | {status} | {} | {} | {seconds:.1} | {summary} |",
             size(*size_in),
-            size(*peak)
+            size(*peak),
+            within(*peak, bound),
         );
     }
+}
+
+/// Four responses whose bodies are 30 MiB of `unit` over and over (in one
+/// `srcset` when `value`, else as they are) in a page, gzip-encoded, each
+/// record a gzip member: an archive of a few hundred KiB; the file's size.
+fn write_long(path: &Path, unit: &str, value: bool) -> usize {
+    use flate2::{Compression, write::GzEncoder};
+    use sha1::{Digest, Sha1};
+    let (head, tail) = if value {
+        ("<img srcset=\"", "\">")
+    } else {
+        ("", "")
+    };
+    let page = format!(
+        "<!DOCTYPE html><html><body>{head}{}{tail}</body></html>",
+        unit.repeat(30 * MIB / unit.len())
+    );
+    let mut body = GzEncoder::new(Vec::new(), Compression::best());
+    body.write_all(page.as_bytes()).expect("in memory");
+    let body = body.finish().expect("in memory");
+    let mut out = io::BufWriter::new(std::fs::File::create(path).expect("the archive"));
+    for id in 0..4 {
+        let block = [
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            )
+            .as_bytes(),
+            &body,
+        ]
+        .concat();
+        let digest = Sha1::digest(&block);
+        let mut member = GzEncoder::new(&mut out, Compression::fast());
+        member
+            .write_all(&response_head(URL, id, block.len(), &digest))
+            .and_then(|()| member.write_all(&block))
+            .and_then(|()| member.write_all(b"\r\n\r\n"))
+            .and_then(|()| member.finish().map(|_| ()))
+            .expect("the archive written");
+    }
+    out.flush().expect("the archive written");
+    std::fs::metadata(path).map_or(0, |m| m.len() as usize)
 }
 
 /// Runs `--warc IN -o OUT` through the launcher: exit status, peak RSS,

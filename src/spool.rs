@@ -16,6 +16,11 @@ pub trait Held {
     /// Whether all of it is in memory (none spilled to a file).
     fn in_memory(&self) -> bool;
 
+    /// All of it, when it lies in memory in one piece.
+    fn bytes(&self) -> Option<&[u8]> {
+        None
+    }
+
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -33,6 +38,10 @@ impl Held for &[u8] {
     fn in_memory(&self) -> bool {
         true
     }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        Some(self)
+    }
 }
 
 impl Held for Spool {
@@ -46,6 +55,10 @@ impl Held for Spool {
 
     fn in_memory(&self) -> bool {
         !self.spilled()
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        Spool::in_memory(self)
     }
 }
 
@@ -77,6 +90,21 @@ impl Spool {
             len: 0,
             limit,
         }
+    }
+
+    /// A spool that keeps up to `limit` bytes in memory, in `memory` (a
+    /// buffer kept from an earlier one, emptied).
+    pub fn reusing(mut memory: Vec<u8>, limit: usize) -> Self {
+        memory.clear();
+        Spool {
+            memory,
+            ..Spool::new(limit)
+        }
+    }
+
+    /// Its buffer in memory, to reuse (empty once it spilled).
+    pub fn into_memory(self) -> Vec<u8> {
+        self.memory
     }
 
     /// How many bytes it holds.

@@ -457,6 +457,103 @@ fn a_huge_style_past_the_memory_limit_is_left_as_it_is_with_status_0() {
     );
 }
 
+/// A value whose working copies would outgrow the memory limit (a `ping`
+/// list of 200,000 URLs: each becomes an edit, and the list twelve times
+/// as long) stops rewriting at the value, which is copied as it is with the
+/// rest: the bail-out of lol_html's own limit. It was rewritten, with the
+/// value held many times over (a 60 MB list took 1.27 GB).
+#[test]
+fn a_value_whose_copies_outgrow_the_memory_limit_stops_rewriting_there() {
+    let list = "a ".repeat(200_000);
+    let input = format!("<a href=x><a ping=\"{list}\"><a href=y>");
+    let output = format!("<a href=http://h/x><a ping=\"{list}\"><a href=y>");
+    expect(
+        &htmlabs(
+            &["--max-memory", "1000000", "-r", "http://h/"],
+            input.clone(),
+        ),
+        2,
+        output.as_bytes(),
+        "htmlabs: warning: memory limit of 1000000 bytes (--max-memory) reached: rewriting stopped at byte 19, the rest is copied unchanged\n",
+    );
+    // The URLs of the value given up are not counted as rewritten.
+    let config = Config {
+        layers: Layers::default()
+            .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
+            .unwrap(),
+        max_memory: 1_000_000,
+        ..Config::default()
+    };
+    let (_, report) = htmlabs::rewrite_bytes(config, input.as_bytes()).unwrap();
+    assert!(report.incomplete());
+    assert_eq!((report.counts.seen, report.counts.rewritten), (1, 1));
+    // Within the limit, the same list is rewritten.
+    let list = "a ".repeat(2_000);
+    let input = format!("<a ping=\"{list}\">");
+    let run = htmlabs(&["--max-memory", "1000000", "-r", "http://h/"], input);
+    assert_eq!((run.code, run.stderr.as_str()), (Some(0), ""));
+    assert_eq!(
+        run.stdout,
+        format!("<a ping=\"{}\">", "http://h/a ".repeat(2_000)).into_bytes()
+    );
+}
+
+/// A document nested in a value (the text of `<noscript>`) that outgrows
+/// its share of the memory limit stops the page at the value, and the
+/// warning states the limit in force: `--max-memory`'s, not one of the
+/// nested document's own (it named four times the text's length, 6000000
+/// bytes here, and the byte in the nested document where it stopped).
+#[test]
+fn a_long_noscript_past_the_memory_limit_names_the_limit_in_force() {
+    let divs = "<div>".repeat(300_000);
+    let input = format!("<a href=x><noscript>{divs}</noscript><a href=y>");
+    let output = format!("<a href=http://h/x><noscript>{divs}</noscript><a href=y>");
+    expect(
+        &htmlabs(&["--max-memory", "4000000", "-r", "http://h/"], input),
+        2,
+        output.as_bytes(),
+        "htmlabs: warning: memory limit of 4000000 bytes (--max-memory) reached: rewriting stopped at byte 20, the rest is copied unchanged\n",
+    );
+}
+
+/// A `srcdoc` document's head is read within `--max-lookahead`, the limit
+/// in force, as the page's is (it was read within 1 MiB whatever the flag,
+/// and the warning named 1048576 bytes).
+#[test]
+fn a_srcdoc_reads_its_head_within_the_lookahead_limit_in_force() {
+    let metas = "<meta name=x>".repeat(100_000);
+    let input = format!("<iframe srcdoc=\"{metas}<base href=http://b/><img src=i.png>\"></iframe>");
+    let output = format!(
+        "<iframe srcdoc=\"{metas}<base href=http://b/><img src=http://b/i.png>\"></iframe>"
+    );
+    expect(
+        &htmlabs(&["--max-lookahead", "2000000", "-r", "http://h/"], input),
+        0,
+        output.as_bytes(),
+        "",
+    );
+}
+
+/// Past `MAX_DEPTH` nested `srcdoc`s the warning states that depth.
+#[test]
+fn srcdoc_nested_too_deep_names_the_depth() {
+    let mut doc = "<img src=i.png>".to_owned();
+    for _ in 0..10 {
+        doc = format!(
+            "<iframe srcdoc=\"{}\"></iframe>",
+            doc.replace('&', "&amp;").replace('"', "&quot;")
+        );
+    }
+    let run = htmlabs(&["-r", "http://h/"], doc);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .ends_with("nests documents deeper than 8: left as it is\n"),
+        "{}",
+        run.stderr
+    );
+}
+
 // ---------------------------------------------------------------- found by fuzzing, fixed: each test is the case that showed the bug
 
 /// `value::Decoded::new` takes the first character of a value for a `&`,

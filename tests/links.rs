@@ -101,6 +101,37 @@ fn every_url_is_heard_in_place() {
     assert_eq!(output, unheard, "listening changes nothing");
 }
 
+/// A value of many URLs, over many lines: each heard in place (lines and
+/// columns are followed from one URL to the next, the value decoded once:
+/// each URL's place was counted from the value's start: `--check` took 1 s
+/// over a `srcset` of 52,430 candidates, 14 minutes over a `ping` list of
+/// 3,000,000 URLs).
+#[test]
+fn every_url_of_a_long_value_is_heard_in_place() {
+    let candidates: Vec<String> = (0..2000)
+        .map(|i| {
+            format!(
+                "é{i}.png {}x,{}",
+                i % 3 + 1,
+                if i % 7 == 0 { "\r\n" } else { " " }
+            )
+        })
+        .collect();
+    let page = format!(
+        "<p>ü</p>\n<img srcset=\"{}\"><a href=&amp;x>",
+        candidates.concat()
+    );
+    let (links, _) = run(config(false), page.as_bytes(), usize::MAX);
+    assert_eq!(links.len(), 2001);
+    for (i, link) in links[..2000].iter().enumerate() {
+        assert_eq!(link.original, format!("é{i}.png"));
+        let at = link.position.offset;
+        assert!(page[at..].starts_with(&link.original), "{link:?}");
+        assert_eq!((link.position.line, link.position.column), place(&page, at));
+    }
+    assert_eq!(links[2000].original, "&x");
+}
+
 #[test]
 fn the_split_of_the_input_does_not_matter() {
     let (whole, _) = run(config(true), PAGE.as_bytes(), usize::MAX);

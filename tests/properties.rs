@@ -9,11 +9,80 @@
 #[path = "../fuzz/src/properties.rs"]
 mod properties;
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::FileFailurePersistence;
 
+use htmlabs::{Config, Layers, Rewriter, Standard, Warning};
 use properties::{Case, check_resolve, check_rewrite};
+
+/// The heap this thread holds, and the most it has held since the last
+/// [`peak_from`]: what a rewrite takes, counted by the allocator itself.
+struct Counting;
+
+thread_local! {
+    static HELD: Cell<(isize, isize)> = const { Cell::new((0, 0)) };
+}
+
+fn count(delta: isize) {
+    // A thread being torn down has no count to keep.
+    let _ = HELD.try_with(|held| {
+        let (now, peak) = held.get();
+        let now = now + delta;
+        held.set((now, peak.max(now)));
+    });
+}
+
+// SAFETY: each call is the system allocator's, with a count beside it.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            count(layout.size() as isize);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            count(layout.size() as isize);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        count(-(layout.size() as isize));
+    }
+
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, layout, size) };
+        if !q.is_null() {
+            count(size as isize - layout.size() as isize);
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// Runs `f`; the most heap this thread held meanwhile, above what it held
+/// before.
+fn peak_from<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let start = HELD.with(|held| {
+        let (now, _) = held.get();
+        held.set((now, now));
+        now
+    });
+    let result = f();
+    let peak = HELD.with(|held| held.get().1);
+    (result, (peak - start).max(0) as usize)
+}
 
 /// References that resolve in every way: relative, absolute, same-document,
 /// empty, with entities, spaces, quotes and non-ASCII.
@@ -286,6 +355,112 @@ proptest! {
         reference in reference(),
     ) {
         check_resolve(base, &reference);
+    }
+}
+
+/// A long value of each kind, and where it stands: the start of the page
+/// up to the value, a unit repeated to make it long, the rest.
+fn long_value() -> impl Strategy<Value = (&'static str, String, String, String)> {
+    let quoted = |s: String| s.replace('"', "&quot;");
+    prop_oneof![
+        reference().prop_map(move |u| ("ping", "<a ping=\"".into(), quoted(u + " "), "\">".into())),
+        reference().prop_map(move |u| (
+            "archive",
+            "<object codebase=c/ archive=\"".into(),
+            quoted(u + " "),
+            "\">".into()
+        )),
+        value("srcset").prop_map(move |u| (
+            "srcset",
+            "<img srcset=\"".into(),
+            quoted(u + ", "),
+            "\">".into()
+        )),
+        value("style").prop_map(move |u| (
+            "style",
+            "<p style=\"".into(),
+            quoted(u + ";"),
+            "\">".into()
+        )),
+        Just((
+            "style",
+            "<p style=\"b:image-set(".to_owned(),
+            "(".to_owned(),
+            "'a.png')\">".to_owned()
+        )),
+        reference().prop_map(move |u| ("href", "<a href=\"".into(), quoted(u), "\">".into())),
+        reference().prop_map(move |u| (
+            "content",
+            "<meta http-equiv=refresh content=\"0; url=".into(),
+            quoted(u),
+            "\">".into()
+        )),
+        value("srcdoc").prop_map(move |u| (
+            "srcdoc",
+            "<iframe srcdoc=\"".into(),
+            quoted(u),
+            "\"></iframe>".into()
+        )),
+        reference().prop_map(|u| (
+            "<style>",
+            "<style>".into(),
+            format!("a{{background:url({u})}}"),
+            "</style>".into()
+        )),
+        start_tag().prop_map(|t| ("<noscript>", "<noscript>".into(), t, "</noscript>".into())),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
+    /// Memory for every value kind: a rewrite holds, above what it held
+    /// before, at most six times `--max-memory` (lol_html's buffer, the
+    /// value's bytes and its working copies, each up to the limit, in
+    /// buffers whose capacity may be twice what they hold) and a constant;
+    /// and a warning that states a limit states the one in force.
+    #[test]
+    fn a_long_value_of_any_kind_takes_memory_within_the_limit(
+        (kind, head, unit, tail) in long_value(),
+        limit in (32usize << 10)..(256 << 10),
+        percent in 10usize..100,
+        windows_1252 in any::<bool>(),
+    ) {
+        let repeat = (limit * percent / 100 / unit.len().max(1)).max(1);
+        let charset = if windows_1252 { "<meta charset=windows-1252>" } else { "" };
+        let html = format!("{charset}<a href=x>{head}{}{tail}<a href=y>", unit.repeat(repeat));
+        let config = || Config {
+            layers: Layers::default()
+                .with_retrieval(Standard::Rfc1808, "http://h/d/p.html", "-r")
+                .unwrap(),
+            max_memory: limit,
+            max_lookahead: 4096,
+            ..Config::default()
+        };
+        let run = |html: &[u8]| {
+            let mut rewriter = Rewriter::new(config(), std::io::sink());
+            for chunk in html.chunks(4096) {
+                rewriter.write(chunk).unwrap();
+            }
+            rewriter.end().unwrap().0
+        };
+        // What a small page takes: the buffers a run keeps.
+        let (_, floor) = peak_from(|| run(b"<a href=x><p>small</p>"));
+        let (report, peak) = peak_from(|| run(html.as_bytes()));
+        prop_assert!(
+            peak <= floor + 6 * limit + (64 << 10),
+            "{kind}: {} bytes of value at a limit of {limit}: {peak} bytes held at the peak, {floor} on a small page",
+            unit.len() * repeat
+        );
+        for warning in &report.warnings {
+            match warning {
+                Warning::MemoryLimit { limit: stated, .. } | Warning::TooLarge { limit: stated, .. } => {
+                    prop_assert_eq!(*stated, limit, "{}", warning)
+                }
+                Warning::LookaheadLimit { limit: stated } => prop_assert_eq!(*stated, 4096),
+                _ => {}
+            }
+        }
     }
 }
 

@@ -220,6 +220,49 @@ fn a_file_written_keeps_its_permissions_and_time_and_one_unchanged_is_not_touche
     );
 }
 
+/// A file longer than half of `--max-memory` is not read whole: it streams
+/// from its file, its output spills to a temporary file, and it comes out
+/// as one read whole does; one whose output is its input is not touched.
+#[test]
+fn a_file_longer_than_half_the_memory_limit_streams_and_comes_out_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let lorem = "<p>lorem ipsum dolor sit amet</p>\n".repeat(100);
+    let long = format!(
+        "<a href=a.html>a</a>{lorem}<style>p {{ background: url(b.png) }}</style>{lorem}<img srcset=\"c.png 2x\">"
+    );
+    fs::write(root.join("long.html"), &long).unwrap();
+    fs::write(
+        root.join("same.html"),
+        format!("{lorem}<a href=\"https://x/\">"),
+    )
+    .unwrap();
+    let expected = filtered(
+        &root.join("long.html"),
+        "https://example.com/site/long.html",
+    );
+    let inode =
+        |name: &str| std::os::unix::fs::MetadataExt::ino(&fs::metadata(root.join(name)).unwrap());
+    let same_before = inode("same.html");
+    let site = root.to_str().unwrap();
+    let out = htmlabs(&["--site", site, "--site-url", URL, "--max-memory", "4096"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with("htmlabs: 2 HTML files: 1 rewritten, 1 unchanged, 0 failed;"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        text(&fs::read(root.join("long.html")).unwrap()),
+        text(&expected)
+    );
+    assert_eq!(
+        inode("same.html"),
+        same_before,
+        "an unchanged file is not replaced"
+    );
+}
+
 #[test]
 fn a_failing_file_is_left_as_it_was_and_the_others_finish() {
     let dir = tempfile::tempdir().unwrap();

@@ -39,6 +39,9 @@ impl Default for Config {
     }
 }
 
+/// How deep `srcdoc` documents may nest inside each other.
+pub const MAX_DEPTH: u8 = 8;
+
 /// Where a document stands: a page, or a document inside a page's value.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Nesting {

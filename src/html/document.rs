@@ -21,7 +21,7 @@ use super::links::{Hear, Listener};
 use super::lookahead::{Decision, Hold, Probe};
 use super::record::{Shared, Window, record};
 use super::report::{Report, Tell, Warning};
-use super::resolution::{Nest, Resolution, Splice};
+use super::resolution::{Nest, Resolution, Splices};
 use super::settings::memory_settings;
 use super::splice::{Sink, Splicer};
 use super::value::{self, Decoded};
@@ -146,6 +146,12 @@ impl<W: Write> Document<W> {
         self.shared.borrow_mut().listener = Some(Listener::new(hear));
     }
 
+    /// Whether rewriting stopped at the memory limit, or a write failed:
+    /// nothing more will change.
+    pub fn stopped(&self) -> bool {
+        self.shared.borrow().stopped
+    }
+
     /// What was asked for before the document began.
     pub fn hand_over(&mut self, tell: Option<Tell>, hear: Option<Hear>) {
         if let Some(tell) = tell {
@@ -259,22 +265,15 @@ impl<W: Write> Document<W> {
                 let mut splicer = self.splicer.borrow_mut();
                 let stopped_at = self.shared.borrow().stopped_at;
                 let offset = stopped_at.unwrap_or(splicer.pos());
-                splicer.pass_through();
+                splicer.stop(offset);
                 drop(splicer);
-                self.shared
-                    .borrow_mut()
-                    .warnings
-                    .push(Warning::MemoryLimit {
-                        limit: self.config.max_memory,
-                        offset,
-                    });
                 self.check(Ok(()))
             }
             result => self.check(result),
         }
     }
 
-    pub fn end(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
+    pub fn end(mut self) -> Result<(Report, W, Splices), Error> {
         if !self.released {
             let ended = self.probe.as_mut().map(Probe::end);
             let end = Decision::NoBase {

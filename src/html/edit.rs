@@ -1,5 +1,8 @@
 //! One value at a time: find its URLs by its kind, resolve them, and say what
-//! its bytes become.
+//! its bytes become. What a value takes besides its bytes (its decoded text,
+//! its edits, its new bytes, a document nested in it, the links it holds
+//! for the report) is taken from its [`Budget`] first: a value that would
+//! take more is given up ([`OverBudget`]), and the rewrite stops there.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -7,15 +10,19 @@ use std::ops::Range;
 use encoding_rs::{Encoding, UTF_8};
 
 use super::attrs::{Empty, Kind};
+use super::budget::{Budget, OverBudget};
+use super::buffers::CHUNK;
+use super::config::MAX_DEPTH;
 use super::links::{At, Found, Link, Listener, Outcome, Position};
 use super::report::{Counts, Warning, Warnings};
-use super::resolution::{Resolution, Splice};
+use super::resolution::{Nested, Resolution};
 use super::value::{self, Decoded, Edit, Quote};
 use crate::syntax::{Syntax, css, is_html_whitespace, refresh, srcset, tokens};
 use crate::url::{BaseUrl, rfc1808};
 
-/// How deep `srcdoc` documents may nest inside each other.
-const MAX_DEPTH: u8 = 8;
+/// Whether a value was rewritten (its new bytes written), or left as it
+/// is; or given up, its working copies past its budget.
+pub type Done = Result<bool, OverBudget>;
 
 /// Resolves values against a document's [`Resolution`], counting each
 /// outcome.
@@ -28,6 +35,8 @@ pub struct Resolver<'a> {
     warnings: &'a mut Warnings,
     /// The link report, when asked for: it hears each URL's outcome.
     listener: Option<&'a mut Listener>,
+    /// What the value's working copies may still take.
+    budget: &'a mut Budget,
 }
 
 /// What a value's element tells about it.
@@ -47,6 +56,7 @@ impl<'a> Resolver<'a> {
         counts: &'a mut Counts,
         warnings: &'a mut Warnings,
         listener: Option<&'a mut Listener>,
+        budget: &'a mut Budget,
     ) -> Self {
         Resolver {
             cx,
@@ -54,14 +64,22 @@ impl<'a> Resolver<'a> {
             counts,
             warnings,
             listener,
+            budget,
         }
     }
 
     /// A URL's outcome, for the link report when it is asked for: `url` as
-    /// the value says it, at `at` of the value's decoded text.
-    fn heard(&mut self, outcome: Outcome, url: &str, at: usize, kind: Kind) {
+    /// the value says it, at `at` of the value's decoded text. The link is
+    /// held until the value is done, from the value's budget.
+    fn heard(
+        &mut self,
+        outcome: Outcome,
+        url: &str,
+        at: usize,
+        kind: Kind,
+    ) -> Result<(), OverBudget> {
         if self.listener.is_none() {
-            return;
+            return Ok(());
         }
         let absolute = match outcome {
             Outcome::NoBase | Outcome::Undecodable | Outcome::Empty => None,
@@ -79,17 +97,19 @@ impl<'a> Resolver<'a> {
             outcome,
             base: self.cx.base.clone(),
         };
+        self.budget.take(link.size())?;
         if let Some(listener) = &mut self.listener {
             listener.found(Found {
                 at: At::Decoded(at),
                 link,
             });
         }
+        Ok(())
     }
 
     /// Writes the new bytes of an attribute value of `kind` onto `out`, or
-    /// returns `false` to leave it. `out` is the caller's, kept from value to
-    /// value: most values need no allocation.
+    /// says to leave it. `out` is the caller's, kept from value to value:
+    /// most values need no allocation.
     pub fn attribute(
         &mut self,
         kind: Kind,
@@ -98,38 +118,38 @@ impl<'a> Resolver<'a> {
         quote: Quote,
         offset: usize,
         out: &mut Vec<u8>,
-    ) -> bool {
+    ) -> Done {
         if kind == Kind::Url && raw.is_empty() && element.empty == Empty::Nothing {
             // The HTML standard fetches nothing for it; the document's URL
             // would have the moved page fetch the original.
             self.counts.seen += 1;
             self.counts.empty += 1;
-            self.heard(Outcome::Empty, "", 0, kind);
-            return false;
+            self.heard(Outcome::Empty, "", 0, kind)?;
+            return Ok(false);
         }
         if kind == Kind::Url && self.listener.is_none() && self.starts_with_scheme(raw) {
             // Most values on real pages are absolute: they need no decoding.
             self.counts.seen += 1;
             self.counts.absolute += 1;
-            return false;
+            return Ok(false);
         }
-        let Some(decoded) = self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, kind)
+        self.budget.take(Decoded::cost(raw, self.cx.encoding))?;
+        let Some(decoded) = self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, kind)?
         else {
-            return false;
+            return Ok(false);
         };
         let text = decoded.text();
-        let mut edits = Vec::new();
         match kind {
             Kind::Url => {
                 let core = value::trimmed(text);
                 let url = &text[core.clone()];
                 let svg_local = element.svg && url.starts_with('#');
                 // One URL: its edit needs no list.
-                let Some(edit) = self.edit(url, core, Syntax::Plain, kind, svg_local) else {
-                    return false;
+                let Some(edit) = self.edit(url, core, Syntax::Plain, kind, svg_local)? else {
+                    return Ok(false);
                 };
-                value::apply_into(&decoded, &[edit], quote, out);
-                return true;
+                value::apply_into(&decoded, &[edit], quote, out, self.budget)?;
+                Ok(true)
             }
             Kind::List => {
                 // HTML 4: archive URLs "are relative to the codebase".
@@ -144,42 +164,77 @@ impl<'a> Resolver<'a> {
                     counts: self.counts,
                     warnings: self.warnings,
                     listener: self.listener.as_deref_mut(),
+                    budget: self.budget,
                 };
-                // The codebase's prefix lives here only.
+                let mut edits = Vec::new();
                 for token in tokens(text) {
-                    edits.extend(
-                        inner
-                            .edit(&text[token.clone()], token, Syntax::List, kind, false)
-                            .map(Edit::into_owned),
-                    );
+                    let edit =
+                        inner.edit(&text[token.clone()], token, Syntax::List, kind, false)?;
+                    inner.keep(&mut edits, edit)?;
                 }
+                inner.apply(&decoded, &edits, quote, out)
             }
             Kind::Srcset => {
+                let mut edits = Vec::new();
                 for candidate in srcset::candidates(text) {
                     let url = &text[candidate.url.clone()];
-                    edits.extend(self.edit(url, candidate.url, Syntax::Srcset, kind, false));
+                    let edit = self.edit(url, candidate.url, Syntax::Srcset, kind, false)?;
+                    self.keep(&mut edits, edit)?;
                 }
+                self.apply(&decoded, &edits, quote, out)
             }
             Kind::Refresh => {
-                if let Some(found) = refresh::url(text) {
-                    let url = &text[found.range.clone()];
-                    edits.extend(self.edit(
-                        url,
-                        found.range,
-                        Syntax::Refresh(found.quote),
-                        kind,
-                        false,
-                    ));
-                }
+                let Some(found) = refresh::url(text) else {
+                    return Ok(false);
+                };
+                let url = &text[found.range.clone()];
+                let syntax = Syntax::Refresh(found.quote);
+                let Some(edit) = self.edit(url, found.range, syntax, kind, false)? else {
+                    return Ok(false);
+                };
+                value::apply_into(&decoded, &[edit], quote, out, self.budget)?;
+                Ok(true)
             }
-            Kind::Css => edits = self.css(text, kind),
-            Kind::Html => edits = self.srcdoc(text, offset),
+            Kind::Css => {
+                let edits = self.css(text, kind)?;
+                self.apply(&decoded, &edits, quote, out)
+            }
+            Kind::Html => self.srcdoc(&decoded, quote, offset, out),
         }
+    }
+
+    /// Keeps `edit`, if any, for the value: what it holds comes from the
+    /// budget.
+    fn keep<'e>(
+        &mut self,
+        edits: &mut Vec<Edit<'e>>,
+        edit: Option<Edit<'e>>,
+    ) -> Result<(), OverBudget> {
+        let Some(edit) = edit else {
+            return Ok(());
+        };
+        let owned = match &edit.text {
+            Cow::Owned(text) => text.len(),
+            Cow::Borrowed(_) => 0,
+        };
+        self.budget.take(std::mem::size_of::<Edit<'_>>() + owned)?;
+        edits.push(edit);
+        Ok(())
+    }
+
+    /// The value's new bytes onto `out`, when there are edits.
+    fn apply(
+        &mut self,
+        decoded: &Decoded<'_>,
+        edits: &[Edit<'_>],
+        quote: Quote,
+        out: &mut Vec<u8>,
+    ) -> Done {
         if edits.is_empty() {
-            return false;
+            return Ok(false);
         }
-        value::apply_into(&decoded, &edits, quote, out);
-        true
+        value::apply_into(decoded, edits, quote, out, self.budget)?;
+        Ok(true)
     }
 
     /// Whether the raw value, past leading whitespace, starts with a scheme
@@ -202,42 +257,60 @@ impl<'a> Resolver<'a> {
     }
 
     /// The href of the `<base>` that set the base becomes that base.
-    pub fn base_href(&mut self, raw: &[u8], quote: Quote, offset: usize) -> Option<Vec<u8>> {
-        let decoded = self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, Kind::Url)?;
+    pub fn base_href(
+        &mut self,
+        raw: &[u8],
+        quote: Quote,
+        offset: usize,
+        out: &mut Vec<u8>,
+    ) -> Done {
+        self.budget.take(Decoded::cost(raw, self.cx.encoding))?;
+        let Some(decoded) =
+            self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, Kind::Url)?
+        else {
+            return Ok(false);
+        };
         let core = value::trimmed(decoded.text());
         let href = &decoded.text()[core.clone()];
         self.counts.seen += 1;
         if href == self.base.as_str() {
             self.counts.unchanged += 1;
-            self.heard(Outcome::Unchanged, href, core.start, Kind::Url);
-            return None;
+            self.heard(Outcome::Unchanged, href, core.start, Kind::Url)?;
+            return Ok(false);
         }
-        self.heard(Outcome::Rewritten, href, core.start, Kind::Url);
+        self.heard(Outcome::Rewritten, href, core.start, Kind::Url)?;
         self.counts.rewritten += 1;
         self.counts.by_kind[Kind::Url as usize] += 1;
         let edit = edit_to(Cow::Borrowed(self.base.as_str()), href, core, Syntax::Plain);
-        Some(value::apply(&decoded, &[edit], quote))
+        value::apply_into(&decoded, &[edit], quote, out, self.budget)?;
+        Ok(true)
     }
 
-    /// The new text of a `<style>` element, or `None`. Raw text: no
+    /// The new text of a `<style>` element onto `out`. Raw text: no
     /// character references, and nothing new may close the element.
-    pub fn style_text(&mut self, raw: &[u8], offset: usize) -> Option<Vec<u8>> {
-        let decoded = self.decode(
+    pub fn style_text(&mut self, raw: &[u8], offset: usize, out: &mut Vec<u8>) -> Done {
+        self.budget
+            .take(Decoded::text_only_cost(raw, self.cx.encoding))?;
+        let Some(decoded) = self.decode(
             Decoded::text_only(raw, self.cx.encoding),
             raw,
             offset,
             Kind::Css,
-        )?;
-        let edits = self.css(decoded.text(), Kind::Css);
+        )?
+        else {
+            return Ok(false);
+        };
+        let edits = self.css(decoded.text(), Kind::Css)?;
         if edits.is_empty() {
-            return None;
+            return Ok(false);
         }
-        let edited = value::apply(&decoded, &edits, Quote::Text);
-        if closes_anew(raw, &edited, b"</style") {
+        let start = out.len();
+        value::apply_into(&decoded, &edits, Quote::Text, out, self.budget)?;
+        if closes_anew(raw, &out[start..], b"</style") {
             self.warnings.push(Warning::WouldClose { element: "style" });
-            return None;
+            return Ok(false);
         }
-        Some(edited)
+        Ok(true)
     }
 
     /// A decoded value, or the warning that it is not valid in the
@@ -251,7 +324,7 @@ impl<'a> Resolver<'a> {
         raw: &[u8],
         offset: usize,
         kind: Kind,
-    ) -> Option<Decoded<'d>> {
+    ) -> Result<Option<Decoded<'d>>, OverBudget> {
         if decoded.is_none() {
             self.counts.seen += 1;
             self.counts.undecodable += 1;
@@ -259,75 +332,99 @@ impl<'a> Resolver<'a> {
                 offset,
                 encoding: self.cx.encoding.name(),
             });
-            self.heard_undecodable(raw, kind);
+            self.heard_undecodable(raw, kind)?;
         }
-        decoded
+        Ok(decoded)
     }
 
     /// An undecodable value, for the link report when it is asked for: its
     /// text with U+FFFD where it did not decode, and its bytes.
     #[cold]
-    fn heard_undecodable(&mut self, raw: &[u8], kind: Kind) {
-        let Some(listener) = &mut self.listener else {
-            return;
-        };
+    fn heard_undecodable(&mut self, raw: &[u8], kind: Kind) -> Result<(), OverBudget> {
+        if self.listener.is_none() {
+            return Ok(());
+        }
+        // The text (each byte at most three of UTF-8) and the bytes.
+        self.budget.take(raw.len().saturating_mul(4))?;
         let (text, _) = self.cx.encoding.decode_without_bom_handling(raw);
         let start = raw.iter().position(|b| !b.is_ascii_whitespace());
-        listener.found(Found {
-            at: At::Raw(start.unwrap_or(0)),
-            link: Link {
-                position: Position::default(),
-                element: String::new(),
-                attribute: String::new(),
-                kind,
-                original: text.trim_matches(is_html_whitespace).to_owned(),
-                raw: Some(raw.to_vec()),
-                absolute: None,
-                outcome: Outcome::Undecodable,
-                base: self.cx.base.clone(),
-            },
-        });
+        let link = Link {
+            position: Position::default(),
+            element: String::new(),
+            attribute: String::new(),
+            kind,
+            original: text.trim_matches(is_html_whitespace).to_owned(),
+            raw: Some(raw.to_vec()),
+            absolute: None,
+            outcome: Outcome::Undecodable,
+            base: self.cx.base.clone(),
+        };
+        self.budget.take(link.size())?;
+        if let Some(listener) = &mut self.listener {
+            listener.found(Found {
+                at: At::Raw(start.unwrap_or(0)),
+                link,
+            });
+        }
+        Ok(())
     }
 
     /// The new text of a `<noscript>` element (raw text to lol_html, which
     /// reads with scripting on, but markup to a reader with scripts off, as
     /// archives are read): rewritten as HTML with the same base, no `<base>`
-    /// of its own.
-    pub fn noscript(&mut self, raw: &[u8], offset: usize) -> Option<Vec<u8>> {
-        let (edited, _) = self.nested(raw, self.cx.encoding, offset, false, At::Raw)?;
+    /// of its own. Its new bytes take the place of `out`'s.
+    pub fn noscript(&mut self, raw: &[u8], offset: usize, out: &mut Vec<u8>) -> Done {
+        let Some(nested) = self.nested(raw, self.cx.encoding, offset, false, At::Raw)? else {
+            return Ok(false);
+        };
+        let edited = nested.output;
         if edited == raw {
-            return None;
+            return Ok(false);
         }
         if closes_anew(raw, &edited, b"</noscript") {
             self.warnings.push(Warning::WouldClose {
                 element: "noscript",
             });
-            return None;
+            return Ok(false);
         }
-        Some(edited)
+        *out = edited;
+        Ok(true)
     }
 
     /// `srcdoc`: a document of its own, whose base is this one's (RFC 1808
     /// §3.2: the encapsulating entity), with its own `<base>` on top. Only
     /// its URL values change; they come back as edits of the decoded text.
-    fn srcdoc(&mut self, text: &str, offset: usize) -> Vec<Edit<'static>> {
-        let Some((_, splices)) = self.nested(text.as_bytes(), UTF_8, offset, true, At::Decoded)
-        else {
-            return Vec::new();
+    fn srcdoc(
+        &mut self,
+        decoded: &Decoded<'_>,
+        quote: Quote,
+        offset: usize,
+        out: &mut Vec<u8>,
+    ) -> Done {
+        let text = decoded.text();
+        let Some(nested) = self.nested(text.as_bytes(), UTF_8, offset, true, At::Decoded)? else {
+            return Ok(false);
         };
-        splices
-            .into_iter()
-            .filter_map(|(range, bytes)| {
-                Some(Edit {
+        let mut edits = Vec::new();
+        for (range, bytes) in nested.splices.iter() {
+            // The nested document is UTF-8, and a splice is a whole value.
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                let edit = Edit {
                     range,
-                    text: Cow::Owned(String::from_utf8(bytes).ok()?),
-                })
-            })
-            .collect()
+                    text: Cow::Borrowed(text),
+                };
+                self.keep(&mut edits, Some(edit))?;
+            }
+        }
+        self.apply(decoded, &edits, quote, out)
     }
 
     /// Runs a nested document through a rewriter of its own. Its links
     /// stand at offsets of `bytes`, which `at` places in the value.
+    ///
+    /// It may take what the value's budget has left (its parts each have a
+    /// share of it); any of its limits reached means this value does not fit
+    /// its budget.
     fn nested(
         &mut self,
         bytes: &[u8],
@@ -335,34 +432,58 @@ impl<'a> Resolver<'a> {
         offset: usize,
         embedded: bool,
         at: fn(usize) -> At,
-    ) -> Option<(Vec<u8>, Vec<Splice>)> {
+    ) -> Result<Option<Nested>, OverBudget> {
         if self.cx.depth >= MAX_DEPTH {
             self.warnings.push(Warning::TooDeep { offset });
-            return None;
+            return Ok(None);
         }
         let listen = self.listener.is_some();
-        let (report, output, splices, links) =
-            (self.cx.nest)(self.cx, bytes, encoding, embedded, listen)?;
+        // Its input is held (and read by a second parser) until its
+        // lookahead decides; its parts share what is left.
+        let held = 2 * bytes.len().min(self.cx.max_lookahead.saturating_add(CHUNK));
+        self.budget.take(held)?;
+        let left = self.budget.left();
+        self.budget.take(left)?;
+        let nested = (self.cx.nest)(self.cx, bytes, encoding, embedded, listen, left);
+        self.budget.give(left + held);
+        let Some(nested) = nested? else {
+            return Ok(None);
+        };
+        // What is kept of it, from here on.
+        self.budget.take(nested.size())?;
         if let Some(listener) = &mut self.listener {
-            for link in links {
+            for link in &nested.links {
                 listener.found(Found {
                     at: at(link.position.offset),
-                    link,
+                    link: link.clone(),
                 });
             }
         }
-        self.counts.add(&report.counts);
-        for warning in report.warnings {
-            if warning != Warning::NoBase {
-                self.warnings.push(warning.shifted(offset));
+        self.counts.add(&nested.report.counts);
+        for warning in &nested.report.warnings {
+            if *warning != Warning::NoBase {
+                self.warnings.push(warning.clone().shifted(offset));
             }
         }
-        Some((output, splices))
+        Ok(Some(nested))
     }
 
-    fn css(&mut self, text: &str, kind: Kind) -> Vec<Edit<'a>> {
+    fn css(&mut self, text: &str, kind: Kind) -> Result<Vec<Edit<'a>>, OverBudget> {
         let mut edits = Vec::new();
-        for found in css::find(text) {
+        let mut finder = css::Finder::new(text);
+        // The brackets it holds open take memory too: at each step it may
+        // open those paid for and what the budget has left, and pays for
+        // those it opened.
+        let mut paid = 0;
+        loop {
+            finder.allow(paid + self.budget.left() / css::Finder::FRAME);
+            let found = finder.next();
+            let most = finder.most_open();
+            self.budget.take((most - paid) * css::Finder::FRAME)?;
+            paid = most;
+            let Some(found) = found else {
+                break;
+            };
             let raw = &text[found.range.clone()];
             let url = css::unescape(raw);
             // `url(#grad)` is a same-document reference: SVG paint servers
@@ -370,9 +491,14 @@ impl<'a> Resolver<'a> {
             let local = url.starts_with('#');
             // The prefix of an edit goes before the CSS text as written, which
             // still says `url` after it.
-            edits.extend(self.edit(&url, found.range, Syntax::Css(found.context), kind, local));
+            let edit = self.edit(&url, found.range, Syntax::Css(found.context), kind, local)?;
+            self.keep(&mut edits, edit)?;
         }
-        edits
+        if finder.too_deep() {
+            return Err(OverBudget);
+        }
+        self.budget.give(paid * css::Finder::FRAME);
+        Ok(edits)
     }
 
     /// The edit for the URL `url` standing at `range` (where its syntax may
@@ -384,13 +510,13 @@ impl<'a> Resolver<'a> {
         syntax: Syntax,
         kind: Kind,
         local: bool,
-    ) -> Option<Edit<'a>> {
+    ) -> Result<Option<Edit<'a>>, OverBudget> {
         self.counts.seen += 1;
         let same_document = url.is_empty() || url.starts_with('#');
         if local || (self.cx.keep_fragments && same_document) {
             self.counts.same_document += 1;
-            self.heard(Outcome::SameDocument, url, range.start, kind);
-            return None;
+            self.heard(Outcome::SameDocument, url, range.start, kind)?;
+            return Ok(None);
         }
         // The usual case: the base's front goes before the reference, which
         // stays as written; nothing to resolve in full, nothing to compare.
@@ -405,23 +531,23 @@ impl<'a> Resolver<'a> {
             },
             None if self.cx.standard.has_scheme(url) => {
                 self.counts.absolute += 1;
-                self.heard(Outcome::Absolute, url, range.start, kind);
-                return None;
+                self.heard(Outcome::Absolute, url, range.start, kind)?;
+                return Ok(None);
             }
             None => {
                 let resolved: Cow<'_, str> = self.base.resolve(url);
                 if resolved == url {
                     self.counts.unchanged += 1;
-                    self.heard(Outcome::Unchanged, url, range.start, kind);
-                    return None;
+                    self.heard(Outcome::Unchanged, url, range.start, kind)?;
+                    return Ok(None);
                 }
                 edit_to(resolved, url, range.clone(), syntax)
             }
         };
-        self.heard(Outcome::Rewritten, url, range.start, kind);
+        self.heard(Outcome::Rewritten, url, range.start, kind)?;
         self.counts.rewritten += 1;
         self.counts.by_kind[kind as usize] += 1;
-        Some(edit)
+        Ok(Some(edit))
     }
 }
 
@@ -505,8 +631,9 @@ mod tests {
                 standard,
                 ..crate::Config::default()
             };
-            let cx = Resolution::new(base, UTF_8, &config, 0, |_, _, _, _, _| None);
-            let resolver = Resolver::new(&cx, &mut counts, &mut warnings, None);
+            let cx = Resolution::new(base, UTF_8, &config, 0, |_, _, _, _, _, _| Ok(None));
+            let mut budget = Budget::new(usize::MAX);
+            let resolver = Resolver::new(&cx, &mut counts, &mut warnings, None, &mut budget);
             let absolute = |raw: &[u8]| resolver.starts_with_scheme(raw);
             assert!(absolute(b" \n https://h/"));
             assert!(absolute(b"a+b.c-1:x"));

@@ -460,8 +460,11 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 #[derive(Debug)]
 pub struct Decoded {
     pub text: String,
-    /// (text offset, byte offset) at each character boundary where the two
-    /// line up; empty for UTF-8, where they are the same.
+    /// (text offset, byte offset) where the two line up: at the start of
+    /// each character that is not ASCII, after it, and at the start and the
+    /// end. In between, ASCII, one byte a character, where they move
+    /// together. Empty for UTF-8, where they are the same. (An entry at
+    /// every character took 16 bytes for each byte of the value.)
     map: Vec<(usize, usize)>,
     len: usize,
 }
@@ -487,8 +490,8 @@ impl Decoded {
         // Byte by byte, so that every character's first byte is known: a
         // character comes out once its last byte is in.
         let mut decoder = encoding.new_decoder_without_bom_handling();
-        let mut text = String::with_capacity(bytes.len() * 2);
-        let mut map = Vec::with_capacity(bytes.len());
+        let mut text = String::with_capacity(bytes.len());
+        let mut map = vec![(0, 0)];
         let mut start = 0;
         for i in 0..bytes.len() {
             let before = text.len();
@@ -503,12 +506,22 @@ impl Decoded {
             if result != DecoderResult::InputEmpty {
                 return None;
             }
-            if text.len() > before {
-                map.push((before, start));
-                start = i + 1;
+            if text.len() == before {
+                continue;
             }
+            // ASCII from one byte goes on a run; anything else is marked
+            // at both ends.
+            if !(text.len() == before + 1 && text.as_bytes()[before].is_ascii() && start == i) {
+                if map.last() != Some(&(before, start)) {
+                    map.push((before, start));
+                }
+                map.push((text.len(), i + 1));
+            }
+            start = i + 1;
         }
-        map.push((text.len(), bytes.len()));
+        if map.last() != Some(&(text.len(), bytes.len())) {
+            map.push((text.len(), bytes.len()));
+        }
         Some(Decoded {
             text,
             map,
@@ -516,27 +529,52 @@ impl Decoded {
         })
     }
 
+    /// The most memory [`Decoded::new`] takes for `bytes` (a byte of a
+    /// legacy encoding is at most three of UTF-8; two entries of the map for
+    /// each character that is not ASCII, whose first byte is not).
+    pub fn cost(bytes: &[u8], encoding: &'static Encoding) -> usize {
+        if encoding == UTF_8 || bytes.is_ascii() {
+            return bytes.len();
+        }
+        let high = bytes.iter().filter(|b| !b.is_ascii()).count();
+        let entry = std::mem::size_of::<(usize, usize)>();
+        bytes.len().saturating_mul(3) + (2 * high + 3) * entry
+    }
+
     /// The byte offset of a text offset, where a character starts there.
     pub fn byte_offset(&self, at: usize) -> Option<usize> {
         if self.map.is_empty() {
             return (at <= self.len).then_some(at);
         }
-        self.map
-            .binary_search_by_key(&at, |&(text, _)| text)
-            .ok()
-            .map(|i| self.map[i].1)
+        let i = self
+            .map
+            .partition_point(|&(text, _)| text <= at)
+            .checked_sub(1)?;
+        let (text, byte) = self.map[i];
+        if text == at {
+            return Some(byte);
+        }
+        // Inside an ASCII run, which starts at an entry and ends at the next.
+        self.text
+            .as_bytes()
+            .get(text)
+            .is_some_and(u8::is_ascii)
+            .then(|| byte + at - text)
     }
 }
 
-/// `text` in `encoding`, appended to `out`; a character the encoding cannot
-/// represent is percent-encoded as UTF-8, which is valid wherever a URL
-/// stands (a numeric character reference would not be read inside
-/// `<style>`).
-pub fn encode_into(text: &str, encoding: &'static Encoding, out: &mut Vec<u8>) {
+/// `text` in `encoding`, given to `put` piece by piece; a character the
+/// encoding cannot represent is percent-encoded as UTF-8, which is valid
+/// wherever a URL stands (a numeric character reference would not be read
+/// inside `<style>`).
+pub fn encode_into<E>(
+    text: &str,
+    encoding: &'static Encoding,
+    put: &mut impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
     let encoding = encoding.output_encoding();
     if encoding == UTF_8 || text.is_ascii() {
-        out.extend_from_slice(text.as_bytes());
-        return;
+        return put(text.as_bytes());
     }
     let mut encoder = encoding.new_encoder();
     let mut rest = text;
@@ -544,14 +582,14 @@ pub fn encode_into(text: &str, encoding: &'static Encoding, out: &mut Vec<u8>) {
         let mut buf = [0u8; 1024];
         let (result, read, written) =
             encoder.encode_from_utf8_without_replacement(rest, &mut buf, true);
-        out.extend_from_slice(&buf[..written]);
+        put(&buf[..written])?;
         rest = &rest[read..];
         match result {
-            EncoderResult::InputEmpty => return,
+            EncoderResult::InputEmpty => return Ok(()),
             EncoderResult::OutputFull => {}
             EncoderResult::Unmappable(c) => {
                 for b in c.encode_utf8(&mut [0; 4]).bytes() {
-                    out.extend_from_slice(format!("%{b:02X}").as_bytes());
+                    put(format!("%{b:02X}").as_bytes())?;
                 }
             }
         }
@@ -727,14 +765,60 @@ mod tests {
         assert!(Decoded::new(b"caf\xe9", UTF_8).is_none());
     }
 
+    /// The map marks only what is not ASCII, and says what a map of every
+    /// character says: a text offset has a byte offset where the bytes
+    /// before it decode to the text before it.
+    #[test]
+    fn the_map_is_small_and_exact() {
+        let (sjis, _, _) = SHIFT_JIS.encode("aテソbc/日本ｱ-x");
+        let big5 = b"a\x88\x62b\xa4\x40c".to_vec(); // 0x8862: two code points
+        let (cyrillic, _, _) = WINDOWS_1251.encode("путь/к/файлу?q=1");
+        let cases = [
+            (SHIFT_JIS, sjis.into_owned()),
+            (encoding_rs::BIG5, big5),
+            (WINDOWS_1251, cyrillic.into_owned()),
+            (encoding_rs::WINDOWS_1252, b"\xe9t\xe9 caf\xe9s/x".to_vec()),
+        ];
+        for (encoding, bytes) in cases {
+            let d = Decoded::new(&bytes, encoding).unwrap();
+            let mut expected = vec![None; d.text.len() + 1];
+            for end in 0..=bytes.len() {
+                let (text, malformed) = encoding.decode_without_bom_handling(&bytes[..end]);
+                if !malformed && d.text.starts_with(&*text) {
+                    expected[text.len()] = Some(end);
+                }
+            }
+            let found: Vec<_> = (0..=d.text.len()).map(|at| d.byte_offset(at)).collect();
+            assert_eq!(found, expected, "{} {:?}", encoding.name(), d.text);
+            assert!(Decoded::cost(&bytes, encoding) >= d.text.len() + d.map.len() * 16);
+        }
+        let mut long = vec![b'a'; 100_000];
+        long[500] = 0xE9;
+        let d = Decoded::new(&long, encoding_rs::WINDOWS_1252).unwrap();
+        assert_eq!(d.map, [(0, 0), (500, 500), (502, 501), (100_001, 100_000)]);
+        assert_eq!(d.byte_offset(501), None);
+        assert_eq!(d.byte_offset(60_001), Some(60_000));
+    }
+
     #[test]
     fn unmappable_characters_are_percent_encoded() {
-        let mut out = Vec::new();
-        encode_into("http://h/ü/€/日本", WINDOWS_1251, &mut out);
-        assert_eq!(out, b"http://h/%C3%BC/\x88/%E6%97%A5%E6%9C%AC");
-        let mut out = Vec::new();
-        encode_into("http://h/日本", SHIFT_JIS, &mut out);
-        assert_eq!(out, b"http://h/\x93\xfa\x96\x7b");
+        let encoded = |text, encoding| {
+            let mut out = Vec::new();
+            encode_into::<()>(text, encoding, &mut |b| {
+                out.extend_from_slice(b);
+                Ok(())
+            })
+            .unwrap();
+            out
+        };
+        assert_eq!(
+            encoded("http://h/ü/€/日本", WINDOWS_1251),
+            b"http://h/%C3%BC/\x88/%E6%97%A5%E6%9C%AC"
+        );
+        assert_eq!(
+            encoded("http://h/日本", SHIFT_JIS),
+            b"http://h/\x93\xfa\x96\x7b"
+        );
     }
 
     #[test]

@@ -90,6 +90,23 @@ pub struct Link {
     pub base: Base,
 }
 
+impl Link {
+    /// The memory it holds (a value may hold millions of links, each held
+    /// until the value is done).
+    pub fn size(&self) -> usize {
+        let strings = [
+            &self.element,
+            &self.attribute,
+            &self.original,
+            &self.base.url,
+        ];
+        std::mem::size_of::<Found>()
+            + strings.iter().map(|s| s.len()).sum::<usize>()
+            + self.absolute.as_ref().map_or(0, String::len)
+            + self.raw.as_ref().map_or(0, Vec::len)
+    }
+}
+
 /// Follows the line and column through the bytes of a document.
 pub(crate) struct Lines {
     position: Position,
@@ -200,6 +217,7 @@ fn utf8_characters(bytes: &[u8]) -> usize {
 
 /// The position `bytes` further than `from`, where `bytes` start at a
 /// character boundary (a value, the text of an element).
+#[cfg(test)]
 pub(crate) fn after(from: Position, bytes: &[u8], encoding: &'static Encoding) -> Position {
     let mut lines = Lines::new(encoding, from);
     lines.advance(bytes);
@@ -257,18 +275,35 @@ impl Listener {
         names: (&str, &str),
         decoded_at: impl Fn(usize) -> Option<usize>,
     ) {
+        // Lines and columns followed from one link to the next (links come
+        // in order, but for a nested document's among the others): a value
+        // may hold millions.
+        let mut lines = Lines::new(encoding, start);
+        let mut done = 0;
         for Found { at, mut link } in self.found.drain(..) {
             let within = match at {
                 At::Decoded(at) => decoded_at(at).unwrap_or(0),
                 At::Raw(at) => at,
-            };
-            link.position = after(start, &raw[..within.min(raw.len())], encoding);
+            }
+            .min(raw.len());
+            if within < done {
+                lines = Lines::new(encoding, start);
+                done = 0;
+            }
+            lines.advance(&raw[done..within]);
+            done = within;
+            link.position = lines.position();
             if link.element.is_empty() {
                 link.element = names.0.to_owned();
                 link.attribute = names.1.to_owned();
             }
             (self.hear)(&link);
         }
+    }
+
+    /// The value being resolved is given up: its links are not heard.
+    pub fn forget(&mut self) {
+        self.found.clear();
     }
 }
 

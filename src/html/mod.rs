@@ -5,9 +5,11 @@
 //! The way through, top to bottom: [`rewriter`] (the entry points, UTF-16 or
 //! bytes) → [`document`] (hold, lookahead, encoding, then lol_html) →
 //! [`record`] (the element handler) and [`splice`] (the sink) → [`edit`]
-//! (one value, by its kind) → [`value`] (its bytes) and the syntaxes.
+//! (one value, by its kind, within its [`budget`]) → [`value`] (its bytes)
+//! and the syntaxes.
 
 pub mod attrs;
+pub mod budget;
 pub mod buffers;
 pub mod config;
 pub mod document;

@@ -81,8 +81,10 @@ pub struct Shared {
     pub content_end: Option<usize>,
     /// What ended the lookahead, once it has.
     pub decision: Option<Decision>,
-    /// The output offset where rewriting stopped, once it did.
+    /// The output offset where lol_html's bail-out began, once it did.
     pub stopped_at: Option<usize>,
+    /// Rewriting stopped at the memory limit: nothing more is recorded.
+    pub stopped: bool,
     pub counts: Counts,
     pub warnings: Warnings,
     /// The link report, when asked for.
@@ -111,9 +113,12 @@ pub fn record(
             Some((tag, rest)) => (Cow::Borrowed(tag), has_attributes(rest)),
             None => (Cow::Owned(el.tag_name().into_bytes()), true),
         };
+    let mut s = shared.borrow_mut();
+    if s.stopped {
+        return;
+    }
     let namespace = el.namespace_uri();
     let svg = namespace == SVG_NAMESPACE;
-    let mut s = shared.borrow_mut();
     // "Only the first of duplicate attributes counts", as in HTML. A name
     // always finds the same row on an element, so the rows found so far
     // tell the duplicates (without keeping the names).

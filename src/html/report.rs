@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::attrs::Kind;
+use super::config::MAX_DEPTH;
 use super::encoding::Chosen;
 use super::lookahead::Decision;
 use crate::url::{Base, Below, Candidate, Layers};
@@ -282,7 +283,7 @@ impl fmt::Display for Warning {
             ),
             Warning::TooDeep { offset } => write!(
                 f,
-                "`srcdoc` at byte {offset} nests documents deeper than 8: left as it is"
+                "`srcdoc` at byte {offset} nests documents deeper than {MAX_DEPTH}: left as it is"
             ),
             Warning::MemoryLimit { limit, offset } => write!(
                 f,

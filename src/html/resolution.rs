@@ -7,24 +7,75 @@ use std::ops::Range;
 use encoding_rs::Encoding;
 
 use super::attrs::Table;
+use super::budget::OverBudget;
 use super::config::Config;
 use super::links::Link;
 use super::report::Report;
 use crate::url::{Base, BaseUrl, Standard};
 
-/// A replacement made: the input range and its new bytes.
-pub type Splice = (Range<usize>, Vec<u8>);
+/// The replacements a document made, in order: each input range and its
+/// new bytes, which lie one after another in one buffer (not one allocation
+/// each: a document may make millions).
+#[derive(Debug, Default)]
+pub struct Splices {
+    /// Each input range, and where its new bytes end in `bytes`.
+    ranges: Vec<(Range<usize>, usize)>,
+    bytes: Vec<u8>,
+}
 
-/// What a nested document's rewrite gives back: its report, its output, the
-/// replacements made, and its links (when asked for).
-pub type Nested = (Report, Vec<u8>, Vec<Splice>, Vec<Link>);
+impl Splices {
+    pub fn push(&mut self, range: Range<usize>, new: &[u8]) {
+        self.bytes.extend_from_slice(new);
+        self.ranges.push((range, self.bytes.len()));
+    }
+
+    /// Each input range and its new bytes.
+    pub fn iter(&self) -> impl Iterator<Item = (Range<usize>, &[u8])> {
+        let mut start = 0;
+        self.ranges.iter().map(move |(range, end)| {
+            let new = &self.bytes[start..*end];
+            start = *end;
+            (range.clone(), new)
+        })
+    }
+
+    /// The memory it holds.
+    pub fn size(&self) -> usize {
+        self.ranges.len() * std::mem::size_of::<(Range<usize>, usize)>() + self.bytes.len()
+    }
+}
+
+/// What a nested document's rewrite gives back: its report, its output
+/// (when it is kept), the replacements made (when they are recorded), and
+/// its links (when asked for).
+pub struct Nested {
+    pub report: Report,
+    pub output: Vec<u8>,
+    pub splices: Splices,
+    pub links: Vec<Link>,
+}
+
+impl Nested {
+    /// The memory it holds.
+    pub fn size(&self) -> usize {
+        self.output.len() + self.splices.size() + self.links.iter().map(Link::size).sum::<usize>()
+    }
+}
 
 /// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`)
-/// through a rewriter of its own: its bytes, their encoding, whether its
-/// own `<base href>` counts, and whether its links are listed. The rewriter
-/// provides it, so that the code of values can start one without depending
-/// on it.
-pub type Nest = fn(&Resolution, &[u8], &'static Encoding, bool, bool) -> Option<Nested>;
+/// through a rewriter of its own: its bytes, their encoding, whether it is
+/// a document of its own (its own `<base href>` counts, its replacements
+/// are what is kept; else its output), whether its links are listed, and
+/// the memory it may take. `Err` when it would take more. The rewriter provides it, so that the code of values can start
+/// one without depending on it.
+pub type Nest = fn(
+    &Resolution,
+    &[u8],
+    &'static Encoding,
+    bool,
+    bool,
+    usize,
+) -> Result<Option<Nested>, OverBudget>;
 
 pub struct Resolution {
     pub base: Base,
@@ -36,6 +87,8 @@ pub struct Resolution {
     pub standard: Standard,
     pub keep_fragments: bool,
     pub table: Table,
+    /// The lookahead limit in force, for the documents nested in values.
+    pub max_lookahead: usize,
     /// How deeply this document is nested in others (`srcdoc`).
     pub depth: u8,
     pub nest: Nest,
@@ -56,6 +109,7 @@ impl Resolution {
             standard: config.standard,
             keep_fragments: config.keep_fragments,
             table: config.table.clone(),
+            max_lookahead: config.max_lookahead,
             depth,
             nest,
         }

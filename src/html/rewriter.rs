@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
+use super::budget::OverBudget;
 use super::buffers::{self, CHUNK};
 use super::config::{Config, Nesting};
 use super::document::Document;
@@ -17,7 +18,7 @@ use super::encoding::{Chosen, Source};
 use super::error::Error;
 use super::links::{Hear, Link};
 use super::report::{Report, Tell, Warning};
-use super::resolution::{Nested, Resolution, Splice};
+use super::resolution::{Nested, Resolution, Splices};
 use super::utf16::{Utf16, Utf16Writer};
 use crate::url::Layers;
 
@@ -187,6 +188,16 @@ impl<W: Write> Rewriter<W> {
         }
     }
 
+    /// Whether rewriting stopped at the memory limit: the rest of the input
+    /// goes through unchanged.
+    pub(crate) fn stopped(&mut self) -> bool {
+        match &mut self.mode {
+            Mode::Bytes(document) => document.stopped(),
+            Mode::Utf16(utf16) => utf16.document_mut().stopped(),
+            Mode::Start(_) | Mode::Failed => false,
+        }
+    }
+
     /// Ends the input: writes what is held, flushes, and gives back the report
     /// and the output.
     pub fn end(self) -> Result<(Report, W), Error> {
@@ -195,7 +206,7 @@ impl<W: Write> Rewriter<W> {
     }
 
     /// [`Rewriter::end`], and the replacements made, when recorded.
-    pub(crate) fn end_with_splices(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
+    pub(crate) fn end_with_splices(mut self) -> Result<(Report, W, Splices), Error> {
         if matches!(self.mode, Mode::Start(_)) {
             self.write_inner(Cow::Borrowed(&[]), true)?;
         }
@@ -251,39 +262,116 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
 
 /// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`):
 /// its base is the page's (RFC 1808 §3.2: the encapsulating entity), its
-/// `<base href>` counts when `embedded`, and only its replacements matter.
+/// `<base href>` counts when `embedded`, and only its replacements matter
+/// then (else its output). It may take `budget` bytes: a share to each of
+/// its parts (its limit, for lol_html's buffers, a value's bytes and a
+/// value's working copies; its output or its replacements; its links, when
+/// listened to), but no less than [`MIN_SHARE`]; `Err` when one of them
+/// reaches its share (the value it stands in does not fit the page's
+/// limit).
 fn nest(
     cx: &Resolution,
     bytes: &[u8],
     encoding: &'static Encoding,
     embedded: bool,
     listen: bool,
-) -> Option<Nested> {
+    budget: usize,
+) -> Result<Option<Nested>, OverBudget> {
+    // A floor, so that a document nested in one nested in another still
+    // has room to be read: eight levels deep at most, it costs little.
+    let share = (budget / if listen { 5 } else { 4 }).max(MIN_SHARE);
     // Every field, so that no default table is built for each one.
     let config = Config {
         layers: Layers::around(&cx.base),
         standard: cx.standard,
         keep_fragments: cx.keep_fragments,
-        max_lookahead: 1 << 20,
-        // Its bytes are in memory already; the parser holds a part of them.
-        max_memory: bytes.len().max(1 << 20).saturating_mul(4),
+        max_lookahead: cx.max_lookahead,
+        max_memory: share,
         encoding: Some(encoding),
         table: cx.table.clone(),
     };
     let nesting = Nesting {
         embedded,
         depth: cx.depth + 1,
-        record_splices: true,
+        record_splices: embedded,
     };
-    let mut rewriter = Rewriter::nested(config, nesting, Vec::new());
-    let links = Rc::new(RefCell::new(Vec::new()));
+    // A `srcdoc`'s output is not needed (its replacements are), a
+    // `<noscript>`'s is, up to its share.
+    let output = Capped {
+        bytes: Vec::new(),
+        keep: !embedded,
+        cap: share,
+    };
+    let mut rewriter = Rewriter::nested(config, nesting, output);
+    let links = Rc::new(RefCell::new((Vec::new(), 0, false)));
     if listen {
         let links = Rc::clone(&links);
-        rewriter = rewriter.on_link(move |link| links.borrow_mut().push(link.clone()));
+        rewriter = rewriter.on_link(move |link: &Link| {
+            let (list, size, over) = &mut *links.borrow_mut();
+            *size += link.size();
+            *over |= *size > share;
+            if !*over {
+                list.push(link.clone());
+            }
+        });
     }
-    rewriter.write(bytes).ok()?;
-    let (report, output, splices) = rewriter.end_with_splices().ok()?;
-    Some((report, output, splices, links.take()))
+    // In the writes a page is read in, so that a part past its share is
+    // known soon, not after all of a long value.
+    for chunk in bytes.chunks(CHUNK) {
+        match rewriter.write(chunk) {
+            Err(Error::Write(_)) => return Err(OverBudget),
+            Err(_) => return Ok(None),
+            Ok(()) if rewriter.stopped() => return Err(OverBudget),
+            Ok(()) => {}
+        }
+    }
+    let written = rewriter.end_with_splices();
+    let (report, output, splices) = match written {
+        Ok(done) => done,
+        Err(Error::Write(_)) => return Err(OverBudget),
+        Err(_) => return Ok(None),
+    };
+    let (links, _, over) = links.take();
+    let limited = report
+        .warnings
+        .iter()
+        .any(|w| matches!(w, Warning::MemoryLimit { .. } | Warning::TooLarge { .. }));
+    if over || limited {
+        return Err(OverBudget);
+    }
+    Ok(Some(Nested {
+        report,
+        output: output.bytes,
+        splices,
+        links,
+    }))
+}
+
+/// The least each part of a nested document may take, whatever is left of
+/// the value's budget.
+const MIN_SHARE: usize = 64 << 10;
+
+/// A nested document's output: kept or not, and failing past its cap.
+struct Capped {
+    bytes: Vec<u8>,
+    keep: bool,
+    cap: usize,
+}
+
+impl Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.keep {
+            if self.bytes.len() + buf.len() > self.cap {
+                return Err(std::io::Error::other("past the memory limit"));
+            }
+            self.bytes.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Rewrites all of `input` into `output`, reading 64 KiB at a time: a read

@@ -4,18 +4,19 @@
 //! handler recorded as they go by, and writes each range rewritten or as it
 //! was.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::io::{self, BufWriter, Write};
 use std::rc::Rc;
 
 use lol_html::OutputSink;
 
 use super::attrs::Kind;
-use super::edit::{Element, Resolver};
+use super::budget::{Budget, OverBudget};
+use super::edit::{Done, Element, Resolver};
 use super::links::{At, Found, Lines, Link, Outcome, Position};
 use super::record::{OPEN, Role, Shared, Span};
 use super::report::Warning;
-use super::resolution::{Resolution, Splice};
+use super::resolution::{Resolution, Splices};
 use super::value::{self, Decoded, Quote};
 use crate::url::Layer;
 
@@ -48,7 +49,7 @@ pub struct Splicer<W: Write> {
     /// The first write error; later output is dropped.
     error: Option<io::Error>,
     /// The replacements made, when asked for.
-    splices: Option<Vec<Splice>>,
+    splices: Option<Splices>,
     /// The range being collected grew past the memory limit: its bytes go
     /// through as they come.
     abandoned: bool,
@@ -56,8 +57,13 @@ pub struct Splicer<W: Write> {
     lines: Option<Lines>,
     /// Where the range being collected starts, when they are followed.
     value_start: Position,
-    /// How large a range may grow before it is let through as it is.
+    /// How large a range may grow before it is let through as it is; what
+    /// a value's working copies may take; and what the replacements kept
+    /// may.
     max_memory: usize,
+    /// Rewriting stopped at the memory limit: everything goes out as it
+    /// comes.
+    stopped: bool,
     /// What ranges are resolved with, once the base is decided.
     resolution: Option<Resolution>,
     shared: Rc<RefCell<Shared>>,
@@ -83,11 +89,12 @@ impl<W: Write> Splicer<W> {
             buffer: Vec::new(),
             replacement: Vec::new(),
             error: None,
-            splices: record_splices.then(Vec::new),
+            splices: record_splices.then(Splices::default),
             abandoned: false,
             lines: None,
             value_start: Position::default(),
             max_memory,
+            stopped: false,
             resolution: None,
             shared,
             bailing,
@@ -115,12 +122,17 @@ impl<W: Write> Splicer<W> {
 
     /// The output, written out, with the replacements made (when recorded)
     /// and what the ranges were resolved with.
-    pub fn into_parts(self) -> Result<(W, Vec<Splice>, Option<Resolution>), io::Error> {
+    pub fn into_parts(self) -> Result<(W, Splices, Option<Resolution>), io::Error> {
         let output = self.out.into_inner().map_err(|e| e.into_error())?;
         Ok((output, self.splices.unwrap_or_default(), self.resolution))
     }
 
     fn splice(&mut self, mut chunk: &[u8]) {
+        if self.stopped {
+            self.emit(chunk);
+            self.advance(chunk);
+            return;
+        }
         loop {
             if let Some((span, _)) = &mut self.current {
                 if span.range.end == OPEN {
@@ -203,15 +215,28 @@ impl<W: Write> Splicer<W> {
         }
     }
 
-    /// After lol_html's bail-out: what is being collected is written as it
-    /// was, and no more ranges are rewritten.
-    pub fn pass_through(&mut self) {
+    /// The memory limit is reached (lol_html's buffers, or a value's working
+    /// copies, which start at `offset`): what is being collected is written
+    /// as it was, and from here on everything goes out as it comes, with
+    /// the warning (once).
+    pub fn stop(&mut self, offset: usize) {
         if self.current.take().is_some() {
             let raw = std::mem::take(&mut self.buffer);
             self.emit(&raw);
         }
         self.abandoned = false;
-        self.shared.borrow_mut().spans.clear();
+        let mut shared = self.shared.borrow_mut();
+        shared.spans.clear();
+        if let Some(listener) = &mut shared.listener {
+            listener.forget();
+        }
+        if !std::mem::replace(&mut self.stopped, true) {
+            shared.stopped = true;
+            shared.warnings.push(Warning::MemoryLimit {
+                limit: self.max_memory,
+                offset,
+            });
+        }
     }
 
     /// At the end of input: an open content range ends here.
@@ -231,21 +256,46 @@ impl<W: Write> Splicer<W> {
         let raw = std::mem::take(&mut self.buffer);
         let mut new = std::mem::take(&mut self.replacement);
         new.clear();
-        if self.rewrite(&span, Quote::from_preceding(before), &raw, &mut new) {
-            self.emit(&new);
-            if let Some(splices) = &mut self.splices {
-                splices.push((span.range, new.clone()));
+        let mut budget = Budget::new(self.max_memory);
+        match self.rewrite(
+            &span,
+            Quote::from_preceding(before),
+            &raw,
+            &mut new,
+            &mut budget,
+        ) {
+            Ok(true) => {
+                self.emit(&new);
+                if let Some(splices) = &mut self.splices {
+                    // Kept to the end: within the same limit.
+                    if splices.size() + new.len() > self.max_memory {
+                        self.stop(span.range.start);
+                    } else {
+                        splices.push(span.range, &new);
+                    }
+                }
             }
-        } else {
-            self.emit(&raw);
+            Ok(false) => self.emit(&raw),
+            Err(OverBudget) => {
+                self.emit(&raw);
+                self.stop(span.range.start);
+            }
         }
-        self.buffer = raw;
-        self.replacement = new;
+        // What one long value needed is not kept for the next ones.
+        self.buffer = kept(raw);
+        self.replacement = kept(new);
     }
 
-    /// Writes the new bytes for a range into `out`, or returns `false` to
-    /// leave it as it is.
-    fn rewrite(&self, span: &Span, quote: Quote, raw: &[u8], out: &mut Vec<u8>) -> bool {
+    /// Writes the new bytes for a range into `out`, or says to leave it as
+    /// it is; its working copies from `budget`.
+    fn rewrite(
+        &self,
+        span: &Span,
+        quote: Quote,
+        raw: &[u8],
+        out: &mut Vec<u8>,
+        budget: &mut Budget,
+    ) -> Done {
         let start = span.range.start;
         let mut shared = self.shared.borrow_mut();
         let Shared {
@@ -259,39 +309,57 @@ impl<W: Write> Splicer<W> {
             .resolution
             .as_ref()
             .expect("ranges are written once the base is known");
+        // A value given up counts as none of its URLs.
+        let counted = *counts;
         let rewritten = if cx.base.is_empty() {
             // Without a base nothing is resolved, nor parsed: the link
             // report has the value whole.
             counts.seen += 1;
             counts.no_base += 1;
-            if let Some(listener) = listener {
-                let (text, _) = cx.encoding.decode_without_bom_handling(raw);
-                let at = value::trimmed(&text);
-                listener.found(Found {
-                    at: At::Decoded(at.start),
-                    link: Link {
+            match listener {
+                Some(listener) => {
+                    let (text, _) = cx.encoding.decode_without_bom_handling(raw);
+                    let at = value::trimmed(&text);
+                    let link = Link {
                         position: Position::default(),
                         element: String::new(),
                         attribute: String::new(),
                         kind: span.role.kind(),
-                        original: text[at].to_owned(),
+                        original: text[at.clone()].to_owned(),
                         raw: None,
                         absolute: None,
                         outcome: Outcome::NoBase,
                         base: cx.base.clone(),
-                    },
-                });
+                    };
+                    budget.take(link.size()).map(|()| {
+                        listener.found(Found {
+                            at: At::Decoded(at.start),
+                            link,
+                        });
+                        false
+                    })
+                }
+                None => Ok(false),
             }
-            false
         } else {
-            let mut resolver = Resolver::new(cx, counts, warnings, listener.as_mut());
+            let mut resolver = Resolver::new(cx, counts, warnings, listener.as_mut(), budget);
             resolve(&mut resolver, cx, &span.role, quote, raw, start, out)
         };
-        if let Some(listener) = listener {
+        if rewritten.is_err() {
+            *counts = counted;
+        }
+        if let Some(listener) = listener.as_mut().filter(|_| rewritten.is_ok()) {
             let encoding = cx.encoding;
-            let decoded_at = |at| match span.role {
-                Role::Style => Decoded::text_only(raw, encoding)?.raw_offset(at),
-                _ => Decoded::new(raw, encoding)?.raw_offset(at),
+            // Decoded once, when a link stands in its decoded text.
+            let decoded = OnceCell::new();
+            let decoded_at = |at| {
+                decoded
+                    .get_or_init(|| match span.role {
+                        Role::Style => Decoded::text_only(raw, encoding),
+                        _ => Decoded::new(raw, encoding),
+                    })
+                    .as_ref()?
+                    .raw_offset(at)
             };
             let names = names.remove(&start);
             let names = names
@@ -303,8 +371,20 @@ impl<W: Write> Splicer<W> {
     }
 }
 
-/// Writes the new bytes for a range of `role` into `out`, or returns `false`
-/// to leave it as it is.
+/// A buffer kept from value to value, unless one long value made it large.
+fn kept(buffer: Vec<u8>) -> Vec<u8> {
+    if buffer.capacity() > KEPT {
+        Vec::new()
+    } else {
+        buffer
+    }
+}
+
+/// The most a buffer of the splicer keeps from one value to the next.
+const KEPT: usize = 1 << 20;
+
+/// Writes the new bytes for a range of `role` into `out`, or says to leave
+/// it as it is.
 #[inline(always)]
 fn resolve(
     resolver: &mut Resolver<'_>,
@@ -314,9 +394,9 @@ fn resolve(
     raw: &[u8],
     start: usize,
     out: &mut Vec<u8>,
-) -> bool {
+) -> Done {
     let embedded = matches!(cx.base.layer, Layer::Embedded { .. });
-    let replaced = match role {
+    match role {
         Role::Attr {
             kind,
             svg,
@@ -328,22 +408,14 @@ fn resolve(
                 codebase: codebase.as_deref(),
                 empty: *empty,
             };
-            return resolver.attribute(*kind, element, raw, quote, start, out);
+            resolver.attribute(*kind, element, raw, quote, start, out)
         }
         Role::BaseHref if !embedded => {
             let element = Element::default();
-            return resolver.attribute(Kind::Url, element, raw, quote, start, out);
+            resolver.attribute(Kind::Url, element, raw, quote, start, out)
         }
-        Role::BaseHref => resolver.base_href(raw, quote, start),
-        Role::Style => resolver.style_text(raw, start),
-        Role::Noscript => resolver.noscript(raw, start),
-    };
-    // Texts are large and rare: theirs is taken as it is, not copied.
-    match replaced {
-        Some(new) => {
-            *out = new;
-            true
-        }
-        None => false,
+        Role::BaseHref => resolver.base_href(raw, quote, start, out),
+        Role::Style => resolver.style_text(raw, start, out),
+        Role::Noscript => resolver.noscript(raw, start, out),
     }
 }

@@ -10,7 +10,7 @@ use encoding_rs::{DecoderResult, Encoding, UTF_16BE};
 use super::document::Document;
 use super::error::Error;
 use super::report::Report;
-use super::resolution::Splice;
+use super::resolution::Splices;
 
 /// UTF-16 input: decoded to UTF-8 for the rewrite, and the output encoded
 /// back. Valid UTF-16 goes there and back exactly; an unpaired surrogate
@@ -73,7 +73,7 @@ impl<W: Write> Utf16<W> {
         }
     }
 
-    pub fn end(mut self) -> Result<(Report, W, Vec<Splice>), Error> {
+    pub fn end(mut self) -> Result<(Report, W, Splices), Error> {
         self.decode(&[], true)?;
         let (report, writer, splices) = self.document.end()?;
         Ok((report, writer.finish()?, splices))

@@ -8,6 +8,7 @@ use std::ops::Range;
 use encoding_rs::{Encoding, UTF_8};
 use memchr::{memchr, memchr2};
 
+use super::budget::{Budget, OverBudget};
 use super::encoding;
 use crate::syntax::is_html_whitespace;
 
@@ -95,6 +96,10 @@ impl<'a> Source<'a> {
     }
 }
 
+/// How long a value is, at most, for [`Decoded::cost`] to take its worst
+/// case without looking.
+const SHORT: usize = 256;
+
 #[derive(Debug, Clone, Copy)]
 struct Segment {
     decoded: usize,
@@ -174,6 +179,38 @@ impl<'a> Decoded<'a> {
         Some(decoded)
     }
 
+    /// The most memory [`Decoded::new`] takes for `raw`: nothing for UTF-8
+    /// without references (it borrows the bytes); else the text decoded
+    /// (a reference may decode longer than it is written: `&nGt;` is six
+    /// bytes of UTF-8), and a segment for each `&`.
+    pub fn cost(raw: &[u8], encoding: &'static Encoding) -> usize {
+        let source = if encoding == UTF_8 {
+            0
+        } else {
+            encoding::Decoded::cost(raw, encoding)
+        };
+        // A short value is not counted: at its worst it is still small.
+        let amps = if raw.len() <= SHORT {
+            raw.len()
+        } else {
+            memchr::memchr_iter(b'&', raw).count()
+        };
+        if amps == 0 {
+            return source;
+        }
+        let text = if encoding == UTF_8 { raw.len() } else { source };
+        source + text.saturating_mul(2) + amps * std::mem::size_of::<Segment>()
+    }
+
+    /// The most memory [`Decoded::text_only`] takes for `raw`.
+    pub fn text_only_cost(raw: &[u8], encoding: &'static Encoding) -> usize {
+        if encoding == UTF_8 {
+            0
+        } else {
+            encoding::Decoded::cost(raw, encoding)
+        }
+    }
+
     pub fn text(&self) -> &str {
         self.text.as_deref().unwrap_or(self.source.text())
     }
@@ -230,30 +267,41 @@ pub struct Edit<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl Edit<'_> {
-    /// The same edit, with a text of its own.
-    pub fn into_owned(self) -> Edit<'static> {
-        Edit {
-            range: self.range,
-            text: Cow::Owned(self.text.into_owned()),
-        }
-    }
-}
-
 /// The new raw value: `edits` (in order, not overlapping) applied. Where each
 /// edit's range maps back to the raw bytes, those bytes are replaced and every
 /// other byte stays as the author wrote it (entities and all); otherwise the
 /// whole edited text is escaped anew. An unquoted value that now needs quotes
 /// gets double quotes.
+#[cfg(test)]
 pub fn apply(decoded: &Decoded<'_>, edits: &[Edit<'_>], quote: Quote) -> Vec<u8> {
     let mut out = Vec::new();
-    apply_into(decoded, edits, quote, &mut out);
+    apply_into(
+        decoded,
+        edits,
+        quote,
+        &mut out,
+        &mut Budget::new(usize::MAX),
+    )
+    .expect("no limit");
     out
 }
 
-/// [`apply`], onto the end of `out` (a buffer the caller keeps).
-pub fn apply_into(decoded: &Decoded<'_>, edits: &[Edit<'_>], quote: Quote, out: &mut Vec<u8>) {
+/// [`apply`], onto the end of `out` (a buffer the caller keeps), each byte
+/// written, and each byte of a copy made on the way, taken from `budget`.
+pub fn apply_into(
+    decoded: &Decoded<'_>,
+    edits: &[Edit<'_>],
+    quote: Quote,
+    out: &mut Vec<u8>,
+    budget: &mut Budget,
+) -> Result<(), OverBudget> {
     let encoding = decoded.encoding;
+    let raw = decoded.raw;
+    let raw_range = |e: &Edit<'_>| {
+        let offset = |at| decoded.raw_offset(at).expect("mapped before");
+        offset(e.range.start)..offset(e.range.end)
+    };
+    let mut out = Out { bytes: out, budget };
     // The usual case, one URL in a value that stays as quoted as it was: its
     // new text in place of its bytes. Where the value holds references, only
     // at its start: no reference before the new text can reach into it.
@@ -265,97 +313,168 @@ pub fn apply_into(decoded: &Decoded<'_>, edits: &[Edit<'_>], quote: Quote, out: 
         )
         && (decoded.segments.is_empty() || start == 0)
     {
-        out.reserve(decoded.raw.len() + edit.text.len());
-        let range = start..end;
-        splice(
-            decoded.raw,
-            std::slice::from_ref(&range),
+        return splice(
+            raw,
             edits,
+            std::iter::once(start..end),
             quote,
             encoding,
-            out,
+            &mut out,
         );
-        return;
     }
-    let raw_ranges: Option<Vec<Range<usize>>> = edits
-        .iter()
-        .map(|e| Some(decoded.raw_offset(e.range.start)?..decoded.raw_offset(e.range.end)?))
-        .collect();
+    let maps = edits.iter().all(|e| {
+        decoded.raw_offset(e.range.start).is_some() && decoded.raw_offset(e.range.end).is_some()
+    });
     // Only an unquoted value can come to need quotes.
     let needs_new_quotes = quote == Quote::Unquoted && edits.iter().any(|e| needs_quotes(&e.text));
-    out.reserve(decoded.raw.len() + edits.iter().map(|e| e.text.len()).sum::<usize>() + 2);
     // Splicing next to a character reference written without its `;` could
     // extend it (`&quot` + `h…` is no longer `"h…`): where the value holds
     // references, the spliced bytes must read back as the edited text.
-    let raw_ranges = raw_ranges.filter(|ranges| {
-        decoded.segments.is_empty() || {
-            let mut spliced = Vec::new();
-            splice(
-                decoded.raw,
-                ranges,
-                edits,
-                Quote::Text,
-                encoding,
-                &mut spliced,
-            );
-            Decoded::new(&spliced, encoding)
-                .is_some_and(|d| d.text() == edited_text(decoded.text(), edits))
-        }
-    });
-    match raw_ranges {
-        Some(ranges) if !needs_new_quotes => {
-            splice(decoded.raw, &ranges, edits, quote, encoding, out);
+    let spliced = maps && (decoded.segments.is_empty() || reads_back(decoded, edits, out.budget)?);
+    match spliced {
+        true if !needs_new_quotes => {
+            let ranges = edits.iter().map(raw_range);
+            splice(raw, edits, ranges, quote, encoding, &mut out)
         }
         // Quotes are added around the raw bytes, which then must not hold
         // the double quote themselves (an unquoted value may: a parse error
         // that the tokenizer keeps).
-        Some(ranges) if !decoded.raw.contains(&b'"') => {
-            out.push(b'"');
-            splice(decoded.raw, &ranges, edits, Quote::Double, encoding, out);
-            out.push(b'"');
+        true if !raw.contains(&b'"') => {
+            out.put(b"\"")?;
+            let ranges = edits.iter().map(raw_range);
+            splice(raw, edits, ranges, Quote::Double, encoding, &mut out)?;
+            out.put(b"\"")
         }
         _ => {
+            let len = edited_len(decoded.text(), edits);
+            out.budget.take(len)?;
             let edited = edited_text(decoded.text(), edits);
-            if quote == Quote::Unquoted && (needs_quotes(&edited) || edited.is_empty()) {
-                out.push(b'"');
-                escape(&edited, Quote::Double, encoding, out);
-                out.push(b'"');
-            } else {
-                escape(&edited, quote, encoding, out);
-            }
+            let written =
+                if quote == Quote::Unquoted && (needs_quotes(&edited) || edited.is_empty()) {
+                    out.put(b"\"")
+                        .and_then(|()| escape(&edited, Quote::Double, encoding, &mut out))
+                        .and_then(|()| out.put(b"\""))
+                } else {
+                    escape(&edited, quote, encoding, &mut out)
+                };
+            out.budget.give(len);
+            written
         }
     }
+}
+
+/// New bytes, each taken from the value's budget before it is written.
+struct Out<'o> {
+    bytes: &'o mut Vec<u8>,
+    budget: &'o mut Budget,
+}
+
+impl Out<'_> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), OverBudget> {
+        self.budget.take(bytes.len())?;
+        self.bytes.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// Whether `edits` spliced into the raw bytes read back as the edited
+/// text; the copies this takes are given back to `budget` after.
+fn reads_back(
+    decoded: &Decoded<'_>,
+    edits: &[Edit<'_>],
+    budget: &mut Budget,
+) -> Result<bool, OverBudget> {
+    let encoding = decoded.encoding;
+    let raw_range = |e: &Edit<'_>| {
+        let offset = |at| decoded.raw_offset(at).expect("mapped before");
+        offset(e.range.start)..offset(e.range.end)
+    };
+    let mut bytes = Vec::new();
+    let mut spliced = Out {
+        bytes: &mut bytes,
+        budget,
+    };
+    let ranges = edits.iter().map(raw_range);
+    let result = splice(
+        decoded.raw,
+        edits,
+        ranges,
+        Quote::Text,
+        encoding,
+        &mut spliced,
+    );
+    let taken = bytes.len();
+    let cost = Decoded::cost(&bytes, encoding);
+    let same = result.and_then(|()| budget.take(cost)).map(|()| {
+        let same = Decoded::new(&bytes, encoding)
+            .is_some_and(|d| is_edited(d.text(), decoded.text(), edits));
+        budget.give(cost);
+        same
+    });
+    budget.give(taken);
+    same
+}
+
+/// The length of `text` with `edits` applied.
+fn edited_len(text: &str, edits: &[Edit<'_>]) -> usize {
+    edits
+        .iter()
+        .fold(text.len(), |len, e| len - e.range.len() + e.text.len())
+}
+
+/// The pieces of `text` with `edits` applied, in order.
+fn edited_pieces<'t>(text: &'t str, edits: &'t [Edit<'_>]) -> impl Iterator<Item = &'t str> {
+    let mut at = 0;
+    edits
+        .iter()
+        .flat_map(move |e| {
+            let before = &text[at..e.range.start];
+            at = e.range.end;
+            [before, &*e.text]
+        })
+        .chain(std::iter::once_with(move || {
+            let last = edits.last().map_or(0, |e| e.range.end);
+            &text[last..]
+        }))
 }
 
 /// `text` with `edits` applied.
 fn edited_text(text: &str, edits: &[Edit<'_>]) -> String {
-    let new: usize = edits.iter().map(|e| e.text.len()).sum();
-    let mut edited = String::with_capacity(text.len() + new);
-    let mut at = 0;
-    for e in edits {
-        edited.push_str(&text[at..e.range.start]);
-        edited.push_str(&e.text);
-        at = e.range.end;
-    }
-    edited.push_str(&text[at..]);
+    let mut edited = String::with_capacity(edited_len(text, edits));
+    edited_pieces(text, edits).for_each(|piece| edited.push_str(piece));
     edited
 }
 
+/// Whether `candidate` is `text` with `edits` applied (compared piece by
+/// piece, with no copy).
+fn is_edited(candidate: &str, text: &str, edits: &[Edit<'_>]) -> bool {
+    let mut rest = candidate.as_bytes();
+    for piece in edited_pieces(text, edits) {
+        match rest.strip_prefix(piece.as_bytes()) {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+/// The raw bytes with each edit's text, escaped, in place of its range of
+/// them (`ranges`, one for each edit).
 fn splice(
     raw: &[u8],
-    ranges: &[Range<usize>],
     edits: &[Edit<'_>],
+    ranges: impl IntoIterator<Item = Range<usize>>,
     quote: Quote,
     encoding: &'static Encoding,
-    out: &mut Vec<u8>,
-) {
+    out: &mut Out<'_>,
+) -> Result<(), OverBudget> {
     let mut at = 0;
-    for (range, edit) in ranges.iter().zip(edits) {
-        out.extend_from_slice(&raw[at..range.start]);
-        escape(&edit.text, quote, encoding, out);
+    for (edit, range) in edits.iter().zip(ranges) {
+        out.put(&raw[at..range.start])?;
+        escape(&edit.text, quote, encoding, out)?;
         at = range.end;
     }
-    out.extend_from_slice(&raw[at..]);
+    out.put(&raw[at..])
 }
 
 /// What ends an unquoted attribute value (whitespace, `>`), or is a parse
@@ -369,8 +488,15 @@ fn needs_quotes(s: &str) -> bool {
 }
 
 /// `&` as `&amp;`, so that nothing new reads as a character reference, and
-/// the attribute's own quote; then in the document's encoding.
-fn escape(s: &str, quote: Quote, encoding: &'static Encoding, out: &mut Vec<u8>) {
+/// the attribute's own quote; then in the document's encoding. Written
+/// piece by piece: the escapes are ASCII, the same bytes in every encoding
+/// a document's bytes are in.
+fn escape(
+    s: &str,
+    quote: Quote,
+    encoding: &'static Encoding,
+    out: &mut Out<'_>,
+) -> Result<(), OverBudget> {
     // The next byte to escape. Each is ASCII, which no byte of a longer
     // character can be.
     let next = |s: &str| match quote {
@@ -379,24 +505,18 @@ fn escape(s: &str, quote: Quote, encoding: &'static Encoding, out: &mut Vec<u8>)
         Quote::Unquoted => memchr(b'&', s.as_bytes()),
         Quote::Text => None,
     };
-    if next(s).is_none() {
-        // The usual case: no copy.
-        encoding::encode_into(s, encoding, out);
-        return;
-    }
-    let mut escaped = String::with_capacity(s.len() + 8);
+    let mut put = |bytes: &[u8]| out.put(bytes);
     let mut rest = s;
     while let Some(at) = next(rest) {
-        escaped.push_str(&rest[..at]);
-        escaped.push_str(match rest.as_bytes()[at] {
-            b'&' => "&amp;",
-            b'"' => "&quot;",
-            _ => "&#39;",
-        });
+        encoding::encode_into(&rest[..at], encoding, &mut put)?;
+        put(match rest.as_bytes()[at] {
+            b'&' => b"&amp;",
+            b'"' => b"&quot;",
+            _ => b"&#39;",
+        })?;
         rest = &rest[at + 1..];
     }
-    escaped.push_str(rest);
-    encoding::encode_into(&escaped, encoding, out);
+    encoding::encode_into(rest, encoding, &mut put)
 }
 
 #[cfg(test)]
@@ -421,6 +541,38 @@ mod tests {
             },
         };
         String::from_utf8(apply(&decoded, &[edit], quote)).unwrap()
+    }
+
+    /// Every byte written comes from the budget first: a budget one byte
+    /// short writes no more than it has.
+    #[test]
+    fn the_new_bytes_come_from_the_budget() {
+        let decoded = Decoded::new(b"a b c", encoding_rs::UTF_8).unwrap();
+        let edit = |at: usize| Edit {
+            range: at..at,
+            text: Cow::Borrowed("http://h/"),
+        };
+        for (edits, quote) in [
+            (vec![edit(0)], Quote::Double),
+            (vec![edit(0), edit(2)], Quote::Double),
+            (vec![edit(0), edit(2)], Quote::Unquoted),
+        ] {
+            let need = apply(&decoded, &edits, quote).len();
+            let mut out = Vec::new();
+            let mut budget = Budget::new(need);
+            assert_eq!(
+                apply_into(&decoded, &edits, quote, &mut out, &mut budget),
+                Ok(())
+            );
+            assert_eq!(out.len(), need);
+            let mut short = Budget::new(need - 1);
+            let mut out = Vec::new();
+            assert_eq!(
+                apply_into(&decoded, &edits, quote, &mut out, &mut short),
+                Err(OverBudget)
+            );
+            assert!(out.len() < need);
+        }
     }
 
     #[test]

@@ -119,6 +119,20 @@ struct Outcome {
     body: Body,
     notes: Vec<String>,
     document: Option<DocumentReport>,
+    /// The body rewritten (in its codings, unless the headers are
+    /// stripped), still to write after what was written: a spool, so that
+    /// a caller that holds it anyway takes it as it is.
+    rewritten: Option<Spool>,
+}
+
+impl Outcome {
+    /// Writes what is still to write of it to `out`.
+    fn finish(&mut self, out: &mut dyn Write) -> Result<(), Error> {
+        match self.rewritten.take() {
+            Some(mut spool) => spool.copy_to(out).map(drop).map_err(written),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The `Content-Length` a block claims: every field of it (and every item
@@ -243,6 +257,7 @@ fn respond(
         body: Body::AsItCame,
         notes,
         document: None,
+        rewritten: None,
     })
 }
 
@@ -294,6 +309,7 @@ fn decoded(
                 body: Body::AsItCame,
                 notes: std::mem::take(notes),
                 document: None,
+                rewritten: None,
             });
         }
         Planned::Broken(plan, broken) => {
@@ -349,6 +365,7 @@ fn decoded(
             body: not_html,
             notes: std::mem::take(notes),
             document: None,
+            rewritten: None,
         });
     }
 
@@ -361,6 +378,7 @@ fn decoded(
                 body: Body::AsItCame,
                 notes: std::mem::take(notes),
                 document: None,
+                rewritten: None,
             });
         }
     }
@@ -399,6 +417,7 @@ fn decoded(
             body: Body::Unchanged,
             notes: std::mem::take(notes),
             document: Some(document),
+            rewritten: None,
         });
     }
     if !options.strip_headers {
@@ -434,11 +453,11 @@ fn decoded(
             Ok(None) | Err(_) => out.write_all(last.bytes()).map_err(written)?,
         }
     }
-    encoded.copy_to(out).map_err(written)?;
     Ok(Outcome {
         body: Body::Rewritten,
         notes: std::mem::take(notes),
         document: Some(document),
+        rewritten: Some(encoded),
     })
 }
 
@@ -483,7 +502,7 @@ pub fn rewrite_parts(
     for w in entity.warnings.iter().cloned() {
         warn(&told, w);
     }
-    let outcome = respond(
+    let mut outcome = respond(
         heads,
         &entity,
         body,
@@ -493,7 +512,53 @@ pub fn rewrite_parts(
         out,
         &told,
     )?;
+    outcome.finish(out)?;
     Ok(report(heads, body_offset, body.len(), outcome, &told))
+}
+
+/// [`rewrite_parts`] with the headers stripped, for a caller that holds
+/// the body it rewrote: the rewritten body comes back as the spool it was
+/// written to (in memory up to half `--max-memory`, in a temporary file
+/// past it), not copied to `out`.
+pub(crate) fn rewrite_parts_held(
+    config: &Config,
+    options: &Options,
+    heads: &[Head],
+    body: &mut dyn Held,
+    body_offset: usize,
+    out: &mut dyn Write,
+    hear: Option<Hear>,
+) -> Result<(Report, Option<Spool>), Error> {
+    debug_assert!(options.strip_headers, "only the body is written");
+    let told: Shared = Rc::new(RefCell::new(Told {
+        list: Vec::new(),
+        tell: None,
+        hear: hear.map(|hear| Rc::new(RefCell::new(hear))),
+    }));
+    let entity = entity(
+        heads,
+        &config.layers,
+        config.standard,
+        options.content_location,
+    );
+    for w in entity.warnings.iter().cloned() {
+        warn(&told, w);
+    }
+    let mut outcome = respond(
+        heads,
+        &entity,
+        body,
+        body_offset,
+        config,
+        options,
+        out,
+        &told,
+    )?;
+    let rewritten = outcome.rewritten.take();
+    Ok((
+        report(heads, body_offset, body.len(), outcome, &told),
+        rewritten,
+    ))
 }
 
 fn report(
@@ -800,6 +865,7 @@ impl<W: Write> ResponseRewriter<W> {
                     body,
                     notes: std::mem::take(&mut self.notes),
                     document: Some(document),
+                    rewritten: None,
                 };
                 (outcome, output)
             }
@@ -814,6 +880,7 @@ impl<W: Write> ResponseRewriter<W> {
                     body: Body::NotHtml(essence),
                     notes: std::mem::take(&mut self.notes),
                     document: None,
+                    rewritten: None,
                 };
                 (outcome, output)
             }
@@ -821,7 +888,7 @@ impl<W: Write> ResponseRewriter<W> {
                 mut body,
                 mut output,
             } => {
-                let outcome = respond(
+                let mut outcome = respond(
                     &known.heads,
                     &known.entity,
                     &mut body,
@@ -831,6 +898,7 @@ impl<W: Write> ResponseRewriter<W> {
                     &mut output,
                     &told,
                 )?;
+                outcome.finish(&mut output)?;
                 output.flush().map_err(written)?;
                 (outcome, output)
             }

@@ -12,7 +12,7 @@ mod url;
 
 use std::cell::RefCell;
 use std::fs::{self, File, Metadata};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Mutex;
@@ -30,6 +30,7 @@ use crate::html::rewriter::Rewriter;
 use crate::html::xhtml;
 use crate::listing::{Listing, file_place};
 use crate::names;
+use crate::spool::{Held, Spool};
 use crate::staging::Staging;
 use crate::url::{Layers, Standard};
 use overlap::Overlap;
@@ -376,12 +377,16 @@ fn written(site: &Site) -> Result<Option<Dir>, SourceError> {
     Ok(Some(dir))
 }
 
-/// A worker's buffers, kept from file to file.
+/// A worker's buffers, kept from file to file (unless a long file made
+/// them large).
 #[derive(Default)]
 struct Buffers {
     input: Vec<u8>,
     output: Vec<u8>,
 }
+
+/// The most a buffer of [`Buffers`] keeps from one file to the next.
+const KEPT: usize = 4 << 20;
 
 /// A writer into a buffer that the file's listing shares with its worker.
 struct Shared(Rc<RefCell<Vec<u8>>>);
@@ -397,8 +402,13 @@ impl Write for Shared {
     }
 }
 
-/// One HTML file: read, rewritten in memory, and written only if it
-/// changed. Its warnings and how many of its values would change.
+/// One HTML file: rewritten, and written only if it changed. Its warnings
+/// and how many of its values would change.
+///
+/// A file of up to half `--max-memory` is read whole; a longer one streams
+/// from its file. Either way its output is held up to half the limit, and
+/// in a temporary file past it (a file's output is compared with it before
+/// it is written): a long file costs no more memory than a short one.
 fn page(
     site: &Site,
     written: Option<&Dir>,
@@ -413,38 +423,121 @@ fn page(
         on(Event::Failed(path, &e));
         Did::Failed
     };
-    let metadata = match read(path, &mut buffers.input) {
-        Ok(metadata) => metadata,
+    let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
+    let (mut file, metadata) = match open(path) {
+        Ok(opened) => opened,
         Err(e) => return (failed(e), 0, 0),
     };
+    let limit = config.max_memory / 2;
+    let whole = metadata.len() <= limit as u64;
+    let mut input = std::mem::take(&mut buffers.input);
+    input.clear();
+    if whole {
+        if let Err(e) = file.read_to_end(&mut input) {
+            return (failed(read_error(e)), 0, 0);
+        }
+    }
+    let mut source = Source {
+        file: &mut file,
+        whole: whole.then_some(&input[..]),
+    };
+    let (did, warnings, changes) = rewrite_page(
+        site,
+        written,
+        config,
+        entry,
+        &mut source,
+        &metadata,
+        &mut buffers.output,
+        listing,
+        on,
+    )
+    .unwrap_or_else(|e| (failed(e), 0, 0));
+    buffers.input = kept(input);
+    (did, warnings, changes)
+}
+
+/// A file's bytes: in memory when read whole, else in its file.
+struct Source<'a> {
+    file: &'a mut File,
+    whole: Option<&'a [u8]>,
+}
+
+impl Source<'_> {
+    /// A reader of all of it, from its first byte.
+    fn reader(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        match self.whole {
+            Some(bytes) => Ok(Box::new(bytes)),
+            None => {
+                self.file.seek(SeekFrom::Start(0))?;
+                Ok(Box::new(io::BufReader::with_capacity(
+                    CHUNK,
+                    &mut *self.file,
+                )))
+            }
+        }
+    }
+}
+
+impl Held for Source<'_> {
+    fn open(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        self.reader()
+    }
+
+    fn len(&self) -> u64 {
+        match self.whole {
+            Some(bytes) => bytes.len() as u64,
+            None => self.file.metadata().map_or(0, |m| m.len()),
+        }
+    }
+
+    fn in_memory(&self) -> bool {
+        self.whole.is_some()
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        self.whole
+    }
+}
+
+/// [`page`], once the file is open (and read, when whole).
+#[allow(clippy::too_many_arguments)]
+fn rewrite_page(
+    site: &Site,
+    written: Option<&Dir>,
+    config: &Config,
+    entry: &Entry,
+    source: &mut Source<'_>,
+    metadata: &Metadata,
+    output: &mut Vec<u8>,
+    listing: Option<Listing>,
+    on: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<(Did, usize, usize), SourceError> {
+    let path = &entry.path;
+    let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
     if entry.xhtml {
-        if let Some(warning) = xhtml::reads_otherwise(&buffers.input, config.max_memory) {
+        let reader = source.reader().map_err(read_error)?;
+        if let Some(warning) = xhtml::reads_otherwise(reader, config.max_memory) {
             on(Event::Warning(path, &warning));
-            return match put(site, written, entry, &buffers.input, &metadata, true, 0) {
-                Ok(did) => (did, 1, 0),
-                Err(e) => (failed(e), 1, 0),
-            };
+            return Ok((put(site, written, entry, source, metadata, true, 0)?, 1, 0));
         }
     }
     let url = site.url_of(&entry.relative);
-    let layers = match config
+    let layers = config
         .layers
         .clone()
         .with_retrieval(config.standard, &url, FROM)
-    {
-        Ok(layers) => layers,
-        Err(e) => return (failed(SourceError::Refused(e.to_string())), 0, 0),
-    };
+        .map_err(|e| SourceError::Refused(e.to_string()))?;
     let config = Config {
         layers,
         ..config.clone()
     };
     let listing = listing.map(|l| Rc::new(RefCell::new(l)));
-    buffers.output.clear();
+    let mut spool = Spool::reusing(std::mem::take(output), config.max_memory / 2);
     // The rewriter's hooks live as long as it does, longer than `on` is
     // known to: warnings are gathered and told after each write.
     let told = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = Rewriter::new(config, &mut buffers.output).on_warning({
+    let mut rewriter = Rewriter::new(config, &mut spool).on_warning({
         let told = Rc::clone(&told);
         move |w| told.borrow_mut().push(w.clone())
     });
@@ -460,11 +553,29 @@ fn page(
         }
     };
     let mut result = Ok(());
-    for chunk in buffers.input.chunks(CHUNK) {
+    let mut write = |chunk: &[u8]| {
         result = rewriter.write(chunk);
         tell();
-        if result.is_err() {
-            break;
+        result.is_ok()
+    };
+    match source.whole {
+        Some(bytes) => {
+            for chunk in bytes.chunks(CHUNK) {
+                if !write(chunk) {
+                    break;
+                }
+            }
+        }
+        None => {
+            let mut reader = source.reader().map_err(read_error)?;
+            let mut chunk = vec![0; CHUNK];
+            loop {
+                match read_up_to(&mut reader, &mut chunk).map_err(read_error)? {
+                    0 => break,
+                    n if !write(&chunk[..n]) => break,
+                    _ => {}
+                }
+            }
         }
     }
     let ended = result.and_then(|()| rewriter.end());
@@ -474,7 +585,9 @@ fn page(
         Ok((report, _)) => report,
         Err(e) => {
             let name = quoted(path);
-            return (failed(SourceError::of(e, &name, &name)), warnings, changes);
+            let e = SourceError::of(e, &name, &name);
+            on(Event::Failed(path, &e));
+            return Ok((Did::Failed, warnings, changes));
         }
     };
     if report.incomplete() {
@@ -482,22 +595,58 @@ fn page(
             "{}: left as it was: rewriting stopped at the memory limit (--max-memory)",
             quoted(path)
         ));
-        return (failed(e), warnings, changes);
+        on(Event::Failed(path, &e));
+        return Ok((Did::Failed, warnings, changes));
     }
-    let unchanged = buffers.output == buffers.input;
+    let unchanged = same(&mut spool, source).map_err(read_error)?;
     let urls = report.counts.rewritten;
-    match put(
-        site,
-        written,
-        entry,
-        &buffers.output,
-        &metadata,
-        unchanged,
-        urls,
-    ) {
-        Ok(did) => (did, warnings, changes),
-        Err(e) => (failed(e), warnings, changes),
+    let did = put(site, written, entry, &mut spool, metadata, unchanged, urls);
+    *output = kept(spool.into_memory());
+    Ok((did?, warnings, changes))
+}
+
+/// A buffer to keep for the next file, unless a long file made it large.
+fn kept(buffer: Vec<u8>) -> Vec<u8> {
+    if buffer.capacity() > KEPT {
+        Vec::new()
+    } else {
+        buffer
     }
+}
+
+/// Whether the output is the file's bytes, compared a piece at a time.
+fn same(output: &mut Spool, source: &mut Source<'_>) -> io::Result<bool> {
+    if output.len() != source.len() {
+        return Ok(false);
+    }
+    if let (Some(a), Some(b)) = (output.in_memory(), source.whole) {
+        return Ok(a == b);
+    }
+    let (mut a, mut b) = (output.reader()?, source.reader()?);
+    let (mut x, mut y) = (vec![0; CHUNK], vec![0; CHUNK]);
+    loop {
+        let n = read_up_to(&mut a, &mut x)?;
+        if n == 0 {
+            return Ok(true);
+        }
+        if read_up_to(&mut b, &mut y[..n])? != n || x[..n] != y[..n] {
+            return Ok(false);
+        }
+    }
+}
+
+/// Fills `buf` as far as the reader goes; how much it filled.
+fn read_up_to(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// Puts a page's output where it goes: over the file in place (unless it
@@ -506,7 +655,7 @@ fn put(
     site: &Site,
     written: Option<&Dir>,
     entry: &Entry,
-    output: &[u8],
+    output: &mut dyn Held,
     metadata: &Metadata,
     unchanged: bool,
     urls: usize,
@@ -543,15 +692,12 @@ fn put(
     Ok(did)
 }
 
-/// Reads `path` whole into `buffer`; its metadata.
-fn read(path: &Path, buffer: &mut Vec<u8>) -> Result<Metadata, SourceError> {
+/// Opens `path`; its metadata.
+fn open(path: &Path) -> Result<(File, Metadata), SourceError> {
     let open = |e: io::Error| SourceError::Open(names::path(path).into_owned(), lowercase(&e));
-    let mut file = File::open(path).map_err(open)?;
+    let file = File::open(path).map_err(open)?;
     let metadata = file.metadata().map_err(open)?;
-    buffer.clear();
-    file.read_to_end(buffer)
-        .map_err(|e| SourceError::Read(quoted(path), lowercase(&e)))?;
-    Ok(metadata)
+    Ok((file, metadata))
 }
 
 /// Writes `bytes` at `relative` in `tree` (named `target` in messages),
@@ -564,7 +710,7 @@ fn write(
     relative: &Path,
     copy: bool,
     target: &Path,
-    bytes: &[u8],
+    bytes: &mut dyn Held,
     from: &Metadata,
     durable: bool,
 ) -> Result<(), SourceError> {
@@ -579,7 +725,21 @@ fn write(
     }
     .map_err(fail)?;
     let mut staging = Staging::new(&dir, name).map_err(fail)?;
-    staging.file_mut().write_all(bytes).map_err(fail)?;
+    let file = staging.file_mut();
+    match bytes.bytes() {
+        // The usual page, in one write.
+        Some(bytes) => file.write_all(bytes).map_err(fail)?,
+        None => {
+            let mut reader = bytes.open().map_err(fail)?;
+            let mut chunk = vec![0; CHUNK];
+            loop {
+                match read_up_to(&mut reader, &mut chunk).map_err(fail)? {
+                    0 => break,
+                    n => file.write_all(&chunk[..n]).map_err(fail)?,
+                }
+            }
+        }
+    }
     staging
         .file()
         .set_permissions(from.permissions())

@@ -1,7 +1,7 @@
 //! URLs in CSS text: where they stand, what they stand for, and how to write
 //! a new one in the same place.
 //!
-//! [`find`] walks the text once with a tokenizer after CSS Syntax Level 3 §4
+//! [`Finder`] walks the text once with a tokenizer after CSS Syntax Level 3 §4
 //! ("Tokenization") and reports byte ranges, so that a caller can splice a
 //! replacement into each range and keep every other byte as it was. It keeps
 //! no tokens, only the few facts it needs: whether the last token was `url(`
@@ -39,6 +39,21 @@ pub enum Context {
     Quoted(u8),
 }
 
+/// [`Finder`]'s URLs, all at once.
+#[cfg(test)]
+pub fn find(css: &str) -> Vec<Found> {
+    find_with(css, true)
+}
+
+/// [`find`]; with `shortcuts`, the text is tokenized only where a URL can
+/// be: up to the last start of one ([`last_start`]), and not in the plain
+/// text between ([`Scanner::skip_plain`]). Without, every token is read,
+/// which the tests compare with.
+#[cfg(test)]
+fn find_with(css: &str, shortcuts: bool) -> Vec<Found> {
+    Finder::with(css, shortcuts).collect()
+}
+
 /// Every URL in `css`, in order: `url(...)` tokens, unquoted or with a
 /// string, the name in any case (`URL(`, `Url(`) and with escapes (`u\rl(`
 /// is `url(`, as §4.3.4 compares the name after decoding it); the string
@@ -63,93 +78,174 @@ pub enum Context {
 ///   local urls, that refer to an element of the current document whatever
 ///   the base, so they must be left as they are.
 ///
+/// One URL at a time (a text may hold millions), holding no more brackets
+/// open than it is allowed (each takes memory, and a text may open one at
+/// each byte): past them it finds no more, and says so.
+///
 /// Linear in the length of `css`, and never panics, whatever the text.
-pub fn find(css: &str) -> Vec<Found> {
-    find_with(css, true)
+pub struct Finder<'a> {
+    scanner: Scanner<'a>,
+    shortcuts: bool,
+    /// Where the last thing that can start a URL starts: nothing past it
+    /// can, unless something before it has begun one.
+    last: usize,
+    frames: Vec<Frame>,
+    /// How many brackets it may hold open, and the most it has.
+    max_open: usize,
+    most_open: usize,
+    /// How many of `frames` are image sets.
+    image_sets: usize,
+    /// The last token was `url(` (followed by a string, §4.3.4) or `@import`.
+    next_string_is_url: bool,
+    /// Where the plain text that [`Scanner::skip_plain`] last found ends.
+    plain_end: usize,
+    done: bool,
+    too_deep: bool,
 }
 
-/// [`find`]; with `shortcuts`, the text is tokenized only where a URL can
-/// be: up to the last start of one ([`last_start`]), and not in the plain
-/// text between ([`Scanner::skip_plain`]). Without, every token is read,
-/// which the tests compare with.
-fn find_with(css: &str, shortcuts: bool) -> Vec<Found> {
-    let mut found = Vec::new();
-    // Where the last thing that can start a URL starts: nothing past it
-    // can, unless something before it has begun one.
-    let last = if shortcuts {
-        match last_start(css.as_bytes()) {
-            Some(last) => last,
-            None => return found,
-        }
-    } else {
-        usize::MAX
-    };
-    let mut scanner = Scanner { css, pos: 0 };
-    let mut frames: Vec<Frame> = Vec::new();
-    // How many of `frames` are image sets.
-    let mut image_sets = 0;
-    // The last token was `url(` (followed by a string, §4.3.4) or `@import`.
-    let mut next_string_is_url = false;
-    // Where the plain text that [`Scanner::skip_plain`] last found ends.
-    let mut plain_end = 0;
-    loop {
-        if shortcuts && !next_string_is_url && image_sets == 0 {
-            // Nothing begun: the next URL, if any, starts at a token that
-            // can start one.
-            if scanner.pos > last {
-                break;
-            }
-            if scanner.pos >= plain_end {
-                plain_end = scanner.skip_plain();
-            }
-        }
-        let token = scanner.next_token();
-        if token == Token::Whitespace {
-            // Whitespace changes nothing: `@import  "a.css"`, `url( "a" )`,
-            // `image-set( "a" 1x)`.
-            continue;
-        }
-        let option_start = frames
-            .last_mut()
-            .is_some_and(|frame| std::mem::take(&mut frame.option_start));
-        let string_is_url = std::mem::take(&mut next_string_is_url) || option_start;
-        match token {
-            Token::Eof => break,
-            Token::String(Some((range, quote))) if string_is_url => {
-                keep(css, range, Context::Quoted(quote), &mut found);
-            }
-            Token::Url(Some(range)) => keep(css, range, Context::Unquoted, &mut found),
-            Token::AtKeyword { import } => next_string_is_url = import,
-            Token::Function(function) => {
-                let image_set = function == Function::ImageSet;
-                image_sets += usize::from(image_set);
-                frames.push(Frame {
-                    closer: b')',
-                    image_set,
-                    option_start: image_set,
-                });
-                next_string_is_url = function == Function::Url;
-            }
-            Token::Open(closer) => frames.push(Frame {
-                closer,
-                image_set: false,
-                option_start: false,
-            }),
-            // §5.4.8–9: a block or function ends only at its own closer; any
-            // other closer inside it is just a token.
-            Token::Close(closer) if frames.last().is_some_and(|frame| frame.closer == closer) => {
-                let image_set = frames.pop().is_some_and(|frame| frame.image_set);
-                image_sets -= usize::from(image_set);
-            }
-            Token::Comma => {
-                if let Some(frame) = frames.last_mut() {
-                    frame.option_start = frame.image_set;
-                }
-            }
-            _ => {}
+impl<'a> Finder<'a> {
+    /// The URLs of `css`, with as many brackets open as the text opens.
+    pub fn new(css: &'a str) -> Self {
+        Finder::with(css, true)
+    }
+
+    fn with(css: &'a str, shortcuts: bool) -> Self {
+        let last = if shortcuts {
+            last_start(css.as_bytes())
+        } else {
+            Some(usize::MAX)
+        };
+        Finder {
+            scanner: Scanner { css, pos: 0 },
+            shortcuts,
+            last: last.unwrap_or(0),
+            frames: Vec::new(),
+            max_open: usize::MAX,
+            most_open: 0,
+            image_sets: 0,
+            next_string_is_url: false,
+            plain_end: 0,
+            done: last.is_none(),
+            too_deep: false,
         }
     }
-    found
+
+    /// The memory a bracket open takes.
+    pub const FRAME: usize = std::mem::size_of::<Frame>();
+
+    /// From now on, at most `max_open` brackets open.
+    pub fn allow(&mut self, max_open: usize) {
+        self.max_open = max_open;
+    }
+
+    /// The most brackets it has held open at once.
+    pub fn most_open(&self) -> usize {
+        self.most_open
+    }
+
+    /// Whether it stopped at more brackets open than it may hold.
+    pub fn too_deep(&self) -> bool {
+        self.too_deep
+    }
+
+    /// A bracket or function opens; `false` when no more may.
+    fn open(&mut self, frame: Frame) -> bool {
+        if self.frames.len() >= self.max_open {
+            self.too_deep = true;
+            self.done = true;
+            return false;
+        }
+        self.frames.push(frame);
+        self.most_open = self.most_open.max(self.frames.len());
+        true
+    }
+}
+
+impl Iterator for Finder<'_> {
+    type Item = Found;
+
+    fn next(&mut self) -> Option<Found> {
+        let css = self.scanner.css;
+        while !self.done {
+            if self.shortcuts && !self.next_string_is_url && self.image_sets == 0 {
+                // Nothing begun: the next URL, if any, starts at a token that
+                // can start one.
+                if self.scanner.pos > self.last {
+                    break;
+                }
+                if self.scanner.pos >= self.plain_end {
+                    self.plain_end = self.scanner.skip_plain();
+                }
+            }
+            let token = self.scanner.next_token();
+            if token == Token::Whitespace {
+                // Whitespace changes nothing: `@import  "a.css"`, `url( "a" )`,
+                // `image-set( "a" 1x)`.
+                continue;
+            }
+            let option_start = self
+                .frames
+                .last_mut()
+                .is_some_and(|frame| std::mem::take(&mut frame.option_start));
+            let string_is_url = std::mem::take(&mut self.next_string_is_url) || option_start;
+            let found = match token {
+                Token::Eof => break,
+                Token::String(Some((range, quote))) if string_is_url => {
+                    kept(css, range, Context::Quoted(quote))
+                }
+                Token::Url(Some(range)) => kept(css, range, Context::Unquoted),
+                Token::AtKeyword { import } => {
+                    self.next_string_is_url = import;
+                    None
+                }
+                Token::Function(function) => {
+                    let image_set = function == Function::ImageSet;
+                    let frame = Frame {
+                        closer: b')',
+                        image_set,
+                        option_start: image_set,
+                    };
+                    if self.open(frame) {
+                        self.image_sets += usize::from(image_set);
+                        self.next_string_is_url = function == Function::Url;
+                    }
+                    None
+                }
+                Token::Open(closer) => {
+                    self.open(Frame {
+                        closer,
+                        image_set: false,
+                        option_start: false,
+                    });
+                    None
+                }
+                // §5.4.8–9: a block or function ends only at its own closer; any
+                // other closer inside it is just a token.
+                Token::Close(closer)
+                    if self
+                        .frames
+                        .last()
+                        .is_some_and(|frame| frame.closer == closer) =>
+                {
+                    let image_set = self.frames.pop().is_some_and(|frame| frame.image_set);
+                    self.image_sets -= usize::from(image_set);
+                    None
+                }
+                Token::Comma => {
+                    if let Some(frame) = self.frames.last_mut() {
+                        frame.option_start = frame.image_set;
+                    }
+                    None
+                }
+                _ => None,
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        self.done = true;
+        None
+    }
 }
 
 /// Where the last of what can start a URL in `css` starts: a `\` (an
@@ -214,12 +310,12 @@ fn is_import(css: &[u8], at: usize) -> bool {
         .is_some_and(|s| s.eq_ignore_ascii_case(b"@import"))
 }
 
-/// Adds the URL at `range` unless it is empty or a local url, as [`find`]
+/// The URL at `range`, unless it is empty or a local url, as [`Finder`]
 /// explains.
-fn keep(css: &str, range: Range<usize>, context: Context, found: &mut Vec<Found>) {
+fn kept(css: &str, range: Range<usize>, context: Context) -> Option<Found> {
     match Decoded::new(&css[range.clone()]).next() {
-        None | Some('#') => {}
-        Some(_) => found.push(Found { range, context }),
+        None | Some('#') => None,
+        Some(_) => Some(Found { range, context }),
     }
 }
 
@@ -335,7 +431,7 @@ struct Frame {
     option_start: bool,
 }
 
-/// The tokens of §4 as far as [`find`] tells them apart.
+/// The tokens of §4 as far as [`Finder`] tells them apart.
 #[derive(Debug, PartialEq, Eq)]
 enum Token {
     Whitespace,
@@ -359,7 +455,7 @@ enum Token {
     Eof,
 }
 
-/// The function names [`find`] cares about.
+/// The function names [`Finder`] cares about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Function {
     /// `url(` followed by a string (an unquoted url is a [`Token::Url`]).
@@ -1018,6 +1114,33 @@ mod tests {
             escape("http://h/a.png", Context::Unquoted),
             Cow::Borrowed(_)
         ));
+    }
+
+    /// The brackets held open are as many as the text opens where it is
+    /// tokenized, and no more than allowed: past them the finder stops and
+    /// says so; allowed more as it goes, it goes on.
+    #[test]
+    fn the_brackets_held_open_stay_within_what_is_allowed() {
+        let css = format!(
+            "a{{b:image-set({}'x.png')}} c{{d:url(y.png)}}",
+            "(".repeat(1000)
+        );
+        // `x.png` stands deeper than an option: no URL.
+        let mut finder = Finder::new(&css);
+        assert_eq!(finder.by_ref().count(), 1);
+        assert_eq!(finder.most_open(), 1001);
+        assert!(!finder.too_deep());
+        let mut finder = Finder::new(&css);
+        finder.allow(500);
+        assert_eq!(finder.next(), None);
+        assert!(finder.too_deep());
+        assert_eq!(finder.most_open(), 500);
+        // Plain text skipped opens nothing.
+        let css = format!("{}url(z.png)", "([{".repeat(1000));
+        let mut finder = Finder::new(&css);
+        finder.allow(0);
+        assert_eq!(finder.by_ref().count(), 1);
+        assert!(!finder.too_deep());
     }
 
     /// Long runs of what could make a scanner go back over the text.

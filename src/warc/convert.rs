@@ -540,6 +540,8 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
             packing: self.packing.clone(),
             warcinfo: self.warcinfo.clone(),
             listen: self.hear.is_some(),
+            // Those waiting come to no more than the limit a job.
+            keep: self.config.max_memory / RECORDS_PER_JOB,
         };
         let (sender, receiver) = mpsc::channel();
         units.output()?.work(alone, receiver);

@@ -51,7 +51,9 @@ pub struct Front<D> {
 }
 
 impl<W: Write, D> Ordered<W, D> {
-    /// A queue that holds up to `limit` bytes of each slot in memory.
+    /// A queue that holds up to `limit` bytes in memory, all its slots
+    /// together (one slot each was `limit`: a slow page followed by many
+    /// long records held many times the limit).
     pub fn new(out: W, limit: usize) -> Self {
         Ordered {
             out,
@@ -69,7 +71,7 @@ impl<W: Write, D> Ordered<W, D> {
                 held, open: true, ..
             }) => held.write_all(bytes),
             Some(Slot::Work { open: false, .. }) => {
-                let mut spool = Spool::new(self.limit);
+                let mut spool = self.spool();
                 spool.write_all(bytes)?;
                 self.queue.push_back(Slot::Raw(spool));
                 Ok(())
@@ -80,7 +82,8 @@ impl<W: Write, D> Ordered<W, D> {
     /// A unit starts whose raw bytes are held until its first record's
     /// header is read.
     pub fn hold(&mut self) {
-        self.queue.push_back(Slot::Held(Spool::new(self.limit)));
+        let spool = self.spool();
+        self.queue.push_back(Slot::Held(spool));
     }
 
     /// The unit held is not replaced: its bytes are copied as they came.
@@ -127,8 +130,9 @@ impl<W: Write, D> Ordered<W, D> {
             }
             _ => {}
         }
+        let held = self.spool();
         self.queue.push_back(Slot::Work {
-            held: Spool::new(self.limit),
+            held,
             open: true,
             done: VecDeque::from([done]),
             got: Vec::new(),
@@ -143,6 +147,24 @@ impl<W: Write, D> Ordered<W, D> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// A spool for a slot at the back, the only one that grows: it may hold
+    /// in memory what the others leave of the limit.
+    fn spool(&self) -> Spool {
+        Spool::new(self.limit.saturating_sub(self.in_memory()))
+    }
+
+    /// The bytes its slots hold in memory.
+    fn in_memory(&self) -> usize {
+        self.queue
+            .iter()
+            .map(|slot| match slot {
+                Slot::Raw(spool) | Slot::Held(spool) | Slot::Work { held: spool, .. } => {
+                    spool.in_memory().map_or(0, <[u8]>::len)
+                }
+            })
+            .sum()
     }
 
     /// Writes out the raw bytes at the front; gives the first unit whose
@@ -220,4 +242,38 @@ impl<W: Write, D> Ordered<W, D> {
 /// A work that ended without a result: its thread panicked.
 fn gone() -> io::Error {
     io::Error::other("a record's work ended without a result")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// Slots waiting behind a unit at work hold the limit in memory in all,
+    /// and come out in order.
+    #[test]
+    fn the_queue_holds_its_limit_in_memory_in_all() {
+        let mut ordered: Ordered<Vec<u8>, u8> = Ordered::new(Vec::new(), 100);
+        let (done, result) = mpsc::channel();
+        ordered.work(false, result);
+        ordered.raw(&[b'a'; 60]).unwrap();
+        ordered.unit_end().unwrap();
+        for byte in [b'b', b'c', b'd'] {
+            ordered.raw(&[byte; 60]).unwrap();
+            ordered.hold();
+            ordered.raw(&[byte; 10]).unwrap();
+            ordered.release().unwrap();
+            assert!(ordered.in_memory() <= 100, "{}", ordered.in_memory());
+        }
+        assert!(ordered.front(false).unwrap().is_none());
+        done.send(7).unwrap();
+        let front = ordered.front(true).unwrap().expect("done");
+        assert_eq!(front.done, [7]);
+        let mut held = front.held;
+        held.copy_to(ordered.out()).unwrap();
+        ordered.close().unwrap();
+        let expected: Vec<u8> =
+            [[b'a'; 60].as_slice(), &[b'b'; 70], &[b'c'; 70], &[b'd'; 70]].concat();
+        assert_eq!(ordered.into_inner(), expected);
+    }
 }

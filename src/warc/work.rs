@@ -96,6 +96,9 @@ pub struct Work {
     pub warcinfo: Vec<u8>,
     /// Whether its links are listed (`--check`, `--report`).
     pub listen: bool,
+    /// How much of its new record is held in memory while it waits for
+    /// the records before it (many may wait): past it, a temporary file.
+    pub keep: usize,
 }
 
 /// What a record's work gave.
@@ -214,7 +217,7 @@ fn rewrite(
     let Some(mut page) = page else {
         return Ok(());
     };
-    let mut record = Spool::new(config.max_memory);
+    let mut record = Spool::new(work.keep);
     if work.replace {
         replacement(work, &mut page, &mut record)?;
         done.replaces = true;
@@ -278,31 +281,36 @@ fn response(
         content_location,
         strip_headers: true,
     };
-    let mut spool = Spool::new(config.max_memory);
     let mut body = Tail {
         spool: &mut work.block,
         from: body_offset as u64,
     };
-    let result = match http::rewrite_parts(
+    // The page is the rewritten body as it was held (up to half the limit
+    // in memory), not a copy of it. Nothing else is written when a page
+    // is rewritten; what is written otherwise is of no use here.
+    let mut page = None;
+    let result = match http::response::rewrite_parts_held(
         &config,
         &options,
         &heads,
         &mut body,
         body_offset,
-        &mut spool,
-        None,
+        &mut io::sink(),
         hear,
     ) {
-        Ok(report) => Ok(match &report.document {
+        Ok((report, rewritten)) => Ok(match (&report.document, rewritten) {
             // With the headers stripped, a body comes out decoded even
             // when nothing in it changed: that is no new version.
-            Some(document) => Outcome {
-                urls: document.counts.rewritten,
-                changed: (report.body != http::Body::AsItCame && !report.incomplete())
-                    .then_some(document.encoding.encoding),
-                warnings: report.warnings,
-            },
-            None => Outcome {
+            (Some(document), Some(rewritten)) => {
+                page = Some(rewritten);
+                Outcome {
+                    urls: document.counts.rewritten,
+                    changed: (report.body != http::Body::AsItCame && !report.incomplete())
+                        .then_some(document.encoding.encoding),
+                    warnings: report.warnings,
+                }
+            }
+            _ => Outcome {
                 urls: 0,
                 changed: None,
                 warnings: report.warnings,
@@ -311,7 +319,7 @@ fn response(
         Err(http::Error::Document(DocumentError::Write(e))) => return Err(e),
         Err(e) => Err(e.to_string()),
     };
-    let Some(encoding) = settle(result, done) else {
+    let (Some(encoding), Some(spool)) = (settle(result, done), page) else {
         return Ok(None);
     };
     let heads = work.replace.then(|| {

@@ -6,7 +6,7 @@
 //! and checksum, as the WARC zstd specification requires).
 //!
 //! A record held in memory is compressed whole by libdeflate; one spilled
-//! past `--max-memory` streams through flate2. libdeflate, on the corpus
+//! past `--max-memory`, or longer than 4 MiB, streams through flate2. libdeflate, on the corpus
 //! pages in records of 140 kB, compresses at level 6 at 1.29× zlib-rs's
 //! speed into 1% fewer bytes, at level 1 at its speed into 22% fewer
 //! (0.214 of the HTML instead of 0.275); it has no streaming interface,
@@ -128,7 +128,9 @@ pub fn edited(original: &Header, set: &[(&str, Vec<u8>)], after: &[(&str, Vec<u8
 impl Record<'_> {
     /// Writes the record to `out`, packed as `packing` says.
     pub fn write(self, packing: &Packing, out: &mut dyn Write) -> io::Result<()> {
-        let whole = self.block.in_memory();
+        // Compressed whole when small: a large one would be held twice more
+        // (the record, and room for its compressed bytes).
+        let whole = self.block.in_memory() && self.block.len() <= KEPT as u64;
         match packing {
             Packing::Plain => self.write_plain(out),
             Packing::Gzip(level) if whole => self.write_whole(packing, *level, out),
@@ -183,15 +185,7 @@ impl Record<'_> {
                         .map_err(io::Error::other)?
                 }
             };
-            let written = out.write_all(&whole.member[..n]);
-            // What one large page needed is not kept for the small ones
-            // after it.
-            for buffer in [&mut whole.plain, &mut whole.member] {
-                if buffer.capacity() > KEPT {
-                    *buffer = Vec::new();
-                }
-            }
-            written
+            out.write_all(&whole.member[..n])
         })
     }
 
@@ -202,7 +196,8 @@ impl Record<'_> {
     }
 }
 
-/// The most a buffer of [`Whole`] keeps from record to record.
+/// The longest block compressed whole, and so the most a buffer of
+/// [`Whole`] keeps from record to record.
 const KEPT: usize = 4 << 20;
 
 /// What [`Record::write_whole`] keeps for the next record.
