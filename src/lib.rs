@@ -30,6 +30,7 @@
 mod files;
 pub mod filter;
 pub mod flags;
+mod front;
 mod html;
 pub mod http;
 pub mod listing;
@@ -39,6 +40,7 @@ pub mod spool;
 mod syntax;
 mod url;
 pub mod warc;
+pub mod xml;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -118,18 +118,70 @@ impl<'a> Resolver<'a> {
             return false;
         };
         let text = decoded.text();
+        if kind == Kind::Url {
+            let core = value::trimmed(text);
+            let url = &text[core.clone()];
+            let svg_local = element.svg && url.starts_with('#');
+            // One URL: its edit needs no list.
+            let Some(edit) = self.edit(url, core, Syntax::Plain, kind, svg_local) else {
+                return false;
+            };
+            value::apply_into(&decoded, &[edit], quote, out);
+            return true;
+        }
+        let edits = self.in_syntax(kind, element, text, offset);
+        if edits.is_empty() {
+            return false;
+        }
+        value::apply_into(&decoded, &edits, quote, out);
+        true
+    }
+
+    /// The edits of a value of `kind` already decoded by its document's
+    /// rules (an XML engine reads its own references and CDATA sections):
+    /// what [`attribute`](Self::attribute) does once it has the text.
+    /// `offset` is where the value stands, for warnings.
+    pub fn decoded(
+        &mut self,
+        kind: Kind,
+        element: Element<'_>,
+        text: &str,
+        offset: usize,
+    ) -> Vec<Edit<'a>> {
+        if kind == Kind::Url && text.is_empty() && element.empty == Empty::Nothing {
+            self.counts.seen += 1;
+            self.counts.empty += 1;
+            self.heard(Outcome::Empty, "", 0, kind);
+            return Vec::new();
+        }
+        self.in_syntax(kind, element, text, offset)
+    }
+
+    /// A decoded value where no layer gave a base: counted, and heard
+    /// whole, as the page engine hears such a value (nothing is parsed).
+    pub fn without_base(&mut self, text: &str, kind: Kind) {
+        self.counts.seen += 1;
+        self.counts.no_base += 1;
+        let core = value::trimmed(text);
+        self.heard(Outcome::NoBase, &text[core.clone()], core.start, kind);
+    }
+
+    /// The edits of a decoded value: its URLs found by the syntax of its
+    /// kind.
+    fn in_syntax(
+        &mut self,
+        kind: Kind,
+        element: Element<'_>,
+        text: &str,
+        offset: usize,
+    ) -> Vec<Edit<'a>> {
         let mut edits = Vec::new();
         match kind {
             Kind::Url => {
                 let core = value::trimmed(text);
                 let url = &text[core.clone()];
                 let svg_local = element.svg && url.starts_with('#');
-                // One URL: its edit needs no list.
-                let Some(edit) = self.edit(url, core, Syntax::Plain, kind, svg_local) else {
-                    return false;
-                };
-                value::apply_into(&decoded, &[edit], quote, out);
-                return true;
+                edits.extend(self.edit(url, core, Syntax::Plain, kind, svg_local));
             }
             Kind::List => {
                 // HTML 4: archive URLs "are relative to the codebase".
@@ -175,11 +227,7 @@ impl<'a> Resolver<'a> {
             Kind::Css => edits = self.css(text, kind),
             Kind::Html => edits = self.srcdoc(text, offset),
         }
-        if edits.is_empty() {
-            return false;
-        }
-        value::apply_into(&decoded, &edits, quote, out);
-        true
+        edits
     }
 
     /// Whether the raw value, past leading whitespace, starts with a scheme
@@ -253,15 +301,27 @@ impl<'a> Resolver<'a> {
         kind: Kind,
     ) -> Option<Decoded<'d>> {
         if decoded.is_none() {
-            self.counts.seen += 1;
-            self.counts.undecodable += 1;
-            self.warnings.push(Warning::Undecodable {
-                offset,
-                encoding: self.cx.encoding.name(),
-            });
-            self.heard_undecodable(raw, kind);
+            self.undecodable(raw, offset, kind);
         }
         decoded
+    }
+
+    /// A value whose bytes, at `offset`, are not valid in the document's
+    /// encoding: counted, warned of and heard, and left as it is.
+    pub fn undecodable(&mut self, raw: &[u8], offset: usize, kind: Kind) {
+        self.warnings.push(Warning::Undecodable {
+            offset,
+            encoding: self.cx.encoding.name(),
+        });
+        self.unread(raw, kind);
+    }
+
+    /// A value that cannot be read (its warning is the caller's): counted
+    /// and heard as undecodable, and left byte for byte.
+    pub fn unread(&mut self, raw: &[u8], kind: Kind) {
+        self.counts.seen += 1;
+        self.counts.undecodable += 1;
+        self.heard_undecodable(raw, kind);
     }
 
     /// An undecodable value, for the link report when it is asked for: its
@@ -360,7 +420,9 @@ impl<'a> Resolver<'a> {
         Some((output, splices))
     }
 
-    fn css(&mut self, text: &str, kind: Kind) -> Vec<Edit<'a>> {
+    /// The edits of CSS text (a `style` value, a `<style>` text, a whole
+    /// stylesheet): its `url()`, `@import` and `image-set()` URLs.
+    pub fn css(&mut self, text: &str, kind: Kind) -> Vec<Edit<'a>> {
         let mut edits = Vec::new();
         for found in css::find(text) {
             let raw = &text[found.range.clone()];

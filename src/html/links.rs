@@ -200,7 +200,8 @@ fn utf8_characters(bytes: &[u8]) -> usize {
 
 /// The position `bytes` further than `from`, where `bytes` start at a
 /// character boundary (a value, the text of an element).
-pub(crate) fn after(from: Position, bytes: &[u8], encoding: &'static Encoding) -> Position {
+#[cfg(test)]
+fn after(from: Position, bytes: &[u8], encoding: &'static Encoding) -> Position {
     let mut lines = Lines::new(encoding, from);
     lines.advance(bytes);
     lines.position()
@@ -257,12 +258,24 @@ impl Listener {
         names: (&str, &str),
         decoded_at: impl Fn(usize) -> Option<usize>,
     ) {
+        // Counted on from the last link's place while they come in order
+        // (they do, but for a nested document's own): a large text with
+        // many URLs (a stylesheet, a feed's HTML) is read once.
+        let mut lines = Lines::new(encoding, start);
+        let mut counted = 0;
         for Found { at, mut link } in self.found.drain(..) {
             let within = match at {
                 At::Decoded(at) => decoded_at(at).unwrap_or(0),
                 At::Raw(at) => at,
-            };
-            link.position = after(start, &raw[..within.min(raw.len())], encoding);
+            }
+            .min(raw.len());
+            if within < counted {
+                lines = Lines::new(encoding, start);
+                counted = 0;
+            }
+            lines.advance(&raw[counted..within]);
+            counted = within;
+            link.position = lines.position();
             if link.element.is_empty() {
                 link.element = names.0.to_owned();
                 link.attribute = names.1.to_owned();

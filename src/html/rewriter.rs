@@ -252,7 +252,7 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
 /// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`):
 /// its base is the page's (RFC 1808 §3.2: the encapsulating entity), its
 /// `<base href>` counts when `embedded`, and only its replacements matter.
-fn nest(
+pub(crate) fn nest(
     cx: &Resolution,
     bytes: &[u8],
     encoding: &'static Encoding,
