@@ -423,18 +423,31 @@ impl<'a> Resolver<'a> {
     /// The edits of CSS text (a `style` value, a `<style>` text, a whole
     /// stylesheet): its `url()`, `@import` and `image-set()` URLs.
     pub fn css(&mut self, text: &str, kind: Kind) -> Vec<Edit<'a>> {
-        let mut edits = Vec::new();
-        for found in css::find(text) {
-            let raw = &text[found.range.clone()];
-            let url = css::unescape(raw);
-            // `url(#grad)` is a same-document reference: SVG paint servers
-            // and filters, which an absolute URL breaks.
-            let local = url.starts_with('#');
-            // The prefix of an edit goes before the CSS text as written, which
-            // still says `url` after it.
-            edits.extend(self.edit(&url, found.range, Syntax::Css(found.context), kind, local));
-        }
-        edits
+        css::find(text)
+            .into_iter()
+            .filter_map(|found| self.css_url(text, found, kind))
+            .collect()
+    }
+
+    /// The edit of one URL `found` in CSS `text`, or `None` to leave it: a
+    /// stylesheet, which finds its URLs itself, hands them over one by one.
+    pub fn css_url(&mut self, text: &str, found: css::Found, kind: Kind) -> Option<Edit<'a>> {
+        let url = css::unescape(&text[found.range.clone()]);
+        // `url(#grad)` is a same-document reference: SVG paint servers
+        // and filters, which an absolute URL breaks.
+        let local = url.starts_with('#');
+        // The prefix of an edit goes before the CSS text as written, which
+        // still says `url` after it.
+        self.edit(&url, found.range, Syntax::Css(found.context), kind, local)
+    }
+
+    /// A URL found in CSS where no layer gave a base: counted, and heard
+    /// as the CSS says it.
+    pub fn css_without_base(&mut self, text: &str, found: &css::Found) {
+        self.counts.seen += 1;
+        self.counts.no_base += 1;
+        let url = css::unescape(&text[found.range.clone()]);
+        self.heard(Outcome::NoBase, &url, found.range.start, Kind::Css);
     }
 
     /// The edit for the URL `url` standing at `range` (where its syntax may

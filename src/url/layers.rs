@@ -71,7 +71,7 @@ impl Base {
     /// where this one is in scope: XML Base §4.2, "the base URI of the
     /// element is ... the base URI specified by an xml:base attribute on
     /// the element", "resolved against the base URI of the parent
-    /// element". It is a base by the one rule of every layer ([`unusable`]).
+    /// element". It is a base by the one rule of every layer (`unusable`).
     pub fn within(&self, href: &str, layer: Layer, standard: Standard) -> Result<Base, Ignored> {
         let url = standard.resolve(&self.url, href);
         if let Some(why) = unusable(&url, standard) {

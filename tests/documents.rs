@@ -1,12 +1,14 @@
-//! Golden files of the XML engine: `fixtures/xml/<case>/` holds `input.xml`,
-//! `args` (one command-line argument a line, as for pages), `expected.xml`,
+//! Golden files of the XML and stylesheet engines: `fixtures/xml/<case>/`
+//! holds `input.xml` and `expected.xml`, `fixtures/stylesheet/<case>/`
+//! `input.css` and `expected.css`; each also `args` (one command-line
+//! argument a line, as for pages),
 //! `warnings` (the exact warning lines) when there are any, optionally
 //! `encoding` (what the report names) and `links` (a line for each link
 //! heard: `LINE:COLUMN ELEMENT ATTRIBUTE "original" -> "absolute" OUTCOME
 //! (BASE)`). Each case runs whole, in 1-byte writes and in random chunk
-//! sizes, through each entry point (`xml::Rewriter`, `xml::rewrite`,
-//! `xml::rewrite_bytes`), and its output is run again to show that a second
-//! run changes nothing. A `README` in a case says where its input comes
+//! sizes, through each entry point (`TypedRewriter`, the engine's own
+//! `rewrite` and `rewrite_bytes`, `rewrite_typed`, `rewrite_bytes_typed`),
+//! and its output is run again to show that a second run changes nothing. A `README` in a case says where its input comes
 //! from when nobody here wrote it.
 
 mod common;
@@ -16,10 +18,11 @@ use std::rc::Rc;
 
 use clap::Parser;
 use htmlabs::cli::Cli;
-use htmlabs::{Config, Link, Report};
+use htmlabs::{Config, Link, Report, Type, TypedRewriter};
 
 struct Case {
     name: String,
+    kind: Type,
     config: Config,
     input: Vec<u8>,
     expected: Vec<u8>,
@@ -36,8 +39,19 @@ fn lines(bytes: Vec<u8>) -> Vec<String> {
         .collect()
 }
 
+/// The cases of both engines.
 fn cases() -> Vec<Case> {
-    let root = common::fixtures().join("xml");
+    let mut cases = cases_of(Type::Xml);
+    cases.extend(cases_of(Type::Css));
+    cases
+}
+
+fn cases_of(kind: Type) -> Vec<Case> {
+    let (dir, extension) = match kind {
+        Type::Xml => ("xml", "xml"),
+        _ => ("stylesheet", "css"),
+    };
+    let root = common::fixtures().join(dir);
     let mut dirs: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -46,16 +60,18 @@ fn cases() -> Vec<Case> {
     dirs.sort();
     dirs.into_iter()
         .map(|dir| {
-            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let name = format!("{extension}/{}", dir.file_name().unwrap().to_string_lossy());
             let read = |file: &str| std::fs::read(dir.join(file));
             let args = String::from_utf8(read("args").unwrap()).unwrap();
             let cli = Cli::try_parse_from(std::iter::once("htmlabs").chain(args.lines()))
                 .unwrap_or_else(|e| panic!("{name}/args: {e}"));
             Case {
                 config: cli.config().unwrap_or_else(|e| panic!("{name}/args: {e}")),
-                input: read("input.xml").unwrap_or_else(|e| panic!("{name}/input.xml: {e}")),
-                expected: read("expected.xml")
-                    .unwrap_or_else(|e| panic!("{name}/expected.xml: {e}")),
+                kind,
+                input: read(&format!("input.{extension}"))
+                    .unwrap_or_else(|e| panic!("{name}/input: {e}")),
+                expected: read(&format!("expected.{extension}"))
+                    .unwrap_or_else(|e| panic!("{name}/expected: {e}")),
                 warnings: read("warnings").map(lines).unwrap_or_default(),
                 encoding: read("encoding")
                     .ok()
@@ -89,12 +105,13 @@ fn shown(link: &Link) -> String {
 /// Runs `input` through the library in writes of the sizes `sizes` gives,
 /// hearing its links.
 fn run(
+    kind: Type,
     config: &Config,
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> (Vec<u8>, Report, Vec<String>) {
     let heard = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = htmlabs::xml::Rewriter::new(config.clone(), Vec::new()).on_link({
+    let mut rewriter = TypedRewriter::new(kind, config.clone(), Vec::new()).on_link({
         let heard = Rc::clone(&heard);
         move |link| heard.borrow_mut().push(shown(link))
     });
@@ -151,17 +168,31 @@ fn golden_files() {
         let mut runs: Vec<Run> = splits
             .into_iter()
             .map(|(split, sizes)| {
-                let (output, report, links) = run(&case.config, &case.input, sizes);
+                let (output, report, links) = run(case.kind, &case.config, &case.input, sizes);
                 (split, output, report, Some(links))
             })
             .collect();
-        let mut output = Vec::new();
-        let report =
-            htmlabs::xml::rewrite(case.config.clone(), &case.input[..], &mut output).unwrap();
+        // The engine's own entry points, and the typed ones.
+        let config = || case.config.clone();
+        let (mut output, mut typed) = (Vec::new(), Vec::new());
+        let (report, (bytes, bytes_report)) = match case.kind {
+            Type::Xml => (
+                htmlabs::xml::rewrite(config(), &case.input[..], &mut output).unwrap(),
+                htmlabs::xml::rewrite_bytes(config(), &case.input).unwrap(),
+            ),
+            _ => (
+                htmlabs::stylesheet::rewrite(config(), &case.input[..], &mut output).unwrap(),
+                htmlabs::stylesheet::rewrite_bytes(config(), &case.input).unwrap(),
+            ),
+        };
         runs.push(("rewrite()".into(), output, report, None));
+        runs.push(("rewrite_bytes()".into(), bytes, bytes_report, None));
+        let report =
+            htmlabs::rewrite_typed(case.kind, config(), &case.input[..], &mut typed).unwrap();
+        runs.push(("rewrite_typed()".into(), typed, report, None));
         let (output, report) =
-            htmlabs::xml::rewrite_bytes(case.config.clone(), &case.input).unwrap();
-        runs.push(("rewrite_bytes()".into(), output, report, None));
+            htmlabs::rewrite_bytes_typed(case.kind, config(), &case.input).unwrap();
+        runs.push(("rewrite_bytes_typed()".into(), output, report, None));
         for (split, output, report, links) in runs {
             if output != case.expected {
                 failures.push(format!(
@@ -205,11 +236,11 @@ fn golden_files() {
 #[test]
 fn a_second_run_changes_nothing() {
     for case in cases() {
-        let (once, first, _) = run(&case.config, &case.input, || usize::MAX);
+        let (once, first, _) = run(case.kind, &case.config, &case.input, || usize::MAX);
         if first.incomplete() {
             continue;
         }
-        let (twice, second, _) = run(&case.config, &once, || usize::MAX);
+        let (twice, second, _) = run(case.kind, &case.config, &once, || usize::MAX);
         assert_eq!(
             show(&twice),
             show(&once),
