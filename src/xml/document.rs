@@ -404,12 +404,19 @@ impl<W: Write> Document<W> {
     }
 
     /// Reads all that can be read of what is held; at the `end` of input,
-    /// all of it.
+    /// all of it. Once rewriting has stopped, what is held goes out, before
+    /// anything that comes after it.
     fn run(&mut self, end: bool) {
+        self.read(end);
+        if self.stopped {
+            let to = self.held_end();
+            self.emit_to(to);
+        }
+    }
+
+    fn read(&mut self, end: bool) {
         loop {
             if self.stopped {
-                let to = self.held_end();
-                self.emit_to(to);
                 return;
             }
             let held_at = self.emitted - self.head;
@@ -1087,5 +1094,74 @@ fn attribute_error(e: AttrError) -> Unparsed {
     Unparsed::NotWellFormed {
         at: at + 1,
         why: why.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::url::Standard;
+
+    fn config() -> Config {
+        Config {
+            layers: crate::url::Layers::default()
+                .with_retrieval(Standard::Rfc1808, "http://h/feed/", "-r")
+                .unwrap(),
+            ..Config::default()
+        }
+    }
+
+    /// What is held never grows with the document: a feed of 4 MB in
+    /// writes of 4 KiB holds at most a write and an entry's value.
+    #[test]
+    fn what_is_held_stays_flat_in_the_documents_size() {
+        let mut document: Document<Vec<u8>> =
+            Engine::new(config(), Output::Bytes(Vec::new()), None);
+        let item = "<item><link>a.html</link><description>&lt;a href=\"b.html\"&gt;b&lt;/a&gt; \
+                    text text text text text text text text text text</description></item>\n";
+        let mut feed = String::from("<rss version='2.0'><channel>\n");
+        let mut items = 0;
+        while feed.len() < 4 << 20 {
+            feed.push_str(item);
+            items += 1;
+        }
+        feed.push_str("</channel></rss>\n");
+        let mut most = 0;
+        for chunk in feed.as_bytes().chunks(4096) {
+            document.write(chunk).unwrap();
+            most = most.max(document.held.capacity());
+        }
+        assert!(most <= 16 << 10, "held up to {most} bytes");
+        let (report, output) = document.end().unwrap();
+        let Output::Bytes(output) = output else {
+            unreachable!()
+        };
+        assert_eq!(report.counts.rewritten, 2 * items);
+        assert_eq!(output.len(), feed.len() + report.counts.rewritten * 14);
+    }
+
+    /// Elements nested deeper than quick-xml's namespace scopes count stop
+    /// rewriting there, with a warning; the rest is copied.
+    #[test]
+    fn elements_nested_too_deep_stop_rewriting_there() {
+        let open = "<a>".repeat(MAX_DEPTH + 1);
+        let document = format!(
+            "<feed xmlns='http://www.w3.org/2005/Atom'><link href='x'/>{open}<link href='y'/>"
+        );
+        let (out, report) = crate::xml::rewrite_bytes(config(), document.as_bytes()).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.starts_with(
+            "<feed xmlns='http://www.w3.org/2005/Atom'><link href='http://h/feed/x'/>"
+        ));
+        assert!(out.ends_with("<link href='y'/>"));
+        assert!(report.incomplete());
+        let offset = "<feed xmlns='http://www.w3.org/2005/Atom'><link href='x'/>".len()
+            + 3 * (MAX_DEPTH - 1);
+        assert_eq!(
+            report.warnings.last().unwrap().to_string(),
+            format!(
+                "elements nested deeper than 60000 at byte {offset}: rewriting stopped there, the rest is copied unchanged"
+            )
+        );
     }
 }
