@@ -154,6 +154,15 @@ impl Attribute {
     }
 }
 
+/// How a value is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// By the syntax of its kind (one URL, CSS, the page table's kinds).
+    Syntax(Kind),
+    /// As a page of its own, by the page engine (the HTML of a feed).
+    Page,
+}
+
 /// Why a construct could not be read yet, or at all.
 enum Unparsed {
     /// It may go on in the input still to come; if not, this is why it
@@ -511,8 +520,14 @@ impl<W: Write> Document<W> {
             } = &mut *self;
             parse(&held[i..], *pos, namespaces)
         };
-        let (item, len) = match parsed {
-            Ok(parsed) => parsed,
+        let (parsed, len) = parsed;
+        // What holding the construct takes counts first, whatever it is:
+        // where the limit stops rewriting never depends on the writes.
+        if !matches!(parsed, Err(Unparsed::Incomplete(_))) && self.over_limit(self.pos + len) {
+            return true;
+        }
+        let item = match parsed {
+            Ok(item) => item,
             Err(Unparsed::Incomplete(_)) if !end => {
                 self.searched = self.held_end();
                 let to = self.held_end();
@@ -538,9 +553,6 @@ impl<W: Write> Document<W> {
         };
         self.searched = 0;
         let at = self.pos;
-        if self.over_limit(at + len) {
-            return true;
-        }
         self.handle(item, at, len);
         true
     }
@@ -575,7 +587,7 @@ impl<W: Write> Document<W> {
                 self.pos = at + len;
                 self.start(at, name, ns, local, attributes, empty);
                 if !self.stopped && empty {
-                    self.end_element(at, len);
+                    self.end_element(at);
                 }
                 if !self.stopped && self.collecting.is_none() {
                     self.emit_to(self.pos);
@@ -598,7 +610,7 @@ impl<W: Write> Document<W> {
                     return;
                 }
                 self.pos = at + len;
-                self.end_element(at, len);
+                self.end_element(at);
                 if !self.stopped && self.collecting.is_none() {
                     self.emit_to(self.pos);
                 }
@@ -736,8 +748,7 @@ impl<W: Write> Document<W> {
             match self.value(
                 a.value.clone(),
                 &pieces,
-                value.kind,
-                None,
+                Reading::Syntax(value.kind),
                 element,
                 scope,
                 names,
@@ -771,7 +782,7 @@ impl<W: Write> Document<W> {
 
     /// The end of the innermost element, whose end tag is at `at` (or
     /// which is empty).
-    fn end_element(&mut self, at: usize, _len: usize) {
+    fn end_element(&mut self, at: usize) {
         if self
             .collecting
             .as_ref()
@@ -792,10 +803,10 @@ impl<W: Write> Document<W> {
                     },
                 })
                 .collect();
-            let (kind, html) = match collect.content {
-                Content::Url => (Kind::Url, false),
-                Content::Css => (Kind::Css, false),
-                Content::Html => (Kind::Html, true),
+            let reading = match collect.content {
+                Content::Url => Reading::Syntax(Kind::Url),
+                Content::Css => Reading::Syntax(Kind::Css),
+                Content::Html => Reading::Page,
             };
             // Empty content is no value: no element names its document
             // with nothing, and `<link></link>` is none.
@@ -809,8 +820,7 @@ impl<W: Write> Document<W> {
                 .is_some()
                 .then(|| (self.path(b""), String::new()));
             let scope = self.scopes.len() - 1;
-            let html = html.then_some(());
-            match self.value(span.clone(), &pieces, kind, html, element, scope, names) {
+            match self.value(span.clone(), &pieces, reading, element, scope, names) {
                 Ok(Some(new)) => self.replace(span, &new),
                 Ok(None) => {}
                 Err(stop) => {
@@ -846,21 +856,22 @@ impl<W: Write> Document<W> {
         path
     }
 
-    /// Reads the value at `span` (its `pieces` at offsets of it), of `kind`
-    /// (`html`: a document for the page engine), against the base at
-    /// `scope`: its new bytes, or `None` to leave it. A value that is not
+    /// Reads the value at `span` (its `pieces` at offsets of it), as
+    /// `reading` says, against the base at `scope`: its new bytes, or `None` to leave it. A value that is not
     /// well-formed stops rewriting there.
-    #[allow(clippy::too_many_arguments)]
     fn value(
         &mut self,
         span: Range<usize>,
         pieces: &[Piece],
-        kind: Kind,
-        html: Option<()>,
+        reading: Reading,
         element: Element<'_>,
         scope: usize,
         names: Option<(String, String)>,
     ) -> Result<Option<Vec<u8>>, Warning> {
+        let kind = match reading {
+            Reading::Syntax(kind) => kind,
+            Reading::Page => Kind::Html,
+        };
         let start = if self.listener.is_some() {
             self.position(span.start)
         } else {
@@ -911,7 +922,7 @@ impl<W: Write> Document<W> {
                 return Ok(None);
             }
         };
-        let edits = if html.is_some() {
+        let edits = if reading == Reading::Page {
             let done = feed_html::rewrite(&text.text, &cx.base, config, listener.is_some());
             counts.add(&done.counts);
             let to_raw = |at: usize| span.start + text.raw_offset(at).unwrap_or(0);
@@ -965,30 +976,40 @@ fn is_xml_space(c: char) -> bool {
 }
 
 /// Parses the construct that `bytes` (at offset `at` of the input) start
-/// with, with quick-xml: what it is, and its length. A start tag's
-/// namespace declarations are pushed onto `namespaces`.
+/// with, with quick-xml: what it is, or why it is none, and how many bytes
+/// quick-xml read of it (what holding it takes). A start tag's namespace
+/// declarations are pushed onto `namespaces`.
 fn parse(
     bytes: &[u8],
     at: usize,
     namespaces: &mut NamespaceResolver,
-) -> Result<(Item, usize), Unparsed> {
+) -> (Result<Item, Unparsed>, usize) {
     let mut reader = Reader::from_reader(bytes);
     let config = reader.config_mut();
     // The loop matches end tags itself: the reader sees one construct.
     config.check_end_names = false;
     config.allow_unmatched_ends = true;
     config.expand_empty_elements = false;
-    let event = match reader.read_event() {
-        Ok(event) => event,
-        Err(XmlError::Syntax(e)) => return Err(Unparsed::Incomplete(e.to_string())),
-        Err(e) => {
-            return Err(Unparsed::NotWellFormed {
-                at: 0,
-                why: e.to_string(),
-            });
-        }
-    };
+    let event = reader.read_event();
     let len = usize::try_from(reader.buffer_position()).expect("within the bytes");
+    let item = match event {
+        Ok(event) => item(event, bytes, at, namespaces),
+        Err(XmlError::Syntax(e)) => Err(Unparsed::Incomplete(e.to_string())),
+        Err(e) => Err(Unparsed::NotWellFormed {
+            at: 0,
+            why: e.to_string(),
+        }),
+    };
+    (item, len)
+}
+
+/// What the construct quick-xml read as `event` is.
+fn item(
+    event: Event<'_>,
+    bytes: &[u8],
+    at: usize,
+    namespaces: &mut NamespaceResolver,
+) -> Result<Item, Unparsed> {
     let offset = |inner: &[u8]| at + (inner.as_ptr() as usize - bytes.as_ptr() as usize);
     let item = match &event {
         Event::Start(start) | Event::Empty(start) => {
@@ -1026,7 +1047,7 @@ fn parse(
         }
         _ => Item::Other,
     };
-    Ok((item, len))
+    Ok(item)
 }
 
 /// A start tag's name and attributes, their namespaces resolved (its own
