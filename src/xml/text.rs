@@ -181,7 +181,11 @@ impl Text {
         // Each edit widened to places that stand in the bytes; edits that
         // widening made meet are one.
         let mut groups: Vec<(Range<usize>, Vec<&Edit<'_>>)> = Vec::with_capacity(edits.len());
-        for edit in edits {
+        // Each edit cut to the characters that change: a URL written anew
+        // whole (`./x` made `http://h/x`) keeps what it shares with the old,
+        // and with it the pieces that hold only that.
+        let narrowed: Vec<Edit<'_>> = edits.iter().map(|e| narrowed(&self.text, e)).collect();
+        for edit in &narrowed {
             let (mut a, mut b) = (edit.range.start, edit.range.end);
             while self.raw_offset(a).is_none() {
                 a = self.segment_at(a).map_or(0, |s| s.text.start);
@@ -281,6 +285,38 @@ impl Text {
         } else {
             self.raw_offset(at).expect("widened to a mapped place")
         }
+    }
+}
+
+/// `edit` of `text`, without the characters it leaves as they are at
+/// either end (on character boundaries of both).
+fn narrowed<'e>(text: &str, edit: &Edit<'e>) -> Edit<'e> {
+    let old = &text[edit.range.clone()];
+    let new: &str = &edit.text;
+    let boundary = |s: &str, i| s.is_char_boundary(i);
+    let mut prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !(boundary(old, prefix) && boundary(new, prefix)) {
+        prefix -= 1;
+    }
+    let mut suffix = old[prefix..]
+        .bytes()
+        .rev()
+        .zip(new[prefix..].bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !(boundary(old, old.len() - suffix) && boundary(new, new.len() - suffix)) {
+        suffix -= 1;
+    }
+    if prefix == 0 && suffix == 0 {
+        return edit.clone();
+    }
+    Edit {
+        range: edit.range.start + prefix..edit.range.end - suffix,
+        text: std::borrow::Cow::Owned(new[prefix..new.len() - suffix].to_owned()),
     }
 }
 
@@ -597,6 +633,30 @@ mod tests {
             t.apply(raw, &text_piece(raw), &[insert(0, "]]")], UTF_8),
             b"]&#93;>"
         );
+    }
+
+    /// A URL written anew whole keeps what it shares with the old: the
+    /// text after a processing instruction in it stays where it was.
+    #[test]
+    fn an_edit_changes_only_what_differs() {
+        let raw = b"./c<?pi?>d";
+        let pieces = vec![
+            Piece::Escaped {
+                range: 0..3,
+                quote: None,
+            },
+            Piece::Escaped {
+                range: 9..10,
+                quote: None,
+            },
+        ];
+        let t = Text::read(raw, &pieces, UTF_8).unwrap();
+        assert_eq!(t.text, "./cd");
+        let edit = Edit {
+            range: 0..4,
+            text: Cow::Borrowed("http://h/cd"),
+        };
+        assert_eq!(t.apply(raw, &pieces, &[edit], UTF_8), b"http://h/c<?pi?>d");
     }
 
     #[test]
