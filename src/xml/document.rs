@@ -90,6 +90,9 @@ struct Open {
     local: usize,
     /// Its `xml:base` set a base.
     based: bool,
+    /// What keeping it open holds: its name, and the namespaces it declares
+    /// (quick-xml's resolver keeps them while it is open).
+    bytes: usize,
 }
 
 impl Open {
@@ -121,6 +124,8 @@ enum Item {
         local: usize,
         attributes: Vec<Attribute>,
         empty: bool,
+        /// The bytes of its namespace declarations.
+        declared: usize,
     },
     End {
         name: Box<[u8]>,
@@ -582,10 +587,18 @@ impl<W: Write> Document<W> {
                 local,
                 attributes,
                 empty,
+                declared,
             } => {
                 self.decide(None);
                 self.pos = at + len;
-                self.start(at, name, ns, local, attributes, empty);
+                let open = Open {
+                    bytes: name.len() + declared + std::mem::size_of::<Open>(),
+                    name,
+                    ns,
+                    local,
+                    based: false,
+                };
+                self.start(at, open, attributes, empty);
                 if !self.stopped && empty {
                     self.end_element(at);
                 }
@@ -624,15 +637,7 @@ impl<W: Write> Document<W> {
     }
 
     /// A start tag at `at`, whose end is `pos`.
-    fn start(
-        &mut self,
-        at: usize,
-        name: Box<[u8]>,
-        ns: Ns,
-        local: usize,
-        attributes: Vec<Attribute>,
-        empty: bool,
-    ) {
+    fn start(&mut self, at: usize, mut open: Open, attributes: Vec<Attribute>, empty: bool) {
         if self.root_ended {
             self.stop(Warning::NotWellFormed {
                 offset: at,
@@ -650,10 +655,8 @@ impl<W: Write> Document<W> {
         // Markup inside a value: it is no value (mixed content), and stays
         // as it is.
         self.collecting = None;
-        let element = Name {
-            ns,
-            local: &name[local..],
-        };
+        let ns = open.ns;
+        let element = open.name();
         let root = *self.root.get_or_insert(Root::of(ns, element.local));
         let parent = self.elements.last().map(Open::name);
         // An attribute's value as written, for the rows' conditions.
@@ -701,7 +704,7 @@ impl<W: Write> Document<W> {
         }
         let svg = ns == Ns::Svg;
         let depth = self.elements.len() + 1;
-        let path = self.listener.is_some().then(|| self.path(&name));
+        let path = self.listener.is_some().then(|| self.path(&open.name));
         // The element's own `xml:base` is in scope for its other values.
         let mut based = false;
         if let Some(&(i, ..)) = values.iter().find(|(.., is_base)| *is_base) {
@@ -761,13 +764,9 @@ impl<W: Write> Document<W> {
                 }
             }
         }
-        self.stack_bytes += name.len() + std::mem::size_of::<Open>();
-        self.elements.push(Open {
-            name,
-            ns,
-            local,
-            based,
-        });
+        self.stack_bytes += open.bytes;
+        open.based = based;
+        self.elements.push(open);
         // An empty element holds no value, and none can be put in it.
         if let Some(content) = content.filter(|_| !empty) {
             self.collecting = Some(Collect {
@@ -830,7 +829,7 @@ impl<W: Write> Document<W> {
             }
         }
         let open = self.elements.pop().expect("an element is open");
-        self.stack_bytes -= open.name.len() + std::mem::size_of::<Open>();
+        self.stack_bytes -= open.bytes;
         self.namespaces.pop();
         if open.based {
             self.scopes.pop();
@@ -1059,8 +1058,12 @@ fn start_item(
     offset: impl Fn(&[u8]) -> usize,
 ) -> Result<Item, Unparsed> {
     let mut attributes = Vec::new();
+    let mut declared = 0;
     for attribute in start.attributes() {
         let attribute = attribute.map_err(attribute_error)?;
+        if attribute.key.as_namespace_binding().is_some() {
+            declared += attribute.key.as_ref().len() + attribute.value.len();
+        }
         let value = offset(&attribute.value);
         attributes.push((attribute.key, value..value + attribute.value.len()));
     }
@@ -1099,6 +1102,7 @@ fn start_item(
         local,
         attributes,
         empty,
+        declared,
     })
 }
 
@@ -1159,6 +1163,31 @@ mod tests {
         };
         assert_eq!(report.counts.rewritten, 2 * items);
         assert_eq!(output.len(), feed.len() + report.counts.rewritten * 14);
+    }
+
+    /// The namespaces open elements declare are held while they are open,
+    /// and count against the limit.
+    #[test]
+    fn namespaces_in_scope_count_against_the_memory_limit() {
+        let declare = format!("<a xmlns:p='urn:{}'>", "x".repeat(100));
+        let document = format!(
+            "<feed xmlns='http://www.w3.org/2005/Atom'>{}",
+            declare.repeat(20)
+        );
+        let config = Config {
+            max_memory: 1000,
+            ..config()
+        };
+        let (out, report) = crate::xml::rewrite_bytes(config, document.as_bytes()).unwrap();
+        assert_eq!(out, document.as_bytes());
+        assert!(
+            matches!(
+                report.warnings.last(),
+                Some(Warning::MemoryLimit { limit: 1000, .. })
+            ),
+            "{:?}",
+            report.warnings
+        );
     }
 
     /// Elements nested deeper than quick-xml's namespace scopes count stop
