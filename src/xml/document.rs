@@ -1,10 +1,9 @@
 //! One XML document, read as it comes. The loop is ours, so that it can be
 //! given the input in writes of any size: text runs to the next `<`, and a
 //! construct from `<` to its `>` is parsed by quick-xml once it is whole
-//! (a fresh reader over its bytes: quick-xml's own reader pulls from a
-//! `BufRead` and gives up at the end of what it has, where a write may
-//! have ended mid-tag). Names are matched by namespace URI, through
-//! quick-xml's `NamespaceResolver`, the one its `NsReader` keeps.
+//! (`construct`: a fresh reader over its bytes; quick-xml's own `NsReader`
+//! pulls from a `BufRead` and stops for good at the end of what it has,
+//! where a write may have ended mid-tag).
 //!
 //! Only the bytes of URL values change. A start tag's values are rewritten
 //! when the tag is whole; a value that is an element's content (`<loc>`, an
@@ -16,13 +15,10 @@ use std::io::{self, BufWriter, Write};
 use std::ops::Range;
 
 use encoding_rs::{Encoding, UTF_8};
-use quick_xml::Reader;
-use quick_xml::errors::Error as XmlError;
-use quick_xml::events::attributes::AttrError;
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::{NamespaceResolver, QName, ResolveResult};
+use quick_xml::name::NamespaceResolver;
 
 use super::base::Scopes;
+use super::construct::{Attribute, Item, Unparsed, parse};
 use super::feed_html;
 use super::text::{Piece, Text, Unreadable};
 use super::vocabulary::{self, Content, Name, Ns, Root};
@@ -116,49 +112,6 @@ struct Collect {
     svg: bool,
 }
 
-/// A construct read by quick-xml, with what the loop needs of it.
-enum Item {
-    Start {
-        name: Box<[u8]>,
-        ns: Ns,
-        local: usize,
-        attributes: Vec<Attribute>,
-        empty: bool,
-        /// The bytes of its namespace declarations.
-        declared: usize,
-    },
-    End {
-        name: Box<[u8]>,
-    },
-    CData {
-        content: Range<usize>,
-    },
-    Declaration {
-        encoding: Option<Vec<u8>>,
-    },
-    /// A comment, a processing instruction, a DOCTYPE.
-    Other,
-}
-
-struct Attribute {
-    /// As written.
-    name: Box<[u8]>,
-    ns: Ns,
-    local: usize,
-    /// Its value, at offsets of the input, between quotes.
-    value: Range<usize>,
-    quote: u8,
-}
-
-impl Attribute {
-    fn name(&self) -> Name<'_> {
-        Name {
-            ns: self.ns,
-            local: &self.name[self.local..],
-        }
-    }
-}
-
 /// How a value is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reading {
@@ -166,15 +119,6 @@ enum Reading {
     Syntax(Kind),
     /// As a page of its own, by the page engine (the HTML of a feed).
     Page,
-}
-
-/// Why a construct could not be read yet, or at all.
-enum Unparsed {
-    /// It may go on in the input still to come; if not, this is why it
-    /// is not well-formed.
-    Incomplete(String),
-    /// Why it is not well-formed, and where, `at` bytes into it.
-    NotWellFormed { at: usize, why: String },
 }
 
 impl<W: Write> Engine<W> for Document<W> {
@@ -972,154 +916,6 @@ impl<W: Write> Document<W> {
 /// XML's white space (`S`): what is stripped around a URL.
 fn is_xml_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n')
-}
-
-/// Parses the construct that `bytes` (at offset `at` of the input) start
-/// with, with quick-xml: what it is, or why it is none, and how many bytes
-/// quick-xml read of it (what holding it takes). A start tag's namespace
-/// declarations are pushed onto `namespaces`.
-fn parse(
-    bytes: &[u8],
-    at: usize,
-    namespaces: &mut NamespaceResolver,
-) -> (Result<Item, Unparsed>, usize) {
-    let mut reader = Reader::from_reader(bytes);
-    let config = reader.config_mut();
-    // The loop matches end tags itself: the reader sees one construct.
-    config.check_end_names = false;
-    config.allow_unmatched_ends = true;
-    config.expand_empty_elements = false;
-    let event = reader.read_event();
-    let len = usize::try_from(reader.buffer_position()).expect("within the bytes");
-    let item = match event {
-        Ok(event) => item(event, bytes, at, namespaces),
-        Err(XmlError::Syntax(e)) => Err(Unparsed::Incomplete(e.to_string())),
-        Err(e) => Err(Unparsed::NotWellFormed {
-            at: 0,
-            why: e.to_string(),
-        }),
-    };
-    (item, len)
-}
-
-/// What the construct quick-xml read as `event` is.
-fn item(
-    event: Event<'_>,
-    bytes: &[u8],
-    at: usize,
-    namespaces: &mut NamespaceResolver,
-) -> Result<Item, Unparsed> {
-    let offset = |inner: &[u8]| at + (inner.as_ptr() as usize - bytes.as_ptr() as usize);
-    let item = match &event {
-        Event::Start(start) | Event::Empty(start) => {
-            if start.name().as_ref().is_empty() {
-                return Err(Unparsed::NotWellFormed {
-                    at: 1,
-                    why: "a tag without a name".to_owned(),
-                });
-            }
-            let mut item = start_item(start, matches!(event, Event::Empty(_)), namespaces, offset)?;
-            if let Item::Start { attributes, .. } = &mut item {
-                for a in attributes {
-                    // The quote is the byte before the value.
-                    a.quote = bytes[a.value.start - at - 1];
-                }
-            }
-            item
-        }
-        Event::End(end) => Item::End {
-            name: end.name().as_ref().into(),
-        },
-        Event::CData(cdata) => {
-            let content = offset(cdata);
-            Item::CData {
-                content: content..content + cdata.len(),
-            }
-        }
-        Event::Decl(decl) => Item::Declaration {
-            encoding: decl.encoding().and_then(Result::ok).map(|e| e.into_owned()),
-        },
-        Event::Eof => {
-            return Err(Unparsed::Incomplete(
-                "the input ends inside markup".to_owned(),
-            ));
-        }
-        _ => Item::Other,
-    };
-    Ok(item)
-}
-
-/// A start tag's name and attributes, their namespaces resolved (its own
-/// declarations pushed first: they are in scope on it).
-fn start_item(
-    start: &BytesStart<'_>,
-    empty: bool,
-    namespaces: &mut NamespaceResolver,
-    offset: impl Fn(&[u8]) -> usize,
-) -> Result<Item, Unparsed> {
-    let mut attributes = Vec::new();
-    let mut declared = 0;
-    for attribute in start.attributes() {
-        let attribute = attribute.map_err(attribute_error)?;
-        if attribute.key.as_namespace_binding().is_some() {
-            declared += attribute.key.as_ref().len() + attribute.value.len();
-        }
-        let value = offset(&attribute.value);
-        attributes.push((attribute.key, value..value + attribute.value.len()));
-    }
-    namespaces
-        .push(start)
-        .map_err(|e| Unparsed::NotWellFormed {
-            at: 0,
-            why: e.to_string(),
-        })?;
-    let ns_of = |result: ResolveResult<'_>| match result {
-        ResolveResult::Bound(ns) => Ns::of(Some(ns.as_ref())),
-        ResolveResult::Unbound => Ns::None,
-        ResolveResult::Unknown(_) => Ns::Other,
-    };
-    let name = start.name();
-    let (ns, local) = namespaces.resolve_element(name);
-    let ns = ns_of(ns);
-    let local = name.as_ref().len() - local.as_ref().len();
-    let attributes = attributes
-        .into_iter()
-        .map(|(key, value): (QName<'_>, Range<usize>)| {
-            let (ns, local) = namespaces.resolve_attribute(key);
-            Attribute {
-                name: key.as_ref().into(),
-                ns: ns_of(ns),
-                local: key.as_ref().len() - local.as_ref().len(),
-                // The quote is the byte before the value.
-                quote: 0,
-                value,
-            }
-        })
-        .collect();
-    Ok(Item::Start {
-        name: name.as_ref().into(),
-        ns,
-        local,
-        attributes,
-        empty,
-        declared,
-    })
-}
-
-/// What is wrong with an attribute, and where in its tag.
-fn attribute_error(e: AttrError) -> Unparsed {
-    // quick-xml counts from the byte after the `<`.
-    let (at, why) = match e {
-        AttrError::ExpectedEq(at) => (at, "an attribute without `=`"),
-        AttrError::ExpectedValue(at) => (at, "an attribute without a value"),
-        AttrError::UnquotedValue(at) => (at, "an attribute value without quotes"),
-        AttrError::ExpectedQuote(at, _) => (at, "an attribute value not closed"),
-        AttrError::Duplicated(at, _) => (at, "an attribute given twice"),
-    };
-    Unparsed::NotWellFormed {
-        at: at + 1,
-        why: why.to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@
 //!   copied unread.
 
 mod base;
+mod construct;
 mod document;
 mod feed_html;
 mod sniff;
