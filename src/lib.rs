@@ -9,11 +9,13 @@
 //!               <meta>, guess)    > retrieval URL > none        the value bytes
 //! ```
 //!
-//! One document engine, sources of documents above it. A source finds each
-//! document and its [`Layers`] (the encapsulating entity's base and charset,
-//! the retrieval URL), calls the engine through [`rewrite`] (a stream) or
-//! [`rewrite_bytes`] (a document in memory), and names the document in what
-//! it reports. The folders say what their code knows, and imports point
+//! Engines, one per type of document, sources of documents above them. A
+//! source finds each document, its [`Type`] and its [`Layers`] (the
+//! encapsulating entity's base and charset, the retrieval URL), calls the
+//! engine through [`rewrite`] (a stream) or [`rewrite_bytes`] (a document in
+//! memory) for a page, [`xml`] and [`stylesheet`] for the others, or
+//! [`rewrite_typed`], [`rewrite_bytes_typed`] and [`TypedRewriter`] for any,
+//! and names the document in what it reports. The folders say what their code knows, and imports point
 //! down:
 //!
 //! - [`names`]: how a file or a record is named in a line of output;
@@ -21,8 +23,11 @@
 //!   into a [`Config`] (the command line's and the Python binding's alike);
 //! - sources: [`filter`] (one document, a file or standard input), over
 //!   [`http`] for saved responses (`--http`);
-//! - `html/`: one document: lol_html, the splicing sink, the lookahead, the
+//! - `html/`: one page: lol_html, the splicing sink, the lookahead, the
 //!   encoding, the attribute table, a value's bytes;
+//! - [`xml`]: one XML document (feeds, sitemaps, SVG, XHTML), HTML inside
+//!   feeds handed to the page engine; [`stylesheet`]: one CSS file; both
+//!   behind `front` (UTF-16 by the first bytes), the engines' shared front;
 //! - `syntax/`: URLs inside a value (CSS, `srcset`, meta refresh);
 //! - `url/`: [`rfc1808`], [`rfc3986`], [`Standard`], [`BaseUrl`] and the §3
 //!   [`Layers`]; nothing of HTML.
@@ -31,6 +36,7 @@ mod dir;
 mod files;
 pub mod filter;
 pub mod flags;
+mod front;
 mod html;
 pub mod http;
 pub mod listing;
@@ -38,9 +44,12 @@ pub mod names;
 pub mod site;
 pub mod spool;
 pub mod staging;
+pub mod stylesheet;
 mod syntax;
+mod typed;
 mod url;
 pub mod warc;
+pub mod xml;
 
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -54,6 +63,7 @@ pub use html::links::{Link, Outcome, Position};
 pub use html::lookahead::Decision;
 pub use html::report::{Counts, Report, Warning};
 pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};
+pub use typed::{Type, TypedRewriter, rewrite_bytes_typed, rewrite_typed};
 pub use url::{
     Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, Standard,
     rfc1808, rfc3986,

@@ -9,7 +9,9 @@ mod properties;
 use std::panic;
 use std::path::{Path, PathBuf};
 
-use properties::{Case, check_http, check_resolve, check_rewrite, check_warc, resolve_case};
+use properties::{
+    Case, check_http, check_resolve, check_rewrite, check_warc, check_xml, resolve_case,
+};
 
 /// The files of `fuzz/corpus/<target>`, sorted.
 fn corpus(target: &str) -> Vec<PathBuf> {
@@ -72,6 +74,63 @@ fn http_corpus_keeps_its_properties() {
 #[test]
 fn warc_corpus_keeps_its_properties() {
     replay("warc", 20, |data| check_warc(&Case::from_bytes(data)));
+}
+
+#[test]
+fn xml_corpus_keeps_its_properties() {
+    replay("xml", 150, |data| check_xml(&Case::from_bytes(data)));
+}
+
+/// The XML checks must fail what a broken rewriter could write.
+#[test]
+fn the_xml_checks_catch_what_they_should() {
+    let input = b"<a x='1' y=\"2\"><!--c--><b>t<![CDATA[d]]>&amp;</b></a>";
+    let fine: &[u8] =
+        b"<a x='http://h/1' y=\"2\"><!--c--><b>http://h/t<![CDATA[d]]]]><![CDATA[>]]>&amp;</b></a>";
+    assert_eq!(properties::check_xml_outside_values(input, fine), Ok(()));
+    for (output, expected) in [
+        (
+            &b"<a x='1' y='2'><!--c--><b>t<![CDATA[d]]>&amp;</b></a>"[..],
+            "construct 0 changed",
+        ),
+        (
+            b"<a x='1' y=\"2\"><!--C--><b>t<![CDATA[d]]>&amp;</b></a>",
+            "construct 1 changed",
+        ),
+        (
+            b"<a x='1' y=\"2\"><!--c--><b>t<i/><![CDATA[d]]>&amp;</b></a>",
+            "changed outside",
+        ),
+        (
+            b"<a x='1' y=\"2\"><!--c--><b>t<![CDATA[d]]>&amp;</b></a>x",
+            "from nothing at the end",
+        ),
+        (
+            b"<a x='1' y=\"2\">z<!--c--><b>t<![CDATA[d]]>&amp;</b></a>",
+            "from nothing before construct 1",
+        ),
+        (
+            b"<a x='1' y=\"2\"><!--c--><b>t<![CDATA[d]]>&amp;</b></a><x/>",
+            "constructs became",
+        ),
+        (
+            b"<a x='1' y=\"2\" z='3'><!--c--><b>t<![CDATA[d]]>&amp;</b></a>",
+            "construct 0 changed",
+        ),
+    ] {
+        let got = properties::check_xml_outside_values(input, output);
+        assert!(
+            got.as_ref().is_err_and(|e| e.contains(expected)),
+            "want {expected:?}, got {got:?}"
+        );
+    }
+    // What follows a construct quick-xml cannot read is copied.
+    let broken = b"<a x='1'><b y='2 <c/>";
+    assert_eq!(
+        properties::check_xml_outside_values(broken, b"<a x='http://h/1'><b y='2 <c/>"),
+        Ok(())
+    );
+    assert!(properties::check_xml_outside_values(broken, b"<a x='1'><b y='3 <c/>").is_err());
 }
 
 #[test]

@@ -735,3 +735,236 @@ fn check_warc_run(options: &htmlabs::warc::Options, input: &[u8], run: &WarcRun)
         );
     }
 }
+
+// ---------------------------------------------------------------------- xml
+
+/// Runs `input` through the XML engine in writes of the sizes `sizes` gives:
+/// the output and report, or the error's message (UTF-16 that is not
+/// valid UTF-16 is refused).
+pub fn run_xml(
+    config: &Config,
+    input: &[u8],
+    mut sizes: impl FnMut() -> usize,
+) -> Result<(Vec<u8>, Report), String> {
+    let mut rewriter = htmlabs::xml::Rewriter::new(config.clone(), Vec::new());
+    let mut rest = input;
+    while !rest.is_empty() {
+        let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
+        rewriter.write(chunk).map_err(|e| e.to_string())?;
+        rest = tail;
+    }
+    let (report, output) = rewriter.end().map_err(|e| e.to_string())?;
+    Ok((output, report))
+}
+
+/// The properties of the XML engine on one case, whose document is any
+/// bytes as XML:
+///
+/// 1. a run either writes the document or refuses it (UTF-16 that is not
+///    valid UTF-16, by its byte order mark), the same however the input is
+///    split;
+/// 2. with no base (no retrieval layer), an input in which nothing can set
+///    one (no `base` in any case, for `xml:base` and an HTML `<base>`, and
+///    no numeric reference, that could spell one) comes out as it came;
+/// 3. every byte outside values is the input's ([`check_xml_outside_values`]);
+/// 4. the output and the warnings are the same however the input is split
+///    into writes (the memory limit included: where it stops depends on
+///    what is held, never on the writes);
+/// 5. a second run over the output changes nothing (but for a run that
+///    stopped rewriting: the rest was copied as it came).
+pub fn check_xml(case: &Case) {
+    let config = case.config();
+    let whole = run_xml(&config, &case.html, || usize::MAX);
+    let chunked = run_xml(&config, &case.html, case.chunk_sizes());
+    let (output, report) = match (whole, chunked) {
+        (Err(e), Err(c)) => {
+            assert_eq!(e, c, "the error depends on the writes");
+            assert!(
+                case.html.starts_with(b"\xff\xfe") || case.html.starts_with(b"\xfe\xff"),
+                "refused input that is not UTF-16: {e}"
+            );
+            return;
+        }
+        (Ok(whole), Ok(chunked)) => {
+            assert!(
+                whole.0 == chunked.0,
+                "the output depends on the writes:\n  whole:   {:?}\n  chunked: {:?}",
+                Show(&whole.0),
+                Show(&chunked.0)
+            );
+            assert_eq!(
+                whole.1.warnings, chunked.1.warnings,
+                "the warnings depend on the writes"
+            );
+            whole
+        }
+        (whole, chunked) => panic!(
+            "the writes decide whether it fails: whole {:?}, chunked {:?}",
+            whole.err(),
+            chunked.err()
+        ),
+    };
+    let lower = case.html.to_ascii_lowercase();
+    let settable = lower.windows(4).any(|w| w == b"base") || lower.windows(2).any(|w| w == b"&#");
+    if case.base.is_none() && !settable {
+        assert!(
+            output == case.html,
+            "no base, yet the output differs from the input:\n  output: {:?}",
+            Show(&output)
+        );
+    }
+    if let Err(e) = check_xml_outside_values(&case.html, &output) {
+        panic!("{e}\n  output: {:?}", Show(&output));
+    }
+    if report.incomplete() {
+        return;
+    }
+    let (again, _) = run_xml(&config, &output, || usize::MAX)
+        .unwrap_or_else(|e| panic!("a second run fails: {e}"));
+    assert!(
+        again == output,
+        "a second run changed the output:\n  once:  {:?}\n  twice: {:?}",
+        Show(&output),
+        Show(&again)
+    );
+}
+
+/// One construct of markup of an XML document as quick-xml reads the whole
+/// of it (a reader of its own, sharing nothing with the engine): its byte
+/// range, its bytes with every attribute value taken out, and whether
+/// character data (text, references, CDATA sections) comes before it, after
+/// the markup before. Character data is value: it may change, a CDATA
+/// section may be split where a new value would hold `]]>`, and a piece of
+/// a value (text after a comment inside `<link>`) may be left empty.
+#[derive(Debug, PartialEq, Eq)]
+struct Construct {
+    range: Range<usize>,
+    markup: Vec<u8>,
+    text_before: bool,
+}
+
+/// The constructs of markup of `bytes`, up to the end or the first
+/// construct quick-xml cannot read; where that one starts; and whether
+/// character data comes after the last.
+fn constructs(bytes: &[u8]) -> (Vec<Construct>, usize, bool) {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(bytes);
+    let config = reader.config_mut();
+    config.check_end_names = false;
+    config.allow_unmatched_ends = true;
+    config.allow_dangling_amp = true;
+    let mut out: Vec<Construct> = Vec::new();
+    let mut text = false;
+    loop {
+        let start = reader.buffer_position() as usize;
+        let event = match reader.read_event() {
+            Ok(Event::Eof) => return (out, bytes.len(), text),
+            Ok(event) => event,
+            // Past a construct it cannot read, quick-xml reads no more.
+            Err(_) => return (out, start, text),
+        };
+        let end = reader.buffer_position() as usize;
+        if matches!(
+            event,
+            Event::Text(_) | Event::CData(_) | Event::GeneralRef(_)
+        ) {
+            text |= end > start;
+            continue;
+        }
+        let markup = match &event {
+            Event::Start(tag) | Event::Empty(tag) => {
+                // The tag's bytes without its attribute values.
+                let mut markup = Vec::new();
+                let mut at = start;
+                for attribute in tag.attributes().with_checks(false).flatten() {
+                    // A value is a part of the input (one that is not, or
+                    // that comes before what was taken, is no value: an
+                    // attribute written without one).
+                    let value =
+                        (attribute.value.as_ptr() as usize).wrapping_sub(bytes.as_ptr() as usize);
+                    if value < at || value + attribute.value.len() > end {
+                        continue;
+                    }
+                    markup.extend_from_slice(&bytes[at..value]);
+                    at = value + attribute.value.len();
+                }
+                markup.extend_from_slice(&bytes[at..end]);
+                markup
+            }
+            _ => bytes[start..end].to_vec(),
+        };
+        out.push(Construct {
+            range: start..end,
+            markup,
+            text_before: std::mem::take(&mut text),
+        });
+    }
+}
+
+/// Property 3 of [`check_xml`]: quick-xml, reading the input and the output
+/// whole, finds the same constructs of markup in both, in the same order,
+/// the same bytes but for attribute values, with character data between
+/// them in the output only where the input has some; and where it stops
+/// reading the input, the rest of the output is the rest of the input (the
+/// engine copies what follows a place it cannot read).
+pub fn check_xml_outside_values(input: &[u8], output: &[u8]) -> Result<(), String> {
+    // UTF-16, by its byte order mark, is read as the engine reads it:
+    // decoded (and the check is of the characters).
+    let utf16 = |bytes: &[u8]| {
+        let (encoding, bom) = encoding_rs::Encoding::for_bom(bytes)?;
+        (encoding != encoding_rs::UTF_8).then(|| {
+            encoding
+                .decode_without_bom_handling(&bytes[bom..])
+                .0
+                .into_owned()
+                .into_bytes()
+        })
+    };
+    if let (Some(input), Some(output)) = (utf16(input), utf16(output)) {
+        return same_constructs(&input, &output);
+    }
+    // quick-xml skips UTF-8's byte order mark and counts from after it.
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    if let (Some(input), Some(output)) = (input.strip_prefix(BOM), output.strip_prefix(BOM)) {
+        return same_constructs(input, output);
+    }
+    same_constructs(input, output)
+}
+
+fn same_constructs(input: &[u8], output: &[u8]) -> Result<(), String> {
+    let (before, stop_in, text_in) = constructs(input);
+    let (after, stop_out, text_out) = constructs(output);
+    for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+        if b.markup != a.markup {
+            return Err(format!(
+                "construct {i} changed outside its values: {:?} became {:?}",
+                Show(&input[b.range.clone()]),
+                Show(&output[a.range.clone()])
+            ));
+        }
+        if a.text_before && !b.text_before {
+            return Err(format!(
+                "character data came from nothing before construct {i}: {:?}",
+                Show(&output[a.range.clone()])
+            ));
+        }
+    }
+    if text_out && !text_in && before.len() == after.len() {
+        return Err("character data came from nothing at the end".to_owned());
+    }
+    if before.len() != after.len() {
+        return Err(format!(
+            "{} constructs became {}",
+            before.len(),
+            after.len()
+        ));
+    }
+    if input[stop_in..] != output[stop_out..] {
+        return Err(format!(
+            "the input after byte {stop_in}, which quick-xml does not read, changed: {:?} became {:?}",
+            Show(&input[stop_in..]),
+            Show(&output[stop_out..])
+        ));
+    }
+    Ok(())
+}

@@ -396,7 +396,9 @@ impl<W: Write> Document<W> {
             | Decision::NoBase { .. }
             | Decision::End
             | Decision::Skipped
-            | Decision::Stopped => layers.outer(),
+            | Decision::Stopped
+            | Decision::XmlBase { .. }
+            | Decision::Stylesheet => layers.outer(),
         };
         if base.layer == Layer::Empty {
             warnings.push(Warning::NoBase);

@@ -151,36 +151,8 @@ impl<'a> Resolver<'a> {
                 value::apply_into(&decoded, &[edit], quote, out, self.budget)?;
                 Ok(true)
             }
-            Kind::List => {
-                // HTML 4: archive URLs "are relative to the codebase".
-                let codebase = element.codebase.and_then(|c| {
-                    let c = Decoded::new(c.as_bytes(), UTF_8)?;
-                    let c = &c.text()[value::trimmed(c.text())];
-                    Some(BaseUrl::new(self.cx.standard, &self.base.resolve(c)))
-                });
-                let mut inner = Resolver {
-                    cx: self.cx,
-                    base: codebase.as_ref().unwrap_or(self.base),
-                    counts: self.counts,
-                    warnings: self.warnings,
-                    listener: self.listener.as_deref_mut(),
-                    budget: self.budget,
-                };
-                let mut edits = Vec::new();
-                for token in tokens(text) {
-                    let edit =
-                        inner.edit(&text[token.clone()], token, Syntax::List, kind, false)?;
-                    inner.keep(&mut edits, edit)?;
-                }
-                inner.apply(&decoded, &edits, quote, out)
-            }
-            Kind::Srcset => {
-                let mut edits = Vec::new();
-                for candidate in srcset::candidates(text) {
-                    let url = &text[candidate.url.clone()];
-                    let edit = self.edit(url, candidate.url, Syntax::Srcset, kind, false)?;
-                    self.keep(&mut edits, edit)?;
-                }
+            Kind::List | Kind::Srcset => {
+                let edits = self.edits_in(kind, element, text)?;
                 self.apply(&decoded, &edits, quote, out)
             }
             Kind::Refresh => {
@@ -201,6 +173,102 @@ impl<'a> Resolver<'a> {
             }
             Kind::Html => self.srcdoc(&decoded, quote, offset, out),
         }
+    }
+
+    /// The edits of a list or a srcset, decoded: each of its URLs.
+    fn edits_in(
+        &mut self,
+        kind: Kind,
+        element: Element<'_>,
+        text: &str,
+    ) -> Result<Vec<Edit<'a>>, OverBudget> {
+        let mut edits = Vec::new();
+        match kind {
+            Kind::List => {
+                // HTML 4: archive URLs "are relative to the codebase".
+                let codebase = element.codebase.and_then(|c| {
+                    let c = Decoded::new(c.as_bytes(), UTF_8)?;
+                    let c = &c.text()[value::trimmed(c.text())];
+                    Some(BaseUrl::new(self.cx.standard, &self.base.resolve(c)))
+                });
+                let mut inner = Resolver {
+                    cx: self.cx,
+                    base: codebase.as_ref().unwrap_or(self.base),
+                    counts: self.counts,
+                    warnings: self.warnings,
+                    listener: self.listener.as_deref_mut(),
+                    budget: self.budget,
+                };
+                // The codebase's prefix lives here only.
+                for token in tokens(text) {
+                    let edit = inner
+                        .edit(&text[token.clone()], token, Syntax::List, kind, false)?
+                        .map(Edit::into_owned);
+                    inner.keep(&mut edits, edit)?;
+                }
+            }
+            Kind::Srcset => {
+                for candidate in srcset::candidates(text) {
+                    let url = &text[candidate.url.clone()];
+                    let edit = self.edit(url, candidate.url, Syntax::Srcset, kind, false)?;
+                    self.keep(&mut edits, edit)?;
+                }
+            }
+            _ => unreachable!("a list or a srcset"),
+        }
+        Ok(edits)
+    }
+
+    /// The edits of a value of `kind` already decoded by its document's
+    /// rules (the XML engine reads its own references and CDATA sections):
+    /// what [`attribute`](Self::attribute) does once it has the text, its
+    /// working copies from the same budget. `offset` is where the value
+    /// stands, for warnings. A value of HTML (`srcdoc`) has no edits here.
+    pub fn decoded(
+        &mut self,
+        kind: Kind,
+        element: Element<'_>,
+        text: &str,
+        offset: usize,
+    ) -> Result<Vec<Edit<'a>>, OverBudget> {
+        let _ = offset;
+        if kind == Kind::Url && text.is_empty() && element.empty == Empty::Nothing {
+            self.counts.seen += 1;
+            self.counts.empty += 1;
+            self.heard(Outcome::Empty, "", 0, kind)?;
+            return Ok(Vec::new());
+        }
+        let mut edits = Vec::new();
+        match kind {
+            Kind::Url => {
+                let core = value::trimmed(text);
+                let url = &text[core.clone()];
+                let svg_local = element.svg && url.starts_with('#');
+                let edit = self.edit(url, core, Syntax::Plain, kind, svg_local)?;
+                self.keep(&mut edits, edit)?;
+            }
+            Kind::List | Kind::Srcset => edits = self.edits_in(kind, element, text)?,
+            Kind::Refresh => {
+                if let Some(found) = refresh::url(text) {
+                    let url = &text[found.range.clone()];
+                    let syntax = Syntax::Refresh(found.quote);
+                    let edit = self.edit(url, found.range, syntax, kind, false)?;
+                    self.keep(&mut edits, edit)?;
+                }
+            }
+            Kind::Css => edits = self.css(text, kind)?,
+            Kind::Html => {}
+        }
+        Ok(edits)
+    }
+
+    /// A decoded value where no layer gave a base: counted, and heard
+    /// whole, as the page engine hears such a value (nothing is parsed).
+    pub fn without_base(&mut self, text: &str, kind: Kind) -> Result<(), OverBudget> {
+        self.counts.seen += 1;
+        self.counts.no_base += 1;
+        let core = value::trimmed(text);
+        self.heard(Outcome::NoBase, &text[core.clone()], core.start, kind)
     }
 
     /// Keeps `edit`, if any, for the value: what it holds comes from the
@@ -326,15 +394,27 @@ impl<'a> Resolver<'a> {
         kind: Kind,
     ) -> Result<Option<Decoded<'d>>, OverBudget> {
         if decoded.is_none() {
-            self.counts.seen += 1;
-            self.counts.undecodable += 1;
-            self.warnings.push(Warning::Undecodable {
-                offset,
-                encoding: self.cx.encoding.name(),
-            });
-            self.heard_undecodable(raw, kind)?;
+            self.undecodable(raw, offset, kind)?;
         }
         Ok(decoded)
+    }
+
+    /// A value whose bytes, at `offset`, are not valid in the document's
+    /// encoding: counted, warned of and heard, and left as it is.
+    pub fn undecodable(&mut self, raw: &[u8], offset: usize, kind: Kind) -> Result<(), OverBudget> {
+        self.warnings.push(Warning::Undecodable {
+            offset,
+            encoding: self.cx.encoding.name(),
+        });
+        self.unread(raw, kind)
+    }
+
+    /// A value that cannot be read (its warning is the caller's): counted
+    /// and heard as undecodable, and left byte for byte.
+    pub fn unread(&mut self, raw: &[u8], kind: Kind) -> Result<(), OverBudget> {
+        self.counts.seen += 1;
+        self.counts.undecodable += 1;
+        self.heard_undecodable(raw, kind)
     }
 
     /// An undecodable value, for the link report when it is asked for: its
@@ -468,37 +548,41 @@ impl<'a> Resolver<'a> {
         Ok(Some(nested))
     }
 
-    fn css(&mut self, text: &str, kind: Kind) -> Result<Vec<Edit<'a>>, OverBudget> {
+    /// The edits of CSS text (a `style` value, a `<style>` text): its
+    /// `url()`, `@import` and `image-set()` URLs.
+    pub fn css(&mut self, text: &str, kind: Kind) -> Result<Vec<Edit<'a>>, OverBudget> {
         let mut edits = Vec::new();
-        let mut finder = css::Finder::new(text);
-        // The brackets it holds open take memory too: at each step it may
-        // open those paid for and what the budget has left, and pays for
-        // those it opened.
-        let mut paid = 0;
-        loop {
-            finder.allow(paid + self.budget.left() / css::Finder::FRAME);
-            let found = finder.next();
-            let most = finder.most_open();
-            self.budget.take((most - paid) * css::Finder::FRAME)?;
-            paid = most;
-            let Some(found) = found else {
-                break;
-            };
-            let raw = &text[found.range.clone()];
-            let url = css::unescape(raw);
-            // `url(#grad)` is a same-document reference: SVG paint servers
-            // and filters, which an absolute URL breaks.
-            let local = url.starts_with('#');
-            // The prefix of an edit goes before the CSS text as written, which
-            // still says `url` after it.
-            let edit = self.edit(&url, found.range, Syntax::Css(found.context), kind, local)?;
+        for found in css_found(text, self.budget)? {
+            let edit = self.css_url(text, found, kind)?;
             self.keep(&mut edits, edit)?;
         }
-        if finder.too_deep() {
-            return Err(OverBudget);
-        }
-        self.budget.give(paid * css::Finder::FRAME);
         Ok(edits)
+    }
+
+    /// The edit of one URL `found` in CSS `text`, or `None` to leave it: a
+    /// stylesheet, which finds its URLs itself, hands them over one by one.
+    pub fn css_url(
+        &mut self,
+        text: &str,
+        found: css::Found,
+        kind: Kind,
+    ) -> Result<Option<Edit<'a>>, OverBudget> {
+        let url = css::unescape(&text[found.range.clone()]);
+        // `url(#grad)` is a same-document reference: SVG paint servers
+        // and filters, which an absolute URL breaks.
+        let local = url.starts_with('#');
+        // The prefix of an edit goes before the CSS text as written, which
+        // still says `url` after it.
+        self.edit(&url, found.range, Syntax::Css(found.context), kind, local)
+    }
+
+    /// A URL found in CSS where no layer gave a base: counted, and heard
+    /// as the CSS says it.
+    pub fn css_without_base(&mut self, text: &str, found: &css::Found) -> Result<(), OverBudget> {
+        self.counts.seen += 1;
+        self.counts.no_base += 1;
+        let url = css::unescape(&text[found.range.clone()]);
+        self.heard(Outcome::NoBase, &url, found.range.start, Kind::Css)
     }
 
     /// The edit for the URL `url` standing at `range` (where its syntax may
@@ -597,6 +681,33 @@ fn closes_anew(raw: &[u8], edited: &[u8], closing: &[u8]) -> bool {
         count
     };
     count(edited) > count(raw)
+}
+
+/// Every URL of CSS `text`, found within `budget`: the brackets the finder
+/// holds open take memory too (at each step it may open those paid for and
+/// what the budget has left, and pays for those it opened; they are given
+/// back once it is done), and so does the list of what it found.
+pub fn css_found(text: &str, budget: &mut Budget) -> Result<Vec<css::Found>, OverBudget> {
+    let mut all = Vec::new();
+    let mut finder = css::Finder::new(text);
+    let mut paid = 0;
+    loop {
+        finder.allow(paid + budget.left() / css::Finder::FRAME);
+        let found = finder.next();
+        let most = finder.most_open();
+        budget.take((most - paid) * css::Finder::FRAME)?;
+        paid = most;
+        let Some(found) = found else {
+            break;
+        };
+        budget.take(std::mem::size_of::<css::Found>())?;
+        all.push(found);
+    }
+    if finder.too_deep() {
+        return Err(OverBudget);
+    }
+    budget.give(paid * css::Finder::FRAME);
+    Ok(all)
 }
 
 #[cfg(test)]

@@ -37,6 +37,12 @@ pub enum Source {
     Detected,
     /// No non-ASCII byte in the lookahead: UTF-8.
     Ascii,
+    /// The XML declaration's `encoding`.
+    Declaration,
+    /// A stylesheet's `@charset` rule.
+    Charset,
+    /// Nothing said otherwise: UTF-8, the default of XML and of CSS.
+    Default,
 }
 
 /// The document's encoding and where it came from.
@@ -56,6 +62,9 @@ impl fmt::Display for Chosen {
             Source::LaterMeta => "<meta> past the first 1024 bytes",
             Source::Detected => "detected",
             Source::Ascii => "no byte above 0x7F in the lookahead",
+            Source::Declaration => "XML declaration",
+            Source::Charset => "@charset",
+            Source::Default => "the default",
         };
         write!(f, "{} ({source})", self.encoding.name())
     }
@@ -560,6 +569,18 @@ impl Decoded {
             .get(text)
             .is_some_and(u8::is_ascii)
             .then(|| byte + at - text)
+    }
+}
+
+/// [`encode_into`], onto the end of `out`.
+pub fn encode_onto(text: &str, encoding: &'static Encoding, out: &mut Vec<u8>) {
+    let put = &mut |bytes: &[u8]| {
+        out.extend_from_slice(bytes);
+        Ok::<(), std::convert::Infallible>(())
+    };
+    match encode_into(text, encoding, put) {
+        Ok(()) => {}
+        Err(never) => match never {},
     }
 }
 

@@ -66,6 +66,12 @@ pub enum Decision {
     Skipped,
     /// The memory limit stopped rewriting before the lookahead decided.
     Stopped,
+    /// No lookahead: an XML document, whose `xml:base` attributes set layer
+    /// 3.1 element by element, for what each one holds; `bases` of them
+    /// were used.
+    XmlBase { bases: usize },
+    /// No lookahead: a stylesheet has no base of its own.
+    Stylesheet,
 }
 
 #[derive(Default)]

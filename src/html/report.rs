@@ -102,6 +102,12 @@ impl Report {
                     None => format!("`<base href>` at byte {offset}, {}", won("3.1")),
                 }
             }
+            Decision::XmlBase { bases: 0 } => "none (no `xml:base` was used)".to_owned(),
+            Decision::XmlBase { bases } => format!(
+                "`xml:base` on {bases} element{}, each for what it holds",
+                if *bases == 1 { "" } else { "s" }
+            ),
+            Decision::Stylesheet => "none (a stylesheet has no base of its own)".to_owned(),
             _ => "none".to_owned(),
         };
         let below = |candidate: Option<&Candidate>, section| match candidate {
@@ -153,6 +159,8 @@ impl Report {
             Decision::End => "ended at the end of the input".to_owned(),
             Decision::Skipped => "none (nested content)".to_owned(),
             Decision::Stopped => "ended where the memory limit stopped rewriting".to_owned(),
+            Decision::XmlBase { .. } => "none (XML: `xml:base` is read where it stands)".to_owned(),
+            Decision::Stylesheet => "none (a stylesheet)".to_owned(),
         };
         let by_kind: Vec<String> = [
             Kind::Url,
@@ -230,13 +238,46 @@ pub enum Warning {
         offset: usize,
         element: String,
     },
+    /// An XML document without a base from any layer below it: only what an
+    /// absolute `xml:base` holds is rewritten.
+    NoXmlBase,
+    /// A stylesheet without a base: it is left as it is.
+    NoStylesheetBase,
+    /// An `xml:base` that cannot be a base (§3.1's rule): the one in scope
+    /// stays.
+    XmlBaseIgnored {
+        offset: usize,
+        href: String,
+        why: String,
+    },
+    /// The XML document is not well-formed here: rewriting stopped, and the
+    /// rest is copied unchanged.
+    NotWellFormed {
+        offset: usize,
+        why: String,
+    },
+    /// XML elements nested deeper than the engine follows: rewriting
+    /// stopped there, and the rest is copied unchanged.
+    XmlDepth {
+        offset: usize,
+        limit: usize,
+    },
+    /// A value refers to an entity that only the document's DTD declares
+    /// (`&nbsp;` in XML): htmlabs does not read DTDs, so it is left as it is.
+    Entity {
+        offset: usize,
+        name: String,
+    },
 }
 
 impl Warning {
     /// Whether rewriting stopped there (the memory limit): the output is
     /// complete, but not all of it is rewritten, and the run fails.
     pub fn stops_rewriting(&self) -> bool {
-        matches!(self, Warning::MemoryLimit { .. })
+        matches!(
+            self,
+            Warning::MemoryLimit { .. } | Warning::NotWellFormed { .. } | Warning::XmlDepth { .. }
+        )
     }
 
     /// The warning of a nested document, with its offsets made the outer
@@ -244,17 +285,37 @@ impl Warning {
     /// value plus an offset in the decoded `srcdoc`).
     pub fn shifted(self, by: usize) -> Warning {
         match self {
+            Warning::BaseIgnored { .. } | Warning::Undecodable { .. } | Warning::TooDeep { .. } => {
+                self.mapped(|offset| offset + by)
+            }
+            other => other,
+        }
+    }
+
+    /// The warning of a nested document, with its offsets mapped to the
+    /// outer document's by `map` (the HTML inside a feed: its text's
+    /// offsets to the bytes that write it).
+    pub(crate) fn mapped(self, map: impl Fn(usize) -> usize) -> Warning {
+        match self {
             Warning::BaseIgnored { offset, href, why } => Warning::BaseIgnored {
-                offset: offset + by,
+                offset: map(offset),
                 href,
                 why,
             },
             Warning::Undecodable { offset, encoding } => Warning::Undecodable {
-                offset: offset + by,
+                offset: map(offset),
                 encoding,
             },
             Warning::TooDeep { offset } => Warning::TooDeep {
-                offset: offset + by,
+                offset: map(offset),
+            },
+            Warning::MemoryLimit { limit, offset } => Warning::MemoryLimit {
+                limit,
+                offset: map(offset),
+            },
+            Warning::TooLarge { offset, limit } => Warning::TooLarge {
+                offset: map(offset),
+                limit,
             },
             other => other,
         }
@@ -296,6 +357,27 @@ impl fmt::Display for Warning {
             Warning::ReadsOtherwise { offset, element } => write!(
                 f,
                 "the self-closed `<{element}/>` at byte {offset} ends there in XHTML, not in HTML, where the rest would be its text: the file is left as it is"
+            ),
+            Warning::NoXmlBase => f.write_str(
+                "no base URL (no --retrieved-from): only what an absolute `xml:base` holds is rewritten",
+            ),
+            Warning::NoStylesheetBase => f.write_str(
+                "no base URL (no --retrieved-from): the stylesheet is left as it is",
+            ),
+            Warning::XmlBaseIgnored { offset, href, why } => {
+                write!(f, "`xml:base` at byte {offset} ignored: `{href}`: {why}")
+            }
+            Warning::NotWellFormed { offset, why } => write!(
+                f,
+                "not well-formed XML at byte {offset}: {why}: rewriting stopped there, the rest is copied unchanged"
+            ),
+            Warning::XmlDepth { offset, limit } => write!(
+                f,
+                "elements nested deeper than {limit} at byte {offset}: rewriting stopped there, the rest is copied unchanged"
+            ),
+            Warning::Entity { offset, name } => write!(
+                f,
+                "the value at byte {offset} refers to `&{name};`, an entity only a DTD declares, which htmlabs does not read: left as it is"
             ),
         }
     }

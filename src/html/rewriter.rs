@@ -269,7 +269,7 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
 /// listened to), but no less than [`MIN_SHARE`]; `Err` when one of them
 /// reaches its share (the value it stands in does not fit the page's
 /// limit).
-fn nest(
+pub(crate) fn nest(
     cx: &Resolution,
     bytes: &[u8],
     encoding: &'static Encoding,

@@ -16,11 +16,8 @@ use super::resolution::Splices;
 /// back. Valid UTF-16 goes there and back exactly; an unpaired surrogate
 /// would not, so it is refused.
 pub struct Utf16<W: Write> {
-    decoder: encoding_rs::Decoder,
+    input: Utf16Decoder,
     document: Document<Utf16Writer<W>>,
-    /// Bytes of the byte order mark still to skip.
-    skip: usize,
-    read: usize,
 }
 
 impl<W: Write> Utf16<W> {
@@ -32,10 +29,8 @@ impl<W: Write> Utf16<W> {
         document: Document<Utf16Writer<W>>,
     ) -> Self {
         Utf16 {
-            decoder: encoding.new_decoder_without_bom_handling(),
+            input: Utf16Decoder::new(encoding, bom),
             document,
-            skip: bom,
-            read: 0,
         }
     }
 
@@ -44,19 +39,58 @@ impl<W: Write> Utf16<W> {
     }
 
     pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        let document = &mut self.document;
+        self.input
+            .decode(chunk, false, |utf8| document.write(Cow::Borrowed(utf8)))
+    }
+
+    pub fn end(mut self) -> Result<(Report, W, Splices), Error> {
+        let document = &mut self.document;
+        self.input
+            .decode(&[], true, |utf8| document.write(Cow::Borrowed(utf8)))?;
+        let (report, writer, splices) = self.document.end()?;
+        Ok((report, writer.finish()?, splices))
+    }
+}
+
+/// UTF-16 input decoded to UTF-8, in writes of any size: the front of
+/// every engine that reads UTF-16 (pages, XML, stylesheets).
+pub struct Utf16Decoder {
+    decoder: encoding_rs::Decoder,
+    /// Bytes of the byte order mark still to skip.
+    skip: usize,
+    read: usize,
+}
+
+impl Utf16Decoder {
+    /// Input in `encoding`, whose first `bom` bytes are its byte order mark.
+    pub fn new(encoding: &'static Encoding, bom: usize) -> Self {
+        Utf16Decoder {
+            decoder: encoding.new_decoder_without_bom_handling(),
+            skip: bom,
+            read: 0,
+        }
+    }
+
+    /// Decodes the next bytes of the input (the last ones when `last`),
+    /// handing the UTF-8 to `sink` a part at a time; an unpaired surrogate
+    /// or a lone byte is refused, naming where it stands.
+    pub fn decode(
+        &mut self,
+        chunk: &[u8],
+        last: bool,
+        mut sink: impl FnMut(&[u8]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let skip = self.skip.min(chunk.len());
         self.skip -= skip;
         self.read += skip;
-        self.decode(&chunk[skip..], false)
-    }
-
-    fn decode(&mut self, mut chunk: &[u8], last: bool) -> Result<(), Error> {
+        let mut chunk = &chunk[skip..];
         let mut buf = [0u8; 8192];
         loop {
             let (result, read, written) = self
                 .decoder
                 .decode_to_utf8_without_replacement(chunk, &mut buf, last);
-            self.document.write(Cow::Borrowed(&buf[..written]))?;
+            sink(&buf[..written])?;
             self.read += read;
             chunk = &chunk[read..];
             match result {
@@ -71,12 +105,6 @@ impl<W: Write> Utf16<W> {
                 }
             }
         }
-    }
-
-    pub fn end(mut self) -> Result<(Report, W, Splices), Error> {
-        self.decode(&[], true)?;
-        let (report, writer, splices) = self.document.end()?;
-        Ok((report, writer.finish()?, splices))
     }
 }
 
@@ -97,7 +125,8 @@ impl<W: Write> Utf16Writer<W> {
         }
     }
 
-    fn finish(mut self) -> Result<W, Error> {
+    /// The output, once all is written: UTF-16 ends at a character.
+    pub fn finish(mut self) -> Result<W, Error> {
         if !self.partial.is_empty() {
             return Err(Error::Write(io::Error::other(
                 "output ended inside a character",

@@ -267,6 +267,16 @@ pub struct Edit<'a> {
     pub text: Cow<'a, str>,
 }
 
+impl Edit<'_> {
+    /// The same edit, with a text of its own.
+    pub fn into_owned(self) -> Edit<'static> {
+        Edit {
+            range: self.range,
+            text: Cow::Owned(self.text.into_owned()),
+        }
+    }
+}
+
 /// The new raw value: `edits` (in order, not overlapping) applied. Where each
 /// edit's range maps back to the raw bytes, those bytes are replaced and every
 /// other byte stays as the author wrote it (entities and all); otherwise the

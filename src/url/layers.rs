@@ -16,6 +16,11 @@ pub enum Layer {
     /// §3.1, "Base URL within Document Content": the first `<base href>` of
     /// the head, at this byte offset of the input.
     Embedded { offset: usize },
+    /// §3.1 in XML: the `xml:base` at this byte offset of the input, for the
+    /// element that bears it and everything in it (XML Base §4.2). Its own
+    /// variant, because `-v` and the link report name what set a value's
+    /// base, and an XML document has as many of them as it has `xml:base`.
+    XmlBase { offset: usize },
     /// §3.2, "Base URL from the Encapsulating Entity": `from` names it
     /// (`Content-Base:`, the document around a `srcdoc`).
     Encapsulating { from: &'static str },
@@ -32,7 +37,7 @@ impl Layer {
     /// Its section of RFC 1808: `3.1` to `3.4`.
     pub fn section(self) -> &'static str {
         match self {
-            Layer::Embedded { .. } => "3.1",
+            Layer::Embedded { .. } | Layer::XmlBase { .. } => "3.1",
             Layer::Encapsulating { .. } => "3.2",
             Layer::Retrieval { .. } => "3.3",
             Layer::Empty => "3.4",
@@ -42,7 +47,7 @@ impl Layer {
     /// How the link report and the Python binding name it.
     pub fn name(self) -> &'static str {
         match self {
-            Layer::Embedded { .. } => "embedded",
+            Layer::Embedded { .. } | Layer::XmlBase { .. } => "embedded",
             Layer::Encapsulating { .. } => "encapsulating",
             Layer::Retrieval { .. } => "retrieval",
             Layer::Empty => "none",
@@ -61,6 +66,22 @@ impl Base {
     pub fn is_empty(&self) -> bool {
         self.url.is_empty()
     }
+
+    /// The base an `xml:base` holding `href` (stripped and decoded) sets
+    /// where this one is in scope: XML Base §4.2, "the base URI of the
+    /// element is ... the base URI specified by an xml:base attribute on
+    /// the element", "resolved against the base URI of the parent
+    /// element". It is a base by the one rule of every layer (`unusable`).
+    pub fn within(&self, href: &str, layer: Layer, standard: Standard) -> Result<Base, Ignored> {
+        let url = standard.resolve(&self.url, href);
+        if let Some(why) = unusable(&url, standard) {
+            return Err(why);
+        }
+        Ok(Base {
+            layer,
+            url: url.into_owned(),
+        })
+    }
 }
 
 impl fmt::Display for Base {
@@ -68,6 +89,9 @@ impl fmt::Display for Base {
         match self.layer {
             Layer::Embedded { offset } => {
                 write!(f, "`{}` (embedded <base href> at byte {offset})", self.url)
+            }
+            Layer::XmlBase { offset } => {
+                write!(f, "`{}` (xml:base at byte {offset})", self.url)
             }
             Layer::Encapsulating { from } => {
                 write!(f, "`{}` (encapsulating entity: {from})", self.url)
@@ -308,15 +332,8 @@ impl Layers {
     /// holds `href`, already stripped and decoded. The href is resolved
     /// against the layers below it, never against itself.
     pub fn embedded(&self, href: &str, offset: usize, standard: Standard) -> Result<Base, Ignored> {
-        let outer = self.outer();
-        let url = standard.resolve(&outer.url, href);
-        if let Some(why) = unusable(&url, standard) {
-            return Err(why);
-        }
-        Ok(Base {
-            layer: Layer::Embedded { offset },
-            url: url.into_owned(),
-        })
+        self.outer()
+            .within(href, Layer::Embedded { offset }, standard)
     }
 }
 
@@ -490,6 +507,36 @@ mod tests {
         let base = retrieved("http://h/a/p").embedded("sub/", 7, R).unwrap();
         assert_eq!(base.url, "http://h/a/sub/");
         assert_eq!(base.layer, Layer::Embedded { offset: 7 });
+    }
+
+    #[test]
+    fn an_xml_base_resolves_against_the_one_in_scope_and_says_where_it_stands() {
+        let document = retrieved("http://h/feed/").outer();
+        let entry = document
+            .within("entry/", Layer::XmlBase { offset: 40 }, R)
+            .unwrap();
+        assert_eq!(entry.url, "http://h/feed/entry/");
+        let title = entry
+            .within("../t/", Layer::XmlBase { offset: 90 }, R)
+            .unwrap();
+        assert_eq!(title.url, "http://h/feed/t/");
+        assert_eq!(
+            title.to_string(),
+            "`http://h/feed/t/` (xml:base at byte 90)"
+        );
+        assert_eq!(title.layer.section(), "3.1");
+        assert_eq!(title.layer.name(), "embedded");
+        // The one rule of a base holds for it as for every layer.
+        let layer = Layer::XmlBase { offset: 0 };
+        assert_eq!(
+            entry.within("javascript:alert(1)//", layer, R),
+            Err(Ignored::Scheme("javascript".into()))
+        );
+        assert_eq!(
+            Layers::default().outer().within("t/", layer, R),
+            Err(Ignored::Relative)
+        );
+        assert_eq!(entry.within("urn:x:y", layer, R), Err(Ignored::Opaque));
     }
 
     #[test]

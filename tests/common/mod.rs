@@ -107,3 +107,29 @@ pub fn tool(name: &str, test: &str) -> Option<PathBuf> {
     }
     found
 }
+
+/// A Python that imports `modules` (the packages a test reads htmlabs's
+/// output with: feedparser, tinycss2): `HTMLABS_WARC_PYTHON` (the virtual
+/// environment `.ci/run` makes) or `python3`. On a user's machine without
+/// them the test skips with a one-line note; under CI (`CI` set) their
+/// absence fails it.
+pub fn python_with(modules: &[&str], test: &str) -> Option<PathBuf> {
+    let python = std::env::var_os("HTMLABS_WARC_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    let found = std::process::Command::new(&python)
+        .args(["-c", &format!("import {}", modules.join(", "))])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if found {
+        return Some(python);
+    }
+    let names = modules.join(" and ");
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test}: `{}` cannot import {names}, and CI must run this test (.ci/run installs them)",
+        python.display()
+    );
+    eprintln!("note: {test} skipped: {names} is not installed");
+    None
+}

@@ -1,0 +1,234 @@
+//! The front of the engines for documents other than pages (XML,
+//! stylesheets): their first bytes say whether the input is UTF-16 (a byte
+//! order mark, else `--encoding` or the transport layer's charset), which
+//! is decoded to UTF-8 for the engine and its output encoded back, as the
+//! page engine does; any other ASCII-compatible encoding goes through as
+//! bytes, for the engine to name (an XML declaration, `@charset`).
+
+use std::io::{self, Read, Write};
+
+use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
+
+use crate::html::buffers::CHUNK;
+use crate::html::config::Config;
+use crate::html::encoding::{Chosen, Source};
+use crate::html::error::Error;
+use crate::html::links::Hear;
+use crate::html::report::{Report, Tell};
+use crate::html::utf16::{Utf16Decoder, Utf16Writer};
+
+/// Where an engine writes: the output, or a writer that encodes it back to
+/// UTF-16.
+pub(crate) enum Output<W: Write> {
+    Bytes(W),
+    Utf16(Utf16Writer<W>),
+}
+
+impl<W: Write> Output<W> {
+    /// The output, once all is written.
+    pub fn finish(self) -> Result<W, Error> {
+        match self {
+            Output::Bytes(mut w) => {
+                w.flush().map_err(Error::Write)?;
+                Ok(w)
+            }
+            Output::Utf16(w) => w.finish(),
+        }
+    }
+}
+
+impl<W: Write> Write for Output<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Bytes(w) => w.write(buf),
+            Output::Utf16(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Bytes(w) => w.flush(),
+            Output::Utf16(w) => w.flush(),
+        }
+    }
+}
+
+/// An engine behind the front.
+pub(crate) trait Engine<W: Write>: Sized {
+    /// An engine for a document read by `config`, writing to `output`;
+    /// `transcoded` is its encoding when the first bytes chose UTF-16 (its
+    /// bytes are then UTF-8).
+    fn new(config: Config, output: Output<W>, transcoded: Option<Chosen>) -> Self;
+    fn tell(&mut self, tell: Tell);
+    fn listen(&mut self, hear: Hear);
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error>;
+    fn end(self) -> Result<(Report, Output<W>), Error>;
+}
+
+/// The streaming front of an engine `E`: give it the input in writes of
+/// any size, then end it.
+pub(crate) struct Front<W: Write, E: Engine<W>> {
+    mode: Mode<W, E>,
+}
+
+enum Mode<W: Write, E> {
+    /// Fewer than three bytes seen: not yet known whether a BOM says UTF-16.
+    Start {
+        pending: Vec<u8>,
+        output: W,
+        config: Config,
+        tell: Option<Tell>,
+        hear: Option<Hear>,
+    },
+    Bytes(E),
+    Utf16(Utf16Decoder, E),
+    /// A write failed: nothing more can be done.
+    Failed,
+}
+
+impl<W: Write, E: Engine<W>> Front<W, E> {
+    pub fn new(config: Config, output: W) -> Self {
+        Front {
+            mode: Mode::Start {
+                pending: Vec::with_capacity(3),
+                output,
+                config,
+                tell: None,
+                hear: None,
+            },
+        }
+    }
+
+    pub fn on_warning(&mut self, tell: Tell) {
+        match &mut self.mode {
+            Mode::Start { tell: t, .. } => *t = Some(tell),
+            Mode::Bytes(engine) | Mode::Utf16(_, engine) => engine.tell(tell),
+            Mode::Failed => {}
+        }
+    }
+
+    pub fn on_link(&mut self, hear: Hear) {
+        match &mut self.mode {
+            Mode::Start { hear: h, .. } => *h = Some(hear),
+            Mode::Bytes(engine) | Mode::Utf16(_, engine) => engine.listen(hear),
+            Mode::Failed => {}
+        }
+    }
+
+    /// The next bytes of the input, however it is split; a failure ends it.
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        let result = self.write_inner(chunk, false);
+        if result.is_err() {
+            self.mode = Mode::Failed;
+        }
+        result
+    }
+
+    /// All that `input` gives, read 64 KiB at a time.
+    pub fn read_from(&mut self, mut input: impl Read) -> Result<(), Error> {
+        let mut buf = vec![0; CHUNK];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.mode = Mode::Failed;
+                    return Err(Error::Read(e));
+                }
+            };
+            self.write(&buf[..n])?;
+        }
+    }
+
+    fn write_inner(&mut self, chunk: &[u8], end: bool) -> Result<(), Error> {
+        if let Mode::Start { pending, .. } = &mut self.mode {
+            let take = (3 - pending.len()).min(chunk.len());
+            pending.extend_from_slice(&chunk[..take]);
+            if pending.len() < 3 && !end {
+                return Ok(());
+            }
+            let Mode::Start {
+                pending,
+                output,
+                config,
+                tell,
+                hear,
+            } = std::mem::replace(&mut self.mode, Mode::Failed)
+            else {
+                unreachable!("matched above")
+            };
+            self.mode = start::<W, E>(&pending, output, config, tell, hear)?;
+            self.write_inner(&pending, end)?;
+            return self.write_inner(&chunk[take..], end);
+        }
+        match &mut self.mode {
+            Mode::Bytes(engine) => engine.write(chunk),
+            // The decoder's last call is `end`'s.
+            Mode::Utf16(decoder, engine) => decoder.decode(chunk, false, |utf8| engine.write(utf8)),
+            Mode::Start { .. } | Mode::Failed => Err(Error::failed_before()),
+        }
+    }
+
+    /// Ends the input: the report and the output.
+    pub fn end(mut self) -> Result<(Report, W), Error> {
+        if matches!(self.mode, Mode::Start { .. }) {
+            self.write_inner(&[], true)?;
+        }
+        let (report, output) = match self.mode {
+            Mode::Bytes(engine) => engine.end()?,
+            Mode::Utf16(mut decoder, mut engine) => {
+                decoder.decode(&[], true, |utf8| engine.write(utf8))?;
+                engine.end()?
+            }
+            Mode::Start { .. } | Mode::Failed => return Err(Error::failed_before()),
+        };
+        Ok((report, output.finish()?))
+    }
+}
+
+/// The first bytes are in: UTF-16 by its byte order mark, or as declared
+/// (`--encoding`, then the transport layer's charset), is transcoded; any
+/// other encoding that is not ASCII-compatible is refused.
+fn start<W: Write, E: Engine<W>>(
+    first: &[u8],
+    mut output: W,
+    config: Config,
+    tell: Option<Tell>,
+    hear: Option<Hear>,
+) -> Result<Mode<W, E>, Error> {
+    let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
+        let charset = config.layers.charset()?;
+        Some((charset.encoding, Source::Transport { from: charset.from }))
+    });
+    let utf16 = |e| e == UTF_16LE || e == UTF_16BE;
+    let transcoded = match (Encoding::for_bom(first), declared) {
+        (Some((e, bom)), _) if utf16(e) => Some((e, bom, Source::Bom)),
+        (Some(_), _) => None,
+        (None, Some((e, source))) if utf16(e) => Some((e, 0, source)),
+        (None, Some((e, _))) if !e.is_ascii_compatible() => return Err(Error::unsupported(e)),
+        (None, _) => None,
+    };
+    let mut mode = match transcoded {
+        Some((encoding, bom, source)) => {
+            // The byte order mark goes out as it came.
+            output.write_all(&first[..bom]).map_err(Error::Write)?;
+            let chosen = Chosen { encoding, source };
+            let output = Output::Utf16(Utf16Writer::new(output, encoding));
+            Mode::Utf16(
+                Utf16Decoder::new(encoding, bom),
+                E::new(config, output, Some(chosen)),
+            )
+        }
+        None => Mode::Bytes(E::new(config, Output::Bytes(output), None)),
+    };
+    if let Mode::Bytes(engine) | Mode::Utf16(_, engine) = &mut mode {
+        if let Some(tell) = tell {
+            engine.tell(tell);
+        }
+        if let Some(hear) = hear {
+            engine.listen(hear);
+        }
+    }
+    Ok(mode)
+}

@@ -1,0 +1,255 @@
+//! Documents of every type through one door: a page, a stylesheet or an XML
+//! document, each to its engine, with the same promises, the same
+//! [`Report`], [`Link`] and [`Warning`] types. What decides a document's
+//! type is here too, as issue 33 gives it, for the sources to share:
+//! `--type`, the media type (`--http`, `--warc`), the file's extension
+//! (`--site`), the first bytes.
+
+use std::io::{Read, Write};
+
+use crate::html::config::Config;
+use crate::html::error::Error;
+use crate::html::links::Link;
+use crate::html::report::{Report, Warning};
+use crate::html::rewriter::Rewriter;
+use crate::stylesheet;
+use crate::xml::{self, XmlKind};
+
+/// A document's type: which engine rewrites it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    Html,
+    Css,
+    Xml,
+}
+
+impl Type {
+    /// Its name for `--type` and the Python binding.
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::Html => "html",
+            Type::Css => "css",
+            Type::Xml => "xml",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Type> {
+        [Type::Html, Type::Css, Type::Xml]
+            .into_iter()
+            .find(|t| t.name() == name)
+    }
+
+    /// A document given alone, by its first bytes: XML when, after a byte
+    /// order mark and white space, they are `<?xml` or the root element is
+    /// one of the vocabularies ([`xml::sniff`]); anything else is HTML. A
+    /// stylesheet is never told by its bytes: `--type css`.
+    ///
+    /// ```
+    /// use htmlabs::Type;
+    ///
+    /// assert_eq!(Type::sniff(b"<?xml version='1.0'?><rss>"), Type::Xml);
+    /// assert_eq!(Type::sniff(b"<!doctype html><p>"), Type::Html);
+    /// ```
+    pub fn sniff(first: &[u8]) -> Type {
+        match xml::sniff(first) {
+            Some(_) => Type::Xml,
+            None => Type::Html,
+        }
+    }
+
+    /// A document by its media type (`Content-Type` without its
+    /// parameters, any case) and its first bytes, for the sources that
+    /// have one: `None` for a document no engine rewrites, and for
+    /// `application/xml` or `text/xml` whose root is none of the
+    /// vocabularies (left as it is).
+    ///
+    /// ```
+    /// use htmlabs::Type;
+    ///
+    /// assert_eq!(Type::for_media_type("text/css", b"a{}"), Some(Type::Css));
+    /// assert_eq!(Type::for_media_type("application/atom+xml", b"<feed>"), Some(Type::Xml));
+    /// assert_eq!(Type::for_media_type("text/xml", b"<urlset>"), Some(Type::Xml));
+    /// assert_eq!(Type::for_media_type("application/xml", b"<config/>"), None);
+    /// assert_eq!(Type::for_media_type("image/png", b"\x89PNG"), None);
+    /// ```
+    pub fn for_media_type(media_type: &str, first: &[u8]) -> Option<Type> {
+        let media_type = media_type.trim().to_ascii_lowercase();
+        match media_type.as_str() {
+            "text/html" | "application/xhtml+xml" => Some(Type::Html),
+            "text/css" => Some(Type::Css),
+            "application/rss+xml"
+            | "application/atom+xml"
+            | "application/rdf+xml"
+            | "image/svg+xml" => Some(Type::Xml),
+            "application/xml" | "text/xml" => vocabulary(first),
+            _ => None,
+        }
+    }
+
+    /// A file of a static site by its extension (any case) and its first
+    /// bytes: `.html`, `.htm`, `.xhtml` are pages, `.css` stylesheets;
+    /// `.xml`, `.rss`, `.atom`, `.feed`, `.svg` are XML when their root is
+    /// one of the vocabularies; `None` for any other file, left as it is.
+    ///
+    /// ```
+    /// use htmlabs::Type;
+    ///
+    /// assert_eq!(Type::for_extension("SVG", b"<svg xmlns='http://www.w3.org/2000/svg'/>"), Some(Type::Xml));
+    /// assert_eq!(Type::for_extension("xml", b"<?xml version='1.0'?><project/>"), None);
+    /// assert_eq!(Type::for_extension("css", b""), Some(Type::Css));
+    /// ```
+    pub fn for_extension(extension: &str, first: &[u8]) -> Option<Type> {
+        match extension.to_ascii_lowercase().as_str() {
+            "html" | "htm" | "xhtml" => Some(Type::Html),
+            "css" => Some(Type::Css),
+            "xml" | "rss" | "atom" | "feed" | "svg" => vocabulary(first),
+            _ => None,
+        }
+    }
+}
+
+/// XML, if its root is one of the vocabularies.
+fn vocabulary(first: &[u8]) -> Option<Type> {
+    xml::sniff(first)
+        .filter(|kind| XmlKind::is_vocabulary(*kind))
+        .map(|_| Type::Xml)
+}
+
+/// A streaming rewriter of a document of any [`Type`], writing to `W`: the
+/// engine of its type behind one shape.
+///
+/// ```
+/// use htmlabs::{Config, Layers, Standard, Type, TypedRewriter};
+///
+/// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://h/css/a.css", "-r")?;
+/// let config = Config { layers, ..Config::default() };
+/// let mut rewriter = TypedRewriter::new(Type::Css, config, Vec::new());
+/// rewriter.write(b"a { background: url(b.png) }")?;
+/// let (_, out) = rewriter.end()?;
+/// assert_eq!(out, b"a { background: url(http://h/css/b.png) }");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct TypedRewriter<W: Write> {
+    engine: Engine<W>,
+}
+
+enum Engine<W: Write> {
+    // Boxed: the engines' rewriters are of sizes from hundreds of bytes to
+    // kilobytes.
+    Html(Box<Rewriter<W>>),
+    Css(Box<stylesheet::Rewriter<W>>),
+    Xml(Box<xml::Rewriter<W>>),
+}
+
+impl<W: Write> TypedRewriter<W> {
+    pub fn new(kind: Type, config: Config, output: W) -> Self {
+        let engine = match kind {
+            Type::Html => Engine::Html(Box::new(Rewriter::new(config, output))),
+            Type::Css => Engine::Css(Box::new(stylesheet::Rewriter::new(config, output))),
+            Type::Xml => Engine::Xml(Box::new(xml::Rewriter::new(config, output))),
+        };
+        TypedRewriter { engine }
+    }
+
+    pub fn kind(&self) -> Type {
+        match self.engine {
+            Engine::Html(_) => Type::Html,
+            Engine::Css(_) => Type::Css,
+            Engine::Xml(_) => Type::Xml,
+        }
+    }
+
+    /// Tells each warning to `tell` as it happens.
+    pub fn on_warning(self, tell: impl FnMut(&Warning) + 'static) -> Self {
+        let engine = match self.engine {
+            Engine::Html(r) => Engine::Html(Box::new(r.on_warning(tell))),
+            Engine::Css(r) => Engine::Css(Box::new(r.on_warning(tell))),
+            Engine::Xml(r) => Engine::Xml(Box::new(r.on_warning(tell))),
+        };
+        TypedRewriter { engine }
+    }
+
+    /// Lets `hear` hear each URL value (the link report).
+    pub fn on_link(self, hear: impl FnMut(&Link) + 'static) -> Self {
+        let engine = match self.engine {
+            Engine::Html(r) => Engine::Html(Box::new(r.on_link(hear))),
+            Engine::Css(r) => Engine::Css(Box::new(r.on_link(hear))),
+            Engine::Xml(r) => Engine::Xml(Box::new(r.on_link(hear))),
+        };
+        TypedRewriter { engine }
+    }
+
+    /// The next bytes of the input, however it is split.
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        match &mut self.engine {
+            Engine::Html(r) => r.write(chunk),
+            Engine::Css(r) => r.write(chunk),
+            Engine::Xml(r) => r.write(chunk),
+        }
+    }
+
+    /// All that `input` gives, 64 KiB at a time.
+    pub fn read_from(&mut self, input: impl Read) -> Result<(), Error> {
+        match &mut self.engine {
+            Engine::Html(r) => r.read_from(input),
+            Engine::Css(r) => r.read_from(input),
+            Engine::Xml(r) => r.read_from(input),
+        }
+    }
+
+    /// Ends the input: the report and the output.
+    pub fn end(self) -> Result<(Report, W), Error> {
+        match self.engine {
+            Engine::Html(r) => r.end(),
+            Engine::Css(r) => r.end(),
+            Engine::Xml(r) => r.end(),
+        }
+    }
+}
+
+/// [`crate::rewrite`] for a document of any type.
+///
+/// ```
+/// use htmlabs::{Config, Layers, Standard, Type};
+///
+/// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://h/feed.xml", "-r")?;
+/// let config = Config { layers, ..Config::default() };
+/// let feed = &b"<feed xmlns='http://www.w3.org/2005/Atom'><link href='a'/></feed>"[..];
+/// let mut out = Vec::new();
+/// htmlabs::rewrite_typed(Type::sniff(feed), config, feed, &mut out)?;
+/// assert_eq!(out, b"<feed xmlns='http://www.w3.org/2005/Atom'><link href='http://h/a'/></feed>");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rewrite_typed(
+    kind: Type,
+    config: Config,
+    input: impl Read,
+    output: impl Write,
+) -> Result<Report, Error> {
+    let mut rewriter = TypedRewriter::new(kind, config, output);
+    rewriter.read_from(input)?;
+    rewriter.end().map(|(report, _)| report)
+}
+
+/// [`crate::rewrite_bytes`] for a document of any type.
+///
+/// ```
+/// use htmlabs::{Config, Layers, Standard, Type};
+///
+/// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://h/a/", "-r")?;
+/// let config = Config { layers, ..Config::default() };
+/// let (out, _) = htmlabs::rewrite_bytes_typed(Type::Html, config, b"<img src=x.png>")?;
+/// assert_eq!(out, b"<img src=http://h/a/x.png>");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rewrite_bytes_typed(
+    kind: Type,
+    config: Config,
+    bytes: &[u8],
+) -> Result<(Vec<u8>, Report), Error> {
+    match kind {
+        Type::Html => crate::html::rewriter::rewrite_bytes(config, bytes),
+        Type::Css => stylesheet::rewrite_bytes(config, bytes),
+        Type::Xml => xml::rewrite_bytes(config, bytes),
+    }
+}

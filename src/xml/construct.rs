@@ -1,0 +1,215 @@
+//! One construct of markup (a tag, a comment, a CDATA section, a
+//! declaration), once it is whole, read by quick-xml: a fresh reader over
+//! its bytes, which the document's loop hands it. A start tag's names are
+//! resolved by namespace URI through quick-xml's `NamespaceResolver`, the
+//! one its `NsReader` keeps.
+
+use std::ops::Range;
+
+use quick_xml::Reader;
+use quick_xml::errors::Error as XmlError;
+use quick_xml::events::attributes::AttrError;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::name::{NamespaceResolver, QName, ResolveResult};
+
+use super::vocabulary::{Name, Ns};
+
+/// A construct read by quick-xml, with what the loop needs of it.
+pub enum Item {
+    Start {
+        name: Box<[u8]>,
+        ns: Ns,
+        local: usize,
+        attributes: Vec<Attribute>,
+        empty: bool,
+        /// The bytes of its namespace declarations.
+        declared: usize,
+    },
+    End {
+        name: Box<[u8]>,
+    },
+    CData {
+        content: Range<usize>,
+    },
+    Declaration {
+        encoding: Option<Vec<u8>>,
+    },
+    /// A comment, a processing instruction, a DOCTYPE.
+    Other,
+}
+
+pub struct Attribute {
+    /// As written.
+    pub name: Box<[u8]>,
+    pub ns: Ns,
+    pub local: usize,
+    /// Its value, at offsets of the input, between quotes.
+    pub value: Range<usize>,
+    pub quote: u8,
+}
+
+impl Attribute {
+    pub fn name(&self) -> Name<'_> {
+        Name {
+            ns: self.ns,
+            local: &self.name[self.local..],
+        }
+    }
+}
+
+/// Why a construct could not be read yet, or at all.
+pub enum Unparsed {
+    /// It may go on in the input still to come; if not, this is why it
+    /// is not well-formed.
+    Incomplete(String),
+    /// Why it is not well-formed, and where, `at` bytes into it.
+    NotWellFormed { at: usize, why: String },
+}
+
+/// Parses the construct that `bytes` (at offset `at` of the input) start
+/// with, with quick-xml: what it is, or why it is none, and how many bytes
+/// quick-xml read of it (what holding it takes). A start tag's namespace
+/// declarations are pushed onto `namespaces`.
+pub fn parse(
+    bytes: &[u8],
+    at: usize,
+    namespaces: &mut NamespaceResolver,
+) -> (Result<Item, Unparsed>, usize) {
+    let mut reader = Reader::from_reader(bytes);
+    let config = reader.config_mut();
+    // The loop matches end tags itself: the reader sees one construct.
+    config.check_end_names = false;
+    config.allow_unmatched_ends = true;
+    config.expand_empty_elements = false;
+    let event = reader.read_event();
+    let len = usize::try_from(reader.buffer_position()).expect("within the bytes");
+    let item = match event {
+        Ok(event) => item(event, bytes, at, namespaces),
+        Err(XmlError::Syntax(e)) => Err(Unparsed::Incomplete(e.to_string())),
+        Err(e) => Err(Unparsed::NotWellFormed {
+            at: 0,
+            why: e.to_string(),
+        }),
+    };
+    (item, len)
+}
+
+/// What the construct quick-xml read as `event` is.
+fn item(
+    event: Event<'_>,
+    bytes: &[u8],
+    at: usize,
+    namespaces: &mut NamespaceResolver,
+) -> Result<Item, Unparsed> {
+    let offset = |inner: &[u8]| at + (inner.as_ptr() as usize - bytes.as_ptr() as usize);
+    let item = match &event {
+        Event::Start(start) | Event::Empty(start) => {
+            if start.name().as_ref().is_empty() {
+                return Err(Unparsed::NotWellFormed {
+                    at: 1,
+                    why: "a tag without a name".to_owned(),
+                });
+            }
+            let mut item = start_item(start, matches!(event, Event::Empty(_)), namespaces, offset)?;
+            if let Item::Start { attributes, .. } = &mut item {
+                for a in attributes {
+                    // The quote is the byte before the value.
+                    a.quote = bytes[a.value.start - at - 1];
+                }
+            }
+            item
+        }
+        Event::End(end) => Item::End {
+            name: end.name().as_ref().into(),
+        },
+        Event::CData(cdata) => {
+            let content = offset(cdata);
+            Item::CData {
+                content: content..content + cdata.len(),
+            }
+        }
+        Event::Decl(decl) => Item::Declaration {
+            encoding: decl.encoding().and_then(Result::ok).map(|e| e.into_owned()),
+        },
+        Event::Eof => {
+            return Err(Unparsed::Incomplete(
+                "the input ends inside markup".to_owned(),
+            ));
+        }
+        _ => Item::Other,
+    };
+    Ok(item)
+}
+
+/// A start tag's name and attributes, their namespaces resolved (its own
+/// declarations pushed first: they are in scope on it).
+fn start_item(
+    start: &BytesStart<'_>,
+    empty: bool,
+    namespaces: &mut NamespaceResolver,
+    offset: impl Fn(&[u8]) -> usize,
+) -> Result<Item, Unparsed> {
+    let mut attributes = Vec::new();
+    let mut declared = 0;
+    for attribute in start.attributes() {
+        let attribute = attribute.map_err(attribute_error)?;
+        if attribute.key.as_namespace_binding().is_some() {
+            declared += attribute.key.as_ref().len() + attribute.value.len();
+        }
+        let value = offset(&attribute.value);
+        attributes.push((attribute.key, value..value + attribute.value.len()));
+    }
+    namespaces
+        .push(start)
+        .map_err(|e| Unparsed::NotWellFormed {
+            at: 0,
+            why: e.to_string(),
+        })?;
+    let ns_of = |result: ResolveResult<'_>| match result {
+        ResolveResult::Bound(ns) => Ns::of(Some(ns.as_ref())),
+        ResolveResult::Unbound => Ns::None,
+        ResolveResult::Unknown(_) => Ns::Other,
+    };
+    let name = start.name();
+    let (ns, local) = namespaces.resolve_element(name);
+    let ns = ns_of(ns);
+    let local = name.as_ref().len() - local.as_ref().len();
+    let attributes = attributes
+        .into_iter()
+        .map(|(key, value): (QName<'_>, Range<usize>)| {
+            let (ns, local) = namespaces.resolve_attribute(key);
+            Attribute {
+                name: key.as_ref().into(),
+                ns: ns_of(ns),
+                local: key.as_ref().len() - local.as_ref().len(),
+                // The quote is the byte before the value.
+                quote: 0,
+                value,
+            }
+        })
+        .collect();
+    Ok(Item::Start {
+        name: name.as_ref().into(),
+        ns,
+        local,
+        attributes,
+        empty,
+        declared,
+    })
+}
+
+/// What is wrong with an attribute, and where in its tag.
+fn attribute_error(e: AttrError) -> Unparsed {
+    // quick-xml counts from the byte after the `<`.
+    let (at, why) = match e {
+        AttrError::ExpectedEq(at) => (at, "an attribute without `=`"),
+        AttrError::ExpectedValue(at) => (at, "an attribute without a value"),
+        AttrError::UnquotedValue(at) => (at, "an attribute value without quotes"),
+        AttrError::ExpectedQuote(at, _) => (at, "an attribute value not closed"),
+        AttrError::Duplicated(at, _) => (at, "an attribute given twice"),
+    };
+    Unparsed::NotWellFormed {
+        at: at + 1,
+        why: why.to_owned(),
+    }
+}

@@ -1,0 +1,1025 @@
+//! One XML document, read as it comes. The loop is ours, so that it can be
+//! given the input in writes of any size: text runs to the next `<`, and a
+//! construct from `<` to its `>` is parsed by quick-xml once it is whole
+//! (`construct`: a fresh reader over its bytes; quick-xml's own `NsReader`
+//! pulls from a `BufRead` and stops for good at the end of what it has,
+//! where a write may have ended mid-tag).
+//!
+//! Only the bytes of URL values change. A start tag's values are rewritten
+//! when the tag is whole; a value that is an element's content (`<loc>`, an
+//! RSS `description`) is held from its start tag to its end tag (within
+//! `--max-memory`), then rewritten. Everything else goes out as it came,
+//! as soon as it is read.
+
+use std::io::{self, BufWriter, Write};
+use std::ops::Range;
+
+use encoding_rs::{Encoding, UTF_8};
+use quick_xml::name::NamespaceResolver;
+
+use super::base::Scopes;
+use super::construct::{Attribute, Item, Unparsed, parse};
+use super::feed_html;
+use super::text::{Piece, Text, Unreadable};
+use super::vocabulary::{self, Content, Name, Ns, Root};
+use crate::front::{Engine, Output};
+use crate::html::attrs::{Empty, Kind};
+use crate::html::budget::{Budget, OverBudget};
+use crate::html::buffers::CHUNK;
+use crate::html::config::Config;
+use crate::html::edit::{Element, Resolver};
+use crate::html::encoding::{Chosen, Source};
+use crate::html::error::Error;
+use crate::html::links::{At, Found, Hear, Lines, Listener, Position};
+use crate::html::lookahead::Decision;
+use crate::html::report::{Counts, Report, Tell, Warning, Warnings};
+use crate::html::rewriter::nest;
+
+/// How deeply elements may nest (quick-xml's namespace scopes count in 16
+/// bits).
+const MAX_DEPTH: usize = 60_000;
+
+pub(crate) struct Document<W: Write> {
+    config: Config,
+    out: BufWriter<Output<W>>,
+    write_error: Option<io::Error>,
+    /// The input not yet written out: `held[head..]` starts at `emitted`.
+    held: Vec<u8>,
+    head: usize,
+    emitted: usize,
+    /// Where reading has got to: everything before is read.
+    pos: usize,
+    /// How far the input was searched for a `>` that may end the construct
+    /// at `pos`: a construct in many writes is parsed once, when whole.
+    searched: usize,
+    /// The byte order mark is behind.
+    begun: bool,
+    /// The input began with UTF-8's byte order mark.
+    bom: bool,
+    chosen: Option<Chosen>,
+    /// The encoding when the front transcoded UTF-16.
+    transcoded: Option<Chosen>,
+    elements: Vec<Open>,
+    /// The bytes the element stack holds, counted against `--max-memory`.
+    stack_bytes: usize,
+    namespaces: NamespaceResolver,
+    scopes: Scopes,
+    collecting: Option<Collect>,
+    root: Option<Root>,
+    root_ended: bool,
+    stopped: bool,
+    /// How many `xml:base` were used.
+    bases: usize,
+    counts: Counts,
+    warnings: Warnings,
+    listener: Option<Listener>,
+    /// The line and column of `lines_at`, when links are heard.
+    lines: Option<Lines>,
+    lines_at: usize,
+}
+
+/// An open element.
+struct Open {
+    /// Its name as written, to match its end tag and name it.
+    name: Box<[u8]>,
+    ns: Ns,
+    /// Where its local name starts in `name`.
+    local: usize,
+    /// Its `xml:base` set a base.
+    based: bool,
+    /// What keeping it open holds: its name, and the namespaces it declares
+    /// (quick-xml's resolver keeps them while it is open).
+    bytes: usize,
+}
+
+impl Open {
+    fn name(&self) -> Name<'_> {
+        Name {
+            ns: self.ns,
+            local: &self.name[self.local..],
+        }
+    }
+}
+
+/// An element whose content is a value, held until its end tag.
+struct Collect {
+    /// The depth of its element (the stack's length with it on).
+    depth: usize,
+    content: Content,
+    /// Where its content starts.
+    start: usize,
+    /// Its text and CDATA sections, at offsets of the input.
+    pieces: Vec<Piece>,
+    svg: bool,
+}
+
+/// How a value is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// By the syntax of its kind (one URL, CSS, the page table's kinds).
+    Syntax(Kind),
+    /// As a page of its own, by the page engine (the HTML of a feed).
+    Page,
+}
+
+impl<W: Write> Engine<W> for Document<W> {
+    fn new(config: Config, output: Output<W>, transcoded: Option<Chosen>) -> Self {
+        let mut namespaces = NamespaceResolver::default();
+        // What a start tag declares is bounded by `--max-memory`.
+        namespaces.set_max_declarations_per_element(usize::MAX);
+        Document {
+            scopes: Scopes::new(config.layers.outer()),
+            config,
+            out: BufWriter::with_capacity(CHUNK, output),
+            write_error: None,
+            held: Vec::new(),
+            head: 0,
+            emitted: 0,
+            pos: 0,
+            searched: 0,
+            begun: false,
+            bom: false,
+            chosen: None,
+            transcoded,
+            elements: Vec::new(),
+            stack_bytes: 0,
+            namespaces,
+            collecting: None,
+            root: None,
+            root_ended: false,
+            stopped: false,
+            bases: 0,
+            counts: Counts::default(),
+            warnings: Warnings::default(),
+            listener: None,
+            lines: None,
+            lines_at: 0,
+        }
+    }
+
+    fn tell(&mut self, tell: Tell) {
+        self.warnings.tell(tell);
+    }
+
+    fn listen(&mut self, hear: Hear) {
+        self.listener = Some(Listener::new(hear));
+        // Lines are followed from the start, in UTF-8 until the encoding
+        // is known: what comes before it is markup, ASCII in every encoding
+        // the engine reads as bytes.
+        self.lines = Some(Lines::new(UTF_8, Position::default()));
+        self.lines_at = 0;
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        if self.stopped {
+            self.emit(bytes);
+            return self.check();
+        }
+        // What was written out goes, before more comes.
+        if self.head > 0 {
+            self.advance_lines(self.emitted);
+            self.held.drain(..self.head);
+            self.head = 0;
+        }
+        self.held.extend_from_slice(bytes);
+        self.run(false);
+        self.check()
+    }
+
+    fn end(mut self) -> Result<(Report, Output<W>), Error> {
+        self.run(true);
+        self.decide(None);
+        if !self.stopped {
+            let end = self.held_end();
+            if let Some(open) = self.elements.last() {
+                let name = String::from_utf8_lossy(&open.name).into_owned();
+                self.stop(Warning::NotWellFormed {
+                    offset: end,
+                    why: format!("the input ends inside `<{name}>`"),
+                });
+            } else if self.root.is_none() {
+                self.stop(Warning::NotWellFormed {
+                    offset: end,
+                    why: "no root element".to_owned(),
+                });
+            }
+        }
+        let rest = self.held.split_off(self.head);
+        self.emit(&rest);
+        self.check()?;
+        let output = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::Write(e.into_error()))?;
+        let report = Report {
+            base: self.config.layers.outer(),
+            layers: self.config.layers,
+            decision: Decision::XmlBase { bases: self.bases },
+            encoding: self.chosen.expect("decided"),
+            counts: self.counts,
+            warnings: self.warnings.into_vec(),
+        };
+        Ok((report, output))
+    }
+}
+
+impl<W: Write> Document<W> {
+    fn held_end(&self) -> usize {
+        self.emitted - self.head + self.held.len()
+    }
+
+    /// The input held at `range` (offsets of the input).
+    fn bytes(&self, range: Range<usize>) -> &[u8] {
+        let held_at = self.emitted - self.head;
+        &self.held[range.start - held_at..range.end - held_at]
+    }
+
+    fn check(&mut self) -> Result<(), Error> {
+        match self.write_error.take() {
+            Some(e) => Err(Error::Write(e)),
+            None => Ok(()),
+        }
+    }
+
+    fn emit(&mut self, bytes: &[u8]) {
+        if self.write_error.is_none()
+            && let Err(e) = self.out.write_all(bytes)
+        {
+            self.write_error = Some(e);
+        }
+    }
+
+    /// Writes out the input up to `to`.
+    fn emit_to(&mut self, to: usize) {
+        if to <= self.emitted {
+            return;
+        }
+        let held_at = self.emitted - self.head;
+        let (start, end) = (self.head, to - held_at);
+        if self.write_error.is_none()
+            && let Err(e) = self.out.write_all(&self.held[start..end])
+        {
+            self.write_error = Some(e);
+        }
+        self.head = end;
+        self.emitted = to;
+    }
+
+    /// Writes out the input up to `range`, then `new` in its place.
+    fn replace(&mut self, range: Range<usize>, new: &[u8]) {
+        self.emit_to(range.start);
+        self.emit(new);
+        self.head += range.end - self.emitted;
+        self.emitted = range.end;
+    }
+
+    /// Rewriting stops: the warning says why, and what is held and all
+    /// that follows goes out as it came.
+    fn stop(&mut self, warning: Warning) {
+        self.warnings.push(warning);
+        self.stopped = true;
+        self.collecting = None;
+    }
+
+    /// The memory limit is passed if holding what is held up to `to`, and
+    /// the element stack, needs more than `--max-memory`.
+    fn over_limit(&mut self, to: usize) -> bool {
+        let limit = self.config.max_memory;
+        if (to - self.emitted) + self.stack_bytes <= limit {
+            return false;
+        }
+        self.stop(Warning::MemoryLimit {
+            limit,
+            offset: self.emitted,
+        });
+        true
+    }
+
+    /// The document's encoding, once what could declare it is read: a byte
+    /// order mark (or UTF-16, transcoded), `--encoding`, the transport
+    /// layer's charset, the XML declaration, else UTF-8.
+    fn decide(&mut self, declared: Option<&[u8]>) {
+        if self.chosen.is_some() {
+            return;
+        }
+        let declared = declared
+            .and_then(|label| Encoding::for_label(label.trim_ascii()))
+            // The declaration was read as ASCII: one that names an
+            // encoding whose bytes are not is wrong.
+            .filter(|e| e.is_ascii_compatible());
+        let (encoding, source) = if let Some(chosen) = self.transcoded {
+            (chosen.encoding, chosen.source)
+        } else if self.bom {
+            (UTF_8, Source::Bom)
+        } else if let Some(e) = self.config.encoding {
+            (e, Source::Flag)
+        } else if let Some(c) = self.config.layers.charset() {
+            (c.encoding, Source::Transport { from: c.from })
+        } else if let Some(e) = declared {
+            (e, Source::Declaration)
+        } else {
+            (UTF_8, Source::Default)
+        };
+        self.chosen = Some(Chosen { encoding, source });
+        if self.lines.is_some() {
+            let here = self.position(self.pos);
+            self.lines = Some(Lines::new(self.encoding(), here));
+        }
+        if self.scopes.current().is_empty() {
+            self.warnings.push(Warning::NoXmlBase);
+        }
+    }
+
+    /// The encoding the bytes here are in: UTF-8 when UTF-16 was
+    /// transcoded.
+    fn encoding(&self) -> &'static Encoding {
+        match (self.transcoded, self.chosen) {
+            (Some(_), _) | (None, None) => UTF_8,
+            (None, Some(chosen)) => chosen.encoding,
+        }
+    }
+
+    /// Follows the line and column to `to`, which is held (or just
+    /// written out).
+    fn advance_lines(&mut self, to: usize) {
+        let Some(lines) = &mut self.lines else {
+            return;
+        };
+        if to <= self.lines_at {
+            return;
+        }
+        let held_at = self.emitted - self.head;
+        let from = self.lines_at.max(held_at);
+        lines.advance(&self.held[from - held_at..to - held_at]);
+        self.lines_at = to;
+    }
+
+    /// The line and column of `at`, which is held.
+    fn position(&mut self, at: usize) -> Position {
+        self.advance_lines(at);
+        self.lines
+            .as_ref()
+            .map_or_else(Position::default, Lines::position)
+    }
+
+    /// Reads all that can be read of what is held; at the `end` of input,
+    /// all of it. Once rewriting has stopped, what is held goes out, before
+    /// anything that comes after it.
+    fn run(&mut self, end: bool) {
+        self.read(end);
+        if self.stopped {
+            let to = self.held_end();
+            self.emit_to(to);
+        }
+    }
+
+    fn read(&mut self, end: bool) {
+        loop {
+            if self.stopped {
+                return;
+            }
+            let held_at = self.emitted - self.head;
+            let i = self.pos - held_at;
+            if i >= self.held.len() {
+                return;
+            }
+            if !self.begun {
+                let rest = &self.held[i..];
+                const BOM: &[u8] = b"\xEF\xBB\xBF";
+                if rest.len() < 3 && BOM.starts_with(rest) && !end {
+                    return;
+                }
+                self.begun = true;
+                if rest.starts_with(BOM) {
+                    self.bom = true;
+                    self.pos += 3;
+                    self.emit_to(self.pos);
+                }
+                continue;
+            }
+            if self.held[i] == b'<' {
+                if !self.construct(end) {
+                    return;
+                }
+            } else {
+                self.text(i);
+            }
+        }
+    }
+
+    /// Character data, from `held[i]` to the next `<` or what is held.
+    fn text(&mut self, i: usize) {
+        let rest = &self.held[i..];
+        let n = memchr::memchr(b'<', rest).unwrap_or(rest.len());
+        let start = self.pos;
+        let end = start + n;
+        if self.elements.is_empty() {
+            let stray = rest[..n]
+                .iter()
+                .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+            if let Some(at) = stray {
+                self.decide(None);
+                let why = if self.root_ended {
+                    "text after the root element"
+                } else {
+                    "text before the root element"
+                };
+                self.stop(Warning::NotWellFormed {
+                    offset: start + at,
+                    why: why.to_owned(),
+                });
+                return;
+            }
+        }
+        self.pos = end;
+        match &mut self.collecting {
+            Some(collect) => {
+                match collect.pieces.last_mut() {
+                    Some(Piece::Escaped { range, quote: None }) if range.end == start => {
+                        range.end = end;
+                    }
+                    _ => collect.pieces.push(Piece::Escaped {
+                        range: start..end,
+                        quote: None,
+                    }),
+                }
+                self.over_limit(end);
+            }
+            None => self.emit_to(end),
+        }
+    }
+
+    /// The construct at `pos`, once it is whole: false when it is not yet.
+    fn construct(&mut self, end: bool) -> bool {
+        let held_at = self.emitted - self.head;
+        let i = self.pos - held_at;
+        // Every construct ends with a `>`: none new, none whole.
+        let from = self.searched.max(self.pos + 1);
+        if !end && memchr::memchr(b'>', &self.held[from - held_at..]).is_none() {
+            self.searched = self.held_end();
+            let to = self.held_end();
+            self.over_limit(to);
+            return false;
+        }
+        let parsed = {
+            let Document {
+                held,
+                namespaces,
+                pos,
+                ..
+            } = &mut *self;
+            parse(&held[i..], *pos, namespaces)
+        };
+        let (parsed, len) = parsed;
+        // What holding the construct takes counts first, whatever it is:
+        // where the limit stops rewriting never depends on the writes.
+        if !matches!(parsed, Err(Unparsed::Incomplete(_))) && self.over_limit(self.pos + len) {
+            return true;
+        }
+        let item = match parsed {
+            Ok(item) => item,
+            Err(Unparsed::Incomplete(_)) if !end => {
+                self.searched = self.held_end();
+                let to = self.held_end();
+                self.over_limit(to);
+                return false;
+            }
+            Err(Unparsed::Incomplete(why)) => {
+                self.decide(None);
+                self.stop(Warning::NotWellFormed {
+                    offset: self.pos,
+                    why,
+                });
+                return true;
+            }
+            Err(Unparsed::NotWellFormed { at, why }) => {
+                self.decide(None);
+                self.stop(Warning::NotWellFormed {
+                    offset: self.pos + at,
+                    why,
+                });
+                return true;
+            }
+        };
+        self.searched = 0;
+        let at = self.pos;
+        self.handle(item, at, len);
+        true
+    }
+
+    fn handle(&mut self, item: Item, at: usize, len: usize) {
+        let first = self.chosen.is_none();
+        match item {
+            Item::Declaration { encoding } if first && self.root.is_none() => {
+                self.decide(encoding.as_deref());
+            }
+            Item::Declaration { .. } | Item::Other => self.decide(None),
+            Item::CData { content } => {
+                self.decide(None);
+                if let Some(collect) = &mut self.collecting {
+                    collect.pieces.push(Piece::CData { range: content });
+                } else if self.elements.is_empty() {
+                    self.stop(Warning::NotWellFormed {
+                        offset: at,
+                        why: "a CDATA section outside the root element".to_owned(),
+                    });
+                    return;
+                }
+            }
+            Item::Start {
+                name,
+                ns,
+                local,
+                attributes,
+                empty,
+                declared,
+            } => {
+                self.decide(None);
+                self.pos = at + len;
+                let open = Open {
+                    bytes: name.len() + declared + std::mem::size_of::<Open>(),
+                    name,
+                    ns,
+                    local,
+                    based: false,
+                };
+                self.start(at, open, attributes, empty);
+                if !self.stopped && empty {
+                    self.end_element(at);
+                }
+                if !self.stopped && self.collecting.is_none() {
+                    self.emit_to(self.pos);
+                }
+                return;
+            }
+            Item::End { name } => {
+                self.decide(None);
+                let matches = self.elements.last().is_some_and(|open| open.name == name);
+                if !matches {
+                    let why = match self.elements.last() {
+                        Some(open) => format!(
+                            "`</{}>` ends `<{}>`",
+                            String::from_utf8_lossy(&name),
+                            String::from_utf8_lossy(&open.name)
+                        ),
+                        None => format!("`</{}>` ends no element", String::from_utf8_lossy(&name)),
+                    };
+                    self.stop(Warning::NotWellFormed { offset: at, why });
+                    return;
+                }
+                self.pos = at + len;
+                self.end_element(at);
+                if !self.stopped && self.collecting.is_none() {
+                    self.emit_to(self.pos);
+                }
+                return;
+            }
+        }
+        self.pos = at + len;
+        if self.collecting.is_none() {
+            self.emit_to(self.pos);
+        }
+    }
+
+    /// A start tag at `at`, whose end is `pos`.
+    fn start(&mut self, at: usize, mut open: Open, attributes: Vec<Attribute>, empty: bool) {
+        if self.root_ended {
+            self.stop(Warning::NotWellFormed {
+                offset: at,
+                why: "a second root element".to_owned(),
+            });
+            return;
+        }
+        if self.elements.len() >= MAX_DEPTH {
+            self.stop(Warning::XmlDepth {
+                offset: at,
+                limit: MAX_DEPTH,
+            });
+            return;
+        }
+        // Markup inside a value: it is no value (mixed content), and stays
+        // as it is.
+        self.collecting = None;
+        let ns = open.ns;
+        let element = open.name();
+        let root = *self.root.get_or_insert(Root::of(ns, element.local));
+        let parent = self.elements.last().map(Open::name);
+        // An attribute's value as written, for the rows' conditions.
+        let held_at = self.emitted - self.head;
+        let value_of = |name: &str| {
+            attributes
+                .iter()
+                .find(|a| &*a.name == name.as_bytes())
+                .map(|a| {
+                    String::from_utf8_lossy(
+                        &self.held[a.value.start - held_at..a.value.end - held_at],
+                    )
+                    .into_owned()
+                })
+        };
+        let content = vocabulary::content(root, element, parent, value_of);
+        // Each value, and what it holds: the `xml:base` resolves against
+        // the base around the element, every other value against its own.
+        let around = self.scopes.len() - 1;
+        let mut values = Vec::new();
+        for (i, a) in attributes.iter().enumerate() {
+            let found = if a.ns == Ns::Xml && a.name().local == b"base" {
+                Some((
+                    vocabulary::Value {
+                        kind: Kind::Url,
+                        svg: false,
+                        empty: Empty::Document,
+                    },
+                    true,
+                ))
+            } else {
+                vocabulary::attribute(
+                    &self.config.table,
+                    root,
+                    element,
+                    a.name(),
+                    &a.name,
+                    value_of,
+                )
+                .map(|v| (v, false))
+            };
+            if let Some((value, is_base)) = found {
+                values.push((i, value, is_base));
+            }
+        }
+        let svg = ns == Ns::Svg;
+        let depth = self.elements.len() + 1;
+        let path = self.listener.is_some().then(|| self.path(&open.name));
+        // The element's own `xml:base` is in scope for its other values.
+        let mut based = false;
+        if let Some(&(i, ..)) = values.iter().find(|(.., is_base)| *is_base) {
+            let a = &attributes[i];
+            let raw = self.bytes(a.value.clone());
+            let pieces = [Piece::Escaped {
+                range: 0..raw.len(),
+                quote: Some(a.quote),
+            }];
+            if let Ok(text) = Text::read(raw, &pieces, self.encoding()) {
+                let href = text.text.trim_matches(is_xml_space).to_owned();
+                match self.scopes.push(&href, a.value.start, &self.config) {
+                    Ok(()) => {
+                        based = true;
+                        self.bases += 1;
+                    }
+                    Err(why) => self.warnings.push(Warning::XmlBaseIgnored {
+                        offset: a.value.start,
+                        href,
+                        why: why.to_string(),
+                    }),
+                }
+            }
+        }
+        for (i, value, is_base) in values {
+            let a = &attributes[i];
+            let scope = if is_base {
+                around
+            } else {
+                self.scopes.len() - 1
+            };
+            let pieces = vec![Piece::Escaped {
+                range: 0..a.value.len(),
+                quote: Some(a.quote),
+            }];
+            let element = Element {
+                svg: value.svg,
+                codebase: None,
+                empty: value.empty,
+            };
+            let names = path
+                .as_ref()
+                .map(|p| (p.clone(), String::from_utf8_lossy(&a.name).into_owned()));
+            match self.value(
+                a.value.clone(),
+                &pieces,
+                Reading::Syntax(value.kind),
+                element,
+                scope,
+                names,
+            ) {
+                Ok(Some(new)) => self.replace(a.value.clone(), &new),
+                Ok(None) => {}
+                Err(stop) => {
+                    self.stop(stop);
+                    return;
+                }
+            }
+        }
+        self.stack_bytes += open.bytes;
+        open.based = based;
+        self.elements.push(open);
+        // An empty element holds no value, and none can be put in it.
+        if let Some(content) = content.filter(|_| !empty) {
+            self.collecting = Some(Collect {
+                depth,
+                content,
+                start: self.pos,
+                pieces: Vec::new(),
+                svg,
+            });
+        }
+    }
+
+    /// The end of the innermost element, whose end tag is at `at` (or
+    /// which is empty).
+    fn end_element(&mut self, at: usize) {
+        if self
+            .collecting
+            .as_ref()
+            .is_some_and(|c| c.depth == self.elements.len())
+        {
+            let collect = self.collecting.take().expect("checked");
+            let span = collect.start..at.max(collect.start);
+            let pieces: Vec<Piece> = collect
+                .pieces
+                .into_iter()
+                .map(|p| match p {
+                    Piece::Escaped { range, quote } => Piece::Escaped {
+                        range: range.start - span.start..range.end - span.start,
+                        quote,
+                    },
+                    Piece::CData { range } => Piece::CData {
+                        range: range.start - span.start..range.end - span.start,
+                    },
+                })
+                .collect();
+            let reading = match collect.content {
+                Content::Url => Reading::Syntax(Kind::Url),
+                Content::Css => Reading::Syntax(Kind::Css),
+                Content::Html => Reading::Page,
+            };
+            // Empty content is no value: no element names its document
+            // with nothing, and `<link></link>` is none.
+            let element = Element {
+                svg: collect.svg,
+                codebase: None,
+                empty: Empty::Nothing,
+            };
+            let names = self
+                .listener
+                .is_some()
+                .then(|| (self.path(b""), String::new()));
+            let scope = self.scopes.len() - 1;
+            match self.value(span.clone(), &pieces, reading, element, scope, names) {
+                Ok(Some(new)) => self.replace(span, &new),
+                Ok(None) => {}
+                Err(stop) => {
+                    self.stop(stop);
+                    return;
+                }
+            }
+        }
+        let open = self.elements.pop().expect("an element is open");
+        self.stack_bytes -= open.bytes;
+        self.namespaces.pop();
+        if open.based {
+            self.scopes.pop();
+        }
+        if self.elements.is_empty() {
+            self.root_ended = true;
+        }
+    }
+
+    /// The element path of a value, for the link report: the open
+    /// elements' names as written, and `last` after them.
+    fn path(&self, last: &[u8]) -> String {
+        let mut path = String::new();
+        for open in &self.elements {
+            path.push_str(&String::from_utf8_lossy(&open.name));
+            path.push('/');
+        }
+        if last.is_empty() {
+            path.pop();
+        } else {
+            path.push_str(&String::from_utf8_lossy(last));
+        }
+        path
+    }
+
+    /// Reads the value at `span` (its `pieces` at offsets of it), as
+    /// `reading` says, against the base at `scope`: its new bytes, or `None` to leave it. A value that is not
+    /// well-formed stops rewriting there.
+    fn value(
+        &mut self,
+        span: Range<usize>,
+        pieces: &[Piece],
+        reading: Reading,
+        element: Element<'_>,
+        scope: usize,
+        names: Option<(String, String)>,
+    ) -> Result<Option<Vec<u8>>, Warning> {
+        let kind = match reading {
+            Reading::Syntax(kind) => kind,
+            Reading::Page => Kind::Html,
+        };
+        let start = if self.listener.is_some() {
+            self.position(span.start)
+        } else {
+            Position::default()
+        };
+        let encoding = self.encoding();
+        let held_at = self.emitted - self.head;
+        let Document {
+            held,
+            config,
+            scopes,
+            counts,
+            warnings,
+            listener,
+            ..
+        } = self;
+        let raw = &held[span.start - held_at..span.end - held_at];
+        let cx = scopes.resolution(scope, encoding, config, nest);
+        // What the value's working copies may take; past it, rewriting
+        // stops at the value, as the page engine's does.
+        let mut budget = Budget::new(config.max_memory);
+        let over = |OverBudget| Warning::MemoryLimit {
+            limit: config.max_memory,
+            offset: span.start,
+        };
+        let text = match Text::read(raw, pieces, encoding) {
+            Ok(text) => text,
+            Err(Unreadable::Malformed { at, why }) => {
+                return Err(Warning::NotWellFormed {
+                    offset: span.start + at,
+                    why: why.to_owned(),
+                });
+            }
+            Err(unreadable) => {
+                let mut resolver =
+                    Resolver::new(cx, counts, warnings, listener.as_mut(), &mut budget);
+                let entity = match unreadable {
+                    Unreadable::Entity { at, name } => {
+                        resolver.unread(raw, kind).map_err(over)?;
+                        Some(Warning::Entity {
+                            offset: span.start + at,
+                            name,
+                        })
+                    }
+                    _ => {
+                        resolver.undecodable(raw, span.start, kind).map_err(over)?;
+                        None
+                    }
+                };
+                if let Some(entity) = entity {
+                    warnings.push(entity);
+                }
+                if let (Some(listener), Some((element, attribute))) = (listener, &names) {
+                    listener.value_done(start, raw, encoding, (element, attribute), Some);
+                }
+                return Ok(None);
+            }
+        };
+        let edits = if reading == Reading::Page {
+            let done = feed_html::rewrite(&text.text, &cx.base, config, listener.is_some());
+            counts.add(&done.counts);
+            let to_raw = |at: usize| span.start + text.raw_offset(at).unwrap_or(0);
+            for warning in done.warnings {
+                warnings.push(warning.mapped(to_raw));
+            }
+            if let (Some(listener), Some((path, _))) = (listener.as_mut(), &names) {
+                for mut link in done.links {
+                    if let crate::url::Layer::Embedded { offset } = &mut link.base.layer {
+                        *offset = to_raw(*offset);
+                    }
+                    link.element = format!("{path}/{}", link.element);
+                    listener.found(Found {
+                        at: At::Decoded(link.position.offset),
+                        link,
+                    });
+                }
+            }
+            done.edits
+        } else if cx.base.is_empty() {
+            // No base: nothing is resolved, nor parsed.
+            Resolver::new(cx, counts, warnings, listener.as_mut(), &mut budget)
+                .without_base(&text.text, kind)
+                .map_err(over)?;
+            Vec::new()
+        } else {
+            let mut resolver = Resolver::new(cx, counts, warnings, listener.as_mut(), &mut budget);
+            // Content of white space only is empty too.
+            let empty =
+                element.empty == Empty::Nothing && text.text.trim_matches(is_xml_space).is_empty();
+            let value = if empty { "" } else { &text.text };
+            resolver
+                .decoded(kind, element, value, span.start)
+                .map_err(over)?
+                .into_iter()
+                .map(|e| e.into_owned())
+                .collect()
+        };
+        if let (Some(listener), Some((element, attribute))) = (listener.as_mut(), &names) {
+            listener.value_done(start, raw, encoding, (element, attribute), |at| {
+                text.raw_offset(at)
+            });
+        }
+        if edits.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(text.apply(raw, pieces, &edits, encoding)))
+    }
+}
+
+/// XML's white space (`S`): what is stripped around a URL.
+fn is_xml_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::url::Standard;
+
+    fn config() -> Config {
+        Config {
+            layers: crate::url::Layers::default()
+                .with_retrieval(Standard::Rfc1808, "http://h/feed/", "-r")
+                .unwrap(),
+            ..Config::default()
+        }
+    }
+
+    /// What is held never grows with the document: a feed of 4 MB in
+    /// writes of 4 KiB holds at most a write and an entry's value.
+    #[test]
+    fn what_is_held_stays_flat_in_the_documents_size() {
+        let mut document: Document<Vec<u8>> =
+            Engine::new(config(), Output::Bytes(Vec::new()), None);
+        let item = "<item><link>a.html</link><description>&lt;a href=\"b.html\"&gt;b&lt;/a&gt; \
+                    text text text text text text text text text text</description></item>\n";
+        let mut feed = String::from("<rss version='2.0'><channel>\n");
+        let mut items = 0;
+        while feed.len() < 4 << 20 {
+            feed.push_str(item);
+            items += 1;
+        }
+        feed.push_str("</channel></rss>\n");
+        let mut most = 0;
+        for chunk in feed.as_bytes().chunks(4096) {
+            document.write(chunk).unwrap();
+            most = most.max(document.held.capacity());
+        }
+        assert!(most <= 16 << 10, "held up to {most} bytes");
+        let (report, output) = document.end().unwrap();
+        let Output::Bytes(output) = output else {
+            unreachable!()
+        };
+        assert_eq!(report.counts.rewritten, 2 * items);
+        assert_eq!(output.len(), feed.len() + report.counts.rewritten * 14);
+    }
+
+    /// The namespaces open elements declare are held while they are open,
+    /// and count against the limit.
+    #[test]
+    fn namespaces_in_scope_count_against_the_memory_limit() {
+        let declare = format!("<a xmlns:p='urn:{}'>", "x".repeat(100));
+        let document = format!(
+            "<feed xmlns='http://www.w3.org/2005/Atom'>{}",
+            declare.repeat(20)
+        );
+        let config = Config {
+            max_memory: 1000,
+            ..config()
+        };
+        let (out, report) = crate::xml::rewrite_bytes(config, document.as_bytes()).unwrap();
+        assert_eq!(out, document.as_bytes());
+        assert!(
+            matches!(
+                report.warnings.last(),
+                Some(Warning::MemoryLimit { limit: 1000, .. })
+            ),
+            "{:?}",
+            report.warnings
+        );
+    }
+
+    /// Elements nested deeper than quick-xml's namespace scopes count stop
+    /// rewriting there, with a warning; the rest is copied.
+    #[test]
+    fn elements_nested_too_deep_stop_rewriting_there() {
+        let open = "<a>".repeat(MAX_DEPTH + 1);
+        let document = format!(
+            "<feed xmlns='http://www.w3.org/2005/Atom'><link href='x'/>{open}<link href='y'/>"
+        );
+        let (out, report) = crate::xml::rewrite_bytes(config(), document.as_bytes()).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.starts_with(
+            "<feed xmlns='http://www.w3.org/2005/Atom'><link href='http://h/feed/x'/>"
+        ));
+        assert!(out.ends_with("<link href='y'/>"));
+        assert!(report.incomplete());
+        let offset = "<feed xmlns='http://www.w3.org/2005/Atom'><link href='x'/>".len()
+            + 3 * (MAX_DEPTH - 1);
+        assert_eq!(
+            report.warnings.last().unwrap().to_string(),
+            format!(
+                "elements nested deeper than 60000 at byte {offset}: rewriting stopped there, the rest is copied unchanged"
+            )
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! The XML engine: feeds (RSS 2.0, RSS 1.0, Atom 1.0), sitemaps, SVG, and
+//! XHTML wherever it stands, with the same promises as the page engine:
+//! only the bytes of URL values change, a second run changes nothing, and
+//! how the input is split into writes never matters.
+//!
+//! - **What is rewritten**: by namespace URI and local name, never by
+//!   prefix (the table is in the `vocabulary` module; the README lists it).
+//!   Processing instructions and other vocabularies are left as they are.
+//! - **The base**: `xml:base` (XML Base), each resolved against the base in
+//!   scope, is layer 3.1 for the element that bears it and all it holds;
+//!   outside any, the document's base from its layers. Each `xml:base` is
+//!   itself made absolute; one that cannot be a base (relative with nothing
+//!   below it, `javascript:`, `data:`, not hierarchical) is ignored with a
+//!   warning. A link's [`Base`](crate::Base) says which `xml:base` set it
+//!   ([`Layer::XmlBase`](crate::Layer::XmlBase)).
+//! - **HTML inside feeds** (RSS `description`, `content:encoded`, Atom
+//!   texts of `type="html"`): read from the XML (its references, its CDATA
+//!   sections), rewritten by the page engine itself with the base in scope
+//!   as its retrieval layer, and written back as it came: only the changed
+//!   characters are new, escaped for the piece they land in; `&lt;` stays
+//!   `&lt;`, `&#60;` stays `&#60;`, CDATA stays CDATA (split where a value
+//!   would hold `]]>`). `type="xhtml"` content is XHTML, read as the XML it
+//!   is: its elements take the page engine's attribute table.
+//! - **Encodings**: a byte order mark, `--encoding`, the transport layer's
+//!   charset, the XML declaration, else UTF-8; UTF-16 is transcoded as for
+//!   pages.
+//! - **Memory**: flat in the document's size. A value that is an element's
+//!   content (`<loc>`, the HTML of an entry) is held whole, within
+//!   `--max-memory`; a value, a construct or a text held that would pass it
+//!   stops rewriting there: the rest is copied unchanged, with a warning, and
+//!   the report is incomplete.
+//! - **Not well-formed**: rewritten up to the error; the rest is copied
+//!   unchanged, with a warning, and the report is incomplete. Markup (tags,
+//!   attributes, nesting) and the values read are checked; other text is
+//!   copied unread.
+
+mod base;
+mod construct;
+mod document;
+mod feed_html;
+mod sniff;
+pub(crate) mod text;
+mod vocabulary;
+
+use std::io::{Read, Write};
+
+pub use sniff::{XmlKind, sniff};
+
+use crate::front::Front;
+use crate::html::buffers::CHUNK;
+use crate::html::config::Config;
+use crate::html::error::Error;
+use crate::html::links::Link;
+use crate::html::report::{Report, Warning};
+use document::Document;
+
+/// A streaming rewriter of one XML document that writes to `W`: give it the
+/// input in writes of any size, then [`end`](Rewriter::end) it for the
+/// [`Report`]. The same shape as the page engine's
+/// [`Rewriter`](crate::Rewriter).
+///
+/// ```
+/// use htmlabs::{Config, Layers, Standard};
+///
+/// let layers = Layers::default().with_retrieval(
+///     Standard::Rfc1808,
+///     "https://example.com/blog/feed.xml",
+///     "--retrieved-from",
+/// )?;
+/// let config = Config { layers, ..Config::default() };
+/// let mut rewriter = htmlabs::xml::Rewriter::new(config, Vec::new());
+/// rewriter.write(b"<rss version='2.0'><channel><item><link>posts/1</link>")?;
+/// rewriter.write(b"<description>&lt;img src=\"a.png\"&gt;</description></item></channel></rss>")?;
+/// let (report, xml) = rewriter.end()?;
+/// assert_eq!(
+///     String::from_utf8(xml)?,
+///     "<rss version='2.0'><channel><item><link>https://example.com/blog/posts/1</link>\
+///      <description>&lt;img src=\"https://example.com/blog/a.png\"&gt;</description></item></channel></rss>"
+/// );
+/// assert_eq!(report.counts.rewritten, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Rewriter<W: Write> {
+    front: Front<W, Document<W>>,
+}
+
+impl<W: Write> Rewriter<W> {
+    pub fn new(config: Config, output: W) -> Self {
+        Rewriter {
+            front: Front::new(config, output),
+        }
+    }
+
+    /// Tells each warning to `tell` as it happens; the report still lists
+    /// them all at the end.
+    pub fn on_warning(mut self, tell: impl FnMut(&Warning) + 'static) -> Self {
+        self.front.on_warning(Box::new(tell));
+        self
+    }
+
+    /// Lets `hear` hear each URL value as it is resolved (the link report):
+    /// its element is the path of element names as written
+    /// (`rss/channel/item/link`, and on into the HTML of an entry:
+    /// `feed/entry/content/a`), its attribute the name as written, empty for
+    /// an element's content.
+    pub fn on_link(mut self, hear: impl FnMut(&Link) + 'static) -> Self {
+        self.front.on_link(Box::new(hear));
+        self
+    }
+
+    /// Rewrites the next bytes of the input, however it is split.
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.front.write(chunk)
+    }
+
+    /// Rewrites all that `input` gives, reading 64 KiB at a time.
+    pub fn read_from(&mut self, input: impl Read) -> Result<(), Error> {
+        self.front.read_from(input)
+    }
+
+    /// Ends the input: writes what is held, flushes, and gives back the
+    /// report and the output.
+    pub fn end(self) -> Result<(Report, W), Error> {
+        self.front.end()
+    }
+}
+
+/// Rewrites all of `input` into `output`, as [`crate::rewrite`] does a page.
+///
+/// ```
+/// use htmlabs::{Config, Layers, Standard};
+///
+/// let layers = Layers::default().with_retrieval(
+///     Standard::Rfc1808,
+///     "https://example.com/sitemap.xml",
+///     "--retrieved-from",
+/// )?;
+/// let config = Config { layers, ..Config::default() };
+/// let sitemap = std::io::Cursor::new(
+///     "<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'><url><loc>/a/</loc></url></urlset>",
+/// );
+/// let mut out = Vec::new();
+/// htmlabs::xml::rewrite(config, sitemap, &mut out)?;
+/// assert_eq!(
+///     String::from_utf8(out)?,
+///     "<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'><url><loc>https://example.com/a/</loc></url></urlset>"
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<Report, Error> {
+    let mut rewriter = Rewriter::new(config, output);
+    rewriter.read_from(input)?;
+    rewriter.end().map(|(report, _)| report)
+}
+
+/// Rewrites an XML document held in memory, as [`crate::rewrite_bytes`]
+/// does a page.
+///
+/// ```
+/// use htmlabs::{Config, Layers, Standard};
+///
+/// let layers = Layers::default().with_retrieval(
+///     Standard::Rfc1808,
+///     "https://example.com/icons/sprite.svg",
+///     "WARC-Target-URI",
+/// )?;
+/// let config = Config { layers, ..Config::default() };
+/// let svg = b"<svg xmlns='http://www.w3.org/2000/svg' xmlns:x='http://www.w3.org/1999/xlink'>\
+///             <use x:href='#a'/><image href='a.png'/></svg>";
+/// let (out, report) = htmlabs::xml::rewrite_bytes(config, svg)?;
+/// assert_eq!(
+///     String::from_utf8(out)?,
+///     "<svg xmlns='http://www.w3.org/2000/svg' xmlns:x='http://www.w3.org/1999/xlink'>\
+///      <use x:href='#a'/><image href='https://example.com/icons/a.png'/></svg>"
+/// );
+/// assert_eq!(report.counts.same_document, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rewrite_bytes(config: Config, xml: &[u8]) -> Result<(Vec<u8>, Report), Error> {
+    let output = Vec::with_capacity(xml.len() + xml.len() / 8);
+    let mut rewriter = Rewriter::new(config, output);
+    for chunk in xml.chunks(CHUNK) {
+        rewriter.write(chunk)?;
+    }
+    rewriter.end().map(|(report, output)| (output, report))
+}
