@@ -21,7 +21,7 @@
 //! The hostile inputs hold one long value of each kind (a `ping` list, a
 //! `srcset`, a `style` attribute, a `<style>`, a `srcdoc`, a `<noscript>`,
 //! an `href`, a meta refresh): each row says whether its peak is within the
-//! bound the README states for one document, 3 × `--max-memory` +
+//! bound benches/RESULTS.md states for one document, 3 × `--max-memory` +
 //! `--max-lookahead` + 16 MiB (lol_html's buffers, the value's bytes and
 //! the value's working copies, each up to the limit).
 //!

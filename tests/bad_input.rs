@@ -1,7 +1,7 @@
 //! Bad input, each case with its outcome: the exit status and the exact
 //! message, through the binary, and the bytes that come out, judged where
 //! it matters by the span lister (`tests/spans`, by way of the fuzz
-//! targets' checks in `fuzz/src/properties.rs`). README.md's "Bad input"
+//! targets' checks in `fuzz/src/properties.rs`). `docs/bad-input.md`'s
 //! table lists these cases; a bug found on the way is an ignored test at
 //! the end, with what should happen.
 

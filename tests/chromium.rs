@@ -19,7 +19,7 @@
 //! Needs Chromium (`HTMLABS_CHROMIUM`, else `/usr/bin/chromium`) and Python's
 //! Playwright; `.ci/run` installs both. Under plain `cargo test` without them
 //! the test skips with a one-line note; with `CI` set it fails. Run with
-//! `--nocapture` for the figures (README, "How the promise is checked").
+//! `--nocapture` for the figures (DEVELOPING.md, "How the promise is checked").
 
 mod common;
 mod divergences;
@@ -41,7 +41,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
 const MOVED: &str = "moved.example/elsewhere/deeper/";
 
 /// Golden fixtures made to show where htmlabs departs from browsers on
-/// purpose, each warned about and in the README: left out.
+/// purpose, each warned about and in `docs/resolution.md`: left out.
 const DEPARTURES: &[(&str, &str)] = &[
     // RFC 1808's appendix: the base is the first `<base href>` in the head.
     ("base-after-head", "a `<base>` after the head is ignored"),
@@ -317,7 +317,7 @@ fn compare(page: &Page, original: &Value, moved: &Value, tally: &mut Tally) {
             continue;
         }
         // A value not valid in the page's encoding is left as it is, with a
-        // warning (README, "Encodings"); Chromium shows U+FFFD for it.
+        // warning (docs/encodings.md); Chromium shows U+FFFD for it.
         if o.value == m.value && o.value.contains('\u{FFFD}') {
             tally.undecodable += 1;
             continue;

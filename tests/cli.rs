@@ -310,7 +310,7 @@ fn output_into_a_fifo_is_written_into_it_and_it_stays_a_fifo() {
 
 #[test]
 fn output_file_may_be_the_input_file() {
-    // The README's second example: rewrite a file in place.
+    // The README's in-place example (`-o page.html page.html`).
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("index.html");
     fs::write(&page, PAGE).unwrap();

@@ -116,7 +116,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    # A port of the caller's (the README's captures), or any free one.
+    # A port of the caller's (docs/http.md's captures), or any free one.
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     print(server.server_address[1], flush=True)

@@ -4,7 +4,7 @@
 //! localhost port, each capture of a page fetched by curl in pywb's `id_`
 //! mode (the archived body as it was stored, unchanged by pywb); and the
 //! index cdxj-indexer makes of the same output with `--records`. The
-//! README's "Web archives" recipe runs the same commands.
+//! recipe of `docs/archives.md` ("Replay with pywb") runs the same commands.
 //!
 //! `Tools::replays(archive, url, expected bodies)` is the harness: one more
 //! case is a call to it.
@@ -339,7 +339,7 @@ fn cdxj_indexer_with_records_lists_every_conversion_at_its_offset() {
         );
     }
     // By default it leaves them out (response, revisit, resource and
-    // metadata records); the README's command lists them besides.
+    // metadata records); the command of `docs/archives.md` lists them besides.
     let all = tools.index(
         &output,
         Some("conversion,response,revisit,resource,metadata"),

@@ -1,4 +1,4 @@
-"""Measurements of the Python package, for the README; each prints a
+"""Measurements of the Python package, for benches/RESULTS.md; each prints a
 Markdown table. Run with the venv's python, the wheel installed, from the
 checkout's root (../shared beside it):
 

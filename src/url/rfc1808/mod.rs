@@ -54,8 +54,8 @@
 //!   reads back with the components resolution assembled.
 //! - **§2.4.3 is taken literally**: the net_loc runs to the next `/`, so
 //!   `http://a?q` has the net_loc `a?q`, and `http://a?q` + `g` →
-//!   `http://a?q/g`. Browsers end the host at `?` and `#`; the README lists
-//!   this under "Differences from browsers".
+//!   `http://a?q/g`. Browsers end the host at `?` and `#`;
+//!   `docs/resolution.md` lists this under "Differences from browsers".
 //! - **Scheme characters are ASCII** (the BNF's `alpha` and `digit`), and a
 //!   scheme may start with a digit (`scheme = 1*( alpha | digit | ... )`).
 //! - **Empty segments are segments** (`segment = *pchar`), so in step 6 a `..`
