@@ -32,29 +32,21 @@
 //! - `url/`: [`rfc1808`], [`rfc3986`], [`Standard`], [`BaseUrl`] and the §3
 //!   [`Layers`]; nothing of HTML.
 
-mod dir;
-mod files;
-pub mod filter;
-pub mod flags;
 mod front;
 mod html;
-pub mod http;
-pub mod listing;
-pub mod names;
-pub mod site;
-pub mod spool;
-pub mod staging;
+pub mod request;
+pub mod source;
 pub mod stylesheet;
 mod syntax;
 mod typed;
 mod url;
-pub mod warc;
 pub mod xml;
 
-#[cfg(feature = "cli")]
-pub mod cli;
+// The sources by their old paths, while the contract is built.
+pub use source::output::spool;
+pub use source::page as filter;
+pub use source::{http, listing, names, site, warc};
 
-pub use files::{SourceError, Staged};
 pub use html::attrs::{Empty, Group, Kind, Row, Table, When};
 pub use html::config::Config;
 pub use html::encoding::{Chosen, Source};
@@ -63,6 +55,7 @@ pub use html::links::{Link, Outcome, Position};
 pub use html::lookahead::Decision;
 pub use html::report::{Counts, Report, Warning};
 pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};
+pub use source::output::{SourceError, Staged};
 pub use typed::{Type, TypedRewriter, rewrite_bytes_typed, rewrite_typed};
 pub use url::{
     Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, Standard,

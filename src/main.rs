@@ -1,5 +1,7 @@
 //! Glue: flags in, a run of the library, messages and exit status out.
 
+mod cli;
+
 use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -7,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Instant;
 
-use htmlabs::cli::{ArchiveProgress, Cli, Job, Progress};
+use cli::{ArchiveProgress, Cli, Job, Progress};
 use htmlabs::listing::{Listing, file_place, record_place};
 use htmlabs::names;
 use htmlabs::site::{self, Outputs};
@@ -238,7 +240,7 @@ fn on_signal(between_files: bool, stop: &Arc<AtomicBool>, signal: &Arc<AtomicI32
                 received.store(signal, Ordering::SeqCst);
                 stop.store(true, Ordering::SeqCst);
             } else {
-                htmlabs::staging::abandon();
+                htmlabs::source::output::abandon();
                 std::process::exit(i32::from(SIGNALLED) + signal);
             }
         }

@@ -11,13 +11,19 @@
 //! and its output is run again to show that a second run changes nothing. A `README` in a case says where its input comes
 //! from when nobody here wrote it.
 
+/// The command line, as the binary has it: a fixture's `args` are read
+/// as the user would type them.
+#[path = "../src/cli/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod cli;
+
 mod common;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use clap::Parser;
-use htmlabs::cli::Cli;
+use cli::Cli;
 use htmlabs::{Config, Link, Report, Type, TypedRewriter};
 
 struct Case {

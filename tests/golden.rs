@@ -6,10 +6,16 @@
 //! `rewrite`, `rewrite_bytes`), and its output is run again to show that a
 //! second run changes nothing and reads the same encoding.
 
+/// The command line, as the binary has it: a fixture's `args` are read
+/// as the user would type them.
+#[path = "../src/cli/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod cli;
+
 mod common;
 
 use clap::Parser;
-use htmlabs::cli::Cli;
+use cli::Cli;
 use htmlabs::{Config, Report, Rewriter};
 
 struct Case {

@@ -7,14 +7,20 @@
 //! resolves it (a `#` reference, a URL with a scheme, no base, a URL that
 //! holds bytes not valid in the encoding).
 
+/// The command line, as the binary has it: a fixture's `args` are read
+/// as the user would type them.
+#[path = "../src/cli/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod cli;
+
 mod common;
 
 use std::path::Path;
 use std::process::Command;
 
 use clap::Parser;
+use cli::Cli;
 use htmlabs::Config;
-use htmlabs::cli::Cli;
 
 struct Sheet {
     name: String,

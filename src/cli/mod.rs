@@ -7,14 +7,14 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::files::SourceError;
-use crate::files::{Input, Output};
-pub use crate::flags::ConfigError;
-use crate::flags::Flags;
-use crate::http;
-use crate::site::Site;
-use crate::warc;
-use crate::{Config, Standard};
+pub use htmlabs::request::ConfigError;
+use htmlabs::request::Flags;
+use htmlabs::source::http;
+use htmlabs::source::output::SourceError;
+use htmlabs::source::output::{Input, Output};
+use htmlabs::source::site::Site;
+use htmlabs::source::warc;
+use htmlabs::{Config, Standard};
 pub use progress::{ArchiveProgress, Progress};
 
 const EXAMPLES: &str = "\

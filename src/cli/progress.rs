@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::names;
-use crate::site::{Event, Summary};
-use crate::warc::Counters;
+use htmlabs::source::names;
+use htmlabs::source::site::{Event, Summary};
+use htmlabs::source::warc::Counters;
 
 pub struct Progress {
     bar: Mutex<Option<ProgressBar>>,

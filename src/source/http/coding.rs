@@ -25,7 +25,7 @@ use std::rc::Rc;
 use flate2::{Compression, GzBuilder, GzHeader};
 
 use super::head::Head;
-use crate::spool::Held;
+use crate::source::output::spool::Held;
 
 /// The codings htmlabs knows by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

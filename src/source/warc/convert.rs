@@ -26,7 +26,7 @@ use super::work::{self, Done, Kind, Mode, Work};
 use super::write::{self, Packing, Record, now, record_id};
 use crate::html::config::Config;
 use crate::html::links::Link;
-use crate::spool::Spool;
+use crate::source::output::spool::Spool;
 
 /// What a WARC run is asked, besides its documents' [`Config`].
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
-use crate::spool::Spool;
+use crate::source::output::spool::Spool;
 
 /// What waits in the queue.
 enum Slot<D> {

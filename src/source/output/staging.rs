@@ -19,7 +19,7 @@ use std::time::SystemTime;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use crate::dir::Dir;
+use crate::source::output::dir::Dir;
 
 /// Held (shared) by whoever makes, renames or removes a hidden name, from
 /// before it exists until it is gone or listed in [`HIDDEN`]; [`abandon`]

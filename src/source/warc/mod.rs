@@ -1,7 +1,7 @@
 //! A source: web archives (ISO 28500, WARC 1.0 and 1.1), plain, gzip or
 //! zstd (`.warc.zst`).
 //! Each HTML response record is one document: its HTTP block goes through
-//! [`http`](crate::http) (§3.2's fields, the charset, the codings), its
+//! [`http`](crate::source::http) (§3.2's fields, the charset, the codings), its
 //! `WARC-Target-URI` is the retrieval URL (§3.3).
 //!
 //! The reader and writer are our own. The `warc` crate (0.4) keeps a
@@ -37,8 +37,8 @@ pub use work::Mode;
 
 use std::io::{self, BufWriter, Read, Write};
 
-use crate::files::{self, Input, Output, SourceError, lowercase, quoted};
 use crate::html::config::Config;
+use crate::source::output::{self, Input, Output, SourceError, lowercase, quoted};
 
 /// Rewrites the archive `input` names into `output` (through a temporary
 /// file renamed at the end, or standard output), telling each warning to
@@ -97,7 +97,7 @@ pub fn run_from(
     match output {
         Output::Discard => run(&mut io::sink(), "nowhere"),
         Output::Stdout => run(&mut io::stdout().lock(), "standard output"),
-        Output::File(path) => files::write_staged(path, true, |file| run(file, &quoted(path))),
+        Output::File(path) => output::write_staged(path, true, |file| run(file, &quoted(path))),
     }
 }
 

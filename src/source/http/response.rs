@@ -25,7 +25,7 @@ use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
-use crate::spool::{Held, Spool};
+use crate::source::output::spool::{Held, Spool};
 
 /// What a response's run is asked to do, besides its document's [`Config`]
 /// (whose retrieval URL is the URL first asked for).

@@ -21,17 +21,17 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::dir::Dir;
-use crate::files::{SourceError, lowercase, quoted};
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
 use crate::html::report::Warning;
 use crate::html::rewriter::Rewriter;
 use crate::html::xhtml;
-use crate::listing::{Listing, file_place};
-use crate::names;
-use crate::spool::{Held, Spool};
-use crate::staging::Staging;
+use crate::source::listing::{Listing, file_place};
+use crate::source::names;
+use crate::source::output::dir::Dir;
+use crate::source::output::spool::{Held, Spool};
+use crate::source::output::staging::Staging;
+use crate::source::output::{SourceError, lowercase, quoted};
 use crate::url::{Layers, Standard};
 use overlap::Overlap;
 pub use tree::Entry;

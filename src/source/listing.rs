@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::html::links::{Link, Outcome};
-use crate::names;
+use crate::source::names;
 
 /// Whether `--check` names the link: a value that would change.
 pub fn would_change(link: &Link) -> bool {

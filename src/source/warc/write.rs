@@ -22,7 +22,7 @@ use zstd::zstd_safe::CParameter;
 
 use super::header::Header;
 use super::zst::Dictionary;
-use crate::spool::Held;
+use crate::source::output::spool::Held;
 
 /// A record to write: its header, through its empty line, and its block.
 pub struct Record<'a> {

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::input::Place;
-use crate::http;
-use crate::names;
+use crate::source::http;
+use crate::source::names;
 
 /// The record a warning is about.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,14 +2,20 @@
 //! writes an output the user named whole or not at all, staged in its
 //! directory and put in its place at the end.
 
+pub(crate) mod dir;
+pub mod spool;
+pub(crate) mod staging;
+
+pub use staging::abandon;
+
 use std::fmt;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::dir::Dir;
 use crate::html::error::Error;
-use crate::staging::Staging;
+use crate::source::output::dir::Dir;
+use crate::source::output::staging::Staging;
 
 /// Where the document comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +41,7 @@ impl Input {
     pub fn open(&self) -> Result<Box<dyn io::Read>, SourceError> {
         Ok(match self {
             Input::File(path) => Box::new(File::open(path).map_err(|e| {
-                SourceError::Open(crate::names::path(path).into_owned(), lowercase(&e))
+                SourceError::Open(crate::source::names::path(path).into_owned(), lowercase(&e))
             })?),
             Input::Stdin => Box::new(io::stdin().lock()),
         })
@@ -93,8 +99,8 @@ impl SourceError {
 }
 
 /// A file's name as messages give it: in backticks, quoted C-style
-/// within them when it is not plain (see [`names`](crate::names)).
-pub(crate) use crate::names::quoted;
+/// within them when it is not plain (see [`names`](crate::source::names)).
+pub(crate) use crate::source::names::quoted;
 
 /// io errors read "No such file or directory (os error 2)"; ours are
 /// lowercase.

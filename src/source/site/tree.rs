@@ -15,10 +15,10 @@ use rustix::fs::{AtFlags, CWD};
 use rustix::io::Errno;
 
 use super::{Event, Site};
-use crate::dir::Dir;
-use crate::files::{SourceError, lowercase, quoted};
-use crate::names;
-use crate::staging::{self, Staging};
+use crate::source::names;
+use crate::source::output::dir::Dir;
+use crate::source::output::staging::{self, Staging};
+use crate::source::output::{SourceError, lowercase, quoted};
 
 /// A file of the site.
 #[derive(Debug, Clone)]

@@ -20,8 +20,8 @@ use crate::html::encoding;
 use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
 use crate::html::rewriter::Rewriter;
-use crate::http::{self, Edit, HeadReader, media};
-use crate::spool::{Held, Spool};
+use crate::source::http::{self, Edit, HeadReader, media};
+use crate::source::output::spool::{Held, Spool};
 use crate::url::Layers;
 
 /// How a rewritten page is written.

@@ -6,8 +6,8 @@
 use crate::html::attrs::{Row, Table};
 use crate::html::config::Config;
 use crate::html::encoding;
+use crate::source::warc;
 use crate::url::{LayerError, Layers, Standard};
-use crate::warc;
 
 /// The choices that shape a document's rewrite, unchecked.
 #[derive(Debug, Clone, PartialEq, Eq)]

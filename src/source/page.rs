@@ -6,16 +6,16 @@ use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
 
-use crate::files::{self, SourceError, lowercase, quoted};
 use crate::html::config::Config;
 use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
-use crate::http::{self, ResponseRewriter, Warning};
-use crate::listing::Listing;
-use crate::warc;
+use crate::source::http::{self, ResponseRewriter, Warning};
+use crate::source::listing::Listing;
+use crate::source::output::{self, SourceError, lowercase, quoted};
+use crate::source::warc;
 
-pub use crate::files::{Input, Output};
+pub use crate::source::output::{Input, Output};
 
 /// What a run read: a document, or a response around one.
 #[derive(Debug, Clone)]
@@ -135,7 +135,9 @@ pub fn run(
                 .map_err(|e| SourceError::Write(name.to_owned(), e))?;
             report
         }
-        Output::File(path) => files::write_staged(path, true, |file| rewrite(file, &quoted(path)))?,
+        Output::File(path) => {
+            output::write_staged(path, true, |file| rewrite(file, &quoted(path)))?
+        }
         Output::Discard => rewrite(&mut io::sink(), "nowhere")?,
     };
     let changes = match listing {

@@ -1,0 +1,20 @@
+//! The sources of documents, above the engines: each finds its documents,
+//! their media type, their §3 layers and where their output goes, and
+//! hands each to the engine for its type.
+//!
+//! - [`page`]: one document, a file or standard input, over [`http`] for a
+//!   saved response (`--http`);
+//! - [`site`]: a static site's tree (`--site`);
+//! - [`warc`]: web archives (`--warc`), each HTML response a document,
+//!   its HTTP block read by [`http`];
+//! - what every source shares: how a document is named in a line
+//!   ([`names`]), its links as check lines and a report ([`listing`]), and
+//!   output staged whole or not at all ([`output`]).
+
+pub mod http;
+pub mod listing;
+pub mod names;
+pub mod output;
+pub mod page;
+pub mod site;
+pub mod warc;
