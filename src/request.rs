@@ -1,17 +1,21 @@
-//! What a user asks for, by the command line's names, before it is
-//! checked: the command line's flags and the Python binding's keywords
-//! both become a [`Config`] here, so that the same words mean the same run
-//! (and fail with the same message).
+//! What a user asks for, by the command line's names: the command line's
+//! flags and the Python module's keywords both become a [`Request`], and a
+//! request becomes the run's [`Config`] and each source's options here, once,
+//! so that the same words mean the same run (and fail with the same
+//! message). Defaults that depend on the machine ("all cores") are decided
+//! here and nowhere else.
 
 use crate::html::attrs::{Row, Table};
 use crate::html::config::Config;
 use crate::html::encoding;
-use crate::source::warc;
+use crate::source::{http, warc};
 use crate::url::{LayerError, Layers, Standard};
 
-/// The choices that shape a document's rewrite, unchecked.
+/// What the user asks for, unchecked: every option of the command line
+/// that is not its own (where input and output go, what is printed), by
+/// its name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Flags {
+pub struct Request {
     /// `--retrieved-from`: §3.3's URL.
     pub retrieved_from: Option<String>,
     pub standard: Standard,
@@ -26,12 +30,24 @@ pub struct Flags {
     pub max_memory: usize,
     /// `--content-location`: a base in a response's or a record's header.
     pub content_location: bool,
+    /// `--strip-headers`: a response's document alone, decoded.
+    pub strip_headers: bool,
+    /// `--warc-mode`.
+    pub warc_mode: warc::Mode,
+    /// `--jobs`: files of a site or records of an archive at once; all
+    /// cores when not given ([`Request::jobs`]).
+    pub jobs: Option<usize>,
+    /// `--gzip-level`: of the records an archive's run writes, when it is
+    /// gzip; the default when not given.
+    pub gzip_level: Option<u32>,
+    /// `--zstd-level`: likewise, when it is zstd.
+    pub zstd_level: Option<i32>,
 }
 
-impl Default for Flags {
+impl Default for Request {
     fn default() -> Self {
         let config = Config::default();
-        Flags {
+        Request {
             retrieved_from: None,
             standard: config.standard,
             encoding: None,
@@ -42,6 +58,11 @@ impl Default for Flags {
             max_lookahead: config.max_lookahead,
             max_memory: config.max_memory,
             content_location: false,
+            strip_headers: false,
+            warc_mode: warc::Mode::default(),
+            jobs: None,
+            gzip_level: None,
+            zstd_level: None,
         }
     }
 }
@@ -56,6 +77,9 @@ pub enum ConfigError {
     UnknownEncoding(String),
     #[error(transparent)]
     Layer(#[from] LayerError),
+    /// A number out of its range: what it is, the range, the value.
+    #[error("{0} must be {1}: `{2}`")]
+    Range(&'static str, &'static str, String),
 }
 
 /// The standard a name (`--standard`'s values) gives.
@@ -67,7 +91,30 @@ pub fn standard(name: &str) -> Option<Standard> {
     }
 }
 
-impl Flags {
+/// The WARC mode a name (`--warc-mode`'s values) gives.
+pub fn warc_mode(name: &str) -> Option<warc::Mode> {
+    match name {
+        "conversion" => Some(warc::Mode::Conversion),
+        "replace" => Some(warc::Mode::Replace),
+        _ => None,
+    }
+}
+
+impl Request {
+    /// How many files or records at once: `--jobs`, else every core.
+    pub fn jobs(&self) -> usize {
+        self.jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+    }
+
+    /// How a saved response is read (`--http`).
+    pub fn http(&self) -> http::Options {
+        http::Options {
+            content_location: self.content_location,
+            strip_headers: self.strip_headers,
+        }
+    }
+
     /// The validated configuration of a run.
     pub fn config(&self) -> Result<Config, ConfigError> {
         let standard = self.standard;
@@ -98,10 +145,27 @@ impl Flags {
         })
     }
 
-    /// How an archive is read: the flags that change what is written go
-    /// into its `warcinfo` record (the mode, jobs and gzip level are the
-    /// caller's to set).
-    pub fn warc(&self) -> warc::Options {
+    /// How an archive is read: the mode, the jobs, the levels (each in
+    /// its range), and the flags that change what is written, for its
+    /// `warcinfo` record.
+    pub fn warc(&self) -> Result<warc::Options, ConfigError> {
+        if self.jobs == Some(0) {
+            return Err(ConfigError::Range("jobs", "at least 1", "0".into()));
+        }
+        if let Some(level) = self.gzip_level.filter(|l| !(1..=9).contains(l)) {
+            return Err(ConfigError::Range(
+                "the gzip level",
+                "1 to 9",
+                level.to_string(),
+            ));
+        }
+        if let Some(level) = self.zstd_level.filter(|l| !(1..=19).contains(l)) {
+            return Err(ConfigError::Range(
+                "the zstd level",
+                "1 to 19",
+                level.to_string(),
+            ));
+        }
         let mut flags = Vec::new();
         if self.content_location {
             flags.push("--content-location".to_owned());
@@ -122,10 +186,19 @@ impl Flags {
             flags.push(format!("--encoding {label}"));
         }
         flags.extend(self.attr.iter().map(|a| format!("--attr {a}")));
-        warc::Options {
+        let mut options = warc::Options {
             content_location: self.content_location,
             flags: flags.join(" "),
+            mode: self.warc_mode,
+            jobs: self.jobs(),
             ..Default::default()
+        };
+        if let Some(level) = self.gzip_level {
+            options = options.with_gzip_level(level);
         }
+        if let Some(level) = self.zstd_level {
+            options = options.with_zstd_level(level);
+        }
+        Ok(options)
     }
 }

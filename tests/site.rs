@@ -612,7 +612,7 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             &[],
         )
         .unwrap();
-        site.jobs = Some(1);
+        site.jobs = 1;
         let outputs = Outputs {
             check: None,
             report: None,

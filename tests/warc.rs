@@ -1867,3 +1867,43 @@ fn record_ids_with_control_characters_are_quoted_in_every_line() {
     );
     assert_eq!(stderr.lines().count(), 2, "{stderr}");
 }
+
+/// A compression level for the other compression would do nothing: it is
+/// refused before anything is written, naming the archive and what it is
+/// (issue: `--zstd-level` on a gzip archive was ignored).
+#[test]
+fn a_level_for_the_other_compression_is_refused_and_nothing_is_written() {
+    let zst = fixture("shapes-dict.warc.zst");
+    let gz = fixture("shapes.warc.gz");
+    for (input, args, message) in [
+        (
+            &gz,
+            &["--zstd-level", "5"][..],
+            format!(
+                "--zstd-level needs a zstd archive, and `{}` is gzip",
+                gz.display()
+            ),
+        ),
+        (
+            &zst,
+            &["--gzip-level", "6"],
+            format!(
+                "--gzip-level needs a gzip archive, and `{}` is zstd",
+                zst.display()
+            ),
+        ),
+    ] {
+        let (status, stderr, output, path) = htmlabs(input, args);
+        assert_eq!(status, 2, "{args:?}");
+        assert_eq!(
+            stderr,
+            format!("htmlabs: error: {message}: without one, it would do nothing\n")
+        );
+        assert!(output.is_empty() && !path.exists(), "{args:?}");
+    }
+    // Each in its own compression is taken.
+    let (status, stderr, _, _) = htmlabs(&gz, &["--gzip-level", "6"]);
+    assert_eq!(status, 0, "{stderr}");
+    let (status, stderr, _, _) = htmlabs(&zst, &["--zstd-level", "5"]);
+    assert_eq!(status, 0, "{stderr}");
+}

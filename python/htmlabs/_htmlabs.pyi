@@ -121,8 +121,8 @@ def rewrite_warc(
     *,
     mode: Literal["conversion", "replace"] = "conversion",
     jobs: int | None = None,
-    gzip_level: int = 1,
-    zstd_level: int = 3,
+    gzip_level: int | None = None,
+    zstd_level: int | None = None,
     **options: Unpack[Options],
 ) -> Summary:
     """Rewrites a web archive (WARC 1.0 or 1.1, plain, gzip or zstd), as
@@ -133,9 +133,11 @@ def rewrite_warc(
     followed by a ``conversion`` record; with ``mode="replace"``, a new
     record takes its place. ``jobs`` (``--jobs``) is how many records are
     rewritten at once, all cores when ``None``; the output is the same
-    whatever it is. ``gzip_level`` (``--gzip-level``, 1 to 9) is the level of
-    the records written anew in a gzip archive, ``zstd_level``
-    (``--zstd-level``, 1 to 19) in a ``.warc.zst``. ``src`` and ``dst`` are paths or
+    whatever it is. ``gzip_level`` (``--gzip-level``, 1 to 9; 1 when ``None``)
+    is the level of the records written anew in a gzip archive, ``zstd_level``
+    (``--zstd-level``, 1 to 19; 3 when ``None``) in a ``.warc.zst``; one given
+    for an archive of the other compression is refused, as on the command
+    line. ``src`` and ``dst`` are paths or
     binary file objects; a ``dst`` path is written through a temporary file
     renamed into place at the end, so it is complete or untouched.
 

@@ -1,6 +1,6 @@
 //! The native module of the `htmlabs` Python package: the library's
 //! document rewriter and its WARC run, behind the command line's words
-//! ([`Flags`]), with the Python interpreter released while they work.
+//! ([`Request`]), with the Python interpreter released while they work.
 //!
 //! Nothing here panics: the library does not, and what comes from Python
 //! (an argument, a file object's answer) is checked into an exception.
@@ -17,9 +17,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 use serde_json::{Map, Value};
 
 use htmlabs::filter::{Input, Output};
-use htmlabs::flags::{self, ConfigError, Flags};
 use htmlabs::http::entity;
 use htmlabs::listing::link_fields;
+use htmlabs::request::{self, ConfigError, Request};
 use htmlabs::{Config, Rewriter, SourceError, warc};
 
 /// How the Python side names a document given as bytes, and its result,
@@ -58,10 +58,10 @@ fn source_error(py: Python<'_>, e: &SourceError) -> PyErr {
 /// The keywords both functions share, each the command line's flag of
 /// its name (`keep_fragments` is `--keep-fragments`), over the flags'
 /// defaults. The stubs (`_htmlabs.pyi`) type them.
-fn flags(retrieved_from: Option<String>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Flags> {
-    let mut flags = Flags {
+fn flags(retrieved_from: Option<String>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Request> {
+    let mut flags = Request {
         retrieved_from,
-        ..Flags::default()
+        ..Request::default()
     };
     let Some(options) = options else {
         return Ok(flags);
@@ -72,7 +72,7 @@ fn flags(retrieved_from: Option<String>, options: Option<&Bound<'_, PyDict>>) ->
         match key.as_str() {
             "standard" => {
                 let name: String = value.extract().map_err(wrong)?;
-                flags.standard = flags::standard(&name).ok_or_else(|| {
+                flags.standard = request::standard(&name).ok_or_else(|| {
                     PyValueError::new_err(format!(
                         "unknown standard: `{name}` (rfc1808 or rfc3986)"
                     ))
@@ -398,52 +398,31 @@ impl Write for PyWriter {
     }
 }
 
-/// The one place a WARC run's mode, jobs and compression levels become
-/// its options, as the command line's `--warc-mode`, `--jobs` (all cores
-/// when not given), `--gzip-level` and `--zstd-level` do.
+/// A WARC run's mode, jobs and compression levels, by the command line's
+/// names, into the request: it decides the defaults (all cores) and checks
+/// the ranges, as for `--warc-mode`, `--jobs`, `--gzip-level` and
+/// `--zstd-level`.
 fn warc_options(
-    flags: &Flags,
+    py: Python<'_>,
+    mut flags: Request,
     mode: &str,
     jobs: Option<usize>,
-    gzip_level: u32,
-    zstd_level: i32,
+    gzip_level: Option<u32>,
+    zstd_level: Option<i32>,
 ) -> PyResult<warc::Options> {
-    let mode = match mode {
-        "conversion" => warc::Mode::Conversion,
-        "replace" => warc::Mode::Replace,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "unknown WARC mode: `{mode}` (conversion, replace)"
-            )));
-        }
-    };
-    if jobs == Some(0) {
-        return Err(PyValueError::new_err("jobs must be at least 1: `0`"));
-    }
-    if !(1..=9).contains(&gzip_level) {
-        return Err(PyValueError::new_err(format!(
-            "gzip_level must be 1 to 9: `{gzip_level}`"
-        )));
-    }
-    if !(1..=19).contains(&zstd_level) {
-        return Err(PyValueError::new_err(format!(
-            "zstd_level must be 1 to 19: `{zstd_level}`"
-        )));
-    }
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    Ok(warc::Options {
-        mode,
-        jobs,
-        ..flags.warc()
-    }
-    .with_gzip_level(gzip_level)
-    .with_zstd_level(zstd_level))
+    flags.warc_mode = request::warc_mode(mode).ok_or_else(|| {
+        PyValueError::new_err(format!("unknown WARC mode: `{mode}` (conversion, replace)"))
+    })?;
+    flags.jobs = jobs;
+    flags.gzip_level = gzip_level;
+    flags.zstd_level = zstd_level;
+    flags.warc().map_err(|e| config_error(py, &e))
 }
 
 /// Rewrites a web archive (WARC 1.0 or 1.1, plain, gzip or zstd).
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, mode="conversion", jobs=None, gzip_level=warc::write::LEVEL,
-                    zstd_level=warc::write::ZSTD_LEVEL, **options))]
+#[pyo3(signature = (src, dst, *, mode="conversion", jobs=None, gzip_level=None,
+                    zstd_level=None, **options))]
 #[allow(clippy::too_many_arguments)]
 fn rewrite_warc(
     py: Python<'_>,
@@ -451,12 +430,12 @@ fn rewrite_warc(
     dst: &Bound<'_, PyAny>,
     mode: &str,
     jobs: Option<usize>,
-    gzip_level: u32,
-    zstd_level: i32,
+    gzip_level: Option<u32>,
+    zstd_level: Option<i32>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<WarcSummary> {
     let flags = flags(None, options)?;
-    let options = warc_options(&flags, mode, jobs, gzip_level, zstd_level)?;
+    let options = warc_options(py, flags.clone(), mode, jobs, gzip_level, zstd_level)?;
     let config = flags.config().map_err(|e| config_error(py, &e))?;
     let src = end(src, "read", "src")?;
     let dst = end(dst, "write", "dst")?;

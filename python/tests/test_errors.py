@@ -86,7 +86,7 @@ def test_arguments_python_refuses():
         htmlabs.rewrite(b"", standard="rfc2396")
     with pytest.raises(ValueError, match=r"unknown WARC mode: `rewrite` \(conversion, replace\)"):
         htmlabs.rewrite_warc(io.BytesIO(), io.BytesIO(), mode="rewrite")
-    with pytest.raises(ValueError, match="gzip_level must be 1 to 9: `0`"):
+    with pytest.raises(ValueError, match="the gzip level must be 1 to 9: `0`"):
         htmlabs.rewrite_warc(io.BytesIO(), io.BytesIO(), gzip_level=0)
     with pytest.raises(ValueError, match="jobs must be at least 1"):
         htmlabs.rewrite_warc(io.BytesIO(), io.BytesIO(), jobs=0)

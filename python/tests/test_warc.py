@@ -136,8 +136,13 @@ def test_a_warc_zst_with_its_dictionary_and_zstd_level_as_the_cli_has_them(cli, 
     assert figures(summary) == summary_line(err) == (20, 12, 12, 47, 0)
     small = htmlabs.rewrite_warc(src, tmp_path / "small.warc.zst", zstd_level=19)
     assert figures(small) == figures(summary)
-    with pytest.raises(ValueError, match="zstd_level must be 1 to 19: `20`"):
+    with pytest.raises(ValueError, match="the zstd level must be 1 to 19: `20`"):
         htmlabs.rewrite_warc(src, io.BytesIO(), zstd_level=20)
+    # A level for the other compression would do nothing: refused, as
+    # --gzip-level is on the command line, and nothing is written.
+    with pytest.raises(htmlabs.ConfigError, match="--gzip-level needs a gzip archive, and .* is zstd"):
+        htmlabs.rewrite_warc(src, tmp_path / "gz-level.warc.zst", gzip_level=6)
+    assert not (tmp_path / "gz-level.warc.zst").exists()
     # python-zstandard reads it back with the dictionary of its first
     # frame: the input's frames, then each new record a frame of its own.
     data = (tmp_path / "small.warc.zst").read_bytes()

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 
 pub use htmlabs::request::ConfigError;
-use htmlabs::request::Flags;
+use htmlabs::request::Request;
 use htmlabs::source::http;
 use htmlabs::source::output::SourceError;
 use htmlabs::source::output::{Input, Output};
@@ -124,22 +124,20 @@ pub struct Cli {
           default_value_t = WarcModeArg::Conversion)]
     pub warc_mode: WarcModeArg,
 
-    /// With --warc on a gzip archive: the gzip level (1 fastest … 9
-    /// smallest) of the records htmlabs adds or replaces; the others are
-    /// copied as their compressed members. On HTML, 6 writes them about
-    /// 8% smaller than 1 and takes two fifths more CPU.
+    /// With --warc on a gzip archive: the gzip level (1 fastest, the
+    /// default … 9 smallest) of the records htmlabs adds or replaces; the
+    /// others are copied as their compressed members. On HTML, 6 writes
+    /// them about 8% smaller than 1 and takes two fifths more CPU.
     #[arg(long, value_name = "LEVEL",
-          value_parser = clap::value_parser!(u32).range(1..=9),
-          default_value_t = warc::write::LEVEL)]
-    pub gzip_level: u32,
+          value_parser = clap::value_parser!(u32).range(1..=9))]
+    pub gzip_level: Option<u32>,
 
     /// With --warc on a zstd archive (`.warc.zst`): the zstd level (1
     /// fastest … 19 smallest; zstd's default, 3) of the records htmlabs
     /// adds or replaces, compressed with the archive's dictionary.
     #[arg(long, value_name = "LEVEL",
-          value_parser = clap::value_parser!(i32).range(1..=19),
-          default_value_t = warc::write::ZSTD_LEVEL)]
-    pub zstd_level: i32,
+          value_parser = clap::value_parser!(i32).range(1..=19))]
+    pub zstd_level: Option<i32>,
 
     /// With --http or --warc: `Content-Location:` is a base too, after
     /// `Base:` and `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231
@@ -355,9 +353,9 @@ impl Cli {
         Ok(())
     }
 
-    /// What the flags ask for, unchecked.
-    pub fn flags(&self) -> Flags {
-        Flags {
+    /// What the flags ask for, unchecked, as the library takes it.
+    pub fn request(&self) -> Request {
+        Request {
             retrieved_from: self.retrieved_from.clone(),
             standard: match self.standard {
                 StandardArg::Rfc1808 => Standard::Rfc1808,
@@ -371,12 +369,20 @@ impl Cli {
             max_lookahead: self.max_lookahead,
             max_memory: self.max_memory,
             content_location: self.content_location,
+            strip_headers: self.strip_headers,
+            warc_mode: match self.warc_mode {
+                WarcModeArg::Conversion => warc::Mode::Conversion,
+                WarcModeArg::Replace => warc::Mode::Replace,
+            },
+            jobs: self.jobs.map(usize::from),
+            gzip_level: self.gzip_level,
+            zstd_level: self.zstd_level,
         }
     }
 
     /// The validated configuration of a run.
     pub fn config(&self) -> Result<Config, ConfigError> {
-        self.flags().config()
+        self.request().config()
     }
 
     /// What to do, checked: the flags that need each other are clap's to
@@ -399,13 +405,17 @@ impl Cli {
                 self.output()
             };
             let input = self.input();
-            return Ok(match self.warc() {
-                Some(options) => Job::Warc {
-                    input,
-                    output,
-                    options,
-                },
-                None => Job::Filter { input, output },
+            if !self.warc {
+                return Ok(Job::Filter { input, output });
+            }
+            let options = self
+                .request()
+                .warc()
+                .map_err(|e| SourceError::Refused(e.to_string()))?;
+            return Ok(Job::Warc {
+                input,
+                output,
+                options,
             });
         };
         let url = self.site_url.as_deref().unwrap_or_default();
@@ -419,7 +429,7 @@ impl Cli {
         site.pretty_urls = !self.no_pretty_urls;
         site.follow_links = self.follow_links;
         site.check = self.check;
-        site.jobs = self.jobs.map(usize::from);
+        site.jobs = self.request().jobs();
         site.fsync = self.fsync;
         Ok(Job::Site(site))
     }
@@ -440,31 +450,7 @@ impl Cli {
 
     /// How a response is read, with --http.
     pub fn http(&self) -> Option<http::Options> {
-        self.http.then_some(http::Options {
-            content_location: self.content_location,
-            strip_headers: self.strip_headers,
-        })
-    }
-
-    /// How an archive is read, with --warc.
-    pub fn warc(&self) -> Option<warc::Options> {
-        let mode = match self.warc_mode {
-            WarcModeArg::Conversion => warc::Mode::Conversion,
-            WarcModeArg::Replace => warc::Mode::Replace,
-        };
-        let jobs = match self.jobs {
-            Some(n) => usize::from(n),
-            None => std::thread::available_parallelism().map_or(1, usize::from),
-        };
-        self.warc.then(|| {
-            warc::Options {
-                mode,
-                jobs,
-                ..self.flags().warc()
-            }
-            .with_gzip_level(self.gzip_level)
-            .with_zstd_level(self.zstd_level)
-        })
+        self.http.then(|| self.request().http())
     }
 
     pub fn output(&self) -> Output {

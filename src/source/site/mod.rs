@@ -54,8 +54,8 @@ pub struct Site {
     pub follow_links: bool,
     /// Change nothing: only list what would change.
     pub check: bool,
-    /// Worker threads; all cores when `None`.
-    pub jobs: Option<usize>,
+    /// Worker threads ([`Request::jobs`](crate::request::Request::jobs)).
+    pub jobs: usize,
     /// Each file's bytes on the disk before its rename (fsync).
     pub fsync: bool,
     excludes: Vec<String>,
@@ -135,7 +135,7 @@ impl Site {
             pretty_urls: true,
             follow_links: false,
             check: false,
-            jobs: None,
+            jobs: 1,
             fsync: false,
             excludes: excludes.to_vec(),
         })
@@ -293,7 +293,7 @@ pub fn run(
     });
     let totals = Mutex::new(Summary::default());
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(site.jobs.unwrap_or(0))
+        .num_threads(site.jobs)
         .build()
         .map_err(|e| SourceError::Refused(format!("cannot start the workers: {e}")))?;
     pool.install(|| {

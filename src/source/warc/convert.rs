@@ -43,17 +43,18 @@ pub struct Options {
     /// Where the run says how far it is, as it reads.
     pub progress: Option<Arc<Counters>>,
     /// gzip's level (1-9) for the records htmlabs writes, when the input
-    /// is gzip; unchanged records are copied as they came.
-    pub gzip_level: u32,
-    /// zstd's level (1-19), when the input is zstd.
-    pub zstd_level: i32,
+    /// is gzip; unchanged records are copied as they came. `None`: the
+    /// default; one given for an input that is not gzip is refused.
+    pub gzip_level: Option<u32>,
+    /// zstd's level (1-19), when the input is zstd; likewise.
+    pub zstd_level: Option<i32>,
 }
 
 impl Options {
     /// With new records at gzip `level`, said among the `warcinfo`
     /// record's flags when it is not the default.
     pub fn with_gzip_level(mut self, level: u32) -> Self {
-        self.gzip_level = level;
+        self.gzip_level = Some(level);
         if level != super::write::LEVEL {
             self.say(&format!("--gzip-level {level}"));
         }
@@ -62,7 +63,7 @@ impl Options {
 
     /// With new records at zstd `level`, said among the flags likewise.
     pub fn with_zstd_level(mut self, level: i32) -> Self {
-        self.zstd_level = level;
+        self.zstd_level = Some(level);
         if level != super::write::ZSTD_LEVEL {
             self.say(&format!("--zstd-level {level}"));
         }
@@ -83,8 +84,8 @@ impl Default for Options {
             mode: Mode::Conversion,
             jobs: 1,
             progress: None,
-            gzip_level: super::write::LEVEL,
-            zstd_level: super::write::ZSTD_LEVEL,
+            gzip_level: None,
+            zstd_level: None,
         }
     }
 }
@@ -177,14 +178,37 @@ pub fn convert_listening<R: Read, W: Write>(
     let input = io::Cursor::new(first).chain(input);
     let hold = options.mode == Mode::Replace;
     let units = Units::new(input, output, config.max_memory, hold).map_err(Error::Read)?;
+    // A level for the other compression would do nothing: refused, before
+    // anything is written.
+    let is = if units.gzip() {
+        "gzip"
+    } else if units.zstd() {
+        "zstd"
+    } else {
+        "not compressed"
+    };
+    if options.gzip_level.is_some() && !units.gzip() {
+        return Err(Error::Level {
+            flag: "--gzip-level",
+            needs: "gzip",
+            is,
+        });
+    }
+    if options.zstd_level.is_some() && !units.zstd() {
+        return Err(Error::Level {
+            flag: "--zstd-level",
+            needs: "zstd",
+            is,
+        });
+    }
     let mut run = Run {
         config,
         options,
         packing: if units.gzip() {
-            Packing::Gzip(options.gzip_level)
+            Packing::Gzip(options.gzip_level.unwrap_or(super::write::LEVEL))
         } else if units.zstd() {
             Packing::Zstd {
-                level: options.zstd_level,
+                level: options.zstd_level.unwrap_or(super::write::ZSTD_LEVEL),
                 dictionary: units.dictionary().cloned(),
             }
         } else {
@@ -230,6 +254,12 @@ pub enum Error {
     Read(io::Error),
     Write(io::Error),
     NotWarc(String),
+    /// A compression level given for an archive of another compression.
+    Level {
+        flag: &'static str,
+        needs: &'static str,
+        is: &'static str,
+    },
 }
 
 type Units_<R, W> = Units<R, W, Done>;

@@ -120,5 +120,8 @@ pub fn convert_named<R: Read, W: Write>(
         Error::NotWarc(why) => {
             SourceError::Refused(format!("{input_name} is not a WARC file ({why})"))
         }
+        Error::Level { flag, needs, is } => SourceError::Refused(format!(
+            "{flag} needs a {needs} archive, and {input_name} is {is}: without one, it would do nothing"
+        )),
     })
 }
