@@ -582,14 +582,17 @@ thread_local! {
         FULL.with(|t| t.rows().iter().map(|r| r.attribute.clone()).collect());
 }
 
-fn config(url: &str, table: &Table) -> Config {
+fn config(table: &Table) -> Config {
     Config {
-        layers: Layers::default()
-            .with_retrieval(Standard::Rfc1808, url, "--retrieved-from")
-            .expect("the bench's URLs are absolute"),
         table: table.clone(),
         ..Config::default()
     }
+}
+
+fn layers(url: &str) -> Layers {
+    Layers::default()
+        .with_retrieval(Standard::Rfc1808, url, "--retrieved-from")
+        .expect("the bench's URLs are absolute")
 }
 
 /// c, page by page: one `rewrite()`, as `htmlabs -r URL page.html` does.
@@ -604,7 +607,7 @@ fn library_href_src(doc: &[u8], url: &str) -> usize {
 
 fn library_with(doc: &[u8], url: &str, table: &Table) -> usize {
     let mut out = Count(0);
-    let report = htmlabs::rewrite(config(url, table), doc, &mut out).expect("htmlabs");
+    let report = htmlabs::rewrite(config(table), layers(url), doc, &mut out).expect("htmlabs");
     assert!(
         !report.incomplete() && out.0 >= doc.len(),
         "htmlabs lost output"
@@ -614,7 +617,7 @@ fn library_with(doc: &[u8], url: &str, table: &Table) -> usize {
 
 /// c, as a stream: one `Rewriter` over everything, in 64 KiB writes.
 fn library_stream(stream: &[u8], url: &str, table: &Table) -> usize {
-    let mut rewriter = Rewriter::new(config(url, table), Count(0));
+    let mut rewriter = Rewriter::new(config(table), layers(url), Count(0));
     for chunk in stream.chunks(CHUNK) {
         rewriter.write(chunk).expect("htmlabs");
     }
@@ -628,7 +631,11 @@ fn library_stream(stream: &[u8], url: &str, table: &Table) -> usize {
 
 /// [`library_stream`], a write at a time.
 fn library_writer(url: &str, table: &Table) -> Writer {
-    fed(Box::new(Rewriter::new(config(url, table), Count(0))))
+    fed(Box::new(Rewriter::new(
+        config(table),
+        layers(url),
+        Count(0),
+    )))
 }
 
 /// An htmlabs rewriter the bench feeds write by write: a document's or a
@@ -696,7 +703,8 @@ fn http_options() -> htmlabs::http::Options {
 fn library_http(response: &[u8], url: &str) -> usize {
     let mut out = Count(0);
     let report = htmlabs::http::rewrite_response(
-        config(url, &FULL.with(Clone::clone)),
+        config(&FULL.with(Clone::clone)),
+        layers(url),
         http_options(),
         response,
         &mut out,
@@ -708,9 +716,10 @@ fn library_http(response: &[u8], url: &str) -> usize {
 
 /// [`library_http`], a write at a time.
 fn library_http_writer(url: &str) -> Writer {
-    let config = config(url, &FULL.with(Clone::clone));
+    let config = config(&FULL.with(Clone::clone));
     fed(Box::new(htmlabs::http::ResponseRewriter::new(
         config,
+        layers(url),
         http_options(),
         Count(0),
     )))
@@ -721,7 +730,8 @@ fn urls(docs: &[Page]) -> usize {
     docs.iter()
         .map(|p| {
             htmlabs::rewrite(
-                config(&p.url, &FULL.with(Clone::clone)),
+                config(&FULL.with(Clone::clone)),
+                layers(&p.url),
                 &p.bytes[..],
                 io::sink(),
             )

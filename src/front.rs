@@ -6,6 +6,7 @@
 //! bytes, for the engine to name (an XML declaration, `@charset`).
 
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
 
@@ -16,6 +17,7 @@ use crate::html::error::Error;
 use crate::html::links::Hear;
 use crate::html::report::{Report, Tell};
 use crate::html::utf16::{Utf16Decoder, Utf16Writer};
+use crate::url::Layers;
 
 /// Where an engine writes: the output, or a writer that encodes it back to
 /// UTF-16.
@@ -55,10 +57,15 @@ impl<W: Write> Write for Output<W> {
 
 /// An engine behind the front.
 pub(crate) trait Engine<W: Write>: Sized {
-    /// An engine for a document read by `config`, writing to `output`;
-    /// `transcoded` is its encoding when the first bytes chose UTF-16 (its
-    /// bytes are then UTF-8).
-    fn new(config: Config, output: Output<W>, transcoded: Option<Chosen>) -> Self;
+    /// An engine for a document read by `config` with its `layers`,
+    /// writing to `output`; `transcoded` is its encoding when the first
+    /// bytes chose UTF-16 (its bytes are then UTF-8).
+    fn new(
+        config: Arc<Config>,
+        layers: Layers,
+        output: Output<W>,
+        transcoded: Option<Chosen>,
+    ) -> Self;
     fn tell(&mut self, tell: Tell);
     fn listen(&mut self, hear: Hear);
     fn write(&mut self, bytes: &[u8]) -> Result<(), Error>;
@@ -76,7 +83,8 @@ enum Mode<W: Write, E> {
     Start {
         pending: Vec<u8>,
         output: W,
-        config: Config,
+        config: Arc<Config>,
+        layers: Layers,
         tell: Option<Tell>,
         hear: Option<Hear>,
     },
@@ -87,12 +95,13 @@ enum Mode<W: Write, E> {
 }
 
 impl<W: Write, E: Engine<W>> Front<W, E> {
-    pub fn new(config: Config, output: W) -> Self {
+    pub fn new(config: Arc<Config>, layers: Layers, output: W) -> Self {
         Front {
             mode: Mode::Start {
                 pending: Vec::with_capacity(3),
                 output,
                 config,
+                layers,
                 tell: None,
                 hear: None,
             },
@@ -152,13 +161,14 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
                 pending,
                 output,
                 config,
+                layers,
                 tell,
                 hear,
             } = std::mem::replace(&mut self.mode, Mode::Failed)
             else {
                 unreachable!("matched above")
             };
-            self.mode = start::<W, E>(&pending, output, config, tell, hear)?;
+            self.mode = start::<W, E>(&pending, output, config, layers, tell, hear)?;
             self.write_inner(&pending, end)?;
             return self.write_inner(&chunk[take..], end);
         }
@@ -193,12 +203,13 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
 fn start<W: Write, E: Engine<W>>(
     first: &[u8],
     mut output: W,
-    config: Config,
+    config: Arc<Config>,
+    layers: Layers,
     tell: Option<Tell>,
     hear: Option<Hear>,
 ) -> Result<Mode<W, E>, Error> {
     let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
-        let charset = config.layers.charset()?;
+        let charset = layers.charset()?;
         Some((charset.encoding, Source::Transport { from: charset.from }))
     });
     let utf16 = |e| e == UTF_16LE || e == UTF_16BE;
@@ -217,10 +228,10 @@ fn start<W: Write, E: Engine<W>>(
             let output = Output::Utf16(Utf16Writer::new(output, encoding));
             Mode::Utf16(
                 Utf16Decoder::new(encoding, bom),
-                E::new(config, output, Some(chosen)),
+                E::new(config, layers, output, Some(chosen)),
             )
         }
-        None => Mode::Bytes(E::new(config, Output::Bytes(output), None)),
+        None => Mode::Bytes(E::new(config, layers, Output::Bytes(output), None)),
     };
     if let Mode::Bytes(engine) | Mode::Utf16(_, engine) = &mut mode {
         if let Some(tell) = tell {

@@ -44,9 +44,9 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             .map_err(|e| SourceError::Write(name.to_owned(), e))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let config = cli
-        .config()
-        .map_err(|e| SourceError::Refused(e.to_string()))?;
+    let refused = |e: htmlabs::request::ConfigError| SourceError::Refused(e.to_string());
+    let config = Arc::new(cli.config().map_err(refused)?);
+    let layers = cli.request().layers().map_err(refused)?;
     let job = cli.job(&config)?;
     let stop = Arc::new(AtomicBool::new(false));
     let signal = Arc::new(AtomicI32::new(0));
@@ -90,7 +90,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
                 }
             };
             let name = input.name();
-            let done = filter::run(config, cli.http(), &input, &output, tell, listing)?;
+            let done = filter::run(config, layers, cli.http(), &input, &output, tell, listing)?;
             if cli.check && done.report.has_no_base() {
                 // A check that cannot judge does not pass.
                 return Err(SourceError::Refused(format!(

@@ -115,13 +115,22 @@ impl Request {
         }
     }
 
-    /// The validated configuration of a run.
-    pub fn config(&self) -> Result<Config, ConfigError> {
-        let standard = self.standard;
+    /// The layers the user gives a document (`--retrieved-from`: §3.3),
+    /// below what its source finds (a header's base, a redirect).
+    pub fn layers(&self) -> Result<Layers, ConfigError> {
         let mut layers = Layers::default();
         if let Some(url) = &self.retrieved_from {
-            layers = layers.with_retrieval(standard, url, "--retrieved-from")?;
+            layers = layers.with_retrieval(self.standard, url, "--retrieved-from")?;
         }
+        Ok(layers)
+    }
+
+    /// The validated configuration of a run: what it asks of every
+    /// document (each document's layers come with it).
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        let standard = self.standard;
+        // Refused here too, before anything is read.
+        self.layers()?;
         let encoding = match &self.encoding {
             Some(label) => Some(
                 encoding::for_label(label)
@@ -135,7 +144,6 @@ impl Request {
             .map(|spec| Row::user(spec).map_err(ConfigError::Attr))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Config {
-            layers,
             standard,
             keep_fragments: self.keep_fragments,
             max_lookahead: self.max_lookahead,

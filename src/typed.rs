@@ -6,6 +6,7 @@
 //! (`--site`), the first bytes.
 
 use std::io::{Read, Write};
+use std::sync::Arc;
 
 use crate::html::config::Config;
 use crate::html::error::Error;
@@ -13,6 +14,7 @@ use crate::html::links::Link;
 use crate::html::report::{Report, Warning};
 use crate::html::rewriter::Rewriter;
 use crate::stylesheet;
+use crate::url::Layers;
 use crate::xml::{self, XmlKind};
 
 /// A document's type: which engine rewrites it.
@@ -122,8 +124,8 @@ fn vocabulary(first: &[u8]) -> Option<Type> {
 /// use htmlabs::{Config, Layers, Standard, Type, TypedRewriter};
 ///
 /// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://h/css/a.css", "-r")?;
-/// let config = Config { layers, ..Config::default() };
-/// let mut rewriter = TypedRewriter::new(Type::Css, config, Vec::new());
+/// let config = Config::default();
+/// let mut rewriter = TypedRewriter::new(Type::Css, config, layers, Vec::new());
 /// rewriter.write(b"a { background: url(b.png) }")?;
 /// let (_, out) = rewriter.end()?;
 /// assert_eq!(out, b"a { background: url(http://h/css/b.png) }");
@@ -142,11 +144,14 @@ enum Engine<W: Write> {
 }
 
 impl<W: Write> TypedRewriter<W> {
-    pub fn new(kind: Type, config: Config, output: W) -> Self {
+    /// A document of type `kind`, read by the run's `config` with the §3
+    /// `layers` its source gives it, written to `output`.
+    pub fn new(kind: Type, config: impl Into<Arc<Config>>, layers: Layers, output: W) -> Self {
+        let config = config.into();
         let engine = match kind {
-            Type::Html => Engine::Html(Box::new(Rewriter::new(config, output))),
-            Type::Css => Engine::Css(Box::new(stylesheet::Rewriter::new(config, output))),
-            Type::Xml => Engine::Xml(Box::new(xml::Rewriter::new(config, output))),
+            Type::Html => Engine::Html(Box::new(Rewriter::new(config, layers, output))),
+            Type::Css => Engine::Css(Box::new(stylesheet::Rewriter::new(config, layers, output))),
+            Type::Xml => Engine::Xml(Box::new(xml::Rewriter::new(config, layers, output))),
         };
         TypedRewriter { engine }
     }
@@ -213,20 +218,21 @@ impl<W: Write> TypedRewriter<W> {
 /// use htmlabs::{Config, Layers, Standard, Type};
 ///
 /// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://h/feed.xml", "-r")?;
-/// let config = Config { layers, ..Config::default() };
+/// let config = Config::default();
 /// let feed = &b"<feed xmlns='http://www.w3.org/2005/Atom'><link href='a'/></feed>"[..];
 /// let mut out = Vec::new();
-/// htmlabs::rewrite_typed(Type::sniff(feed), config, feed, &mut out)?;
+/// htmlabs::rewrite_typed(Type::sniff(feed), config, layers, feed, &mut out)?;
 /// assert_eq!(out, b"<feed xmlns='http://www.w3.org/2005/Atom'><link href='http://h/a'/></feed>");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn rewrite_typed(
     kind: Type,
-    config: Config,
+    config: impl Into<Arc<Config>>,
+    layers: Layers,
     input: impl Read,
     output: impl Write,
 ) -> Result<Report, Error> {
-    let mut rewriter = TypedRewriter::new(kind, config, output);
+    let mut rewriter = TypedRewriter::new(kind, config, layers, output);
     rewriter.read_from(input)?;
     rewriter.end().map(|(report, _)| report)
 }
@@ -237,19 +243,20 @@ pub fn rewrite_typed(
 /// use htmlabs::{Config, Layers, Standard, Type};
 ///
 /// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://h/a/", "-r")?;
-/// let config = Config { layers, ..Config::default() };
-/// let (out, _) = htmlabs::rewrite_bytes_typed(Type::Html, config, b"<img src=x.png>")?;
+/// let config = Config::default();
+/// let (out, _) = htmlabs::rewrite_bytes_typed(Type::Html, config, layers, b"<img src=x.png>")?;
 /// assert_eq!(out, b"<img src=http://h/a/x.png>");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn rewrite_bytes_typed(
     kind: Type,
-    config: Config,
+    config: impl Into<Arc<Config>>,
+    layers: Layers,
     bytes: &[u8],
 ) -> Result<(Vec<u8>, Report), Error> {
     match kind {
-        Type::Html => crate::html::rewriter::rewrite_bytes(config, bytes),
-        Type::Css => stylesheet::rewrite_bytes(config, bytes),
-        Type::Xml => xml::rewrite_bytes(config, bytes),
+        Type::Html => crate::html::rewriter::rewrite_bytes(config, layers, bytes),
+        Type::Css => stylesheet::rewrite_bytes(config, layers, bytes),
+        Type::Xml => xml::rewrite_bytes(config, layers, bytes),
     }
 }

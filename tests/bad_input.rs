@@ -478,13 +478,13 @@ fn a_value_whose_copies_outgrow_the_memory_limit_stops_rewriting_there() {
     );
     // The URLs of the value given up are not counted as rewritten.
     let config = Config {
-        layers: Layers::default()
-            .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
-            .unwrap(),
         max_memory: 1_000_000,
         ..Config::default()
     };
-    let (_, report) = htmlabs::rewrite_bytes(config, input.as_bytes()).unwrap();
+    let layers = Layers::default()
+        .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
+        .unwrap();
+    let (_, report) = htmlabs::rewrite_bytes(config, layers, input.as_bytes()).unwrap();
     assert!(report.incomplete());
     assert_eq!((report.counts.seen, report.counts.rewritten), (1, 1));
     // Within the limit, the same list is rewritten.
@@ -680,13 +680,13 @@ fn bug_the_memory_limit_offset_depends_on_the_writes() {
         .into_iter()
         .map(|size| {
             let config = Config {
-                layers: Layers::default()
-                    .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
-                    .unwrap(),
                 max_memory: 1_000_000,
                 ..Config::default()
             };
-            let mut rewriter = Rewriter::new(config, Vec::new());
+            let layers = Layers::default()
+                .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
+                .unwrap();
+            let mut rewriter = Rewriter::new(config, layers, Vec::new());
             for chunk in input.as_bytes().chunks(size) {
                 rewriter.write(chunk).unwrap();
             }

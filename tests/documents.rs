@@ -21,15 +21,17 @@ mod common;
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use clap::Parser;
 use cli::Cli;
-use htmlabs::{Config, Link, Report, Type, TypedRewriter};
+use htmlabs::{Config, Layers, Link, Report, Type, TypedRewriter};
 
 struct Case {
     name: String,
     kind: Type,
-    config: Config,
+    config: Arc<Config>,
+    layers: Layers,
     input: Vec<u8>,
     expected: Vec<u8>,
     warnings: Vec<String>,
@@ -72,7 +74,8 @@ fn cases_of(kind: Type) -> Vec<Case> {
             let cli = Cli::try_parse_from(std::iter::once("htmlabs").chain(args.lines()))
                 .unwrap_or_else(|e| panic!("{name}/args: {e}"));
             Case {
-                config: cli.config().unwrap_or_else(|e| panic!("{name}/args: {e}")),
+                config: Arc::new(cli.config().unwrap_or_else(|e| panic!("{name}/args: {e}"))),
+                layers: cli.request().layers().unwrap(),
                 kind,
                 input: read(&format!("input.{extension}"))
                     .unwrap_or_else(|e| panic!("{name}/input: {e}")),
@@ -112,15 +115,17 @@ fn shown(link: &Link) -> String {
 /// hearing its links.
 fn run(
     kind: Type,
-    config: &Config,
+    config: &Arc<Config>,
+    layers: &Layers,
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> (Vec<u8>, Report, Vec<String>) {
     let heard = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = TypedRewriter::new(kind, config.clone(), Vec::new()).on_link({
-        let heard = Rc::clone(&heard);
-        move |link| heard.borrow_mut().push(shown(link))
-    });
+    let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers.clone(), Vec::new())
+        .on_link({
+            let heard = Rc::clone(&heard);
+            move |link| heard.borrow_mut().push(shown(link))
+        });
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -174,30 +179,34 @@ fn golden_files() {
         let mut runs: Vec<Run> = splits
             .into_iter()
             .map(|(split, sizes)| {
-                let (output, report, links) = run(case.kind, &case.config, &case.input, sizes);
+                let (output, report, links) =
+                    run(case.kind, &case.config, &case.layers, &case.input, sizes);
                 (split, output, report, Some(links))
             })
             .collect();
         // The engine's own entry points, and the typed ones.
-        let config = || case.config.clone();
+        let config = || Arc::clone(&case.config);
+        let layers = || case.layers.clone();
         let (mut output, mut typed) = (Vec::new(), Vec::new());
         let (report, (bytes, bytes_report)) = match case.kind {
             Type::Xml => (
-                htmlabs::xml::rewrite(config(), &case.input[..], &mut output).unwrap(),
-                htmlabs::xml::rewrite_bytes(config(), &case.input).unwrap(),
+                htmlabs::xml::rewrite(config(), layers(), &case.input[..], &mut output).unwrap(),
+                htmlabs::xml::rewrite_bytes(config(), layers(), &case.input).unwrap(),
             ),
             _ => (
-                htmlabs::stylesheet::rewrite(config(), &case.input[..], &mut output).unwrap(),
-                htmlabs::stylesheet::rewrite_bytes(config(), &case.input).unwrap(),
+                htmlabs::stylesheet::rewrite(config(), layers(), &case.input[..], &mut output)
+                    .unwrap(),
+                htmlabs::stylesheet::rewrite_bytes(config(), layers(), &case.input).unwrap(),
             ),
         };
         runs.push(("rewrite()".into(), output, report, None));
         runs.push(("rewrite_bytes()".into(), bytes, bytes_report, None));
         let report =
-            htmlabs::rewrite_typed(case.kind, config(), &case.input[..], &mut typed).unwrap();
+            htmlabs::rewrite_typed(case.kind, config(), layers(), &case.input[..], &mut typed)
+                .unwrap();
         runs.push(("rewrite_typed()".into(), typed, report, None));
         let (output, report) =
-            htmlabs::rewrite_bytes_typed(case.kind, config(), &case.input).unwrap();
+            htmlabs::rewrite_bytes_typed(case.kind, config(), layers(), &case.input).unwrap();
         runs.push(("rewrite_bytes_typed()".into(), output, report, None));
         for (split, output, report, links) in runs {
             if output != case.expected {
@@ -242,11 +251,13 @@ fn golden_files() {
 #[test]
 fn a_second_run_changes_nothing() {
     for case in cases() {
-        let (once, first, _) = run(case.kind, &case.config, &case.input, || usize::MAX);
+        let (once, first, _) = run(case.kind, &case.config, &case.layers, &case.input, || {
+            usize::MAX
+        });
         if first.incomplete() {
             continue;
         }
-        let (twice, second, _) = run(case.kind, &case.config, &once, || usize::MAX);
+        let (twice, second, _) = run(case.kind, &case.config, &case.layers, &once, || usize::MAX);
         assert_eq!(
             show(&twice),
             show(&once),

@@ -14,13 +14,16 @@ mod cli;
 
 mod common;
 
+use std::sync::Arc;
+
 use clap::Parser;
 use cli::Cli;
-use htmlabs::{Config, Report, Rewriter};
+use htmlabs::{Config, Layers, Report, Rewriter};
 
 struct Case {
     name: String,
-    config: Config,
+    config: Arc<Config>,
+    layers: Layers,
     input: Vec<u8>,
     expected: Vec<u8>,
     warnings: Vec<String>,
@@ -43,7 +46,8 @@ fn cases() -> Vec<Case> {
             let cli = Cli::try_parse_from(std::iter::once("htmlabs").chain(args.lines()))
                 .unwrap_or_else(|e| panic!("{name}/args: {e}"));
             Case {
-                config: cli.config().unwrap_or_else(|e| panic!("{name}/args: {e}")),
+                config: Arc::new(cli.config().unwrap_or_else(|e| panic!("{name}/args: {e}"))),
+                layers: cli.request().layers().unwrap(),
                 input: read("input.html").unwrap(),
                 expected: read("expected.html").unwrap(),
                 warnings: read("warnings")
@@ -65,8 +69,13 @@ fn cases() -> Vec<Case> {
 }
 
 /// Runs `input` through the library in writes of the sizes `sizes` gives.
-fn run(config: &Config, input: &[u8], mut sizes: impl FnMut() -> usize) -> (Vec<u8>, Report) {
-    let mut rewriter = Rewriter::new(config.clone(), Vec::new());
+fn run(
+    config: &Arc<Config>,
+    layers: &Layers,
+    input: &[u8],
+    mut sizes: impl FnMut() -> usize,
+) -> (Vec<u8>, Report) {
+    let mut rewriter = Rewriter::new(Arc::clone(config), layers.clone(), Vec::new());
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -116,15 +125,23 @@ fn golden_files() {
         let mut runs: Vec<(String, Vec<u8>, Report)> = splits
             .into_iter()
             .map(|(split, sizes)| {
-                let (output, report) = run(&case.config, &case.input, sizes);
+                let (output, report) = run(&case.config, &case.layers, &case.input, sizes);
                 (split, output, report)
             })
             .collect();
         // The other entry points: a reader, and a document in memory.
         let mut output = Vec::new();
-        let report = htmlabs::rewrite(case.config.clone(), &case.input[..], &mut output).unwrap();
+        let report = htmlabs::rewrite(
+            Arc::clone(&case.config),
+            case.layers.clone(),
+            &case.input[..],
+            &mut output,
+        )
+        .unwrap();
         runs.push(("rewrite()".into(), output, report));
-        let (output, report) = htmlabs::rewrite_bytes(case.config.clone(), &case.input).unwrap();
+        let (output, report) =
+            htmlabs::rewrite_bytes(Arc::clone(&case.config), case.layers.clone(), &case.input)
+                .unwrap();
         runs.push(("rewrite_bytes()".into(), output, report));
         for (split, output, report) in runs {
             if output != case.expected {
@@ -161,8 +178,8 @@ fn golden_files() {
 #[test]
 fn a_second_run_changes_nothing() {
     for case in cases() {
-        let (once, first) = run(&case.config, &case.input, || usize::MAX);
-        let (twice, second) = run(&case.config, &once, || usize::MAX);
+        let (once, first) = run(&case.config, &case.layers, &case.input, || usize::MAX);
+        let (twice, second) = run(&case.config, &case.layers, &once, || usize::MAX);
         assert_eq!(
             show(&twice),
             show(&once),

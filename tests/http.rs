@@ -125,10 +125,7 @@ fn library(input: &[u8], args: &[&str]) -> Vec<(String, Vec<u8>)> {
             .with_retrieval(Standard::Rfc1808, args[i + 1], "--retrieved-from")
             .unwrap();
     }
-    let config = Config {
-        layers,
-        ..Config::default()
-    };
+    let config = std::sync::Arc::new(Config::default());
     let options = Options {
         content_location: args.contains(&"--content-location"),
         strip_headers: args.contains(&"--strip-headers"),
@@ -148,7 +145,12 @@ fn library(input: &[u8], args: &[&str]) -> Vec<(String, Vec<u8>)> {
     ];
     ways.into_iter()
         .map(|(name, size)| {
-            let mut rewriter = ResponseRewriter::new(config.clone(), options, Vec::new());
+            let mut rewriter = ResponseRewriter::new(
+                std::sync::Arc::clone(&config),
+                layers.clone(),
+                options,
+                Vec::new(),
+            );
             let mut at = 0;
             while at < input.len() {
                 let n = size().min(input.len() - at);

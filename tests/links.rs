@@ -14,20 +14,23 @@ const PAGE: &str = "<!DOCTYPE html>\n<html><head><meta charset=utf-8>\n\
 \t<img src=a.png srcset=\"b.png 2x,\n c.png 3x\"><svg><use href=\"#icon\"/></svg>\n\
 <noscript><img src=\"ns.png\"></noscript><p style=\"background:url('s.png')\">ü <a href=\"../up/\">up</a>\n";
 
+fn layers() -> Layers {
+    Layers::default()
+        .with_retrieval(Standard::Rfc1808, "http://h/d/p.html", "-r")
+        .unwrap()
+}
+
 fn config(keep_fragments: bool) -> Config {
     Config {
-        layers: Layers::default()
-            .with_retrieval(Standard::Rfc1808, "http://h/d/p.html", "-r")
-            .unwrap(),
         keep_fragments,
         ..Config::default()
     }
 }
 
 /// The links heard and the output, the input written `step` bytes at a time.
-fn run(config: Config, input: &[u8], step: usize) -> (Vec<Link>, Vec<u8>) {
+fn run(config: Config, layers: Layers, input: &[u8], step: usize) -> (Vec<Link>, Vec<u8>) {
     let heard = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = Rewriter::new(config, Vec::new()).on_link({
+    let mut rewriter = Rewriter::new(config, layers, Vec::new()).on_link({
         let heard = Rc::clone(&heard);
         move |link| heard.borrow_mut().push(link.clone())
     });
@@ -48,7 +51,7 @@ fn place(text: &str, offset: usize) -> (usize, usize) {
 
 #[test]
 fn every_url_is_heard_in_place() {
-    let (links, output) = run(config(false), PAGE.as_bytes(), usize::MAX);
+    let (links, output) = run(config(false), layers(), PAGE.as_bytes(), usize::MAX);
     let summary: Vec<String> = links
         .iter()
         .map(|l| {
@@ -93,7 +96,7 @@ fn every_url_is_heard_in_place() {
         assert_eq!(link.base.url, "http://h/d/p.html");
     }
     let (unheard, _) = {
-        let mut rewriter = Rewriter::new(config(false), Vec::new());
+        let mut rewriter = Rewriter::new(config(false), layers(), Vec::new());
         rewriter.write(PAGE.as_bytes()).unwrap();
         let (report, out) = rewriter.end().unwrap();
         (out, report)
@@ -121,7 +124,7 @@ fn every_url_of_a_long_value_is_heard_in_place() {
         "<p>ü</p>\n<img srcset=\"{}\"><a href=&amp;x>",
         candidates.concat()
     );
-    let (links, _) = run(config(false), page.as_bytes(), usize::MAX);
+    let (links, _) = run(config(false), layers(), page.as_bytes(), usize::MAX);
     assert_eq!(links.len(), 2001);
     for (i, link) in links[..2000].iter().enumerate() {
         assert_eq!(link.original, format!("é{i}.png"));
@@ -134,9 +137,13 @@ fn every_url_of_a_long_value_is_heard_in_place() {
 
 #[test]
 fn the_split_of_the_input_does_not_matter() {
-    let (whole, _) = run(config(true), PAGE.as_bytes(), usize::MAX);
+    let (whole, _) = run(config(true), layers(), PAGE.as_bytes(), usize::MAX);
     for step in [1, 2, 3, 7, 64] {
-        assert_eq!(run(config(true), PAGE.as_bytes(), step).0, whole, "{step}");
+        assert_eq!(
+            run(config(true), layers(), PAGE.as_bytes(), step).0,
+            whole,
+            "{step}"
+        );
     }
 }
 
@@ -146,7 +153,7 @@ fn legacy_encodings_count_characters_and_bad_bytes_are_kept() {
         .encode("<meta charset=shift_jis><p>日本語\n日本 <a href=\"語.html\">x</a> <img src=\"");
     let mut page = page.into_owned();
     page.extend_from_slice(b"\x82\xff.png\">");
-    let (links, _) = run(config(false), &page, usize::MAX);
+    let (links, _) = run(config(false), layers(), &page, usize::MAX);
     assert_eq!(links.len(), 2);
     assert_eq!(links[0].original, "語.html");
     assert_eq!((links[0].position.line, links[0].position.column), (2, 13));
@@ -165,7 +172,7 @@ fn single_byte_encodings_count_every_byte_as_a_character() {
     let text = "<meta charset=windows-1252><p>© 2026\u{a0}»\r\n¿ <a href=\"x.html\">x</a>\r\n";
     let (page, _, _) = encoding_rs::WINDOWS_1252.encode(text);
     for step in [1, 3, usize::MAX] {
-        let (links, _) = run(config(false), &page, step);
+        let (links, _) = run(config(false), layers(), &page, step);
         assert_eq!(links.len(), 1);
         let at = links[0].position.offset;
         assert_eq!(&page[at..][..6], b"x.html");
@@ -185,6 +192,7 @@ fn without_a_base_each_value_is_heard_whole() {
     let config = Config::default();
     let (links, output) = run(
         config,
+        Layers::default(),
         b"<img src=' a.png ' srcset='b 1x, c 2x'>",
         usize::MAX,
     );
@@ -206,6 +214,7 @@ fn without_a_base_each_value_is_heard_whole() {
 fn an_empty_value_that_names_no_resource_is_heard_as_empty() {
     let (links, _) = run(
         config(false),
+        layers(),
         b"<img src=\"\"><a href=\"\">x</a>",
         usize::MAX,
     );

@@ -429,16 +429,18 @@ proptest! {
         let repeat = (limit * percent / 100 / unit.len().max(1)).max(1);
         let charset = if windows_1252 { "<meta charset=windows-1252>" } else { "" };
         let html = format!("{charset}<a href=x>{head}{}{tail}<a href=y>", unit.repeat(repeat));
-        let config = || Config {
-            layers: Layers::default()
+        let layers = || {
+            Layers::default()
                 .with_retrieval(Standard::Rfc1808, "http://h/d/p.html", "-r")
-                .unwrap(),
+                .unwrap()
+        };
+        let config = || Config {
             max_memory: limit,
             max_lookahead: 4096,
             ..Config::default()
         };
         let run = |html: &[u8]| {
-            let mut rewriter = Rewriter::new(config(), std::io::sink());
+            let mut rewriter = Rewriter::new(config(), layers(), std::io::sink());
             for chunk in html.chunks(4096) {
                 rewriter.write(chunk).unwrap();
             }

@@ -617,7 +617,7 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             check: None,
             report: None,
         };
-        let config = htmlabs::Config::default();
+        let config = std::sync::Arc::new(htmlabs::Config::default());
         let summary = site::run(&site, &config, outputs, &AtomicBool::new(false), &on).unwrap();
         assert_eq!(
             fs::read_to_string(outside.join("b.html")).unwrap(),
@@ -963,13 +963,10 @@ fn an_interrupted_run_leaves_every_file_old_or_new() {
     let rewritten: Vec<Vec<u8>> = (0..count)
         .map(|i| {
             let url = htmlabs::site::retrieval_url(URL, Path::new(&relative(i)), true);
-            let config = htmlabs::Config {
-                layers: htmlabs::Layers::default()
-                    .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
-                    .unwrap(),
-                ..htmlabs::Config::default()
-            };
-            htmlabs::rewrite_bytes(config, page(i).as_bytes())
+            let layers = htmlabs::Layers::default()
+                .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
+                .unwrap();
+            htmlabs::rewrite_bytes(htmlabs::Config::default(), layers, page(i).as_bytes())
                 .unwrap()
                 .0
         })

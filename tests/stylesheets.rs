@@ -20,11 +20,12 @@ use std::process::Command;
 
 use clap::Parser;
 use cli::Cli;
-use htmlabs::Config;
+use htmlabs::{Config, Layers};
 
 struct Sheet {
     name: String,
     config: Config,
+    layers: Layers,
     input: Vec<u8>,
 }
 
@@ -43,6 +44,7 @@ fn sheets() -> Vec<Sheet> {
             let cli = Cli::try_parse_from(std::iter::once("htmlabs").chain(args.lines())).unwrap();
             Sheet {
                 config: cli.config().unwrap(),
+                layers: cli.request().layers().unwrap(),
                 input: std::fs::read(dir.join("input.css")).unwrap(),
                 name,
             }
@@ -51,8 +53,8 @@ fn sheets() -> Vec<Sheet> {
 }
 
 /// What a URL of a stylesheet of `config` must become.
-fn expected(config: &Config, original: &str) -> String {
-    let base = config.layers.outer().url;
+fn expected((config, layers): &(Config, Layers), original: &str) -> String {
+    let base = layers.outer().url;
     let standard = config.standard;
     let left = base.is_empty()
         || original.is_empty()
@@ -76,8 +78,12 @@ fn tinycss2_reads_the_same_stylesheet_with_each_url_resolved() {
     let mut cases = Vec::new();
     let mut configs = std::collections::BTreeMap::new();
     for sheet in sheets() {
-        let (output, report) =
-            htmlabs::stylesheet::rewrite_bytes(sheet.config.clone(), &sheet.input).unwrap();
+        let (output, report) = htmlabs::stylesheet::rewrite_bytes(
+            sheet.config.clone(),
+            sheet.layers.clone(),
+            &sheet.input,
+        )
+        .unwrap();
         // Past the memory limit, the stylesheet is copied as it came.
         if report.incomplete() {
             assert_eq!(output, sheet.input, "{}", sheet.name);
@@ -92,7 +98,7 @@ fn tinycss2_reads_the_same_stylesheet_with_each_url_resolved() {
             "original": original,
             "output": rewritten,
         }));
-        configs.insert(sheet.name, sheet.config);
+        configs.insert(sheet.name, (sheet.config, sheet.layers));
     }
     let list = dir.path().join("cases.json");
     std::fs::write(&list, serde_json::to_vec(&cases).unwrap()).unwrap();

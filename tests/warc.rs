@@ -551,7 +551,7 @@ fn run_in(
     mode: Mode,
     jobs: usize,
 ) -> (Vec<Vec<u8>>, u64, Vec<String>) {
-    let config = Config::default();
+    let config = std::sync::Arc::new(Config::default());
     let options = Options {
         mode,
         jobs,
@@ -1598,7 +1598,7 @@ fn run_on(input: &[u8], mode: Mode) -> (warc::Summary, Vec<String>, Vec<u8>) {
         ..Options::default()
     };
     let mut warnings = Vec::new();
-    let (summary, out) = warc::convert(&Config::default(), &options, input, Vec::new(), |w| {
+    let (summary, out) = warc::convert(&Default::default(), &options, input, Vec::new(), |w| {
         warnings.push(w.to_string())
     })
     .unwrap();

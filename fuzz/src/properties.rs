@@ -15,6 +15,7 @@ pub mod spans;
 
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 use htmlabs::{Config, Layer, Layers, Report, Rewriter, Standard, Table, rfc1808, rfc3986};
 
@@ -128,6 +129,14 @@ pub const SMALL_LOOKAHEAD: usize = 64;
 /// lol_html preallocates 1 KiB, which must fit under its limit.
 pub const SMALL_MEMORY: usize = 2048;
 
+/// A case's run: the run's config (shared by its runs, as a source shares
+/// it between documents) and the document's §3 layers.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub config: Arc<Config>,
+    pub layers: Layers,
+}
+
 const RFC3986: u8 = 1;
 const KEEP_FRAGMENTS: u8 = 2;
 const LAZY: u8 = 4;
@@ -203,15 +212,16 @@ impl Case {
         out
     }
 
-    pub fn config(&self) -> Config {
+    /// How the case is run: the run's config and the document's layers.
+    pub fn config(&self) -> Setup {
         let default = Config::default();
-        Config {
-            layers: match &self.base {
-                Some(base) => Layers::default()
-                    .with_retrieval(standard(self.rfc3986), base, "--retrieved-from")
-                    .expect("`from_bytes` gives a valid base"),
-                None => Layers::default(),
-            },
+        let layers = match &self.base {
+            Some(base) => Layers::default()
+                .with_retrieval(standard(self.rfc3986), base, "--retrieved-from")
+                .expect("`from_bytes` gives a valid base"),
+            None => Layers::default(),
+        };
+        let config = Config {
             standard: standard(self.rfc3986),
             keep_fragments: self.keep_fragments,
             max_lookahead: if self.small_lookahead {
@@ -226,6 +236,10 @@ impl Case {
             },
             table: Table::new(self.lazy, self.social, Vec::new()),
             ..default
+        };
+        Setup {
+            config: Arc::new(config),
+            layers,
         }
     }
 
@@ -280,8 +294,8 @@ impl fmt::Debug for Show<'_> {
 /// Whether the rewriter refuses the input as documented: UTF-16 (by its
 /// byte order mark) that is not valid UTF-16. There is no output to check
 /// then; any other error still fails.
-fn refused(config: &Config, input: &[u8]) -> bool {
-    let mut rewriter = Rewriter::new(config.clone(), Vec::new());
+fn refused(setup: &Setup, input: &[u8]) -> bool {
+    let mut rewriter = Rewriter::new(Arc::clone(&setup.config), setup.layers.clone(), Vec::new());
     let result = rewriter
         .write(input)
         .and_then(|()| rewriter.end().map(drop));
@@ -299,8 +313,8 @@ fn refused(config: &Config, input: &[u8]) -> bool {
 }
 
 /// Runs `input` through the library in writes of the sizes `sizes` gives.
-pub fn run(config: &Config, input: &[u8], mut sizes: impl FnMut() -> usize) -> (Vec<u8>, Report) {
-    let mut rewriter = Rewriter::new(config.clone(), Vec::new());
+pub fn run(setup: &Setup, input: &[u8], mut sizes: impl FnMut() -> usize) -> (Vec<u8>, Report) {
+    let mut rewriter = Rewriter::new(Arc::clone(&setup.config), setup.layers.clone(), Vec::new());
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -338,7 +352,7 @@ pub fn check_rewrite(case: &Case) {
             Show(&output)
         );
     }
-    if let Err(e) = check_outside_values(&case.html, &output, &config.table) {
+    if let Err(e) = check_outside_values(&case.html, &output, &config.config.table) {
         panic!("{e}\n  output: {:?}", Show(&output));
     }
     if report.incomplete() {
@@ -429,12 +443,17 @@ pub fn check_outside_values(input: &[u8], output: &[u8], table: &Table) -> Resul
 /// Runs `input` as a saved response (`--http`) in writes of the sizes
 /// `sizes` gives: the output and report, or the error's message.
 pub fn run_http(
-    config: &Config,
+    setup: &Setup,
     options: htmlabs::http::Options,
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> Result<(Vec<u8>, htmlabs::http::Report), String> {
-    let mut rewriter = htmlabs::http::ResponseRewriter::new(config.clone(), options, Vec::new());
+    let mut rewriter = htmlabs::http::ResponseRewriter::new(
+        Arc::clone(&setup.config),
+        setup.layers.clone(),
+        options,
+        Vec::new(),
+    );
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -513,11 +532,16 @@ pub fn check_http(case: &Case) {
 
 /// Property 5 of [`check_http`]: every value rewritten resolves against a
 /// base that is a hierarchical URL of a scheme that runs no script.
-fn check_no_script_link(config: &Config, options: htmlabs::http::Options, input: &[u8]) {
+fn check_no_script_link(setup: &Setup, options: htmlabs::http::Options, input: &[u8]) {
     let links = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let heard = std::rc::Rc::clone(&links);
-    let mut rewriter = htmlabs::http::ResponseRewriter::new(config.clone(), options, Vec::new())
-        .on_link(move |link| heard.borrow_mut().push(link.clone()));
+    let mut rewriter = htmlabs::http::ResponseRewriter::new(
+        Arc::clone(&setup.config),
+        setup.layers.clone(),
+        options,
+        Vec::new(),
+    )
+    .on_link(move |link| heard.borrow_mut().push(link.clone()));
     if rewriter.write(input).is_err() || rewriter.end().is_err() {
         return;
     }
@@ -574,7 +598,7 @@ pub struct WarcRun {
 /// gives; the error is why it is not a WARC file, when it is refused as
 /// one (any other error fails the check).
 pub fn run_warc(
-    config: &Config,
+    setup: &Setup,
     options: &htmlabs::warc::Options,
     input: &[u8],
     sizes: impl FnMut() -> usize,
@@ -583,19 +607,20 @@ pub fn run_warc(
     let mut warnings = Vec::new();
     let mut broke = None;
     let reads = Reads { rest: input, sizes };
-    let (summary, output) = htmlabs::warc::convert(config, options, reads, Vec::new(), |w| {
-        if let Warning::Malformed { at, .. } = w {
-            let (Place::Byte(start)
-            | Place::Member { member: start, .. }
-            | Place::Frame { frame: start, .. }) = *at;
-            broke = Some(start as usize);
-        }
-        warnings.push(w.to_string())
-    })
-    .map_err(|e| match e {
-        Error::NotWarc(why) => why,
-        e => panic!("a run over bytes in memory fails: {e:?}"),
-    })?;
+    let (summary, output) =
+        htmlabs::warc::convert(&setup.config, options, reads, Vec::new(), |w| {
+            if let Warning::Malformed { at, .. } = w {
+                let (Place::Byte(start)
+                | Place::Member { member: start, .. }
+                | Place::Frame { frame: start, .. }) = *at;
+                broke = Some(start as usize);
+            }
+            warnings.push(w.to_string())
+        })
+        .map_err(|e| match e {
+            Error::NotWarc(why) => why,
+            e => panic!("a run over bytes in memory fails: {e:?}"),
+        })?;
     Ok(WarcRun {
         summary,
         warnings,
@@ -742,11 +767,12 @@ fn check_warc_run(options: &htmlabs::warc::Options, input: &[u8], run: &WarcRun)
 /// the output and report, or the error's message (UTF-16 that is not
 /// valid UTF-16 is refused).
 pub fn run_xml(
-    config: &Config,
+    setup: &Setup,
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> Result<(Vec<u8>, Report), String> {
-    let mut rewriter = htmlabs::xml::Rewriter::new(config.clone(), Vec::new());
+    let mut rewriter =
+        htmlabs::xml::Rewriter::new(Arc::clone(&setup.config), setup.layers.clone(), Vec::new());
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));

@@ -9,6 +9,7 @@
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -20,7 +21,7 @@ use htmlabs::filter::{Input, Output};
 use htmlabs::http::entity;
 use htmlabs::listing::link_fields;
 use htmlabs::request::{self, ConfigError, Request};
-use htmlabs::{Config, Rewriter, SourceError, warc};
+use htmlabs::{Config, Layers, Rewriter, SourceError, warc};
 
 /// How the Python side names a document given as bytes, and its result,
 /// in messages.
@@ -126,6 +127,7 @@ struct Done {
 fn rewrite_released(
     py: Python<'_>,
     config: Config,
+    layers: Layers,
     html: &PyBackedBytes,
     warnings: Vec<String>,
 ) -> PyResult<Done> {
@@ -135,7 +137,8 @@ fn rewrite_released(
         use std::rc::Rc;
         let told = Rc::new(RefCell::new(warnings));
         let heard = Rc::new(RefCell::new(Vec::new()));
-        let mut rewriter = Rewriter::new(config, Vec::with_capacity(html.len() + html.len() / 8))
+        let output = Vec::with_capacity(html.len() + html.len() / 8);
+        let mut rewriter = Rewriter::new(config, layers, output)
             .on_warning({
                 let told = Rc::clone(&told);
                 move |w| told.borrow_mut().push(w.to_string())
@@ -232,22 +235,18 @@ fn rewrite(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Rewritten> {
     let flags = flags(retrieved_from, options)?;
-    let mut config = flags.config().map_err(|e| config_error(py, &e))?;
+    let config = flags.config().map_err(|e| config_error(py, &e))?;
+    let mut layers = flags.layers().map_err(|e| config_error(py, &e))?;
     let mut warnings = Vec::new();
     if let Some(headers) = headers {
         // §3.2 and the charset, read as `--http` reads a response's block.
         let fields = header_fields(headers)?;
-        let entity = entity::of_fields(
-            &fields,
-            &config.layers,
-            config.standard,
-            flags.content_location,
-        )
-        .map_err(|e| error(py, "ConfigError", format!("cannot read headers: {e}")))?;
+        let entity = entity::of_fields(&fields, &layers, config.standard, flags.content_location)
+            .map_err(|e| error(py, "ConfigError", format!("cannot read headers: {e}")))?;
         warnings.extend(entity.warnings.iter().map(ToString::to_string));
-        config.layers = entity.layers;
+        layers = entity.layers;
     }
-    let done = rewrite_released(py, config, &html, warnings)?;
+    let done = rewrite_released(py, config, layers, &html, warnings)?;
     let links = PyList::empty(py);
     for link in &done.links {
         links.append(to_python(py, &Value::Object(link.clone()))?)?;
@@ -436,7 +435,7 @@ fn rewrite_warc(
 ) -> PyResult<WarcSummary> {
     let flags = flags(None, options)?;
     let options = warc_options(py, flags.clone(), mode, jobs, gzip_level, zstd_level)?;
-    let config = flags.config().map_err(|e| config_error(py, &e))?;
+    let config = Arc::new(flags.config().map_err(|e| config_error(py, &e))?);
     let src = end(src, "read", "src")?;
     let dst = end(dst, "write", "dst")?;
     let run = py.detach(move || {

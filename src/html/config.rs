@@ -3,13 +3,13 @@
 use encoding_rs::Encoding;
 
 use super::attrs::Table;
-use crate::url::{Layers, Standard};
+use crate::url::Standard;
 
-/// Everything a run needs to know, validated.
+/// What a run asks of every document, validated: run-wide, it holds none
+/// of a document's own (its §3 layers come with the document), and it is
+/// shared, not copied, from document to document (`Arc<Config>`).
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// §3.2 and §3.3; §3.1 comes from the document.
-    pub layers: Layers,
     pub standard: Standard,
     /// Leave same-document references (`#top`, and `""`) as they are.
     pub keep_fragments: bool,
@@ -28,7 +28,6 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            layers: Layers::default(),
             standard: Standard::default(),
             keep_fragments: false,
             max_lookahead: 1 << 20,

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::io::Write;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8};
 use lol_html::errors::RewritingError;
@@ -25,7 +26,7 @@ use super::resolution::{Nest, Resolution, Splices};
 use super::settings::memory_settings;
 use super::splice::{Sink, Splicer};
 use super::value::{self, Decoded};
-use crate::url::Layer;
+use crate::url::{Layer, Layers};
 
 pub struct Document<W: Write> {
     /// `None` once lol_html has bailed out at the memory limit.
@@ -47,17 +48,21 @@ pub struct Document<W: Write> {
     released: bool,
     shared: Rc<RefCell<Shared>>,
     splicer: Rc<RefCell<Splicer<W>>>,
-    config: Config,
+    config: Arc<Config>,
+    /// The document's §3 layers below its own `<base href>`.
+    layers: Layers,
     nesting: Nesting,
     nest: Nest,
 }
 
 impl<W: Write> Document<W> {
-    /// A document read by `config`, standing where `nesting` says, written
-    /// to `output`; `chosen` is its encoding when the first bytes told it
-    /// (UTF-16), and `nest` runs the documents nested in its values.
+    /// A document read by `config` with its `layers`, standing where
+    /// `nesting` says, written to `output`; `chosen` is its encoding when
+    /// the first bytes told it (UTF-16), and `nest` runs the documents
+    /// nested in its values.
     pub fn new(
-        config: Config,
+        config: Arc<Config>,
+        layers: Layers,
         nesting: Nesting,
         nest: Nest,
         output: W,
@@ -111,9 +116,9 @@ impl<W: Write> Document<W> {
             let window = encoding::DETECTION.min(config.max_lookahead);
             Sniffer::new(
                 config.encoding,
-                config.layers.charset(),
+                layers.charset(),
                 window,
-                config.layers.retrieval().map(|r| r.url.as_str()),
+                layers.retrieval().map(|r| r.url.as_str()),
             )
         });
         if !nesting.embedded {
@@ -131,6 +136,7 @@ impl<W: Write> Document<W> {
             shared,
             splicer,
             config,
+            layers,
             nesting,
             nest,
         }
@@ -288,7 +294,7 @@ impl<W: Write> Document<W> {
             shared,
             splicer,
             chosen,
-            config,
+            layers,
             ..
         } = self;
         // `end` drops lol_html and its handlers, so the sink and the handlers
@@ -311,7 +317,7 @@ impl<W: Write> Document<W> {
             .into_inner();
         let report = Report {
             base: resolution.expect("decided at the end at the latest").base,
-            layers: config.layers,
+            layers,
             decision: shared.decision.expect("decided at the end at the latest"),
             encoding: chosen.expect("decided at the end at the latest").0,
             counts: shared.counts,
@@ -363,7 +369,7 @@ impl<W: Write> Document<W> {
             return Err(Error::unsupported(bytes_encoding));
         }
         let decision = self.shared.borrow().decision.clone().expect("decided");
-        let layers = &self.config.layers;
+        let layers = &self.layers;
         let mut warnings = Vec::new();
         let base = match &decision {
             Decision::Base {

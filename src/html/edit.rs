@@ -768,14 +768,11 @@ mod tests {
         let mut html = b"<meta charset=windows-1252><noscript>\xFF\xFE".to_vec();
         html.extend(utf16("<img src=a.png>"));
         html.extend_from_slice(b"</noscript>");
-        let config = crate::Config {
-            layers: Layers::default()
-                .with_retrieval(Standard::Rfc1808, "http://h/d/", "-r")
-                .unwrap(),
-            ..crate::Config::default()
-        };
+        let layers = Layers::default()
+            .with_retrieval(Standard::Rfc1808, "http://h/d/", "-r")
+            .unwrap();
         let mut out = Vec::new();
-        let report = crate::rewrite(config, &html[..], &mut out).unwrap();
+        let report = crate::rewrite(crate::Config::default(), layers, &html[..], &mut out).unwrap();
         assert_eq!(report.counts.rewritten, 1, "{report:?}");
         let rewritten = utf16("<img src=http://h/d/a.png>");
         assert!(out.windows(rewritten.len()).any(|w| w == rewritten));

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
@@ -33,8 +34,8 @@ use crate::url::Layers;
 ///     "https://example.com/a/b.html",
 ///     "--retrieved-from",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
-/// let mut rewriter = Rewriter::new(config, Vec::new())
+/// let config = Config::default();
+/// let mut rewriter = Rewriter::new(config, layers, Vec::new())
 ///     .on_warning(|warning| eprintln!("warning: {warning}"));
 /// rewriter.write(b"<a href=c.html>")?;
 /// rewriter.write(b"</a><img src=/d.png>")?;
@@ -62,24 +63,29 @@ enum Mode<W: Write> {
 struct Start<W: Write> {
     pending: Vec<u8>,
     output: W,
-    config: Config,
+    config: Arc<Config>,
+    layers: Layers,
     nesting: Nesting,
     tell: Option<Tell>,
     hear: Option<Hear>,
 }
 
 impl<W: Write> Rewriter<W> {
-    pub fn new(config: Config, output: W) -> Self {
-        Self::nested(config, Nesting::PAGE, output)
+    /// A page read by the run's `config` (shared by every document of a
+    /// run: an `Arc<Config>`, or a `Config` of its own), with the §3
+    /// `layers` its source gives it, written to `output`.
+    pub fn new(config: impl Into<Arc<Config>>, layers: Layers, output: W) -> Self {
+        Self::nested(config.into(), layers, Nesting::PAGE, output)
     }
 
     /// A rewriter for a document that stands where `nesting` says.
-    pub(crate) fn nested(config: Config, nesting: Nesting, output: W) -> Self {
+    pub(crate) fn nested(config: Arc<Config>, layers: Layers, nesting: Nesting, output: W) -> Self {
         Rewriter {
             mode: Mode::Start(Start {
                 pending: Vec::with_capacity(3),
                 output,
                 config,
+                layers,
                 nesting,
                 tell: None,
                 hear: None,
@@ -225,13 +231,14 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
     let Start {
         mut output,
         config,
+        layers,
         nesting,
         tell,
         hear,
         ..
     } = start;
     let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
-        let charset = config.layers.charset()?;
+        let charset = layers.charset()?;
         Some((charset.encoding, Source::Transport { from: charset.from }))
     });
     let bom = Encoding::for_bom(first);
@@ -249,12 +256,13 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
             output.write_all(&first[..bom]).map_err(Error::Write)?;
             let chosen = Chosen { encoding, source };
             let writer = Utf16Writer::new(output, encoding);
-            let document = Document::new(config, nesting, nest, writer, Some((chosen, UTF_8)));
+            let document =
+                Document::new(config, layers, nesting, nest, writer, Some((chosen, UTF_8)));
             let mut utf16 = Utf16::new(encoding, bom, document);
             utf16.document_mut().hand_over(tell, hear);
             return Ok(Mode::Utf16(utf16));
         }
-        None => Document::new(config, nesting, nest, output, None),
+        None => Document::new(config, layers, nesting, nest, output, None),
     };
     document.hand_over(tell, hear);
     Ok(Mode::Bytes(document))
@@ -282,7 +290,6 @@ pub(crate) fn nest(
     let share = (budget / if listen { 5 } else { 4 }).max(MIN_SHARE);
     // Every field, so that no default table is built for each one.
     let config = Config {
-        layers: Layers::around(&cx.base),
         standard: cx.standard,
         keep_fragments: cx.keep_fragments,
         max_lookahead: cx.max_lookahead,
@@ -302,7 +309,8 @@ pub(crate) fn nest(
         keep: !embedded,
         cap: share,
     };
-    let mut rewriter = Rewriter::nested(config, nesting, output);
+    let mut rewriter =
+        Rewriter::nested(Arc::new(config), Layers::around(&cx.base), nesting, output);
     let links = Rc::new(RefCell::new((Vec::new(), 0, false)));
     if listen {
         let links = Rc::clone(&links);
@@ -385,10 +393,10 @@ impl Write for Capped {
 ///     "https://example.com/a/b.html",
 ///     "--retrieved-from",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
+/// let config = Config::default();
 /// let page = std::io::Cursor::new("<img src=logo.png srcset='x2.png 2x'>");
 /// let mut out = Vec::new();
-/// let report = htmlabs::rewrite(config, page, &mut out)?;
+/// let report = htmlabs::rewrite(config, layers, page, &mut out)?;
 /// assert_eq!(
 ///     String::from_utf8(out)?,
 ///     "<img src=https://example.com/a/logo.png srcset='https://example.com/a/x2.png 2x'>"
@@ -396,8 +404,13 @@ impl Write for Capped {
 /// assert_eq!(report.base.to_string(), "`https://example.com/a/b.html` (--retrieved-from)");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<Report, Error> {
-    let mut rewriter = Rewriter::new(config, output);
+pub fn rewrite(
+    config: impl Into<Arc<Config>>,
+    layers: Layers,
+    input: impl Read,
+    output: impl Write,
+) -> Result<Report, Error> {
+    let mut rewriter = Rewriter::new(config, layers, output);
     rewriter.read_from(input)?;
     rewriter.end().map(|(report, _)| report)
 }
@@ -414,16 +427,20 @@ pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<R
 ///     "http://a/b/c/d;p?q",
 ///     "WARC-Target-URI",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
-/// let (html, report) = htmlabs::rewrite_bytes(config, b"<a href='../g'>g</a>")?;
+/// let config = Config::default();
+/// let (html, report) = htmlabs::rewrite_bytes(config, layers, b"<a href='../g'>g</a>")?;
 /// assert_eq!(html, b"<a href='http://a/b/g'>g</a>");
 /// assert_eq!(report.base.to_string(), "`http://a/b/c/d;p?q` (WARC-Target-URI)");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rewrite_bytes(config: Config, html: &[u8]) -> Result<(Vec<u8>, Report), Error> {
+pub fn rewrite_bytes(
+    config: impl Into<Arc<Config>>,
+    layers: Layers,
+    html: &[u8],
+) -> Result<(Vec<u8>, Report), Error> {
     // A little room for what the URLs grow by.
     let output = Vec::with_capacity(html.len() + html.len() / 8);
-    let mut rewriter = Rewriter::new(config, output);
+    let mut rewriter = Rewriter::new(config, layers, output);
     // In the writes `rewrite` makes, so that both hold the same.
     for chunk in html.chunks(CHUNK) {
         rewriter.write(chunk)?;
@@ -460,16 +477,16 @@ mod tests {
 
     #[test]
     fn rewrite_reads_the_whole_input_however_the_reader_splits_it() {
-        let config = || Config {
-            layers: Layers::default()
+        let config = Arc::new(Config::default());
+        let layers = || {
+            Layers::default()
                 .with_retrieval(crate::Standard::Rfc1808, "https://example.com/a/b", "-r")
-                .unwrap(),
-            ..Config::default()
+                .unwrap()
         };
         // Links in the first read, across the 64 KiB seams, and at the end.
         let text = "t".repeat(CHUNK - 20);
         let page = format!("<a href=x>{text}<img src=y>{text}<a href=z>{text}</a>");
-        let mut whole = Rewriter::new(config(), Vec::new());
+        let mut whole = Rewriter::new(Arc::clone(&config), layers(), Vec::new());
         whole.write(page.as_bytes()).unwrap();
         let (_, expected) = whole.end().unwrap();
         let expected_text = String::from_utf8_lossy(&expected);
@@ -487,7 +504,7 @@ mod tests {
                 step,
                 fail_at: usize::MAX,
             };
-            rewrite(config(), reader, &mut out).unwrap();
+            rewrite(Arc::clone(&config), layers(), reader, &mut out).unwrap();
             assert!(out == expected, "reads of {step} bytes");
         }
         let reader = Trickle {
@@ -495,7 +512,7 @@ mod tests {
             step: 1000,
             fail_at: CHUNK + 5,
         };
-        let result = rewrite(config(), reader, Vec::new());
+        let result = rewrite(config, layers(), reader, Vec::new());
         assert!(
             matches!(&result, Err(Error::Read(e)) if e.to_string() == "the disk is gone"),
             "{result:?}"
@@ -508,13 +525,13 @@ mod tests {
         use std::rc::Rc;
         let told = Rc::new(RefCell::new(Vec::new()));
         let config = Config {
-            layers: Layers::default()
-                .with_retrieval(crate::Standard::Rfc1808, "http://h/", "-r")
-                .unwrap(),
             encoding: Some(UTF_8),
             ..Config::default()
         };
-        let mut rewriter = Rewriter::new(config, Vec::new()).on_warning({
+        let layers = Layers::default()
+            .with_retrieval(crate::Standard::Rfc1808, "http://h/", "-r")
+            .unwrap();
+        let mut rewriter = Rewriter::new(config, layers, Vec::new()).on_warning({
             let told = Rc::clone(&told);
             move |w| told.borrow_mut().push(w.to_string())
         });
@@ -553,11 +570,7 @@ mod tests {
             .encode_utf16()
             .flat_map(u16::to_le_bytes)
             .collect();
-        let config = Config {
-            layers: layers(UTF_16LE),
-            ..Config::default()
-        };
-        let (out, report) = rewrite_bytes(config, &utf16).unwrap();
+        let (out, report) = rewrite_bytes(Config::default(), layers(UTF_16LE), &utf16).unwrap();
         let expected: Vec<u8> = "<img src=http://h/d/\u{e9}.png>"
             .encode_utf16()
             .flat_map(u16::to_le_bytes)
@@ -567,11 +580,8 @@ mod tests {
         // A `<meta>` that says otherwise does not count; the value is read
         // in the header's encoding (é is 0xE9 in windows-1252, not UTF-8).
         let page = b"<meta charset=utf-8><img src=\"\xE9 x.png\">";
-        let config = Config {
-            layers: layers(encoding_rs::WINDOWS_1252),
-            ..Config::default()
-        };
-        let (out, report) = rewrite_bytes(config, page).unwrap();
+        let (out, report) =
+            rewrite_bytes(Config::default(), layers(encoding_rs::WINDOWS_1252), page).unwrap();
         assert_eq!(report.warnings, []);
         assert_eq!(
             out,

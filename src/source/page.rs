@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::html::config::Config;
 use crate::html::links::Link;
@@ -14,6 +15,7 @@ use crate::source::http::{self, ResponseRewriter, Warning};
 use crate::source::listing::Listing;
 use crate::source::output::{self, SourceError, lowercase, quoted};
 use crate::source::warc;
+use crate::url::Layers;
 
 pub use crate::source::output::{Input, Output};
 
@@ -65,7 +67,8 @@ pub struct Done {
 /// when `http` says how), telling each warning to `tell` as it happens, and
 /// each link to `listing` when there is one.
 pub fn run(
-    config: Config,
+    config: Arc<Config>,
+    layers: Layers,
     http: Option<http::Options>,
     input: &Input,
     output: &Output,
@@ -100,7 +103,7 @@ pub fn run(
     });
     let rewrite = |writer: &mut dyn Write, output_name: &str| match http {
         None => {
-            let mut rewriter = Rewriter::new(config, writer)
+            let mut rewriter = Rewriter::new(config, layers, writer)
                 .on_warning(move |w| tell(&Warning::Document(w.clone())));
             if let Some(hear) = hear {
                 rewriter = rewriter.on_link(hear);
@@ -112,7 +115,8 @@ pub fn run(
                 .map_err(|e| SourceError::of(e, &input_name, output_name))
         }
         Some(options) => {
-            let mut rewriter = ResponseRewriter::new(config, options, writer).on_warning(tell);
+            let mut rewriter =
+                ResponseRewriter::new(config, layers, options, writer).on_warning(tell);
             if let Some(hear) = hear {
                 rewriter = rewriter.on_link(hear);
             }

@@ -25,6 +25,7 @@ mod sheet;
 mod text;
 
 use std::io::{Read, Write};
+use std::sync::Arc;
 
 use crate::front::Front;
 use crate::html::buffers::CHUNK;
@@ -32,6 +33,7 @@ use crate::html::config::Config;
 use crate::html::error::Error;
 use crate::html::links::Link;
 use crate::html::report::{Report, Warning};
+use crate::url::Layers;
 use sheet::Sheet;
 
 /// A streaming rewriter of one stylesheet that writes to `W`, with the page
@@ -45,8 +47,8 @@ use sheet::Sheet;
 ///     "https://example.com/css/site.css",
 ///     "--retrieved-from",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
-/// let mut rewriter = htmlabs::stylesheet::Rewriter::new(config, Vec::new());
+/// let config = Config::default();
+/// let mut rewriter = htmlabs::stylesheet::Rewriter::new(config, layers, Vec::new());
 /// rewriter.write(b"@import 'reset.css';\nbody { background: url(../img/bg.png) }")?;
 /// rewriter.write(b" /* url(not-this.png) */")?;
 /// let (report, css) = rewriter.end()?;
@@ -63,9 +65,11 @@ pub struct Rewriter<W: Write> {
 }
 
 impl<W: Write> Rewriter<W> {
-    pub fn new(config: Config, output: W) -> Self {
+    /// A stylesheet read by the run's `config` with the §3 `layers` its
+    /// source gives it, written to `output`.
+    pub fn new(config: impl Into<Arc<Config>>, layers: Layers, output: W) -> Self {
         Rewriter {
-            front: Front::new(config, output),
+            front: Front::new(config.into(), layers, output),
         }
     }
 
@@ -110,18 +114,23 @@ impl<W: Write> Rewriter<W> {
 ///     "https://example.com/css/fonts.css",
 ///     "--retrieved-from",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
+/// let config = Config::default();
 /// let css = std::io::Cursor::new("@font-face { src: url('../fonts/a.woff2') format('woff2') }");
 /// let mut out = Vec::new();
-/// htmlabs::stylesheet::rewrite(config, css, &mut out)?;
+/// htmlabs::stylesheet::rewrite(config, layers, css, &mut out)?;
 /// assert_eq!(
 ///     String::from_utf8(out)?,
 ///     "@font-face { src: url('https://example.com/fonts/a.woff2') format('woff2') }"
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<Report, Error> {
-    let mut rewriter = Rewriter::new(config, output);
+pub fn rewrite(
+    config: impl Into<Arc<Config>>,
+    layers: Layers,
+    input: impl Read,
+    output: impl Write,
+) -> Result<Report, Error> {
+    let mut rewriter = Rewriter::new(config, layers, output);
     rewriter.read_from(input)?;
     rewriter.end().map(|(report, _)| report)
 }
@@ -137,9 +146,9 @@ pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<R
 ///     "https://example.com/a/b.css",
 ///     "WARC-Target-URI",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
+/// let config = Config::default();
 /// let (out, _) = htmlabs::stylesheet::rewrite_bytes(
-///     config,
+///     config, layers,
 ///     b"a { background-image: image-set('x.png' 1x, 'x2.png' 2x) }",
 /// )?;
 /// assert_eq!(
@@ -148,9 +157,13 @@ pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<R
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rewrite_bytes(config: Config, css: &[u8]) -> Result<(Vec<u8>, Report), Error> {
+pub fn rewrite_bytes(
+    config: impl Into<Arc<Config>>,
+    layers: Layers,
+    css: &[u8],
+) -> Result<(Vec<u8>, Report), Error> {
     let output = Vec::with_capacity(css.len() + css.len() / 8);
-    let mut rewriter = Rewriter::new(config, output);
+    let mut rewriter = Rewriter::new(config, layers, output);
     for chunk in css.chunks(CHUNK) {
         rewriter.write(chunk)?;
     }

@@ -4,6 +4,7 @@
 //! stylesheet's own base, and each written in place of its bytes.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8};
 
@@ -22,9 +23,11 @@ use crate::html::report::{Counts, Report, Tell, Warning, Warnings};
 use crate::html::resolution::Resolution;
 use crate::html::rewriter::nest;
 use crate::syntax::css;
+use crate::url::Layers;
 
 pub(crate) struct Sheet<W: Write> {
-    config: Config,
+    config: Arc<Config>,
+    layers: Layers,
     out: Output<W>,
     held: Vec<u8>,
     /// The encoding when the front transcoded UTF-16.
@@ -37,9 +40,15 @@ pub(crate) struct Sheet<W: Write> {
 }
 
 impl<W: Write> Engine<W> for Sheet<W> {
-    fn new(config: Config, output: Output<W>, transcoded: Option<Chosen>) -> Self {
+    fn new(
+        config: Arc<Config>,
+        layers: Layers,
+        output: Output<W>,
+        transcoded: Option<Chosen>,
+    ) -> Self {
         Sheet {
             config,
+            layers,
             out: output,
             held: Vec::new(),
             transcoded,
@@ -76,7 +85,7 @@ impl<W: Write> Engine<W> for Sheet<W> {
 
     fn end(mut self) -> Result<(Report, Output<W>), Error> {
         let chosen = self.encoding();
-        let base = self.config.layers.outer();
+        let base = self.layers.outer();
         if base.is_empty() {
             self.warnings.push(Warning::NoStylesheetBase);
         }
@@ -96,7 +105,7 @@ impl<W: Write> Engine<W> for Sheet<W> {
         }
         let report = Report {
             base,
-            layers: self.config.layers,
+            layers: self.layers,
             decision: Decision::Stylesheet,
             encoding: chosen,
             counts: self.counts,
@@ -117,7 +126,7 @@ impl<W: Write> Sheet<W> {
             (UTF_8, Source::Bom)
         } else if let Some(e) = self.config.encoding {
             (e, Source::Flag)
-        } else if let Some(c) = self.config.layers.charset() {
+        } else if let Some(c) = self.layers.charset() {
             (c.encoding, Source::Transport { from: c.from })
         } else if let Some(e) = charset::declared(&self.held) {
             (e, Source::Charset)
@@ -149,7 +158,7 @@ impl<W: Write> Sheet<W> {
             });
             return Ok(None);
         };
-        let cx = Resolution::new(self.config.layers.outer(), encoding, &self.config, 0, nest);
+        let cx = Resolution::new(self.layers.outer(), encoding, &self.config, 0, nest);
         let mut budget = Budget::new(self.config.max_memory);
         let mut edits = Vec::new();
         for found in css_found(&text.text, &mut budget)? {

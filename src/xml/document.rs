@@ -13,6 +13,7 @@
 
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
+use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8};
 use quick_xml::name::NamespaceResolver;
@@ -34,13 +35,16 @@ use crate::html::links::{At, Found, Hear, Lines, Listener, Position};
 use crate::html::lookahead::Decision;
 use crate::html::report::{Counts, Report, Tell, Warning, Warnings};
 use crate::html::rewriter::nest;
+use crate::url::Layers;
 
 /// How deeply elements may nest (quick-xml's namespace scopes count in 16
 /// bits).
 const MAX_DEPTH: usize = 60_000;
 
 pub(crate) struct Document<W: Write> {
-    config: Config,
+    config: Arc<Config>,
+    /// The document's §3 layers below its `xml:base`s.
+    layers: Layers,
     out: BufWriter<Output<W>>,
     write_error: Option<io::Error>,
     /// The input not yet written out: `held[head..]` starts at `emitted`.
@@ -123,13 +127,19 @@ enum Reading {
 }
 
 impl<W: Write> Engine<W> for Document<W> {
-    fn new(config: Config, output: Output<W>, transcoded: Option<Chosen>) -> Self {
+    fn new(
+        config: Arc<Config>,
+        layers: Layers,
+        output: Output<W>,
+        transcoded: Option<Chosen>,
+    ) -> Self {
         let mut namespaces = NamespaceResolver::default();
         // What a start tag declares is bounded by `--max-memory`.
         namespaces.set_max_declarations_per_element(usize::MAX);
         Document {
-            scopes: Scopes::new(config.layers.outer()),
+            scopes: Scopes::new(layers.outer()),
             config,
+            layers,
             out: BufWriter::with_capacity(CHUNK, output),
             write_error: None,
             held: Vec::new(),
@@ -212,8 +222,8 @@ impl<W: Write> Engine<W> for Document<W> {
             .into_inner()
             .map_err(|e| Error::Write(e.into_error()))?;
         let report = Report {
-            base: self.config.layers.outer(),
-            layers: self.config.layers,
+            base: self.layers.outer(),
+            layers: self.layers,
             decision: Decision::XmlBase { bases: self.bases },
             encoding: self.chosen.expect("decided"),
             counts: self.counts,
@@ -313,7 +323,7 @@ impl<W: Write> Document<W> {
             (UTF_8, Source::Bom)
         } else if let Some(e) = self.config.encoding {
             (e, Source::Flag)
-        } else if let Some(c) = self.config.layers.charset() {
+        } else if let Some(c) = self.layers.charset() {
             (c.encoding, Source::Transport { from: c.from })
         } else if let Some(e) = declared {
             (e, Source::Declaration)
@@ -935,13 +945,10 @@ mod tests {
     use super::*;
     use crate::url::Standard;
 
-    fn config() -> Config {
-        Config {
-            layers: crate::url::Layers::default()
-                .with_retrieval(Standard::Rfc1808, "http://h/feed/", "-r")
-                .unwrap(),
-            ..Config::default()
-        }
+    fn layers() -> Layers {
+        Layers::default()
+            .with_retrieval(Standard::Rfc1808, "http://h/feed/", "-r")
+            .unwrap()
     }
 
     /// What is held never grows with the document: a feed of 4 MB in
@@ -949,7 +956,7 @@ mod tests {
     #[test]
     fn what_is_held_stays_flat_in_the_documents_size() {
         let mut document: Document<Vec<u8>> =
-            Engine::new(config(), Output::Bytes(Vec::new()), None);
+            Engine::new(Arc::default(), layers(), Output::Bytes(Vec::new()), None);
         let item = "<item><link>a.html</link><description>&lt;a href=\"b.html\"&gt;b&lt;/a&gt; \
                     text text text text text text text text text text</description></item>\n";
         let mut feed = String::from("<rss version='2.0'><channel>\n");
@@ -984,9 +991,10 @@ mod tests {
         );
         let config = Config {
             max_memory: 1000,
-            ..config()
+            ..Config::default()
         };
-        let (out, report) = crate::xml::rewrite_bytes(config, document.as_bytes()).unwrap();
+        let (out, report) =
+            crate::xml::rewrite_bytes(config, layers(), document.as_bytes()).unwrap();
         assert_eq!(out, document.as_bytes());
         assert!(
             matches!(
@@ -1006,7 +1014,8 @@ mod tests {
         let document = format!(
             "<feed xmlns='http://www.w3.org/2005/Atom'><link href='x'/>{open}<link href='y'/>"
         );
-        let (out, report) = crate::xml::rewrite_bytes(config(), document.as_bytes()).unwrap();
+        let (out, report) =
+            crate::xml::rewrite_bytes(Config::default(), layers(), document.as_bytes()).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.starts_with(
             "<feed xmlns='http://www.w3.org/2005/Atom'><link href='http://h/feed/x'/>"

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use encoding_rs::UTF_8;
 
@@ -44,7 +45,6 @@ pub fn rewrite(html: &str, base: &Base, config: &Config, listen: bool) -> Rewrit
             .unwrap_or_default()
     };
     let config = Config {
-        layers,
         encoding: Some(UTF_8),
         ..config.clone()
     };
@@ -53,7 +53,7 @@ pub fn rewrite(html: &str, base: &Base, config: &Config, listen: bool) -> Rewrit
         depth: 1,
         record_splices: true,
     };
-    let mut rewriter = Rewriter::nested(config, nesting, Vec::new());
+    let mut rewriter = Rewriter::nested(Arc::new(config), layers, nesting, Vec::new());
     let links = Rc::new(RefCell::new(Vec::new()));
     if listen {
         let links = Rc::clone(&links);

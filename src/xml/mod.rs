@@ -43,6 +43,7 @@ pub(crate) mod text;
 mod vocabulary;
 
 use std::io::{Read, Write};
+use std::sync::Arc;
 
 pub use sniff::{XmlKind, sniff};
 
@@ -52,6 +53,7 @@ use crate::html::config::Config;
 use crate::html::error::Error;
 use crate::html::links::Link;
 use crate::html::report::{Report, Warning};
+use crate::url::Layers;
 use document::Document;
 
 /// A streaming rewriter of one XML document that writes to `W`: give it the
@@ -67,8 +69,8 @@ use document::Document;
 ///     "https://example.com/blog/feed.xml",
 ///     "--retrieved-from",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
-/// let mut rewriter = htmlabs::xml::Rewriter::new(config, Vec::new());
+/// let config = Config::default();
+/// let mut rewriter = htmlabs::xml::Rewriter::new(config, layers, Vec::new());
 /// rewriter.write(b"<rss version='2.0'><channel><item><link>posts/1</link>")?;
 /// rewriter.write(b"<description>&lt;img src=\"a.png\"&gt;</description></item></channel></rss>")?;
 /// let (report, xml) = rewriter.end()?;
@@ -85,9 +87,11 @@ pub struct Rewriter<W: Write> {
 }
 
 impl<W: Write> Rewriter<W> {
-    pub fn new(config: Config, output: W) -> Self {
+    /// An XML document read by the run's `config` with the §3 `layers`
+    /// its source gives it, written to `output`.
+    pub fn new(config: impl Into<Arc<Config>>, layers: Layers, output: W) -> Self {
         Rewriter {
-            front: Front::new(config, output),
+            front: Front::new(config.into(), layers, output),
         }
     }
 
@@ -135,20 +139,25 @@ impl<W: Write> Rewriter<W> {
 ///     "https://example.com/sitemap.xml",
 ///     "--retrieved-from",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
+/// let config = Config::default();
 /// let sitemap = std::io::Cursor::new(
 ///     "<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'><url><loc>/a/</loc></url></urlset>",
 /// );
 /// let mut out = Vec::new();
-/// htmlabs::xml::rewrite(config, sitemap, &mut out)?;
+/// htmlabs::xml::rewrite(config, layers, sitemap, &mut out)?;
 /// assert_eq!(
 ///     String::from_utf8(out)?,
 ///     "<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'><url><loc>https://example.com/a/</loc></url></urlset>"
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<Report, Error> {
-    let mut rewriter = Rewriter::new(config, output);
+pub fn rewrite(
+    config: impl Into<Arc<Config>>,
+    layers: Layers,
+    input: impl Read,
+    output: impl Write,
+) -> Result<Report, Error> {
+    let mut rewriter = Rewriter::new(config, layers, output);
     rewriter.read_from(input)?;
     rewriter.end().map(|(report, _)| report)
 }
@@ -164,10 +173,10 @@ pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<R
 ///     "https://example.com/icons/sprite.svg",
 ///     "WARC-Target-URI",
 /// )?;
-/// let config = Config { layers, ..Config::default() };
+/// let config = Config::default();
 /// let svg = b"<svg xmlns='http://www.w3.org/2000/svg' xmlns:x='http://www.w3.org/1999/xlink'>\
 ///             <use x:href='#a'/><image href='a.png'/></svg>";
-/// let (out, report) = htmlabs::xml::rewrite_bytes(config, svg)?;
+/// let (out, report) = htmlabs::xml::rewrite_bytes(config, layers, svg)?;
 /// assert_eq!(
 ///     String::from_utf8(out)?,
 ///     "<svg xmlns='http://www.w3.org/2000/svg' xmlns:x='http://www.w3.org/1999/xlink'>\
@@ -176,9 +185,13 @@ pub fn rewrite(config: Config, input: impl Read, output: impl Write) -> Result<R
 /// assert_eq!(report.counts.same_document, 1);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rewrite_bytes(config: Config, xml: &[u8]) -> Result<(Vec<u8>, Report), Error> {
+pub fn rewrite_bytes(
+    config: impl Into<Arc<Config>>,
+    layers: Layers,
+    xml: &[u8],
+) -> Result<(Vec<u8>, Report), Error> {
     let output = Vec::with_capacity(xml.len() + xml.len() / 8);
-    let mut rewriter = Rewriter::new(config, output);
+    let mut rewriter = Rewriter::new(config, layers, output);
     for chunk in xml.chunks(CHUNK) {
         rewriter.write(chunk)?;
     }

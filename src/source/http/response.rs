@@ -14,6 +14,7 @@
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use super::coding::{self, Broken, Decision, PEEK, Plan, Planned, Starts};
 use super::entity::{Entity, entity};
@@ -26,6 +27,7 @@ use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
 use crate::source::output::spool::{Held, Spool};
+use crate::url::Layers;
 
 /// What a response's run is asked to do, besides its document's [`Config`]
 /// (whose retrieval URL is the URL first asked for).
@@ -68,13 +70,14 @@ pub type Hear = Box<dyn FnMut(&Link)>;
 /// input (its byte, and the lines before it), when the document's bytes
 /// are the body's: its links are then placed in the input.
 fn document_rewriter<W: Write>(
-    config: Config,
+    config: &Arc<Config>,
+    layers: Layers,
     writer: W,
     told: &Shared,
     shift: Option<(usize, usize)>,
 ) -> Rewriter<W> {
     let told_here = Rc::clone(told);
-    let mut rewriter = Rewriter::new(config, writer)
+    let mut rewriter = Rewriter::new(Arc::clone(config), layers, writer)
         .on_warning(move |w| warn(&told_here, Warning::Document(w.clone())));
     if let Some(hear) = told.borrow().hear.clone() {
         rewriter = rewriter.on_link(move |link| match shift {
@@ -215,14 +218,6 @@ fn coding_note(layer: &coding::Layer) -> String {
     }
 }
 
-/// The document's config: the run's, with the entity's layers.
-fn document_config(config: &Config, entity: &Entity) -> Config {
-    Config {
-        layers: entity.layers.clone(),
-        ..config.clone()
-    }
-}
-
 /// Rewrites the body of a response whose blocks are `heads` and whose body,
 /// held whole, is `body`, into `out`; the warnings go to `told`. A body
 /// that breaks its coding is written as it came, with a warning.
@@ -232,7 +227,7 @@ fn respond(
     entity: &Entity,
     body: &mut dyn Held,
     body_offset: usize,
-    config: &Config,
+    config: &Arc<Config>,
     options: &Options,
     out: &mut dyn Write,
     told: &Shared,
@@ -288,7 +283,7 @@ fn decoded(
     heads: &[Head],
     entity: &Entity,
     body: &mut dyn Held,
-    config: &Config,
+    config: &Arc<Config>,
     options: &Options,
     out: &mut dyn Write,
     told: &Shared,
@@ -395,7 +390,7 @@ fn decoded(
             .iter()
             .all(|l| matches!(l.decision, Decision::AsDecoded(_)));
         let shift = as_it_came.then(|| body_start(heads));
-        let mut rewriter = document_rewriter(document_config(config, entity), writer, told, shift);
+        let mut rewriter = document_rewriter(config, entity.layers.clone(), writer, told, shift);
         let decoded = coding::decoder(&plan, body).map_err(written)?;
         if let Err(e) = rewriter.read_from(decoded) {
             return Err(match &e {
@@ -479,7 +474,8 @@ fn blocks(heads: &[Head]) -> Vec<Block> {
 /// WARC record in memory or spilled).
 #[allow(clippy::too_many_arguments)]
 pub fn rewrite_parts(
-    config: &Config,
+    config: &Arc<Config>,
+    given: &Layers,
     options: &Options,
     heads: &[Head],
     body: &mut dyn Held,
@@ -493,12 +489,7 @@ pub fn rewrite_parts(
         tell,
         hear: hear.map(|hear| Rc::new(RefCell::new(hear))),
     }));
-    let entity = entity(
-        heads,
-        &config.layers,
-        config.standard,
-        options.content_location,
-    );
+    let entity = entity(heads, given, config.standard, options.content_location);
     for w in entity.warnings.iter().cloned() {
         warn(&told, w);
     }
@@ -520,8 +511,10 @@ pub fn rewrite_parts(
 /// the body it rewrote: the rewritten body comes back as the spool it was
 /// written to (in memory up to half `--max-memory`, in a temporary file
 /// past it), not copied to `out`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rewrite_parts_held(
-    config: &Config,
+    config: &Arc<Config>,
+    given: &Layers,
     options: &Options,
     heads: &[Head],
     body: &mut dyn Held,
@@ -535,12 +528,7 @@ pub(crate) fn rewrite_parts_held(
         tell: None,
         hear: hear.map(|hear| Rc::new(RefCell::new(hear))),
     }));
-    let entity = entity(
-        heads,
-        &config.layers,
-        config.standard,
-        options.content_location,
-    );
+    let entity = entity(heads, given, config.standard, options.content_location);
     for w in entity.warnings.iter().cloned() {
         warn(&told, w);
     }
@@ -583,6 +571,7 @@ fn report(
 /// back the new bytes and the report.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use htmlabs::http::{Options, rewrite_response_bytes};
 /// use htmlabs::{Config, Layers, Standard};
 ///
@@ -590,8 +579,8 @@ fn report(
 ///     HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 19\r\n\r\n\
 ///     <a href=guide.html>";
 /// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://example.com/", "-r")?;
-/// let config = Config { layers, ..Config::default() };
-/// let (out, report) = rewrite_response_bytes(&config, &Options::default(), response)?;
+/// let config = Arc::new(Config::default());
+/// let (out, report) = rewrite_response_bytes(&config, &layers, &Options::default(), response)?;
 /// assert!(out.ends_with(
 ///     b"Content-Length: 43\r\n\r\n<a href=http://example.com/docs/guide.html>"
 /// ));
@@ -599,7 +588,8 @@ fn report(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn rewrite_response_bytes(
-    config: &Config,
+    config: &Arc<Config>,
+    given: &Layers,
     options: &Options,
     input: &[u8],
 ) -> Result<(Vec<u8>, Report), Error> {
@@ -608,6 +598,7 @@ pub fn rewrite_response_bytes(
     let mut body = &input[body_offset..];
     let report = rewrite_parts(
         config,
+        given,
         options,
         &heads,
         &mut body,
@@ -622,12 +613,13 @@ pub fn rewrite_response_bytes(
 /// Rewrites the response `input` gives into `output`, reading 64 KiB at a
 /// time.
 pub fn rewrite_response(
-    config: Config,
+    config: impl Into<Arc<Config>>,
+    given: Layers,
     options: Options,
     input: impl Read,
     output: impl Write,
 ) -> Result<Report, Error> {
-    let mut rewriter = ResponseRewriter::new(config, options, output);
+    let mut rewriter = ResponseRewriter::new(config, given, options, output);
     rewriter.read_from(input)?;
     rewriter.end().map(|(report, _)| report)
 }
@@ -660,7 +652,9 @@ struct Known {
 /// input in writes of any size, then [`end`](ResponseRewriter::end) it.
 pub struct ResponseRewriter<W: Write> {
     state: State<W>,
-    config: Config,
+    config: Arc<Config>,
+    /// The layers the user gave (`--retrieved-from`), below the entity's.
+    given: Layers,
     options: Options,
     told: Shared,
     known: Option<Known>,
@@ -669,13 +663,16 @@ pub struct ResponseRewriter<W: Write> {
 }
 
 impl<W: Write> ResponseRewriter<W> {
-    pub fn new(config: Config, options: Options, output: W) -> Self {
+    /// A response read by the run's `config`, with the layers the user
+    /// `given` below what its header blocks say, written to `output`.
+    pub fn new(config: impl Into<Arc<Config>>, given: Layers, options: Options, output: W) -> Self {
         ResponseRewriter {
             state: State::Heads {
                 reader: HeadReader::new(),
                 output,
             },
-            config,
+            config: config.into(),
+            given,
             options,
             told: Rc::default(),
             known: None,
@@ -750,7 +747,7 @@ impl<W: Write> ResponseRewriter<W> {
         let body_offset = heads.last().map_or(0, |h| h.offset() + h.bytes().len());
         let entity = entity(
             &heads,
-            &self.config.layers,
+            &self.given,
             self.config.standard,
             self.options.content_location,
         );
@@ -833,10 +830,13 @@ impl<W: Write> ResponseRewriter<W> {
         Ok(match way {
             Way::Copy => State::Copy(output),
             _ => {
-                let config = document_config(&self.config, &known.entity);
                 let shift = Some(body_start(&known.heads));
                 State::Stream(Box::new(document_rewriter(
-                    config, output, &self.told, shift,
+                    &self.config,
+                    known.entity.layers.clone(),
+                    output,
+                    &self.told,
+                    shift,
                 )))
             }
         })

@@ -15,6 +15,7 @@ use std::fs::{self, File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -257,7 +258,7 @@ enum Did {
 /// between files once `stop` is set.
 pub fn run(
     site: &Site,
-    config: &Config,
+    config: &Arc<Config>,
     outputs: Outputs,
     stop: &AtomicBool,
     on: &(dyn Fn(Event<'_>) + Sync),
@@ -412,7 +413,7 @@ impl Write for Shared {
 fn page(
     site: &Site,
     written: Option<&Dir>,
-    config: &Config,
+    config: &Arc<Config>,
     entry: &Entry,
     buffers: &mut Buffers,
     listing: Option<Listing>,
@@ -505,7 +506,7 @@ impl Held for Source<'_> {
 fn rewrite_page(
     site: &Site,
     written: Option<&Dir>,
-    config: &Config,
+    config: &Arc<Config>,
     entry: &Entry,
     source: &mut Source<'_>,
     metadata: &Metadata,
@@ -523,21 +524,15 @@ fn rewrite_page(
         }
     }
     let url = site.url_of(&entry.relative);
-    let layers = config
-        .layers
-        .clone()
+    let layers = Layers::default()
         .with_retrieval(config.standard, &url, FROM)
         .map_err(|e| SourceError::Refused(e.to_string()))?;
-    let config = Config {
-        layers,
-        ..config.clone()
-    };
     let listing = listing.map(|l| Rc::new(RefCell::new(l)));
     let mut spool = Spool::reusing(std::mem::take(output), config.max_memory / 2);
     // The rewriter's hooks live as long as it does, longer than `on` is
     // known to: warnings are gathered and told after each write.
     let told = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = Rewriter::new(config, &mut spool).on_warning({
+    let mut rewriter = Rewriter::new(Arc::clone(config), layers, &mut spool).on_warning({
         let told = Rc::clone(&told);
         move |w| told.borrow_mut().push(w.clone())
     });

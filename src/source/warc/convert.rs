@@ -141,7 +141,7 @@ impl Window {
 /// it is not a WARC file (then before anything is written); a malformed
 /// record is a warning, and the rest of the input comes out as it is.
 pub fn convert<R: Read, W: Write>(
-    config: &Config,
+    config: &Arc<Config>,
     options: &Options,
     input: R,
     output: W,
@@ -156,7 +156,7 @@ pub type Hear<'a> = &'a mut dyn FnMut(&Named, &Link);
 /// [`convert`], letting `hear` hear each URL value of each page (the link
 /// report, the check mode), in input order.
 pub fn convert_listening<R: Read, W: Write>(
-    config: &Config,
+    config: &Arc<Config>,
     options: &Options,
     input: R,
     output: W,
@@ -287,7 +287,7 @@ enum Told {
 }
 
 struct Run<'a, 'h, F> {
-    config: &'a Config,
+    config: &'a Arc<Config>,
     options: &'a Options,
     /// How new records are compressed: as the input's.
     packing: Packing,

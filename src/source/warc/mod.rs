@@ -36,6 +36,7 @@ pub use report::{Counters, Named, Summary, Warning};
 pub use work::Mode;
 
 use std::io::{self, BufWriter, Read, Write};
+use std::sync::Arc;
 
 use crate::html::config::Config;
 use crate::source::output::{self, Input, Output, SourceError, lowercase, quoted};
@@ -44,7 +45,7 @@ use crate::source::output::{self, Input, Output, SourceError, lowercase, quoted}
 /// file renamed at the end, or standard output), telling each warning to
 /// `tell` as it happens.
 pub fn run(
-    config: &Config,
+    config: &Arc<Config>,
     options: &Options,
     input: &Input,
     output: &Output,
@@ -56,7 +57,7 @@ pub fn run(
 /// [`run`], letting `hear` hear each URL value of each page, in input
 /// order (`--check`, `--report`).
 pub fn run_listening(
-    config: &Config,
+    config: &Arc<Config>,
     options: &Options,
     input: &Input,
     output: &Output,
@@ -77,7 +78,7 @@ pub fn run_listening(
 /// [`run_listening`] on an archive that `reader` gives, named `input_name`
 /// in messages (a Python file object).
 pub fn run_from(
-    config: &Config,
+    config: &Arc<Config>,
     options: &Options,
     reader: impl Read,
     input_name: &str,
@@ -105,7 +106,7 @@ pub fn run_from(
 /// messages do (`` `crawl.warc.gz` ``, `standard input`).
 #[allow(clippy::too_many_arguments)]
 pub fn convert_named<R: Read, W: Write>(
-    config: &Config,
+    config: &Arc<Config>,
     options: &Options,
     input: R,
     input_name: &str,

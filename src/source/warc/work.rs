@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use encoding_rs::Encoding;
 
@@ -123,7 +124,7 @@ pub struct Done {
 
 /// Does a record's work; never fails: an error reading or writing its
 /// temporary files is carried in `Done::failed`.
-pub fn work(config: &Config, content_location: bool, mut work: Work) -> Done {
+pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Done {
     let named = Named {
         id: work.header.record_id(),
         target: work.header.target_uri().unwrap_or_default(),
@@ -181,7 +182,7 @@ struct Page {
 }
 
 fn rewrite(
-    config: &Config,
+    config: &Arc<Config>,
     content_location: bool,
     work: &mut Work,
     done: &mut Done,
@@ -235,7 +236,7 @@ fn rewrite(
 }
 
 /// The record's layers: its target URI is the retrieval URL (§3.3).
-fn layers(config: &Config, header: &Header, done: &mut Done) -> Layers {
+fn layers(config: &Arc<Config>, header: &Header, done: &mut Done) -> Layers {
     let Some(target) = header.target_uri() else {
         return Layers::default();
     };
@@ -258,7 +259,7 @@ fn layers(config: &Config, header: &Header, done: &mut Done) -> Layers {
 
 /// An HTTP response's page, rewritten and decoded, when it changed.
 fn response(
-    config: &Config,
+    config: &Arc<Config>,
     content_location: bool,
     work: &mut Work,
     body: Body,
@@ -275,8 +276,7 @@ fn response(
     if media::content_type(last).is_some_and(|m| !m.is_html()) {
         return Ok(None);
     }
-    let mut config = config.clone();
-    config.layers = layers(&config, &work.header, done);
+    let layers = layers(config, &work.header, done);
     let options = http::Options {
         content_location,
         strip_headers: true,
@@ -290,7 +290,8 @@ fn response(
     // is rewritten; what is written otherwise is of no use here.
     let mut page = None;
     let result = match http::response::rewrite_parts_held(
-        &config,
+        config,
+        &layers,
         &options,
         &heads,
         &mut body,
@@ -372,21 +373,18 @@ fn response(
 
 /// A `resource` record's page, rewritten, when it changed.
 fn resource(
-    config: &Config,
+    config: &Arc<Config>,
     work: &mut Work,
     charset: Option<String>,
     done: &mut Done,
     hear: Option<impl FnMut(&Link) + 'static>,
 ) -> io::Result<Option<Page>> {
-    let mut config = config.clone();
-    config.layers = layers(&config, &work.header, done);
+    let mut layers = layers(config, &work.header, done);
     if let Some(encoding) = charset.as_deref().and_then(encoding::for_label) {
-        config.layers = config
-            .layers
-            .with_charset(encoding, "the record's Content-Type");
+        layers = layers.with_charset(encoding, "the record's Content-Type");
     }
     let mut spool = Spool::new(config.max_memory);
-    let mut rewriter = Rewriter::new(config, &mut spool);
+    let mut rewriter = Rewriter::new(Arc::clone(config), layers, &mut spool);
     if let Some(hear) = hear {
         rewriter = rewriter.on_link(hear);
     }
