@@ -5,6 +5,7 @@
 //! table lists these cases; a bug found on the way is an ignored test at
 //! the end, with what should happen.
 
+mod common;
 #[path = "../fuzz/src/properties.rs"]
 mod properties;
 
@@ -348,7 +349,7 @@ fn an_unwritable_output_is_an_error_and_writes_nothing() {
     fs::create_dir(&ro).unwrap();
     fs::set_permissions(&ro, fs::Permissions::from_mode(0o555)).unwrap();
     if fs::write(ro.join("probe"), "").is_ok() {
-        eprintln!("note: the read-only directory case skipped: this user writes into it");
+        common::skipped("the read-only directory case skipped: this user writes into it");
     } else {
         assert_eq!(
             out("ro/out.html"),

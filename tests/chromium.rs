@@ -82,9 +82,9 @@ fn browser() -> Option<PathBuf> {
         std::env::var_os("CI").is_none(),
         "chromium: {missing} (.ci/run installs Debian's chromium and Playwright)"
     );
-    eprintln!(
-        "note: chromium skipped: {missing} (`apt-get install chromium`, `pip install playwright`)"
-    );
+    common::skipped(&format!(
+        "chromium skipped: {missing} (`apt-get install chromium`, `pip install playwright`)"
+    ));
     None
 }
 

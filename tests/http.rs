@@ -374,7 +374,7 @@ fn gzip_deflate_and_brotli_are_encoded_again_with_a_true_length() {
                 std::env::var_os("CI").is_none(),
                 "python's brotli is needed under CI"
             );
-            eprintln!("note: the br case skipped: python3 has no `brotli` (pip install brotli)");
+            common::skipped("the br case skipped: python3 has no `brotli` (pip install brotli)");
             continue;
         }
         let Some(url) = url(path, coding, "curl") else {

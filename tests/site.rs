@@ -2,6 +2,8 @@
 //! parallel, safely; `--check` and `--report` over it. Every file's output
 //! is judged by the single-document filter run on it with its URL.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -1216,7 +1218,7 @@ fn out_dir_and_site_that_overlap_through_a_bind_mount_are_refused() {
             std::env::var_os("CI").is_none(),
             "`unshare -rm` cannot make a mount namespace, and CI must run this test"
         );
-        eprintln!("note: bind mounts skipped: `unshare -rm` cannot make a mount namespace here");
+        common::skipped("bind mounts skipped: `unshare -rm` cannot make a mount namespace here");
         return;
     }
     let run = |args: &[&str]| {

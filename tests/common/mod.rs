@@ -53,6 +53,15 @@ pub fn load_table(dir: &str) -> Vec<Case> {
     cases
 }
 
+/// Says that a test, or a case of one, is skipped and why, on one line that
+/// plain `cargo test` shows: written to standard error itself, which the
+/// test harness does not capture (it captures `eprintln!`, shown only with
+/// `--nocapture`).
+pub fn skipped(note: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "note: {note}");
+}
+
 /// `../shared` beside the checkout, or `None` with a one-line note: users'
 /// clones do not have it, CI's do.
 pub fn shared(test: &str) -> Option<PathBuf> {
@@ -60,7 +69,9 @@ pub fn shared(test: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("note: {test} skipped: ../shared is not beside this checkout");
+        skipped(&format!(
+            "{test} skipped: ../shared is not beside this checkout"
+        ));
         None
     }
 }
@@ -85,7 +96,9 @@ pub fn warc_python(test: &str) -> Option<PathBuf> {
         "{test}: `{}` cannot import warcio, fastwarc and cdxj_indexer, and CI must run this test (.ci/run installs them)",
         python.display()
     );
-    eprintln!("note: {test} skipped: warcio, fastwarc or cdxj-indexer is not installed");
+    skipped(&format!(
+        "{test} skipped: warcio, fastwarc or cdxj-indexer is not installed"
+    ));
     None
 }
 
@@ -103,7 +116,7 @@ pub fn tool(name: &str, test: &str) -> Option<PathBuf> {
             std::env::var_os("CI").is_none(),
             "{test}: `{name}` is not installed, and CI must run this test (.ci/run installs it)"
         );
-        eprintln!("note: {test} skipped: `{name}` is not installed");
+        skipped(&format!("{test} skipped: `{name}` is not installed"));
     }
     found
 }
@@ -130,6 +143,6 @@ pub fn python_with(modules: &[&str], test: &str) -> Option<PathBuf> {
         "{test}: `{}` cannot import {names}, and CI must run this test (.ci/run installs them)",
         python.display()
     );
-    eprintln!("note: {test} skipped: {names} is not installed");
+    skipped(&format!("{test} skipped: {names} is not installed"));
     None
 }
