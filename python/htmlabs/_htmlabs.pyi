@@ -51,7 +51,9 @@ class Result:
         """Each URL value, as a line of the link report (``--report``) gives
         it: ``line``, ``column``, ``offset``, ``element``, ``attribute``,
         ``kind``, ``original``, ``absolute``, ``outcome``, ``base``,
-        ``layer``, and ``raw`` for a value not valid in the encoding."""
+        ``layer``, and ``raw`` for a value not valid in the encoding. Made
+        when first read (a caller that does not read them does not pay for a
+        ``dict`` a link with the GIL held), the same list after."""
     @property
     def warnings(self) -> list[str]:
         """The warnings, as the command line prints them after ``htmlabs: warning:``."""

@@ -14,8 +14,9 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyType};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use htmlabs::filter::{Input, Output};
 use htmlabs::http::entity;
@@ -118,7 +119,8 @@ fn header_fields(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> 
 struct Done {
     html: Vec<u8>,
     report: htmlabs::Report,
-    links: Vec<Map<String, Value>>,
+    /// Kept as they were heard: a `dict` each only if `links` is read.
+    links: Vec<htmlabs::Link>,
     warnings: Vec<String>,
 }
 
@@ -145,7 +147,7 @@ fn rewrite_released(
             })
             .on_link({
                 let heard = Rc::clone(&heard);
-                move |link| heard.borrow_mut().push(link_fields(link))
+                move |link: &htmlabs::Link| heard.borrow_mut().push(link.clone())
             });
         let ended = rewriter.write(html).and_then(|()| rewriter.end());
         ended
@@ -188,28 +190,53 @@ fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
 }
 
 /// What `rewrite` gives: the document, and what its run found.
-#[pyclass(name = "Result", module = "htmlabs", frozen, get_all)]
+#[pyclass(name = "Result", module = "htmlabs", frozen)]
 struct Rewritten {
     /// The rewritten document, byte for byte but its URL values.
+    #[pyo3(get)]
     html: Py<PyBytes>,
     /// The base URL, or `None` when no layer of RFC 1808 §3 gave one.
+    #[pyo3(get)]
     base: Option<String>,
     /// Which layer gave it: `embedded`, `encapsulating`, `retrieval` or
     /// `none`.
+    #[pyo3(get)]
     base_layer: String,
     /// The document's encoding (`UTF-8`, `windows-1252`, …).
+    #[pyo3(get)]
     encoding: String,
-    /// Each URL value, as a line of the link report (`--report`) gives it.
-    links: Py<PyList>,
+    /// The links as they were heard, made Python objects only when
+    /// `links` is read: a caller that does not read them does not pay, with
+    /// the GIL held, for a `dict` per link (most of a call's time with the
+    /// GIL on a page of many links).
+    heard: Vec<htmlabs::Link>,
+    links: PyOnceLock<Py<PyList>>,
     /// The warnings, as the command line prints them after
     /// `htmlabs: warning: `.
+    #[pyo3(get)]
     warnings: Vec<String>,
     /// URL values rewritten.
+    #[pyo3(get)]
     rewritten: usize,
 }
 
 #[pymethods]
 impl Rewritten {
+    /// Each URL value, as a line of the link report (`--report`) gives it:
+    /// made on the first read, the same list after.
+    #[getter]
+    fn links(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        self.links
+            .get_or_try_init(py, || {
+                let links = PyList::empty(py);
+                for link in &self.heard {
+                    links.append(to_python(py, &Value::Object(link_fields(link)))?)?;
+                }
+                Ok::<_, PyErr>(links.unbind())
+            })
+            .map(|links| links.clone_ref(py))
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "<htmlabs.Result: {} bytes, base {:?} ({}), {}, {} links, {} rewritten, {} warnings>",
@@ -217,7 +244,7 @@ impl Rewritten {
             self.base.as_deref().unwrap_or(""),
             self.base_layer,
             self.encoding,
-            self.links.bind(py).len(),
+            self.heard.len(),
             self.rewritten,
             self.warnings.len()
         )
@@ -247,17 +274,14 @@ fn rewrite(
         layers = entity.layers;
     }
     let done = rewrite_released(py, config, layers, &html, warnings)?;
-    let links = PyList::empty(py);
-    for link in &done.links {
-        links.append(to_python(py, &Value::Object(link.clone()))?)?;
-    }
     let base = &done.report.base;
     Ok(Rewritten {
         html: PyBytes::new(py, &done.html).unbind(),
         base: (!base.is_empty()).then(|| base.url.clone()),
         base_layer: base.layer.name().to_owned(),
         encoding: done.report.encoding.encoding.name().to_owned(),
-        links: links.unbind(),
+        heard: done.links,
+        links: PyOnceLock::new(),
         warnings: done.warnings,
         rewritten: done.report.counts.rewritten,
     })

@@ -72,6 +72,8 @@ def test_each_keyword_is_its_flag(cli, keywords, flags, tmp_path):
         assert line.pop("file") == "-"
     assert r.links == lines
     assert r.rewritten == sum(1 for link in r.links if link["outcome"] == "rewritten")
+    # Made once, when first read: the same list after.
+    assert r.links is r.links
 
 
 def test_the_keywords_change_something():
