@@ -494,14 +494,17 @@ fn anchors(text: &str) -> Vec<String> {
     found
 }
 
-/// Every link of the README, the guides and the measurements to another
+/// Every link of the README, the guides, the measurements and the
+/// developers' pages (DEVELOPING.md, ARCHITECTURE.md) to another
 /// of the checkout's files leads to a file that is there, and to a heading
 /// of it where it names one: a section that moves takes its links along.
 #[test]
 fn every_link_between_the_documents_leads_somewhere() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut documents = documents();
-    documents.push("benches/RESULTS.md".to_owned());
+    for more in ["benches/RESULTS.md", "DEVELOPING.md", "ARCHITECTURE.md"] {
+        documents.push(more.to_owned());
+    }
     let mut broken = Vec::new();
     let mut checked = 0;
     for document in &documents {
