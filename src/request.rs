@@ -42,6 +42,9 @@ pub struct Request {
     pub gzip_level: Option<u32>,
     /// `--zstd-level`: likewise, when it is zstd.
     pub zstd_level: Option<i32>,
+    /// `--check`: change nothing, only hear what would change (a page
+    /// with no base at all cannot be judged, and is refused).
+    pub check: bool,
 }
 
 impl Default for Request {
@@ -63,6 +66,7 @@ impl Default for Request {
             jobs: None,
             gzip_level: None,
             zstd_level: None,
+            check: false,
         }
     }
 }

@@ -579,8 +579,25 @@ fn links_one_run_copied_into_out_dir_are_not_written_through_by_the_next() {
 /// the link planted in OUT is replaced.
 #[test]
 fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
-    use htmlabs::site::{self, Event, Outputs, Site};
+    use htmlabs::SourceError;
+    use htmlabs::site::{self, Site};
+    use htmlabs::source::listener::{Document, Listener, Progress};
     use std::sync::atomic::AtomicBool;
+    /// Swaps the directory once the tree is walked; keeps the failures.
+    struct Swapping<F> {
+        swap: F,
+        failed: std::sync::Mutex<Vec<String>>,
+    }
+    impl<F: Fn() + Sync> Listener for Swapping<F> {
+        fn progress(&self, progress: Progress) {
+            if let Progress::Found(_) = progress {
+                (self.swap)();
+            }
+        }
+        fn failure(&self, _: &Document<'_>, error: &SourceError) {
+            self.failed.lock().unwrap().push(error.to_string());
+        }
+    }
     for copy in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("public");
@@ -600,11 +617,9 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
                 std::os::unix::fs::symlink(&outside, root.join("sub")).unwrap();
             }
         };
-        let failed = std::sync::Mutex::new(Vec::new());
-        let on = |event: Event<'_>| match event {
-            Event::Found(_) => swap(),
-            Event::Failed(_, e) => failed.lock().unwrap().push(e.to_string()),
-            _ => {}
+        let on = Swapping {
+            swap,
+            failed: Default::default(),
         };
         let mut site = Site::new(
             &root,
@@ -615,18 +630,14 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
         )
         .unwrap();
         site.jobs = 1;
-        let outputs = Outputs {
-            check: None,
-            report: None,
-        };
         let config = std::sync::Arc::new(htmlabs::Config::default());
-        let summary = site::run(&site, &config, outputs, &AtomicBool::new(false), &on).unwrap();
+        let summary = site::run(&site, &config, &on, &AtomicBool::new(false)).unwrap();
         assert_eq!(
             fs::read_to_string(outside.join("b.html")).unwrap(),
             "<a href=o>"
         );
         assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
-        let failed = failed.into_inner().unwrap();
+        let failed = on.failed.into_inner().unwrap();
         if copy {
             assert_eq!(failed, Vec::<String>::new());
             assert_eq!(links(&out), Vec::<PathBuf>::new());

@@ -558,12 +558,13 @@ fn run_in(
         ..Options::default()
     };
     let reader = Writes { bytes, sizes, i: 0 };
-    let mut warnings = Vec::new();
-    let (summary, out) = warc::convert(&config, &options, reader, Vec::new(), |w| {
-        warnings.push(w.to_string())
-    })
-    .unwrap();
-    (normalized(&out), summary.records, warnings)
+    let warnings = Warnings::default();
+    let (summary, out) = warc::convert(&config, &options, reader, Vec::new(), &warnings).unwrap();
+    (
+        normalized(&out),
+        summary.records,
+        warnings.0.into_inner().unwrap(),
+    )
 }
 
 #[test]
@@ -1592,17 +1593,29 @@ fn members_of(gzip: &[u8]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
 
 /// Runs the library on `input` in `mode`: the summary, the warnings, the
 /// output.
-fn run_on(input: &[u8], mode: Mode) -> (warc::Summary, Vec<String>, Vec<u8>) {
+fn run_on(input: &[u8], mode: Mode) -> (warc::Tally, Vec<String>, Vec<u8>) {
     let options = Options {
         mode,
         ..Options::default()
     };
-    let mut warnings = Vec::new();
-    let (summary, out) = warc::convert(&Default::default(), &options, input, Vec::new(), |w| {
-        warnings.push(w.to_string())
-    })
-    .unwrap();
-    (summary, warnings, out)
+    let warnings = Warnings::default();
+    let (summary, out) =
+        warc::convert(&Default::default(), &options, input, Vec::new(), &warnings).unwrap();
+    (summary, warnings.0.into_inner().unwrap(), out)
+}
+
+/// Keeps the warnings a run tells, as the command line prints them.
+#[derive(Default)]
+struct Warnings(std::sync::Mutex<Vec<String>>);
+
+impl htmlabs::source::Listener for Warnings {
+    fn warning(
+        &self,
+        _: &htmlabs::source::listener::Document<'_>,
+        warning: &htmlabs::source::listener::SourceWarning<'_>,
+    ) {
+        self.0.lock().unwrap().push(warning.to_string());
+    }
 }
 
 #[test]

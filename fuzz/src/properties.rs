@@ -584,7 +584,7 @@ impl<F: FnMut() -> usize> std::io::Read for Reads<'_, F> {
 
 /// One run of `--warc`: what it told and wrote.
 pub struct WarcRun {
-    pub summary: htmlabs::warc::Summary,
+    pub summary: htmlabs::warc::Tally,
     /// The warnings told, in order.
     pub warnings: Vec<String>,
     pub output: Vec<u8>,
@@ -603,24 +603,33 @@ pub fn run_warc(
     input: &[u8],
     sizes: impl FnMut() -> usize,
 ) -> Result<WarcRun, String> {
+    use htmlabs::source::listener::{Document, Listener, SourceWarning};
     use htmlabs::warc::{Error, Place, Warning};
-    let mut warnings = Vec::new();
-    let mut broke = None;
-    let reads = Reads { rest: input, sizes };
-    let (summary, output) =
-        htmlabs::warc::convert(&setup.config, options, reads, Vec::new(), |w| {
-            if let Warning::Malformed { at, .. } = w {
+    /// The warnings, and where the input breaks.
+    #[derive(Default)]
+    struct Told(std::sync::Mutex<(Vec<String>, Option<usize>)>);
+    impl Listener for Told {
+        fn warning(&self, _: &Document<'_>, warning: &SourceWarning<'_>) {
+            let mut told = self.0.lock().unwrap();
+            if let SourceWarning::Archive(Warning::Malformed { at, .. }) = warning {
                 let (Place::Byte(start)
                 | Place::Member { member: start, .. }
                 | Place::Frame { frame: start, .. }) = *at;
-                broke = Some(start as usize);
+                told.1 = Some(start as usize);
             }
-            warnings.push(w.to_string())
-        })
-        .map_err(|e| match e {
-            Error::NotWarc(why) => why,
-            e => panic!("a run over bytes in memory fails: {e:?}"),
+            told.0.push(warning.to_string());
+        }
+    }
+    let told = Told::default();
+    let reads = Reads { rest: input, sizes };
+    let (summary, output) =
+        htmlabs::warc::convert(&setup.config, options, reads, Vec::new(), &told).map_err(|e| {
+            match e {
+                Error::NotWarc(why) => why,
+                e => panic!("a run over bytes in memory fails: {e:?}"),
+            }
         })?;
+    let (warnings, broke) = told.0.into_inner().unwrap();
     Ok(WarcRun {
         summary,
         warnings,

@@ -7,9 +7,10 @@
 //! The exceptions are the package's own (`htmlabs/_errors.py`), raised with
 //! the command line's one-line message.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -18,11 +19,13 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 use serde_json::Value;
 
-use htmlabs::filter::{Input, Output};
 use htmlabs::http::entity;
-use htmlabs::listing::link_fields;
 use htmlabs::request::{self, ConfigError, Request};
-use htmlabs::{Config, Layers, Rewriter, SourceError, warc};
+use htmlabs::source::listener::{Document, Listener, SourceWarning};
+use htmlabs::source::listing::link_fields;
+use htmlabs::source::output::{Input, Output};
+use htmlabs::source::{self, Job, Tally};
+use htmlabs::{Config, Layers, Rewriter, SourceError};
 
 /// How the Python side names a document given as bytes, and its result,
 /// in messages.
@@ -422,24 +425,39 @@ impl Write for PyWriter {
 }
 
 /// A WARC run's mode, jobs and compression levels, by the command line's
-/// names, into the request: it decides the defaults (all cores) and checks
-/// the ranges, as for `--warc-mode`, `--jobs`, `--gzip-level` and
-/// `--zstd-level`.
-fn warc_options(
+/// names, into the request, checked: it decides the defaults (all cores)
+/// and checks the ranges, as for `--warc-mode`, `--jobs`, `--gzip-level`
+/// and `--zstd-level`.
+fn warc_request(
     py: Python<'_>,
     mut flags: Request,
     mode: &str,
     jobs: Option<usize>,
     gzip_level: Option<u32>,
     zstd_level: Option<i32>,
-) -> PyResult<warc::Options> {
+) -> PyResult<Request> {
     flags.warc_mode = request::warc_mode(mode).ok_or_else(|| {
         PyValueError::new_err(format!("unknown WARC mode: `{mode}` (conversion, replace)"))
     })?;
     flags.jobs = jobs;
     flags.gzip_level = gzip_level;
     flags.zstd_level = zstd_level;
-    flags.warc().map_err(|e| config_error(py, &e))
+    flags.warc().map_err(|e| config_error(py, &e))?;
+    flags.config().map_err(|e| config_error(py, &e))?;
+    Ok(flags)
+}
+
+/// Keeps a run's warnings, as the command line prints them.
+#[derive(Default)]
+struct Warnings(Mutex<Vec<String>>);
+
+impl Listener for Warnings {
+    fn warning(&self, _: &Document<'_>, warning: &SourceWarning<'_>) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(warning.to_string());
+    }
 }
 
 /// Rewrites a web archive (WARC 1.0 or 1.1, plain, gzip or zstd).
@@ -457,59 +475,44 @@ fn rewrite_warc(
     zstd_level: Option<i32>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<WarcSummary> {
-    let flags = flags(None, options)?;
-    let options = warc_options(py, flags.clone(), mode, jobs, gzip_level, zstd_level)?;
-    let config = Arc::new(flags.config().map_err(|e| config_error(py, &e))?);
+    let request = warc_request(py, flags(None, options)?, mode, jobs, gzip_level, zstd_level)?;
     let src = end(src, "read", "src")?;
     let dst = end(dst, "write", "dst")?;
     let run = py.detach(move || {
-        let mut warnings = Vec::new();
-        let tell = |w: &warc::Warning| warnings.push(w.to_string());
-        let (reader, input_name): (Box<dyn Read>, String) = match src {
-            End::Path(path) => {
-                let input = Input::File(path);
-                (input.open()?, input.name())
-            }
-            End::Object(object, name) => (Box::new(PyReader(object)), name),
+        let input = match src {
+            End::Path(path) => Input::File(path),
+            End::Object(object, name) => Input::Reader {
+                reader: Box::new(PyReader(object)),
+                name,
+            },
         };
-        let summary = match dst {
-            End::Path(path) => warc::run_from(
-                &config,
-                &options,
-                reader,
-                &input_name,
-                &Output::File(path),
-                tell,
-                None,
-            )?,
-            End::Object(object, name) => {
-                let out = BufWriter::with_capacity(64 * 1024, PyWriter(object));
-                let (summary, mut out) = warc::convert_named(
-                    &config,
-                    &options,
-                    reader,
-                    &input_name,
-                    out,
-                    &name,
-                    tell,
-                    None,
-                )?;
-                out.flush().map_err(|e| SourceError::Write(name, e))?;
-                summary
-            }
+        let output = match dst {
+            End::Path(path) => Output::File(path),
+            End::Object(object, name) => Output::Writer {
+                writer: Box::new(PyWriter(object)),
+                name,
+            },
         };
+        let warnings = Warnings::default();
+        let job = Job::Warc { input, output };
+        let summary = source::run(&request, job, &warnings, &AtomicBool::new(false))?;
+        let warnings = warnings.0.into_inner().unwrap_or_else(|e| e.into_inner());
         Ok::<_, SourceError>((summary, warnings))
     });
     let (summary, warnings) = run.map_err(|e| source_error(py, &e))?;
+    let Tally::Warc(tally) = summary.tally else {
+        let why = "an archive's run gave no archive's figures";
+        return Err(error(py, "Error", why.to_owned()));
+    };
     Ok(WarcSummary {
-        records: summary.records,
-        rewritten: summary.rewritten,
-        conversions: summary.conversions,
-        replaced: summary.replaced,
-        urls: summary.urls,
+        records: tally.records,
+        rewritten: tally.rewritten,
+        conversions: tally.conversions,
+        replaced: tally.replaced,
+        urls: tally.urls,
         warnings,
         incomplete: summary.incomplete,
-        bytes: summary.bytes,
+        bytes: tally.bytes,
     })
 }
 

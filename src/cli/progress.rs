@@ -1,143 +1,121 @@
-//! What a site's or an archive's run says on standard error as it goes: a
-//! progress bar when standard error is a terminal, the warnings and
-//! failures naming their file or record, and the summary line at the end.
+//! The progress bars a site's or an archive's run draws on standard
+//! error when it is a terminal, and the lines said above them.
 
 use std::io::IsTerminal;
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use htmlabs::source::names;
-use htmlabs::source::site::{Event, Summary};
-use htmlabs::source::warc::Counters;
+use htmlabs::source::listener::Progress;
 
-pub struct Progress {
-    bar: Mutex<Option<ProgressBar>>,
-    quiet: bool,
-    verbose: bool,
+/// The bar of a run, if it has one.
+pub enum Bar {
+    /// The one page: none.
+    None,
+    /// A site's files done of those found, drawn once they are found.
+    Files(Mutex<Option<ProgressBar>>),
+    /// An archive's bytes read.
+    Archive(ArchiveBar),
 }
 
-impl Progress {
-    pub fn new(quiet: bool, verbose: bool) -> Self {
-        Progress {
-            bar: Mutex::new(None),
-            quiet,
-            verbose,
+impl Bar {
+    /// A site's bar: none when `quiet`.
+    pub fn files(quiet: bool) -> Bar {
+        match quiet {
+            true => Bar::None,
+            false => Bar::Files(Mutex::new(None)),
         }
     }
 
     /// Says `line` on standard error, above the bar if there is one.
-    fn say(&self, line: String) {
-        match &*self.bar.lock().expect("no panic while held") {
+    pub fn say(&self, line: String) {
+        let files;
+        let bar = match self {
+            Bar::None => None,
+            Bar::Files(bar) => {
+                files = bar.lock().unwrap_or_else(|e| e.into_inner());
+                files.as_ref()
+            }
+            Bar::Archive(archive) => archive.bar.as_ref(),
+        };
+        match bar {
             Some(bar) => bar.println(line),
             None => eprintln!("{line}"),
         }
     }
 
-    pub fn event(&self, event: Event<'_>) {
-        match event {
-            Event::Found(total) => {
-                if !self.quiet && std::io::stderr().is_terminal() {
-                    let bar = ProgressBar::with_draw_target(
-                        Some(total as u64),
-                        ProgressDrawTarget::stderr(),
-                    )
-                    .with_style(
-                        ProgressStyle::with_template(
-                            "{bar:40} {pos}/{len} files, {per_sec}, {eta} left",
-                        )
-                        .expect("the template parses"),
-                    );
-                    *self.bar.lock().expect("no panic while held") = Some(bar);
-                }
+    pub fn progress(&self, progress: Progress) {
+        match (self, progress) {
+            (Bar::Files(bar), Progress::Found(total)) if std::io::stderr().is_terminal() => {
+                let new =
+                    ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
+                        .with_style(
+                            ProgressStyle::with_template(
+                                "{bar:40} {pos}/{len} files, {per_sec}, {eta} left",
+                            )
+                            .expect("the template parses"),
+                        );
+                *bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(new);
             }
-            Event::Warning(path, warning) => {
-                // Stopping at the memory limit fails the file: said even
-                // under -q, by its failure.
-                if !self.quiet {
-                    self.say(format!(
-                        "htmlabs: warning: {}: {warning}",
-                        names::path(path)
-                    ));
-                }
+            (Bar::Archive(archive), Progress::Read { bytes, records }) => {
+                archive.bytes.store(bytes, Ordering::Relaxed);
+                archive.records.store(records, Ordering::Relaxed);
             }
-            Event::Failed(_, error) => self.say(format!("htmlabs: error: {error}")),
-            Event::Note(path, note) => {
-                if self.verbose {
-                    self.say(format!("htmlabs: {}: {note}", names::path(path)));
-                }
-            }
-            Event::Done(_) => {
-                if let Some(bar) = &*self.bar.lock().expect("no panic while held") {
-                    bar.inc(1);
-                }
+            _ => {}
+        }
+    }
+
+    /// A document is done.
+    pub fn done(&self) {
+        if let Bar::Files(bar) = self {
+            if let Some(bar) = &*bar.lock().unwrap_or_else(|e| e.into_inner()) {
+                bar.inc(1);
             }
         }
     }
 
-    /// The summary line, once the run is over.
-    pub fn finish(&self, summary: &Summary, check: bool, out_dir: Option<&Path>) {
-        if let Some(bar) = self.bar.lock().expect("no panic while held").take() {
-            bar.finish_and_clear();
+    /// The run is over: the bar goes away.
+    pub fn finish(&mut self) {
+        match self {
+            Bar::None => {}
+            Bar::Files(bar) => {
+                if let Some(bar) = bar.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+                    bar.finish_and_clear();
+                }
+            }
+            Bar::Archive(archive) => archive.finish(),
         }
-        if self.quiet {
-            return;
-        }
-        let s = summary;
-        let (verb, urls) = if check {
-            ("would change", "would change")
-        } else {
-            ("rewritten", "rewritten")
-        };
-        let mut line = format!(
-            "htmlabs: {} HTML files: {} {verb}, {} unchanged, {} failed; {} URLs {urls}; {} warnings",
-            s.seen, s.rewritten, s.unchanged, s.failed, s.urls_rewritten, s.warnings
-        );
-        if out_dir.is_some() && !check {
-            line += &format!(
-                "; other files: {} hard-linked, {} copied",
-                s.linked, s.copied
-            );
-        }
-        if s.errors > s.failed {
-            line += &format!("; {} other errors", s.errors - s.failed);
-        }
-        if s.interrupted {
-            line += "; interrupted";
-        }
-        line += &format!("; {:.2} s", s.seconds);
-        eprintln!("{line}");
     }
 }
 
 /// An archive's bar: raw bytes read of the input's size (a spinner when
 /// the size is not known: standard input), records and records a second;
-/// drawn by a thread of its own from the run's [`Counters`], so that the
-/// run only stores two numbers a record.
-pub struct ArchiveProgress {
+/// drawn by a thread of its own from two counters, so that the run only
+/// stores two numbers a record.
+pub struct ArchiveBar {
     bar: Option<ProgressBar>,
-    counters: Arc<Counters>,
+    bytes: Arc<AtomicU64>,
+    records: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     ticker: Option<JoinHandle<()>>,
 }
 
-impl ArchiveProgress {
+impl ArchiveBar {
     /// A bar when standard error is a terminal and not `quiet`; `total`:
     /// the input's size, when known.
     pub fn new(quiet: bool, total: Option<u64>) -> Self {
-        let counters = Arc::new(Counters::default());
-        let stop = Arc::new(AtomicBool::new(false));
+        let mut archive = ArchiveBar {
+            bar: None,
+            bytes: Arc::default(),
+            records: Arc::default(),
+            stop: Arc::default(),
+            ticker: None,
+        };
         if quiet || !std::io::stderr().is_terminal() {
-            return ArchiveProgress {
-                bar: None,
-                counters,
-                stop,
-                ticker: None,
-            };
+            return archive;
         }
         let template = match total {
             Some(_) => "{bar:40} {bytes}/{total_bytes}, {bytes_per_sec}, {msg}, {eta} left",
@@ -146,12 +124,14 @@ impl ArchiveProgress {
         let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr())
             .with_style(ProgressStyle::with_template(template).expect("the template parses"));
         let ticker = {
-            let (bar, counters, stop) = (bar.clone(), Arc::clone(&counters), Arc::clone(&stop));
+            let bar = bar.clone();
+            let (bytes, records) = (Arc::clone(&archive.bytes), Arc::clone(&archive.records));
+            let stop = Arc::clone(&archive.stop);
             std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
-                    let (bytes, records) = counters.get();
+                    let records = records.load(Ordering::Relaxed);
                     let seconds = bar.elapsed().as_secs_f64().max(1e-3);
-                    bar.set_position(bytes);
+                    bar.set_position(bytes.load(Ordering::Relaxed));
                     bar.set_message(format!(
                         "{records} records, {:.0} records/s",
                         records as f64 / seconds
@@ -160,29 +140,12 @@ impl ArchiveProgress {
                 }
             })
         };
-        ArchiveProgress {
-            bar: Some(bar),
-            counters,
-            stop,
-            ticker: Some(ticker),
-        }
+        archive.bar = Some(bar);
+        archive.ticker = Some(ticker);
+        archive
     }
 
-    /// What the run updates, when there is a bar.
-    pub fn counters(&self) -> Option<Arc<Counters>> {
-        self.bar.as_ref().map(|_| Arc::clone(&self.counters))
-    }
-
-    /// Says `line` on standard error, above the bar if there is one.
-    pub fn say(&self, line: String) {
-        match &self.bar {
-            Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
-        }
-    }
-
-    /// The run is over: the bar goes away.
-    pub fn finish(mut self) {
+    fn finish(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(ticker) = self.ticker.take() {
             let _ = ticker.join();

@@ -1,13 +1,16 @@
-//! What every source writes of the links it hears: the check mode's lines
-//! and the link report's JSON Lines.
+//! What a run writes of the links it hears: the check mode's lines and
+//! the link report's JSON Lines.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
+use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
 use crate::html::links::{Link, Outcome};
+use crate::source::listener::{Document, Listener};
 use crate::source::names;
+use crate::source::output::SourceError;
 
 /// Whether `--check` names the link: a value that would change.
 pub fn would_change(link: &Link) -> bool {
@@ -79,89 +82,102 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
     object
 }
 
-/// A document's links, written as they are heard: check lines (`--check`)
-/// and report lines (`--report`), each to its writer.
+/// The links of a run, written as they are heard: check lines
+/// (`--check`) and report lines (`--report`), each to its writer. A
+/// [`Listener`] that hears links, and nothing else; the command line's
+/// listener hands it the links it hears.
 pub struct Listing {
-    /// The document's name as it is (a path's bytes, a record's ID).
-    name: Vec<u8>,
-    place: Map<String, Value>,
-    /// Standard output, with `--check`.
-    check: Option<Box<dyn Write>>,
+    writers: Mutex<Writers>,
+}
+
+struct Writers {
+    /// Standard output (standard error with `--report -`), with `--check`.
+    check: Option<Box<dyn Write + Send>>,
     /// The report's writer, and its name for messages.
-    report: Option<(Box<dyn Write>, String)>,
-    /// How many links would change.
-    pub changes: usize,
+    report: Option<(Box<dyn Write + Send>, String)>,
     /// The first write error, and what it could not write; later lines are
     /// dropped.
-    error: Option<(String, io::Error)>,
+    error: Option<SourceError>,
 }
 
 impl Listing {
-    /// The links of the document `name` (as check lines give it), which the
-    /// report places by `place` (`{"file": …}`); check lines go to `check`
-    /// (standard output), report lines to `report`, named for messages.
+    /// Check lines to `check`, report lines to `report` (named for
+    /// messages).
     pub fn new(
-        name: Vec<u8>,
-        place: Map<String, Value>,
-        check: Option<Box<dyn Write>>,
-        report: Option<(Box<dyn Write>, String)>,
+        check: Option<Box<dyn Write + Send>>,
+        report: Option<(Box<dyn Write + Send>, String)>,
     ) -> Self {
         Listing {
-            name,
-            place,
-            check,
-            report,
-            changes: 0,
-            error: None,
-        }
-    }
-
-    /// The links heard from now on are those of the document `name`,
-    /// placed by `place` (a source of many documents: a WARC record).
-    pub fn document(&mut self, name: Vec<u8>, place: Map<String, Value>) {
-        self.name = name;
-        self.place = place;
-    }
-
-    /// The name of the document whose links are heard.
-    pub fn name(&self) -> &[u8] {
-        &self.name
-    }
-
-    pub fn hear(&mut self, link: &Link) {
-        let changes = would_change(link);
-        self.changes += usize::from(changes);
-        if self.error.is_some() {
-            return;
-        }
-        if let (true, Some(check)) = (changes, &mut self.check) {
-            if let Err(e) = writeln!(check, "{}", check_line(&self.name, link)) {
-                self.error = Some(("standard output".to_owned(), e));
-                return;
-            }
-        }
-        if let Some((report, name)) = &mut self.report {
-            if let Err(e) = writeln!(report, "{}", report_line(self.place.clone(), link)) {
-                self.error = Some((name.clone(), e));
-            }
+            writers: Mutex::new(Writers {
+                check,
+                report,
+                error: None,
+            }),
         }
     }
 
     /// Flushes both writers; the first error, with what it could not
     /// write, if any.
-    pub fn finish(&mut self) -> Result<(), (String, io::Error)> {
-        if let Some(error) = self.error.take() {
+    pub fn finish(&self) -> Result<(), SourceError> {
+        let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(error) = writers.error.take() {
             return Err(error);
         }
-        if let Some(check) = &mut self.check {
+        if let Some(check) = &mut writers.check {
             check
                 .flush()
-                .map_err(|e| ("standard output".to_owned(), e))?;
+                .map_err(|e| SourceError::Write("standard output".to_owned(), e))?;
         }
-        if let Some((report, name)) = &mut self.report {
-            report.flush().map_err(|e| (name.clone(), e))?;
+        if let Some((report, name)) = &mut writers.report {
+            report
+                .flush()
+                .map_err(|e| SourceError::Write(name.clone(), e))?;
         }
         Ok(())
+    }
+}
+
+impl Listener for Listing {
+    fn hears_links(&self) -> bool {
+        true
+    }
+
+    fn link(&self, document: &Document<'_>, link: &Link) {
+        let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
+        let writers = &mut *writers;
+        if writers.error.is_some() {
+            return;
+        }
+        if let (true, Some(check)) = (would_change(link), &mut writers.check) {
+            if let Err(e) = writeln!(check, "{}", check_line(&name(document), link)) {
+                writers.error = Some(SourceError::Write("standard output".to_owned(), e));
+                return;
+            }
+        }
+        if let Some((report, name)) = &mut writers.report {
+            if let Err(e) = writeln!(report, "{}", report_line(place(document), link)) {
+                writers.error = Some(SourceError::Write(name.clone(), e));
+            }
+        }
+    }
+}
+
+/// How check lines name a document: a path's bytes as they are, a
+/// record's ID.
+pub fn name(document: &Document<'_>) -> Vec<u8> {
+    match document {
+        Document::Page(path) | Document::File(path) => path.as_os_str().as_encoded_bytes().to_vec(),
+        Document::Record(named) => named.id.as_bytes().to_vec(),
+        Document::Run => Vec::new(),
+    }
+}
+
+/// Where the report places a document: its file, or its record.
+pub fn place(document: &Document<'_>) -> Map<String, Value> {
+    match document {
+        Document::Page(path) | Document::File(path) => file_place(path),
+        Document::Record(named) => record_place(&named.id, &named.target),
+        Document::Run => Map::new(),
     }
 }
 

@@ -7,14 +7,21 @@
 //! - [`site`]: a static site's tree (`--site`);
 //! - [`warc`]: web archives (`--warc`), each HTML response a document,
 //!   its HTTP block read by [`http`];
-//! - what every source shares: how a document is named in a line
-//!   ([`names`]), its links as check lines and a report ([`listing`]), and
-//!   output staged whole or not at all ([`output`]).
+//! - what every source shares: one way to run it ([`run()`], a [`Job`] and
+//!   the [`Request`](crate::request::Request)) and to hear from it (a
+//!   [`Listener`]), the same [`Summary`] at the end; how a document is
+//!   named in a line ([`names`]), its links as check lines and a report
+//!   ([`listing`]), and output staged whole or not at all ([`output`]).
 
 pub mod http;
+pub mod listener;
 pub mod listing;
 pub mod names;
 pub mod output;
 pub mod page;
+mod run;
 pub mod site;
 pub mod warc;
+
+pub use listener::Listener;
+pub use run::{Job, Summary, Tally, run};

@@ -12,8 +12,9 @@ use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
 use crate::source::http::{self, ResponseRewriter, Warning};
-use crate::source::listing::Listing;
-use crate::source::output::{self, SourceError, lowercase, quoted};
+use crate::source::listener::{Document, Done, Listener, SourceWarning};
+use crate::source::listing::would_change;
+use crate::source::output::{self, SourceError, lowercase};
 use crate::source::warc;
 use crate::url::Layers;
 
@@ -55,28 +56,49 @@ impl Report {
     }
 }
 
-/// What a run did: its report, and how many links would change (heard by
-/// the listing, when there was one).
+/// What a run did: its report, and how many links would change (counted
+/// when the listener hears links).
 #[derive(Debug)]
-pub struct Done {
+pub struct Tally {
     pub report: Report,
+    /// Warnings told.
+    pub warnings: usize,
     pub changes: usize,
 }
 
+impl Tally {
+    /// What became of the document.
+    pub fn done(&self) -> Done {
+        let urls = match &self.report {
+            Report::Document(r) => r.counts.rewritten,
+            Report::Response(r) => r.document.as_ref().map_or(0, |d| d.counts.rewritten),
+        };
+        if self.report.incomplete() {
+            Done::Failed
+        } else if urls > 0 {
+            Done::Rewritten { urls }
+        } else {
+            Done::Unchanged
+        }
+    }
+}
+
 /// Rewrites one document from `input` to `output` (a response around it
-/// when `http` says how), telling each warning to `tell` as it happens, and
-/// each link to `listing` when there is one.
+/// when `http` says how), telling `listener` each warning as it happens,
+/// and each link when it hears them.
 pub fn run(
     config: Arc<Config>,
     layers: Layers,
     http: Option<http::Options>,
-    input: &Input,
-    output: &Output,
-    mut tell: impl FnMut(&Warning) + 'static,
-    listing: Option<Listing>,
-) -> Result<Done, SourceError> {
-    let mut reader = input.open()?;
+    input: Input,
+    output: Output,
+    listener: &dyn Listener,
+) -> Result<Tally, SourceError> {
     let input_name = input.name();
+    let path = input.path().to_owned();
+    let document = Document::Page(&path);
+    let mut reader = input.open()?;
+    let mut warned = 0;
     if http.is_none() {
         // A saved response or a web archive read as HTML: header blocks
         // would come out as text, and codings undone by nobody.
@@ -87,74 +109,126 @@ pub fn run(
             .read_to_end(&mut first)
             .map_err(|e| SourceError::Read(input_name.clone(), lowercase(&e)))?;
         let status = &first[..first.len().min(STATUS_PREFIX)];
-        if http::starts_like_response(status) == Some(true) {
-            tell(&Warning::LooksLikeResponse {
+        let warning = if http::starts_like_response(status) == Some(true) {
+            Some(Warning::LooksLikeResponse {
                 start: String::from_utf8_lossy(status).into_owned(),
-            });
-        } else if let Some(start) = warc::starts_like_archive(&first) {
-            tell(&Warning::LooksLikeArchive { start });
+            })
+        } else {
+            warc::starts_like_archive(&first).map(|start| Warning::LooksLikeArchive { start })
+        };
+        if let Some(warning) = warning {
+            warned += 1;
+            listener.warning(&document, &SourceWarning::Page(&warning));
         }
         reader = Box::new(io::Cursor::new(first).chain(reader));
     }
-    let listing = listing.map(|l| Rc::new(RefCell::new(l)));
-    let hear = listing.as_ref().map(|listing| {
-        let listing = Rc::clone(listing);
-        move |link: &Link| listing.borrow_mut().hear(link)
+    // The engine's hooks outlive the listener as far as it knows: what
+    // they hear is gathered, and told before each read (after each write
+    // of the engine) and at the end.
+    let heard = Rc::new(RefCell::new(Heard::default()));
+    let telling = Telling {
+        reader,
+        heard: Rc::clone(&heard),
+        listener,
+        document,
+        warnings: warned,
+        changes: 0,
+    };
+    let tell = {
+        let heard = Rc::clone(&heard);
+        move |w: &Warning| heard.borrow_mut().warnings.push(w.clone())
+    };
+    let hear = listener.hears_links().then(|| {
+        let heard = Rc::clone(&heard);
+        move |link: &Link| heard.borrow_mut().links.push(link.clone())
     });
-    let rewrite = |writer: &mut dyn Write, output_name: &str| match http {
-        None => {
-            let mut rewriter = Rewriter::new(config, layers, writer)
-                .on_warning(move |w| tell(&Warning::Document(w.clone())));
-            if let Some(hear) = hear {
-                rewriter = rewriter.on_link(hear);
+    let (mut changes, mut warnings) = (0, 0);
+    let rewrite = |writer: &mut dyn Write, output_name: &str| {
+        let mut telling = telling;
+        let result = match http {
+            None => {
+                let mut rewriter = Rewriter::new(config, layers, writer)
+                    .on_warning(move |w| tell(&Warning::Document(w.clone())));
+                if let Some(hear) = hear {
+                    rewriter = rewriter.on_link(hear);
+                }
+                rewriter
+                    .read_from(&mut telling)
+                    .and_then(|()| rewriter.end())
+                    .map(|(report, _)| Report::Document(report))
+                    .map_err(|e| SourceError::of(e, &input_name, output_name))
             }
-            rewriter
-                .read_from(reader)
-                .and_then(|()| rewriter.end())
-                .map(|(report, _)| Report::Document(report))
-                .map_err(|e| SourceError::of(e, &input_name, output_name))
-        }
-        Some(options) => {
-            let mut rewriter =
-                ResponseRewriter::new(config, layers, options, writer).on_warning(tell);
-            if let Some(hear) = hear {
-                rewriter = rewriter.on_link(hear);
+            Some(options) => {
+                let mut rewriter =
+                    ResponseRewriter::new(config, layers, options, writer).on_warning(tell);
+                if let Some(hear) = hear {
+                    rewriter = rewriter.on_link(hear);
+                }
+                rewriter
+                    .read_from(&mut telling)
+                    .and_then(|()| rewriter.end())
+                    .map(|(report, _)| Report::Response(report))
+                    .map_err(|e| match e {
+                        http::Error::Head(e) => {
+                            SourceError::Head(input_name.clone(), e.to_string())
+                        }
+                        http::Error::Document(e) => SourceError::of(e, &input_name, output_name),
+                    })
             }
-            rewriter
-                .read_from(reader)
-                .and_then(|()| rewriter.end())
-                .map(|(report, _)| Report::Response(report))
-                .map_err(|e| match e {
-                    http::Error::Head(e) => SourceError::Head(input_name.clone(), e.to_string()),
-                    http::Error::Document(e) => SourceError::of(e, &input_name, output_name),
-                })
-        }
+        };
+        telling.tell();
+        (changes, warnings) = (telling.changes, telling.warnings);
+        result
     };
-    let report = match output {
-        Output::Stdout => {
-            let name = "standard output";
-            let report = rewrite(&mut io::stdout().lock(), name)?;
-            io::stdout()
-                .flush()
-                .map_err(|e| SourceError::Write(name.to_owned(), e))?;
-            report
-        }
-        Output::File(path) => {
-            output::write_staged(path, true, |file| rewrite(file, &quoted(path)))?
-        }
-        Output::Discard => rewrite(&mut io::sink(), "nowhere")?,
+    let report = output::write_to(output, rewrite)?;
+    let tally = Tally {
+        report,
+        warnings,
+        changes,
     };
-    let changes = match listing {
-        Some(listing) => {
-            let mut listing = listing.borrow_mut();
-            listing
-                .finish()
-                .map_err(|(name, e)| SourceError::Write(name, e))?;
-            listing.changes
+    listener.done(&document, &tally.done());
+    Ok(tally)
+}
+
+/// What the engine's hooks heard, not yet told.
+#[derive(Default)]
+struct Heard {
+    warnings: Vec<Warning>,
+    links: Vec<Link>,
+}
+
+/// The input, read by the engine: before each read, what the engine heard
+/// is told (so, as it happens: after each of its writes).
+struct Telling<'a> {
+    reader: Box<dyn Read>,
+    heard: Rc<RefCell<Heard>>,
+    listener: &'a dyn Listener,
+    document: Document<'a>,
+    /// Warnings told, and links told that would change.
+    warnings: usize,
+    changes: usize,
+}
+
+impl Telling<'_> {
+    fn tell(&mut self) {
+        let Heard { warnings, links } = std::mem::take(&mut *self.heard.borrow_mut());
+        for warning in &warnings {
+            self.warnings += 1;
+            self.listener
+                .warning(&self.document, &SourceWarning::Page(warning));
         }
-        None => 0,
-    };
-    Ok(Done { report, changes })
+        for link in &links {
+            self.changes += usize::from(would_change(link));
+            self.listener.link(&self.document, link);
+        }
+    }
+}
+
+impl Read for Telling<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.tell();
+        self.reader.read(buf)
+    }
 }
 
 /// How many first bytes tell a status line (`HTTP/1.`).

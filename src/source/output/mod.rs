@@ -18,14 +18,18 @@ use crate::source::output::dir::Dir;
 use crate::source::output::staging::Staging;
 
 /// Where the document comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Stdin,
     File(PathBuf),
+    /// Any reader (a Python file object), named in messages by `name`
+    /// (`` `crawl.warc.gz` ``, `the src file object`).
+    Reader {
+        reader: Box<dyn io::Read + Send>,
+        name: String,
+    },
 }
 
 /// Where the rewritten document goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {
     Stdout,
     /// Staged in its directory, put in its place at the end: a failed or
@@ -34,16 +38,47 @@ pub enum Output {
     File(PathBuf),
     /// Nowhere: `--check` only lists what would change.
     Discard,
+    /// Any writer (a Python file object), flushed at the end, named in
+    /// messages by `name`.
+    Writer {
+        writer: Box<dyn io::Write + Send>,
+        name: String,
+    },
+}
+
+impl fmt::Debug for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Input::Stdin => f.write_str("Stdin"),
+            Input::File(path) => f.debug_tuple("File").field(path).finish(),
+            Input::Reader { name, .. } => f.debug_struct("Reader").field("name", name).finish(),
+        }
+    }
+}
+
+impl fmt::Debug for Output {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Output::Stdout => f.write_str("Stdout"),
+            Output::File(path) => f.debug_tuple("File").field(path).finish(),
+            Output::Discard => f.write_str("Discard"),
+            Output::Writer { name, .. } => f.debug_struct("Writer").field("name", name).finish(),
+        }
+    }
 }
 
 impl Input {
     /// A reader of it.
-    pub fn open(&self) -> Result<Box<dyn io::Read>, SourceError> {
+    pub fn open(self) -> Result<Box<dyn io::Read>, SourceError> {
         Ok(match self {
-            Input::File(path) => Box::new(File::open(path).map_err(|e| {
-                SourceError::Open(crate::source::names::path(path).into_owned(), lowercase(&e))
+            Input::File(path) => Box::new(File::open(&path).map_err(|e| {
+                SourceError::Open(
+                    crate::source::names::path(&path).into_owned(),
+                    lowercase(&e),
+                )
             })?),
             Input::Stdin => Box::new(io::stdin().lock()),
+            Input::Reader { reader, .. } => reader as Box<dyn io::Read>,
         })
     }
 
@@ -52,6 +87,44 @@ impl Input {
         match self {
             Input::Stdin => "standard input".to_owned(),
             Input::File(path) => quoted(path),
+            Input::Reader { name, .. } => name.clone(),
+        }
+    }
+
+    /// How check lines and the report name it: its path, or `-`.
+    pub fn path(&self) -> &Path {
+        match self {
+            Input::File(path) => path,
+            Input::Stdin | Input::Reader { .. } => Path::new("-"),
+        }
+    }
+}
+
+/// Runs `write` on the writer `output` names, with its name for messages,
+/// then flushes it; a file is staged, and put in its place only when all
+/// went well.
+pub fn write_to<T>(
+    output: Output,
+    write: impl FnOnce(&mut dyn io::Write, &str) -> Result<T, SourceError>,
+) -> Result<T, SourceError> {
+    let flushed = |out: &mut dyn io::Write, name: &str| {
+        out.flush()
+            .map_err(|e| SourceError::Write(name.to_owned(), e))
+    };
+    match output {
+        Output::Stdout => {
+            let name = "standard output";
+            let mut out = io::stdout().lock();
+            let done = write(&mut out, name)?;
+            flushed(&mut out, name)?;
+            Ok(done)
+        }
+        Output::File(path) => write_staged(&path, true, |file| write(file, &quoted(&path))),
+        Output::Discard => write(&mut io::sink(), "nowhere"),
+        Output::Writer { mut writer, name } => {
+            let done = write(&mut writer, &name)?;
+            flushed(&mut writer, &name)?;
+            Ok(done)
         }
     }
 }

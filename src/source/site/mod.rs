@@ -24,10 +24,11 @@ use rayon::prelude::*;
 
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
-use crate::html::report::Warning;
+use crate::html::links::Link;
 use crate::html::rewriter::Rewriter;
 use crate::html::xhtml;
-use crate::source::listing::{Listing, file_place};
+use crate::source::listener::{Document, Done, Listener, Progress, SourceWarning};
+use crate::source::listing::would_change;
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::spool::{Held, Spool};
@@ -142,29 +143,27 @@ impl Site {
         })
     }
 
+    /// Whether it is rewritten into a copy (`--out-dir`), not in place.
+    pub fn copies(&self) -> bool {
+        self.out_dir.is_some()
+    }
+
     /// The URL a file of the site (by its path under the root) is served at.
     pub fn url_of(&self, relative: &Path) -> String {
         retrieval_url(&self.url, relative, self.pretty_urls)
     }
 }
 
-/// What happens as a site is rewritten, for a progress bar and messages.
-pub enum Event<'a> {
-    /// The tree is walked: this many HTML files are to be done.
-    Found(usize),
-    /// A warning on a file, as it happens.
-    Warning(&'a Path, &'a Warning),
-    /// A file was left as it was, for this reason.
-    Failed(&'a Path, &'a SourceError),
-    /// A file, or something in the tree, was passed over (a symbolic link).
-    Note(&'a Path, &'a str),
-    /// An HTML file is done.
-    Done(&'a Path),
+/// A file's result.
+enum Did {
+    Rewritten { urls: usize },
+    Unchanged,
+    Failed,
 }
 
 /// What a site's run did.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Summary {
+pub struct Tally {
     /// HTML files found.
     pub seen: usize,
     /// Written (with `--check`: to be written), because a URL in them
@@ -185,114 +184,133 @@ pub struct Summary {
     /// URL values rewritten (with `--check`: that would be), in all files.
     pub urls_rewritten: usize,
     pub warnings: usize,
-    /// With `--check`: values that would change.
+    /// Values that would change, of the links heard.
     pub changes: usize,
     pub seconds: f64,
     /// A signal (Ctrl-C, SIGTERM) stopped it between files.
     pub interrupted: bool,
 }
 
-/// Where the site's links go: `--check` lines to standard output, the
-/// `--report` to its writer, each file's lines together and in the order
-/// of the files.
-pub struct Outputs {
-    pub check: Option<Box<dyn Write + Send>>,
-    pub report: Option<(Box<dyn Write + Send>, String)>,
+impl Tally {
+    /// The line said at the end: `412 HTML files: 12 rewritten, …`, for
+    /// a check (`check`) or a run into a copy (`copy`).
+    pub fn line(&self, check: bool, copy: bool) -> String {
+        let s = self;
+        let (verb, urls) = if check {
+            ("would change", "would change")
+        } else {
+            ("rewritten", "rewritten")
+        };
+        let mut line = format!(
+            "{} HTML files: {} {verb}, {} unchanged, {} failed; {} URLs {urls}; {} warnings",
+            s.seen, s.rewritten, s.unchanged, s.failed, s.urls_rewritten, s.warnings
+        );
+        if copy && !check {
+            line += &format!(
+                "; other files: {} hard-linked, {} copied",
+                s.linked, s.copied
+            );
+        }
+        if s.errors > s.failed {
+            line += &format!("; {} other errors", s.errors - s.failed);
+        }
+        if s.interrupted {
+            line += "; interrupted";
+        }
+        line += &format!("; {:.2} s", s.seconds);
+        line
+    }
 }
 
-/// The lines of the files done, written in the files' order as soon as all
+/// The links of the files done, told in the files' order as soon as all
 /// before them are done.
-struct Sequence {
+struct Sequence<'a> {
     next: usize,
-    waiting: std::collections::BTreeMap<usize, (Vec<u8>, Vec<u8>)>,
-    outputs: Outputs,
-    error: Option<SourceError>,
+    waiting: std::collections::BTreeMap<usize, (&'a Path, Vec<Link>)>,
 }
 
-impl Sequence {
-    fn done(&mut self, index: usize, check: Vec<u8>, report: Vec<u8>) {
-        self.waiting.insert(index, (check, report));
-        while let Some((check, report)) = self.waiting.remove(&self.next) {
+impl<'a> Sequence<'a> {
+    fn done(&mut self, index: usize, path: &'a Path, links: Vec<Link>, listener: &dyn Listener) {
+        self.waiting.insert(index, (path, links));
+        while let Some((path, links)) = self.waiting.remove(&self.next) {
             self.next += 1;
-            if self.error.is_some() {
-                continue;
-            }
-            if let Some(out) = &mut self.outputs.check {
-                if let Err(e) = out.write_all(&check) {
-                    self.error = Some(SourceError::Write("standard output".into(), e));
-                }
-            }
-            if let Some((out, name)) = &mut self.outputs.report {
-                if let Err(e) = out.write_all(&report) {
-                    self.error = Some(SourceError::Write(name.clone(), e));
-                }
+            let document = Document::File(path);
+            for link in &links {
+                listener.link(&document, link);
             }
         }
     }
+}
 
-    fn finish(mut self) -> Result<(), SourceError> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if let Some(out) = &mut self.outputs.check {
-            out.flush()
-                .map_err(|e| SourceError::Write("standard output".into(), e))?;
-        }
-        if let Some((out, name)) = &mut self.outputs.report {
-            out.flush()
-                .map_err(|e| SourceError::Write(name.clone(), e))?;
-        }
-        Ok(())
+/// The run's listener, counting the errors told, whoever tells them.
+struct Counting<'a> {
+    listener: &'a dyn Listener,
+    errors: AtomicUsize,
+}
+
+impl Listener for Counting<'_> {
+    fn warning(&self, document: &Document<'_>, warning: &SourceWarning<'_>) {
+        self.listener.warning(document, warning);
+    }
+
+    fn failure(&self, document: &Document<'_>, error: &SourceError) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        self.listener.failure(document, error);
+    }
+
+    fn note(&self, document: &Document<'_>, note: &str) {
+        self.listener.note(document, note);
+    }
+
+    fn hears_links(&self) -> bool {
+        self.listener.hears_links()
+    }
+
+    fn link(&self, document: &Document<'_>, link: &Link) {
+        self.listener.link(document, link);
+    }
+
+    fn progress(&self, progress: Progress) {
+        self.listener.progress(progress);
+    }
+
+    fn done(&self, document: &Document<'_>, done: &Done) {
+        self.listener.done(document, done);
     }
 }
 
-/// A file's result.
-enum Did {
-    Rewritten { urls: usize },
-    Unchanged,
-    Failed,
-}
-
-/// Rewrites the site: each HTML file with `config` (whose layers give way
-/// to the file's own retrieval URL), telling `on` what happens. Stops
-/// between files once `stop` is set.
+/// Rewrites the site: each HTML file with `config`, at its own retrieval
+/// URL, telling `listener` what happens (each file's links together, the
+/// files in the order of their paths). Stops between files once `stop` is
+/// set.
 pub fn run(
     site: &Site,
     config: &Arc<Config>,
-    outputs: Outputs,
+    listener: &dyn Listener,
     stop: &AtomicBool,
-    on: &(dyn Fn(Event<'_>) + Sync),
-) -> Result<Summary, SourceError> {
+) -> Result<Tally, SourceError> {
     let started = Instant::now();
-    // Every error told is counted, whoever tells it.
-    let errors = AtomicUsize::new(0);
-    let on = &|event: Event<'_>| {
-        if let Event::Failed(..) = event {
-            errors.fetch_add(1, Ordering::Relaxed);
-        }
-        on(event)
+    let on = &Counting {
+        listener,
+        errors: AtomicUsize::new(0),
     };
     let written = written(site)?;
     let entries = tree::walk(site, on)?;
-    let mut summary = Summary::default();
+    let mut summary = Tally::default();
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.html).collect();
     summary.seen = pages.len();
-    on(Event::Found(pages.len()));
+    on.progress(Progress::Found(pages.len()));
     if let (Some(copy), Some(_)) = (&written, &site.out_dir) {
         let (copied, linked) = tree::copy_others(site, copy, &entries, stop, on);
         summary.copied = copied;
         summary.linked = linked;
     }
-    let listing = outputs.check.is_some() || outputs.report.is_some();
-    let want_check = outputs.check.is_some();
-    let want_report = outputs.report.is_some();
+    let listening = on.hears_links();
     let sequence = Mutex::new(Sequence {
         next: 0,
         waiting: Default::default(),
-        outputs,
-        error: None,
     });
-    let totals = Mutex::new(Summary::default());
+    let totals = Mutex::new(Tally::default());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(site.jobs)
         .build()
@@ -301,58 +319,58 @@ pub fn run(
         pages.iter().enumerate().par_bridge().for_each_init(
             Buffers::default,
             |buffers, (index, entry)| {
+                let path = entry.path.as_path();
                 if stop.load(Ordering::Relaxed) {
                     sequence
                         .lock()
                         .expect("no worker panics")
-                        .done(index, Vec::new(), Vec::new());
+                        .done(index, path, Vec::new(), on);
                     return;
                 }
-                let (check, report) = (
-                    Rc::new(RefCell::new(Vec::new())),
-                    Rc::new(RefCell::new(Vec::new())),
+                let mut links = listening.then(Vec::new);
+                let (did, warnings) = page(
+                    site,
+                    written.as_ref(),
+                    config,
+                    entry,
+                    buffers,
+                    &mut links,
+                    on,
                 );
-                let listing = listing.then(|| {
-                    Listing::new(
-                        entry.path.as_os_str().as_encoded_bytes().to_vec(),
-                        file_place(&entry.path),
-                        want_check.then(|| Box::new(Shared(Rc::clone(&check))) as Box<dyn Write>),
-                        want_report.then(|| {
-                            (
-                                Box::new(Shared(Rc::clone(&report))) as Box<dyn Write>,
-                                String::new(),
-                            )
-                        }),
-                    )
-                });
-                let (did, warnings, changes) =
-                    page(site, written.as_ref(), config, entry, buffers, listing, on);
+                let links = links.unwrap_or_default();
+                let changes = links.iter().filter(|l| would_change(l)).count();
                 sequence
                     .lock()
                     .expect("no worker panics")
-                    .done(index, check.take(), report.take());
+                    .done(index, path, links, on);
                 let mut t = totals.lock().expect("no worker panics");
                 t.warnings += warnings;
                 t.changes += changes;
-                match did {
+                let done = match did {
                     Did::Rewritten { urls } => {
                         t.rewritten += 1;
                         t.urls_rewritten += urls;
+                        Done::Rewritten { urls }
                     }
-                    Did::Unchanged => t.unchanged += 1,
-                    Did::Failed => t.failed += 1,
-                }
+                    Did::Unchanged => {
+                        t.unchanged += 1;
+                        Done::Unchanged
+                    }
+                    Did::Failed => {
+                        t.failed += 1;
+                        Done::Failed
+                    }
+                };
                 drop(t);
-                on(Event::Done(&entry.path));
+                on.done(&Document::File(path), &done);
             },
         );
     });
-    sequence.into_inner().expect("no worker panics").finish()?;
     let t = totals.into_inner().expect("no worker panics");
     summary.rewritten = t.rewritten;
     summary.unchanged = t.unchanged;
     summary.failed = t.failed;
-    summary.errors = errors.into_inner();
+    summary.errors = on.errors.load(Ordering::Relaxed);
     summary.urls_rewritten = t.urls_rewritten;
     summary.warnings = t.warnings;
     summary.changes = t.changes;
@@ -389,20 +407,6 @@ struct Buffers {
 /// The most a buffer of [`Buffers`] keeps from one file to the next.
 const KEPT: usize = 4 << 20;
 
-/// A writer into a buffer that the file's listing shares with its worker.
-struct Shared(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 /// One HTML file: rewritten, and written only if it changed. Its warnings
 /// and how many of its values would change.
 ///
@@ -416,18 +420,18 @@ fn page(
     config: &Arc<Config>,
     entry: &Entry,
     buffers: &mut Buffers,
-    listing: Option<Listing>,
-    on: &(dyn Fn(Event<'_>) + Sync),
-) -> (Did, usize, usize) {
+    links: &mut Option<Vec<Link>>,
+    on: &dyn Listener,
+) -> (Did, usize) {
     let path = &entry.path;
     let failed = |e: SourceError| {
-        on(Event::Failed(path, &e));
+        on.failure(&Document::File(path), &e);
         Did::Failed
     };
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
     let (mut file, metadata) = match open(path) {
         Ok(opened) => opened,
-        Err(e) => return (failed(e), 0, 0),
+        Err(e) => return (failed(e), 0),
     };
     let limit = config.max_memory / 2;
     let whole = metadata.len() <= limit as u64;
@@ -435,14 +439,14 @@ fn page(
     input.clear();
     if whole {
         if let Err(e) = file.read_to_end(&mut input) {
-            return (failed(read_error(e)), 0, 0);
+            return (failed(read_error(e)), 0);
         }
     }
     let mut source = Source {
         file: &mut file,
         whole: whole.then_some(&input[..]),
     };
-    let (did, warnings, changes) = rewrite_page(
+    let (did, warnings) = rewrite_page(
         site,
         written,
         config,
@@ -450,12 +454,12 @@ fn page(
         &mut source,
         &metadata,
         &mut buffers.output,
-        listing,
+        links,
         on,
     )
-    .unwrap_or_else(|e| (failed(e), 0, 0));
+    .unwrap_or_else(|e| (failed(e), 0));
     buffers.input = kept(input);
-    (did, warnings, changes)
+    (did, warnings)
 }
 
 /// A file's bytes: in memory when read whole, else in its file.
@@ -511,23 +515,24 @@ fn rewrite_page(
     source: &mut Source<'_>,
     metadata: &Metadata,
     output: &mut Vec<u8>,
-    listing: Option<Listing>,
-    on: &(dyn Fn(Event<'_>) + Sync),
-) -> Result<(Did, usize, usize), SourceError> {
+    links: &mut Option<Vec<Link>>,
+    on: &dyn Listener,
+) -> Result<(Did, usize), SourceError> {
     let path = &entry.path;
+    let document = Document::File(path);
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
     if entry.xhtml {
         let reader = source.reader().map_err(read_error)?;
         if let Some(warning) = xhtml::reads_otherwise(reader, config.max_memory) {
-            on(Event::Warning(path, &warning));
-            return Ok((put(site, written, entry, source, metadata, true, 0)?, 1, 0));
+            on.warning(&document, &SourceWarning::Document(&warning));
+            return Ok((put(site, written, entry, source, metadata, true, 0)?, 1));
         }
     }
     let url = site.url_of(&entry.relative);
     let layers = Layers::default()
         .with_retrieval(config.standard, &url, FROM)
         .map_err(|e| SourceError::Refused(e.to_string()))?;
-    let listing = listing.map(|l| Rc::new(RefCell::new(l)));
+    let heard = Rc::new(RefCell::new(Vec::new()));
     let mut spool = Spool::reusing(std::mem::take(output), config.max_memory / 2);
     // The rewriter's hooks live as long as it does, longer than `on` is
     // known to: warnings are gathered and told after each write.
@@ -536,15 +541,15 @@ fn rewrite_page(
         let told = Rc::clone(&told);
         move |w| told.borrow_mut().push(w.clone())
     });
-    if let Some(listing) = &listing {
-        let listing = Rc::clone(listing);
-        rewriter = rewriter.on_link(move |link| listing.borrow_mut().hear(link));
+    if links.is_some() {
+        let heard = Rc::clone(&heard);
+        rewriter = rewriter.on_link(move |link| heard.borrow_mut().push(link.clone()));
     }
     let mut warnings = 0;
     let mut tell = || {
         for warning in told.take() {
             warnings += 1;
-            on(Event::Warning(path, &warning));
+            on.warning(&document, &SourceWarning::Document(&warning));
         }
     };
     let mut result = Ok(());
@@ -562,27 +567,38 @@ fn rewrite_page(
             }
         }
         None => {
-            let mut reader = source.reader().map_err(read_error)?;
-            let mut chunk = vec![0; CHUNK];
-            loop {
-                match read_up_to(&mut reader, &mut chunk).map_err(read_error)? {
-                    0 => break,
-                    n if !write(&chunk[..n]) => break,
-                    _ => {}
+            let mut fed = || -> io::Result<()> {
+                let mut reader = source.reader()?;
+                let mut chunk = vec![0; CHUNK];
+                loop {
+                    match read_up_to(&mut reader, &mut chunk)? {
+                        0 => return Ok(()),
+                        n if !write(&chunk[..n]) => return Ok(()),
+                        _ => {}
+                    }
                 }
+            };
+            if let Err(e) = fed() {
+                // The links heard before are the file's all the same.
+                if let Some(links) = links {
+                    *links = heard.take();
+                }
+                return Err(read_error(e));
             }
         }
     }
     let ended = result.and_then(|()| rewriter.end());
     tell();
-    let changes = listing.as_ref().map_or(0, |l| l.borrow().changes);
+    if let Some(links) = links {
+        *links = heard.take();
+    }
     let report = match ended {
         Ok((report, _)) => report,
         Err(e) => {
             let name = quoted(path);
             let e = SourceError::of(e, &name, &name);
-            on(Event::Failed(path, &e));
-            return Ok((Did::Failed, warnings, changes));
+            on.failure(&document, &e);
+            return Ok((Did::Failed, warnings));
         }
     };
     if report.incomplete() {
@@ -590,14 +606,14 @@ fn rewrite_page(
             "{}: left as it was: rewriting stopped at the memory limit (--max-memory)",
             quoted(path)
         ));
-        on(Event::Failed(path, &e));
-        return Ok((Did::Failed, warnings, changes));
+        on.failure(&document, &e);
+        return Ok((Did::Failed, warnings));
     }
     let unchanged = same(&mut spool, source).map_err(read_error)?;
     let urls = report.counts.rewritten;
     let did = put(site, written, entry, &mut spool, metadata, unchanged, urls);
     *output = kept(spool.into_memory());
-    Ok((did?, warnings, changes))
+    Ok((did?, warnings))
 }
 
 /// A buffer to keep for the next file, unless a long file made it large.

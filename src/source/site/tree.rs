@@ -14,7 +14,8 @@ use ignore::overrides::{Override, OverrideBuilder};
 use rustix::fs::{AtFlags, CWD};
 use rustix::io::Errno;
 
-use super::{Event, Site};
+use super::Site;
+use crate::source::listener::{Document, Listener};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::staging::{self, Staging};
@@ -59,7 +60,7 @@ pub fn overrides(dir: &Path, excludes: &[String]) -> Result<Override, SourceErro
 /// A symbolic link is passed over (in place) or kept as a link (in a
 /// copy), unless links are followed; a file whose real place is outside the
 /// site is never written in place.
-pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, SourceError> {
+pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
     let root = site
         .dir
         .canonicalize()
@@ -77,7 +78,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
             Err(e) => {
                 let path = ignore_path(&e).unwrap_or_else(|| site.dir.clone());
                 let e = SourceError::Read(quoted(&path), walk_error(&e));
-                on(Event::Failed(&path, &e));
+                on.failure(&Document::File(&path), &e);
                 continue;
             }
         };
@@ -90,10 +91,10 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
             // Not followed: in place it is left alone; a copy keeps it.
             let target = fs::read_link(&path).ok();
             if site.out_dir.is_none() {
-                on(Event::Note(
-                    &path,
+                on.note(
+                    &Document::File(&path),
                     "a symbolic link: not followed (--follow-links)",
-                ));
+                );
             }
             entries.push(Entry {
                 place: relative.clone(),
@@ -117,7 +118,7 @@ pub fn walk(site: &Site, on: &(dyn Fn(Event<'_>) + Sync)) -> Result<Vec<Entry>, 
                 continue;
             };
             let Ok(under) = real.strip_prefix(&root) else {
-                on(Event::Note(&path, "outside the site: not written"));
+                on.note(&Document::File(&path), "outside the site: not written");
                 continue;
             };
             place = under.to_path_buf();
@@ -205,7 +206,7 @@ pub fn copy_others(
     out: &Dir,
     entries: &[Entry],
     stop: &AtomicBool,
-    on: &(dyn Fn(Event<'_>) + Sync),
+    on: &dyn Listener,
 ) -> (usize, usize) {
     let (mut copied, mut linked) = (0, 0);
     for entry in entries.iter().filter(|e| !e.html) {
@@ -221,7 +222,7 @@ pub fn copy_others(
             Ok(count) => *count += 1,
             Err(e) => {
                 let e = SourceError::Write(quoted(&target), e);
-                on(Event::Failed(&entry.path, &e));
+                on.failure(&Document::File(&entry.path), &e);
             }
         }
     }

@@ -21,11 +21,12 @@ use std::sync::{Arc, mpsc};
 use super::digest::Digest;
 use super::input::{PEEK, Stop, Units, not_archive};
 use super::order::Front;
-use super::report::{Counters, Named, Summary, Warning};
+use super::report::{Named, Tally, Warning};
 use super::work::{self, Done, Kind, Mode, Work};
 use super::write::{self, Packing, Record, now, record_id};
 use crate::html::config::Config;
-use crate::html::links::Link;
+use crate::source::listener::{self, Document, Listener, Progress, SourceWarning};
+use crate::source::listing::would_change;
 use crate::source::output::spool::Spool;
 
 /// What a WARC run is asked, besides its documents' [`Config`].
@@ -40,8 +41,6 @@ pub struct Options {
     /// How many records are rewritten at once: 1 (the default) on the
     /// calling thread, more on a pool of that many threads.
     pub jobs: usize,
-    /// Where the run says how far it is, as it reads.
-    pub progress: Option<Arc<Counters>>,
     /// gzip's level (1-9) for the records htmlabs writes, when the input
     /// is gzip; unchanged records are copied as they came. `None`: the
     /// default; one given for an input that is not gzip is refused.
@@ -83,7 +82,6 @@ impl Default for Options {
             flags: String::new(),
             mode: Mode::Conversion,
             jobs: 1,
-            progress: None,
             gzip_level: None,
             zstd_level: None,
         }
@@ -134,8 +132,10 @@ impl Window {
     }
 }
 
-/// Rewrites the archive `input` gives into `output`, telling each warning
-/// to `tell` in input order; gives back the summary and the output.
+/// Rewrites the archive `input` gives into `output`, telling `listener`
+/// what happens in input order (each record's warnings, its links, what
+/// became of it; how far the run is, after each record); gives back the
+/// tally and the output.
 ///
 /// Fails when the input cannot be read or the output written, or when
 /// it is not a WARC file (then before anything is written); a malformed
@@ -145,24 +145,8 @@ pub fn convert<R: Read, W: Write>(
     options: &Options,
     input: R,
     output: W,
-    tell: impl FnMut(&Warning),
-) -> Result<(Summary, W), Error> {
-    convert_listening(config, options, input, output, tell, None)
-}
-
-/// What hears each URL value of each page rewritten, with its record.
-pub type Hear<'a> = &'a mut dyn FnMut(&Named, &Link);
-
-/// [`convert`], letting `hear` hear each URL value of each page (the link
-/// report, the check mode), in input order.
-pub fn convert_listening<R: Read, W: Write>(
-    config: &Arc<Config>,
-    options: &Options,
-    input: R,
-    output: W,
-    tell: impl FnMut(&Warning),
-    hear: Option<Hear<'_>>,
-) -> Result<(Summary, W), Error> {
+    listener: &dyn Listener,
+) -> Result<(Tally, W), Error> {
     // What is not a WARC file is refused before a byte is written: an
     // output would be the input under an archive's name.
     let mut first = Vec::new();
@@ -223,9 +207,9 @@ pub fn convert_listening<R: Read, W: Write>(
         window: Window::new(options.jobs, config.max_memory),
         replaced: HashMap::new(),
         later: VecDeque::new(),
-        summary: Summary::default(),
-        tell,
-        hear,
+        tally: Tally::default(),
+        listener,
+        listening: listener.hears_links(),
     };
     if options.jobs <= 1 {
         return run.drive(units, &|work, done| {
@@ -286,7 +270,7 @@ enum Told {
     },
 }
 
-struct Run<'a, 'h, F> {
+struct Run<'a> {
     config: &'a Arc<Config>,
     options: &'a Options,
     /// How new records are compressed: as the input's.
@@ -309,23 +293,34 @@ struct Run<'a, 'h, F> {
     /// (lowercased) and by their ID.
     replaced: HashMap<String, Named>,
     later: VecDeque<Later>,
-    summary: Summary,
-    tell: F,
-    hear: Option<Hear<'h>>,
+    tally: Tally,
+    listener: &'a dyn Listener,
+    /// Whether the listener hears links: each page's are kept for it.
+    listening: bool,
 }
 
-impl<F: FnMut(&Warning)> Run<'_, '_, F> {
+impl Run<'_> {
     fn warn(&mut self, warning: Warning) {
-        self.summary.warnings += 1;
-        self.summary.incomplete |= warning.stops_rewriting();
-        (self.tell)(&warning);
+        self.tally.warnings += 1;
+        self.tally.incomplete |= warning.stops_rewriting();
+        let document = match &warning {
+            Warning::Record { record, .. }
+            | Warning::NotRewritten { record, .. }
+            | Warning::Digest { record, .. }
+            | Warning::NotReplaced { record, .. }
+            | Warning::Revisit { record, .. }
+            | Warning::AfterBreak { record } => Document::Record(record),
+            Warning::Malformed { .. } => Document::Run,
+        };
+        self.listener
+            .warning(&document, &SourceWarning::Archive(&warning));
     }
 
     fn drive<R: Read, W: Write>(
         &mut self,
         mut units: Units_<R, W>,
         submit: &Submit<'_>,
-    ) -> Result<(Summary, W), Error> {
+    ) -> Result<(Tally, W), Error> {
         let failed = |units: &mut Units_<R, W>, e| {
             if units.write_broke() {
                 Error::Write(e)
@@ -352,18 +347,19 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
                     break;
                 }
             }
-            if let Some(progress) = &self.options.progress {
-                progress.set(units.raw_offset(), self.summary.records);
-            }
+            self.listener.progress(Progress::Read {
+                bytes: units.raw_offset(),
+                records: self.tally.records,
+            });
             let output = units.output().map_err(Error::Write)?;
             self.settle(output, false)?;
         }
-        self.summary.bytes = units.raw_offset();
+        self.tally.bytes = units.raw_offset();
         let mut output = units.finish().map_err(Error::Write)?;
         self.settle(&mut output, true)?;
         self.tell_later(true);
         debug_assert!(output.is_empty());
-        Ok((std::mem::take(&mut self.summary), output.into_inner()))
+        Ok((std::mem::take(&mut self.tally), output.into_inner()))
     }
 
     /// Writes out what is done at the front of the output; with `all`,
@@ -406,41 +402,67 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
         if let Some(e) = done.failed {
             return Err(Error::Write(e));
         }
+        let mut failed = done.warnings.iter().any(Warning::stops_rewriting);
         for warning in done.warnings {
             self.warn(warning);
         }
-        if let Some(hear) = &mut self.hear {
-            for link in &done.links {
-                hear(&done.named, link);
-            }
+        let document = Document::Record(&done.named);
+        for link in &done.links {
+            self.tally.changes += u64::from(would_change(link));
+            self.listener.link(&document, link);
         }
         let Some(mut record) = done.record else {
-            self.summary.urls += done.urls;
+            self.tally.urls += done.urls;
+            self.page_done(done.page, &done.named, failed, None);
             return Ok(());
         };
         if self.broken {
-            self.warn(Warning::AfterBreak { record: done.named });
+            self.warn(Warning::AfterBreak {
+                record: done.named.clone(),
+            });
+            failed = true;
+            self.page_done(done.page, &done.named, failed, None);
             return Ok(());
         }
-        self.summary.urls += done.urls;
+        self.tally.urls += done.urls;
         if !self.warcinfo_written {
             self.write_warcinfo(&done.version, out)
                 .map_err(Error::Write)?;
             self.warcinfo_written = true;
         }
         record.copy_to(out).map_err(Error::Write)?;
-        self.summary.rewritten += 1;
+        self.tally.rewritten += 1;
+        self.page_done(done.page, &done.named, failed, Some(done.urls));
         if !done.replaces {
-            self.summary.conversions += 1;
+            self.tally.conversions += 1;
             return Ok(());
         }
-        self.summary.replaced += 1;
+        self.tally.replaced += 1;
         if let Some(digest) = &done.payload_digest {
             self.replaced
                 .insert(digest.trim().to_ascii_lowercase(), done.named.clone());
         }
         self.replaced.insert(done.named.id.clone(), done.named);
         Ok(())
+    }
+
+    /// A record's page is done (when it has one): told, and counted.
+    fn page_done(&mut self, page: bool, named: &Named, failed: bool, written: Option<u64>) {
+        if !page {
+            return;
+        }
+        self.tally.pages += 1;
+        let done = match written {
+            Some(urls) => listener::Done::Rewritten {
+                urls: urls as usize,
+            },
+            None if failed => {
+                self.tally.failed += 1;
+                listener::Done::Failed
+            }
+            None => listener::Done::Unchanged,
+        };
+        self.listener.done(&Document::Record(named), &done);
     }
 
     /// Tells what waits for the records now settled; with `all`,
@@ -535,14 +557,14 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
                     });
                 }
             }
-            self.summary.records += 1;
+            self.tally.records += 1;
             units.record_ended()?;
             return Ok(true);
         }
         let first = units.first_in_unit();
         let mut block = Spool::new(self.config.max_memory);
         units.block(at, length, Some(&mut block))?;
-        self.summary.records += 1;
+        self.tally.records += 1;
         let asked = self.options.mode == Mode::Replace;
         let spans = units.spanned_units();
         // A unit that breaks after the record is found here in replace
@@ -569,7 +591,7 @@ impl<F: FnMut(&Warning)> Run<'_, '_, F> {
             digest: self.digest.clone().unwrap_or_default(),
             packing: self.packing.clone(),
             warcinfo: self.warcinfo.clone(),
-            listen: self.hear.is_some(),
+            listen: self.listening,
             // Those waiting come to no more than the limit a job.
             keep: self.config.max_memory / RECORDS_PER_JOB,
         };

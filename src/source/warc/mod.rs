@@ -29,100 +29,46 @@ pub mod work;
 pub mod write;
 pub mod zst;
 
-pub use convert::{Error, Hear, Options, convert, convert_listening};
+pub use convert::{Error, Options, convert};
 pub use header::Header;
 pub use input::{PEEK, Place, starts_like_archive};
-pub use report::{Counters, Named, Summary, Warning};
+pub use report::{Named, Tally, Warning};
 pub use work::Mode;
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::BufWriter;
 use std::sync::Arc;
 
 use crate::html::config::Config;
-use crate::source::output::{self, Input, Output, SourceError, lowercase, quoted};
+use crate::source::listener::Listener;
+use crate::source::output::{self, Input, Output, SourceError, lowercase};
 
-/// Rewrites the archive `input` names into `output` (through a temporary
-/// file renamed at the end, or standard output), telling each warning to
-/// `tell` as it happens.
+/// Rewrites the archive `input` names into `output` (standard output, a
+/// writer, or a file through a temporary file renamed at the end),
+/// telling `listener` what happens, in input order.
 pub fn run(
     config: &Arc<Config>,
     options: &Options,
-    input: &Input,
-    output: &Output,
-    tell: impl FnMut(&Warning),
-) -> Result<Summary, SourceError> {
-    run_listening(config, options, input, output, tell, None)
-}
-
-/// [`run`], letting `hear` hear each URL value of each page, in input
-/// order (`--check`, `--report`).
-pub fn run_listening(
-    config: &Arc<Config>,
-    options: &Options,
-    input: &Input,
-    output: &Output,
-    tell: impl FnMut(&Warning),
-    hear: Option<Hear<'_>>,
-) -> Result<Summary, SourceError> {
-    run_from(
-        config,
-        options,
-        input.open()?,
-        &input.name(),
-        output,
-        tell,
-        hear,
-    )
-}
-
-/// [`run_listening`] on an archive that `reader` gives, named `input_name`
-/// in messages (a Python file object).
-pub fn run_from(
-    config: &Arc<Config>,
-    options: &Options,
-    reader: impl Read,
-    input_name: &str,
-    output: &Output,
-    tell: impl FnMut(&Warning),
-    hear: Option<Hear<'_>>,
-) -> Result<Summary, SourceError> {
-    // One way through for the three outputs; a run ends with a flush.
-    let run = |out: &mut dyn Write, name: &str| -> Result<Summary, SourceError> {
+    input: Input,
+    output: Output,
+    listener: &dyn Listener,
+) -> Result<Tally, SourceError> {
+    let input_name = input.name();
+    let reader = input.open()?;
+    output::write_to(output, |out, output_name| {
         let out = BufWriter::with_capacity(64 * 1024, out);
-        let (summary, mut out) =
-            convert_named(config, options, reader, input_name, out, name, tell, hear)?;
-        out.flush()
-            .map_err(|e| SourceError::Write(name.to_owned(), e))?;
-        Ok(summary)
-    };
-    match output {
-        Output::Discard => run(&mut io::sink(), "nowhere"),
-        Output::Stdout => run(&mut io::stdout().lock(), "standard output"),
-        Output::File(path) => output::write_staged(path, true, |file| run(file, &quoted(path))),
-    }
-}
-
-/// [`convert_listening`], its errors naming the input and the output as
-/// messages do (`` `crawl.warc.gz` ``, `standard input`).
-#[allow(clippy::too_many_arguments)]
-pub fn convert_named<R: Read, W: Write>(
-    config: &Arc<Config>,
-    options: &Options,
-    input: R,
-    input_name: &str,
-    output: W,
-    output_name: &str,
-    tell: impl FnMut(&Warning),
-    hear: Option<Hear<'_>>,
-) -> Result<(Summary, W), SourceError> {
-    convert_listening(config, options, input, output, tell, hear).map_err(|e| match e {
-        Error::Read(e) => SourceError::Read(input_name.to_owned(), lowercase(&e)),
-        Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
-        Error::NotWarc(why) => {
-            SourceError::Refused(format!("{input_name} is not a WARC file ({why})"))
-        }
-        Error::Level { flag, needs, is } => SourceError::Refused(format!(
-            "{flag} needs a {needs} archive, and {input_name} is {is}: without one, it would do nothing"
-        )),
+        let (tally, out) = convert(config, options, reader, out, listener).map_err(|e| match e {
+            Error::Read(e) => SourceError::Read(input_name.clone(), lowercase(&e)),
+            Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
+            Error::NotWarc(why) => {
+                SourceError::Refused(format!("{input_name} is not a WARC file ({why})"))
+            }
+            Error::Level { flag, needs, is } => SourceError::Refused(format!(
+                "{flag} needs a {needs} archive, and {input_name} is {is}: without one, it would do nothing"
+            )),
+        })?;
+        // Its bytes written out; the output itself is flushed by its end.
+        out.into_inner()
+            .map_err(|e| SourceError::Write(output_name.to_owned(), e.into_error()))?;
+        Ok(tally)
     })
 }

@@ -1,8 +1,7 @@
 //! What a WARC run tells: each warning as it happens, naming the record
-//! (its ID, target URI and place), and the summary at the end.
+//! (its ID, target URI and place), and the tally at the end.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::input::Place;
@@ -141,11 +140,17 @@ impl fmt::Display for Warning {
 
 /// What a run did, for the summary line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Summary {
+pub struct Tally {
     /// Records read whole.
     pub records: u64,
+    /// Pages: HTML responses and resources read (each a document).
+    pub pages: u64,
     /// HTML responses and resources rewritten.
     pub rewritten: u64,
+    /// Pages kept as they are because they could not all be rewritten.
+    pub failed: u64,
+    /// URL values that would change, of the links heard.
+    pub changes: u64,
     /// Conversion records added.
     pub conversions: u64,
     /// Records replaced by their rewritten version (replace mode).
@@ -158,7 +163,7 @@ pub struct Summary {
     pub bytes: u64,
 }
 
-impl Summary {
+impl Tally {
     /// The line printed at the end: `412 records, 181 HTML rewritten, …`.
     pub fn line(&self, elapsed: Duration) -> String {
         let seconds = elapsed.as_secs_f64().max(1e-6);
@@ -185,27 +190,4 @@ impl Summary {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// How far a run is, for a progress bar that another thread draws: raw
-/// bytes read, records read whole.
-#[derive(Debug, Default)]
-pub struct Counters {
-    pub bytes: AtomicU64,
-    pub records: AtomicU64,
-}
-
-impl Counters {
-    pub(crate) fn set(&self, bytes: u64, records: u64) {
-        self.bytes.store(bytes, Ordering::Relaxed);
-        self.records.store(records, Ordering::Relaxed);
-    }
-
-    /// Raw bytes and records read so far.
-    pub fn get(&self) -> (u64, u64) {
-        (
-            self.bytes.load(Ordering::Relaxed),
-            self.records.load(Ordering::Relaxed),
-        )
-    }
 }

@@ -120,6 +120,9 @@ pub struct Done {
     pub failed: Option<io::Error>,
     /// Each URL value of its page, when listened for.
     pub links: Vec<Link>,
+    /// Whether it holds a page (an HTML response or resource, read as one
+    /// or kept as it is): a document.
+    pub page: bool,
 }
 
 /// Does a record's work; never fails: an error reading or writing its
@@ -143,6 +146,7 @@ pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Don
             .map(|d| d.into_owned()),
         failed: None,
         links: Vec::new(),
+        page: false,
     };
     let heard = Rc::new(RefCell::new(Vec::new()));
     let hear = work.listen.then(|| {
@@ -193,6 +197,7 @@ fn rewrite(
             Ok(read) => Some(read),
             Err(why) => {
                 check_digests(work, None, done)?;
+                done.page = true;
                 done.warnings.push(Warning::NotRewritten {
                     record: done.named.clone(),
                     why,
@@ -414,6 +419,7 @@ fn resource(
 /// Tells what became of a record's page; gives the encoding of a new
 /// version of it, when there is one (a URL changed, all went well).
 fn settle(result: Result<Outcome, String>, done: &mut Done) -> Option<&'static Encoding> {
+    done.page = true;
     match result {
         Err(why) => {
             done.warnings.push(Warning::NotRewritten {

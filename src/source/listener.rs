@@ -1,0 +1,151 @@
+//! How every source is heard: one [`Listener`], called by the one page,
+//! `--http`, a site's workers and an archive's run alike, with what
+//! happens to each document as it happens.
+//!
+//! What it hears, and in what order: each warning as it is found, naming
+//! the [`Document`] it concerns; each failure of a document (a site's file
+//! left as it was); notes (a symbolic link passed over); each link of each
+//! document, in document order and the documents in input order (a site's
+//! files in the order of their paths, whatever the workers do; an
+//! archive's records in the archive's order); how far the run is
+//! ([`Progress`]); and what became of each document ([`Done`]).
+
+use std::fmt;
+use std::path::Path;
+
+use crate::html::links::Link;
+use crate::html::report::Warning as DocumentWarning;
+use crate::source::http::report::Warning as ResponseWarning;
+use crate::source::output::SourceError;
+use crate::source::warc::report::{Named, Warning as ArchiveWarning};
+
+/// Hears a run of any source. Every method does nothing unless it is
+/// given; a site's workers call it from their threads (hence `Sync`).
+///
+/// ```
+/// use std::sync::Mutex;
+/// use htmlabs::source::listener::{Document, Listener, SourceWarning};
+///
+/// /// Keeps the warnings, as the command line prints them.
+/// #[derive(Default)]
+/// struct Warnings(Mutex<Vec<String>>);
+///
+/// impl Listener for Warnings {
+///     fn warning(&self, _: &Document<'_>, warning: &SourceWarning<'_>) {
+///         self.0.lock().unwrap().push(warning.to_string());
+///     }
+/// }
+/// ```
+pub trait Listener: Sync {
+    /// A warning, as it is found.
+    fn warning(&self, document: &Document<'_>, warning: &SourceWarning<'_>) {
+        let _ = (document, warning);
+    }
+
+    /// A document that failed: a site's file left as it was (or a path of
+    /// the tree that could not be read or copied); the run goes on.
+    fn failure(&self, document: &Document<'_>, error: &SourceError) {
+        let _ = (document, error);
+    }
+
+    /// Something passed over, for `-v` (a symbolic link not followed).
+    fn note(&self, document: &Document<'_>, note: &str) {
+        let _ = (document, note);
+    }
+
+    /// Whether [`link`](Listener::link) is to be called: a source keeps
+    /// no link for a listener that does not hear them.
+    fn hears_links(&self) -> bool {
+        false
+    }
+
+    /// A URL value of a document, in document order, the documents in
+    /// input order.
+    fn link(&self, document: &Document<'_>, link: &Link) {
+        let _ = (document, link);
+    }
+
+    /// How far the run is.
+    fn progress(&self, progress: Progress) {
+        let _ = progress;
+    }
+
+    /// What became of a document, once it is done.
+    fn done(&self, document: &Document<'_>, done: &Done) {
+        let _ = (document, done);
+    }
+}
+
+/// A listener that hears nothing.
+impl Listener for () {}
+
+/// The document a message is about.
+#[derive(Debug, Clone, Copy)]
+pub enum Document<'a> {
+    /// The one document of a run (its path, or `-` for standard input):
+    /// messages need not name it.
+    Page(&'a Path),
+    /// A file of a site, by its path.
+    File(&'a Path),
+    /// A record of an archive.
+    Record(&'a Named),
+    /// No one document: the run's input as a whole (an archive that is
+    /// malformed from some place on).
+    Run,
+}
+
+/// A warning of any source, as it is found.
+#[derive(Debug, Clone, Copy)]
+pub enum SourceWarning<'a> {
+    /// The page engine's, on a site's file.
+    Document(&'a DocumentWarning),
+    /// The one page's, or its response's (`--http`).
+    Page(&'a ResponseWarning),
+    /// An archive's: on a record, or on the input from a place on.
+    Archive(&'a ArchiveWarning),
+}
+
+impl SourceWarning<'_> {
+    /// Whether rewriting stopped there: the output is complete, but not
+    /// all of it is rewritten, and the run fails.
+    pub fn stops_rewriting(&self) -> bool {
+        match self {
+            SourceWarning::Document(w) => w.stops_rewriting(),
+            SourceWarning::Page(w) => w.stops_rewriting(),
+            SourceWarning::Archive(w) => w.stops_rewriting(),
+        }
+    }
+}
+
+/// The line the user reads (after `htmlabs: warning: `; a site's file's
+/// path comes before it).
+impl fmt::Display for SourceWarning<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceWarning::Document(w) => w.fmt(f),
+            SourceWarning::Page(w) => w.fmt(f),
+            SourceWarning::Archive(w) => w.fmt(f),
+        }
+    }
+}
+
+/// How far a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// A site's tree is walked: this many documents are to be done.
+    Found(usize),
+    /// An archive is read this far: raw bytes, and records read whole.
+    /// Said after each record, from the thread that reads.
+    Read { bytes: u64, records: u64 },
+}
+
+/// What became of a document (with `--check`, what would).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Done {
+    /// Written with its URL values changed, this many.
+    Rewritten { urls: usize },
+    /// Nothing in it changed.
+    Unchanged,
+    /// Left as it was, or not all of it rewritten: the run fails.
+    Failed,
+}

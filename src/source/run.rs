@@ -1,0 +1,211 @@
+//! The one way to run a source: a [`Job`] (which source, on what), the
+//! user's [`Request`], a [`Listener`] that hears what happens, and a
+//! [`Summary`] of the same kind for every source at the end.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use crate::html::config::Config;
+use crate::request::Request;
+use crate::source::listener::{Done, Listener};
+use crate::source::output::{Input, Output, SourceError};
+use crate::source::site::{self, Site};
+use crate::source::{http, page, warc};
+
+/// What to run: a source, and where its documents come from and go.
+#[derive(Debug)]
+pub enum Job {
+    /// One page, from a file or standard input (the filter).
+    Page { input: Input, output: Output },
+    /// One saved HTTP response around a page (`--http`).
+    Http { input: Input, output: Output },
+    /// A static site's tree (`--site`); its jobs and whether it is a check
+    /// come from the request.
+    Site(Site),
+    /// A web archive (`--warc`).
+    Warc { input: Input, output: Output },
+}
+
+/// What a run did, in the counts every source has, and its own.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Documents read: the page, a site's HTML files, an archive's pages
+    /// (HTML responses and resources).
+    pub documents: usize,
+    /// Documents written with URL values changed (with `--check`: that
+    /// would be).
+    pub rewritten: usize,
+    /// Documents in which nothing changed.
+    pub unchanged: usize,
+    /// Documents left as they were, or not all rewritten.
+    pub failed: usize,
+    /// URL values rewritten (with `--check`: that would be).
+    pub urls: usize,
+    pub warnings: usize,
+    /// Of the links the listener heard, those that would change: what
+    /// makes `--check` exit 1.
+    pub changes: usize,
+    /// The run failed to do all it was asked (exit status 2): a document
+    /// failed, a warning stopped its rewriting, or an error was told.
+    pub incomplete: bool,
+    /// A signal stopped it between documents (a site).
+    pub interrupted: bool,
+    /// The source's summary line, said unless `-q` (a site's, an
+    /// archive's).
+    pub line: Option<String>,
+    /// The lines of `-v` (the one page's: which layer set the base, the
+    /// values by outcome).
+    pub details: Vec<String>,
+    /// The source's own figures.
+    pub tally: Tally,
+}
+
+/// A source's own figures.
+#[derive(Debug, Clone)]
+pub enum Tally {
+    Page(Box<page::Report>),
+    Site(site::Tally),
+    Warc(warc::Tally),
+}
+
+/// Runs `job` as `request` asks, telling `listener` what happens; a site
+/// stops between files once `stop` is set.
+///
+/// With `--check` ([`Request::check`]) nothing is written: pages go
+/// nowhere, a site's files stay as they are, and the listener hears what
+/// would change; a page with no base at all cannot be judged, and is
+/// refused.
+///
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// use htmlabs::request::Request;
+/// use htmlabs::source::output::{Input, Output};
+/// use htmlabs::source::{self, Job};
+///
+/// let dir = tempfile::tempdir()?;
+/// let page = dir.path().join("page.html");
+/// std::fs::write(&page, r#"<a href="b/c.html">"#)?;
+/// let request = Request {
+///     retrieved_from: Some("https://example.com/a/".into()),
+///     ..Request::default()
+/// };
+/// let job = Job::Page {
+///     input: Input::File(page.clone()),
+///     output: Output::File(page.clone()),
+/// };
+/// // `()` hears nothing.
+/// let summary = source::run(&request, job, &(), &AtomicBool::new(false))?;
+/// assert_eq!((summary.rewritten, summary.urls), (1, 1));
+/// assert_eq!(
+///     std::fs::read_to_string(&page)?,
+///     r#"<a href="https://example.com/a/b/c.html">"#
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn run(
+    request: &Request,
+    job: Job,
+    listener: &dyn Listener,
+    stop: &AtomicBool,
+) -> Result<Summary, SourceError> {
+    let refused = |e: crate::request::ConfigError| SourceError::Refused(e.to_string());
+    let config = Arc::new(request.config().map_err(refused)?);
+    // A check writes nothing.
+    let output = |output: Output| {
+        if request.check {
+            Output::Discard
+        } else {
+            output
+        }
+    };
+    match job {
+        Job::Page { input, output: to } => {
+            page_run(request, config, None, input, output(to), listener)
+        }
+        Job::Http { input, output: to } => {
+            let http = Some(request.http());
+            page_run(request, config, http, input, output(to), listener)
+        }
+        Job::Site(mut site) => {
+            site.check = request.check;
+            site.jobs = request.jobs();
+            let tally = site::run(&site, &config, listener, stop)?;
+            Ok(Summary {
+                documents: tally.seen,
+                rewritten: tally.rewritten,
+                unchanged: tally.unchanged,
+                failed: tally.failed,
+                urls: tally.urls_rewritten,
+                warnings: tally.warnings,
+                changes: tally.changes,
+                incomplete: tally.failed > 0 || tally.errors > 0,
+                interrupted: tally.interrupted,
+                line: Some(tally.line(request.check, site.copies())),
+                details: Vec::new(),
+                tally: Tally::Site(tally),
+            })
+        }
+        Job::Warc { input, output: to } => {
+            let options = request.warc().map_err(refused)?;
+            let started = Instant::now();
+            let tally = warc::run(&config, &options, input, output(to), listener)?;
+            let count = |n: u64| n as usize;
+            Ok(Summary {
+                documents: count(tally.pages),
+                rewritten: count(tally.rewritten),
+                unchanged: count(tally.pages.saturating_sub(tally.rewritten + tally.failed)),
+                failed: count(tally.failed),
+                urls: count(tally.urls),
+                warnings: count(tally.warnings),
+                changes: count(tally.changes),
+                incomplete: tally.incomplete,
+                interrupted: false,
+                line: Some(tally.line(started.elapsed())),
+                details: Vec::new(),
+                tally: Tally::Warc(tally),
+            })
+        }
+    }
+}
+
+/// The one page, or the response around it.
+fn page_run(
+    request: &Request,
+    config: Arc<Config>,
+    http: Option<http::Options>,
+    input: Input,
+    output: Output,
+    listener: &dyn Listener,
+) -> Result<Summary, SourceError> {
+    let refused = |e: crate::request::ConfigError| SourceError::Refused(e.to_string());
+    let layers = request.layers().map_err(refused)?;
+    let name = input.name();
+    let tally = page::run(config, layers, http, input, output, listener)?;
+    if request.check && tally.report.has_no_base() {
+        // A check that cannot judge does not pass.
+        return Err(SourceError::Refused(format!(
+            "cannot check {name}: it has no base URL (no `<base href>`, no --retrieved-from), so no link can be judged: give -r URL"
+        )));
+    }
+    let done = tally.done();
+    let (rewritten, unchanged, failed, urls) = match done {
+        Done::Rewritten { urls } => (1, 0, 0, urls),
+        Done::Unchanged => (0, 1, 0, 0),
+        Done::Failed => (0, 0, 1, 0),
+    };
+    Ok(Summary {
+        documents: 1,
+        rewritten,
+        unchanged,
+        failed,
+        urls,
+        warnings: tally.warnings,
+        changes: tally.changes,
+        incomplete: tally.report.incomplete(),
+        interrupted: false,
+        line: None,
+        details: tally.report.verbose_lines(),
+        tally: Tally::Page(Box::new(tally.report)),
+    })
+}
