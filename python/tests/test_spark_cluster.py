@@ -120,7 +120,7 @@ def packed(wheel, tmp_path_factory):
     work = tmp_path_factory.mktemp("packed")
     env = work / "env"
     subprocess.run([sys.executable, "-m", "venv", env], check=True)
-    subprocess.run([env / "bin/pip", "install", "-q", "--no-index", wheel], check=True)
+    subprocess.run([env / "bin/pip", "install", wheel], check=True, capture_output=True)
     subprocess.run([venv_pack, "-p", env, "-o", work / "env.tar.gz"], check=True, capture_output=True)
     return env, work / "env.tar.gz"
 
