@@ -269,7 +269,8 @@ def check_outputs(inputs, sources, out, rows):
 class Feeder(threading.Thread):
     """Gives `data` to whoever reads the named pipe `fifo`: half of it to
     the first reader, who is then killed by the test (`half` is set then,
-    `killed` waited for), and all of it to the next."""
+    `killed` waited for), and all of it to the next. (Were the next given
+    anything else, its output would not be the file's.)"""
 
     def __init__(self, fifo, data):
         super().__init__(daemon=True)
@@ -295,10 +296,8 @@ class Feeder(threading.Thread):
             os.write(fd, self.data[: len(self.data) // 2])
             self.half.set()
             self.killed.wait(JOB)
-            try:
-                os.write(fd, self.data[len(self.data) // 2:])
-            except BrokenPipeError:
-                pass  # its reader is gone
+            # Closed at once, with its reader gone: the pipe goes with what
+            # it held, and the retry opens a new one.
             os.close(fd)
             fd = self._open()
             view = memoryview(self.data)
@@ -311,20 +310,25 @@ class Feeder(threading.Thread):
             self.half.set()
 
 
+def _reads(pid, fifo):
+    """Whether process `pid` has `fifo` open."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(fifo):
+                return True
+        except OSError:
+            pass
+    return False
+
+
 def _reader_of(fifo):
     for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(f"/proc/{pid}/fd/{fd}") == str(fifo):
-                    return int(pid)
-            except OSError:
-                pass
+        if pid.isdigit() and int(pid) != os.getpid() and _reads(pid, fifo):
+            return int(pid)
     raise AssertionError(f"no process reads {fifo}")
 
 
@@ -366,6 +370,11 @@ def test_spark_submit_to_a_standalone_cluster_with_a_packed_environment(cluster,
         held = [os.readlink(f"/proc/{worker}/fd/{fd}") for fd in os.listdir(f"/proc/{worker}/fd")]
         assert any(link.startswith(f"{out}/") and link.endswith("(deleted)") for link in held), held
         os.kill(worker, signal.SIGKILL)
+        # Gone (its descriptors closed) before the pipe is let go: a reader
+        # still there would keep the old pipe, and what it held, for the retry.
+        deadline = time.monotonic() + 30
+        while _reads(worker, fifo) and time.monotonic() < deadline:
+            time.sleep(0.05)
         feeder.killed.set()
         status, log = finish(driver, log)
     except BaseException:
