@@ -324,5 +324,6 @@ def _run(spark, inputs: list[str], args: argparse.Namespace, options: dict[str, 
     )
     return 2 if failed else 0
 
+
 if __name__ == "__main__":
     sys.exit(main())
