@@ -4,13 +4,15 @@ checkout's root (../shared beside it):
 
     python python/bench/bench.py threads [ROUNDS]   # rewrite() in 1 and 2 threads: the GIL released
     python python/bench/bench.py lxml [ROUNDS]      # the module vs warcio + lxml on the corpus WARC's records
-    python python/bench/bench.py spark [ROUNDS]     # htmlabs.spark over 8 WARC files, local[1] vs local[2]
+    python python/bench/bench.py spark [ROUNDS]     # htmlabs.spark in local[1] and local[2] vs the command line
 
-(lxml: pip install lxml; spark: pyspark and Java 17.)
+(lxml: pip install lxml; spark: pyspark and Java 17, and the command line's
+release build, target/release/htmlabs or HTMLABS_BIN.)
 
 Rounds are interleaved (each way once a round) so that a shared machine's
 noise hits every way alike; the figure is the median. CPU seconds are the
-process's."""
+process's (spark: with its JVM's and Python workers'; the command line's:
+its processes')."""
 
 import gzip
 import io
@@ -193,50 +195,149 @@ def bench_lxml(rounds):
     ])
 
 
+def tree_cpu(root):
+    """CPU seconds of the live processes under `root` (not `root` itself),
+    each with its reaped children's: Spark's JVM (in local mode, every
+    executor thread) and its Python workers."""
+    parents = {}
+    times = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(name))
+        times[int(name)] = sum(int(t) for t in fields[11:15])  # utime stime cutime cstime
+    total, todo = 0, list(parents.get(root, []))
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0)
+        todo += parents.get(pid, [])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def command_line():
+    named = os.environ.get("HTMLABS_BIN")
+    path = Path(named) if named else Path(__file__).resolve().parents[2] / "target/release/htmlabs"
+    if not path.is_file():
+        sys.exit(f"no htmlabs binary at {path} (cargo build --release, or HTMLABS_BIN)")
+    return str(path)
+
+
 def bench_spark(rounds):
+    """htmlabs.spark in local[1] and local[2] over files of ~67 MB, beside
+    the command line's `--warc --jobs 1` on the same files, one after
+    another, and the control: two command-line processes at once, which
+    shows what the machine gives two processes then."""
+    import subprocess
+
     from pyspark.sql import SparkSession
 
     from htmlabs.spark import rewrite_warcs
 
+    binary = command_line()
     os.environ["PYSPARK_PYTHON"] = sys.executable
     work = Path(tempfile.mkdtemp(prefix="htmlabs-spark-bench-"))
     try:
-        # 8 files: each the corpus crawl COPIES times over (gzip members
-        # concatenate into one archive): 16, ~82 MB, so that a task's
-        # work (~1.5 s) outweighs Spark's cost of a task.
-        copies = int(os.environ.get("HTMLABS_BENCH_COPIES", "16"))
+        # Each file the corpus crawl COPIES times over (gzip members
+        # concatenate into one archive), so that a task's work (seconds)
+        # outweighs what Spark spends on a task.
+        copies = int(os.environ.get("HTMLABS_BENCH_COPIES", "13"))
+        count = int(os.environ.get("HTMLABS_BENCH_FILES", "4"))
         data = CORPUS_WARC.read_bytes() * copies
         inputs = []
-        for i in range(8):
+        for i in range(count):
             path = work / f"in{i}.warc.gz"
             path.write_bytes(data)
             inputs.append(str(path))
-        mb = len(data) * 8 / 1e6
-        times = {1: [], 2: []}
-        for _ in range(rounds):
-            for n in (1, 2):
-                spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
-                         .config("spark.ui.enabled", "false")
-                         .config("spark.ui.showConsoleProgress", "false").getOrCreate())
-                spark.sparkContext.setLogLevel("ERROR")
-                spark.sparkContext.parallelize([0], 1).count()  # the session is up
-                out = work / "out"
-                shutil.rmtree(out, ignore_errors=True)
-                t0 = time.perf_counter()
-                rows = rewrite_warcs(spark, inputs, str(out)).collect()
-                wall = time.perf_counter() - t0
-                spark.stop()
-                assert all(r.error is None for r in rows), rows
-                times[n].append((wall, None))
-        print(f"8 WARC files of {len(data) / 1e6:.1f} MB each ({mb:.0f} MB gzip; each the corpus crawl {copies} times), "
-              f"rewrite_warcs into a fresh directory, median of {rounds} rounds; "
-              f"load average at the end {os.getloadavg()[0]:.1f}\n")
-        med = {n: statistics.median(w for w, _ in t) for n, t in times.items()}
-        table(["master", "wall s: median (fastest–slowest)", "MB/s", "speed-up"], [
-            [f"local[{n}]", f"{med[n]:.2f} ({min(w for w, _ in t):.2f}–{max(w for w, _ in t):.2f})",
-             f"{mb / med[n]:.1f}", f"{med[1] / med[n]:.2f}×"]
-            for n, t in times.items()
+        mb = len(data) * count / 1e6
+        out = work / "out"
+
+        def fresh():
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            os.sync()  # what the run before left dirty is written back before the clock
+
+        def cli(files):
+            for path in files:
+                subprocess.run([binary, "--warc", "--jobs", "1", path, "-o", str(out / Path(path).name)],
+                               check=True, stderr=subprocess.DEVNULL)
+
+        def run_cli(processes):
+            fresh()
+            shares = [inputs[i::processes] for i in range(processes)]
+            threads = [threading.Thread(target=cli, args=(share,)) for share in shares]
+            c0, t0 = cpu(children=True), time.perf_counter()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            wall = time.perf_counter() - t0
+            assert len(os.listdir(out)) == count
+            return wall, cpu(children=True) - c0
+
+        def run_spark(n):
+            spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
+                     .config("spark.ui.enabled", "false")
+                     .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+            spark.sparkContext.setLogLevel("ERROR")
+            # The session and its Python workers are up before the clock,
+            # and the JVM has run the job's code once (on the corpus crawl).
+            spark.sparkContext.parallelize(range(n), n).map(lambda x: x).collect()
+            fresh()
+            rewrite_warcs(spark, [str(CORPUS_WARC)], str(work / "warm")).collect()
+            fresh()
+            c0, t0 = cpu() + tree_cpu(os.getpid()), time.perf_counter()
+            rows = rewrite_warcs(spark, inputs, str(out)).collect()
+            wall = time.perf_counter() - t0
+            used = cpu() + tree_cpu(os.getpid()) - c0
+            spark.stop()
+            assert all(r.error is None for r in rows), rows
+            return wall, used
+
+        ways = {
+            "Spark `local[1]`": lambda: run_spark(1),
+            "Spark `local[2]`": lambda: run_spark(2),
+            "command line `--warc --jobs 1`, the files one after another": lambda: run_cli(1),
+            "control: two command-line processes at once, half the files each": lambda: run_cli(2),
+        }
+        names = list(ways)
+        times = {name: [] for name in names}
+        for r in range(rounds):
+            for name in names[r % len(names):] + names[: r % len(names)]:
+                times[name].append(ways[name]())
+        cores = os.cpu_count()
+        model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+                     "?")
+        print(f"{count} WARC files of {len(data) / 1e6:.1f} MB ({mb:.0f} MB gzip; each the corpus crawl {copies} times), "
+              f"each way into a fresh directory, median of {rounds} rounds (interleaved); nproc {cores}, {model}. "
+              f"Spark's CPU is its JVM's, its Python workers' and the driver's; before the clock, the session is "
+              f"started, its workers too, and the corpus crawl rewritten once.\n")
+        med = {n: statistics.median(w for w, _ in times[n]) for n in names}
+        table(["way", "wall s: median (fastest–slowest)", "MB/s", "CPU s", "CPU s ÷ wall s"], [
+            [n, f"{med[n]:.2f} ({min(w for w, _ in times[n]):.2f}–{max(w for w, _ in times[n]):.2f})",
+             f"{mb / med[n]:.1f}", f"{statistics.median(c for _, c in times[n]):.2f}",
+             f"{statistics.median(c / w for w, c in times[n]):.2f}"]
+            for n in names
         ])
+
+        def ratio(a, b, cpu=False):
+            k = 1 if cpu else 0
+            rs = sorted(x[k] / y[k] for x, y in zip(times[names[a]], times[names[b]]))
+            return f"{statistics.median(rs):.2f}× ({rs[0]:.2f}–{rs[-1]:.2f})", statistics.median(rs)
+
+        speedup, s = ratio(0, 1)
+        control, _ = ratio(2, 3)
+        against, a = ratio(0, 2)
+        against_cpu, _ = ratio(0, 2, cpu=True)
+        print(f"\n- `local[2]` ÷ `local[1]`, wall (each round's ratio, median and range): **{speedup}**; "
+              f"target ≥ 1.7×: {'met' if s >= 1.7 else 'not met'}")
+        print(f"- the control, one command line after another ÷ two at once: {control}")
+        print(f"- `local[1]` ÷ the command line's `--jobs 1`, wall: **{against}**; target ≤ 1.15×: "
+              f"{'met' if a <= 1.15 else 'not met'}; CPU: {against_cpu}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -160,6 +160,39 @@ def _rewrite_partition(items: Iterable[str], output_dir: str, options: dict[str,
         yield rewrite_one(path, output_dir, options)
 
 
+def _imported(items: Iterable[Any]) -> Iterator[str]:
+    """The probe's task: its htmlabs's version. Unpickled in a Python
+    worker, it imports htmlabs there: what the probe tries."""
+    yield htmlabs.__version__
+
+
+_FIX = (
+    "set PYSPARK_PYTHON or spark.pyspark.python to a python that has htmlabs installed, "
+    "or ship a packed environment with --archives (docs/python.md, spark)"
+)
+
+
+def check_workers(spark) -> None:
+    """Raises :class:`htmlabs.ConfigError` naming the fix when Spark's
+    Python workers cannot import htmlabs: one task tries it before the job,
+    so that a misconfigured cluster gives one error, not the failure of
+    every file's task. (One executor is tried: a cluster's are alike.)"""
+    context = spark.sparkContext
+    try:
+        context.parallelize([0], 1).mapPartitions(_imported).collect()
+    except Exception as e:
+        text = str(e)
+        if "No module named 'htmlabs'" in text:
+            raise htmlabs.ConfigError(
+                f"spark's python workers cannot import htmlabs: their python is `{context.pythonExec}`; {_FIX}"
+            ) from None
+        if f'Cannot run program "{context.pythonExec}"' in text:
+            raise htmlabs.ConfigError(
+                f"spark cannot start its python workers' interpreter: `{context.pythonExec}`; {_FIX}"
+            ) from None
+        raise
+
+
 def rewrite_warcs(spark, inputs: list[str], output_dir: str, **options: Any):
     """Rewrites each WARC file of `inputs` into `output_dir` (under its own
     name), one file per Spark task, and gives a DataFrame of one row per
@@ -167,7 +200,8 @@ def rewrite_warcs(spark, inputs: list[str], output_dir: str, **options: Any):
     ``urls_rewritten``, ``warnings`` and ``error`` (null when it worked).
 
     `options` are :func:`htmlabs.rewrite_warc`'s keywords (``lazy=True``,
-    ``mode=``, …), checked here before any task starts. The work is done when
+    ``mode=``, …), checked here before any task starts, and so is that the
+    workers can import htmlabs (:func:`check_workers`). The work is done when
     this returns (the rows are collected: one small row a file), so that
     using the DataFrame twice does not rewrite the files twice.
     """
@@ -192,6 +226,7 @@ def rewrite_warcs(spark, inputs: list[str], output_dir: str, **options: Any):
 
     if not inputs:
         return spark.createDataFrame([], SCHEMA)
+    check_workers(spark)
     rdd = spark.sparkContext.parallelize(inputs, numSlices=len(inputs))
     rows = rdd.mapPartitions(lambda items: _rewrite_partition(items, output_dir, options)).collect()
     return spark.createDataFrame([Row(**{n: r[n] for n, _ in COLUMNS}) for r in rows], SCHEMA)
@@ -220,6 +255,19 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def _session():
+    """The command line's session. Unless told which Python the workers run
+    (PYSPARK_PYTHON, spark.pyspark.python), they run this one: Spark would
+    start `python3` from PATH, which from a virtual environment that is not
+    activated is another Python, without htmlabs."""
+    from pyspark import SparkConf
+    from pyspark.sql import SparkSession
+
+    if not os.environ.get("PYSPARK_PYTHON") and not SparkConf().contains("spark.pyspark.python"):
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+    return SparkSession.builder.appName("htmlabs").getOrCreate()
+
+
 def main(argv: list[str] | None = None, spark=None) -> int:
     """The command line; `spark` is a session to use (and leave running)
     instead of the one it makes."""
@@ -246,9 +294,15 @@ def main(argv: list[str] | None = None, spark=None) -> int:
     )
     own = spark is None
     if own:
-        from pyspark.sql import SparkSession
+        spark = _session()
+    try:
+        return _run(spark, inputs, args, options)
+    finally:
+        if own:
+            spark.stop()
 
-        spark = SparkSession.builder.appName("htmlabs").getOrCreate()
+
+def _run(spark, inputs: list[str], args: argparse.Namespace, options: dict[str, Any]) -> int:
     try:
         df = rewrite_warcs(spark, inputs, args.output, **options)
     except (htmlabs.Error, ValueError) as e:
@@ -268,8 +322,6 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         f"{sum(r.urls_rewritten or 0 for r in rows)} URLs rewritten",
         file=sys.stderr,
     )
-    if own:
-        spark.stop()
     return 2 if failed else 0
 
 

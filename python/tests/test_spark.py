@@ -147,3 +147,44 @@ def test_the_command_line(spark, tmp_path, capsys):
     status = job.main([str(tmp_path / "nothing.warc.gz"), "--output", str(out)], spark=spark)
     assert status == 2
     assert "nothing.warc.gz: error: cannot open" in capsys.readouterr().err
+
+
+FIX = ("set PYSPARK_PYTHON or spark.pyspark.python to a python that has htmlabs installed, "
+       "or ship a packed environment with --archives (docs/python.md, spark)")
+
+
+def test_workers_that_cannot_import_htmlabs_give_one_error(spark, tmp_path, capsys):
+    """A library user's session whose Python workers are another Python
+    (here the one this virtual environment was made from, without htmlabs),
+    or none: one error naming the fix, before any file's task."""
+    import subprocess
+    import sys
+
+    other = getattr(sys, "_base_executable", None) or sys.executable
+    plain = subprocess.run([other, "-c", "import htmlabs"], capture_output=True, text=True)
+    assert "No module named 'htmlabs'" in plain.stderr, "the base Python has htmlabs: the test shows nothing"
+    inputs = [generated(tmp_path / f"g{i}.warc.gz", 2) for i in range(3)]
+    out = tmp_path / "out"
+    context = spark.sparkContext
+    ours = context.pythonExec  # what the session gives each task's function
+    try:
+        context.pythonExec = other
+        with pytest.raises(htmlabs.ConfigError) as raised:
+            job.rewrite_warcs(spark, inputs, str(out))
+        assert str(raised.value) == f"spark's python workers cannot import htmlabs: their python is `{other}`; {FIX}"
+        assert raised.value.__suppress_context__
+        assert os.listdir(out) == []
+        # The command line's: the same, on one line.
+        assert job.main([*inputs, "--output", str(out)], spark=spark) == 2
+        assert capsys.readouterr().err == (
+            f"htmlabs.spark: error: spark's python workers cannot import htmlabs: their python is `{other}`; {FIX}\n")
+
+        context.pythonExec = str(tmp_path / "no-python")
+        with pytest.raises(htmlabs.ConfigError) as raised:
+            job.rewrite_warcs(spark, inputs, str(out))
+        assert str(raised.value) == (
+            f"spark cannot start its python workers' interpreter: `{tmp_path / 'no-python'}`; {FIX}")
+    finally:
+        context.pythonExec = ours
+    # The session works again with its own workers.
+    assert job.rewrite_warcs(spark, inputs[:1], str(out)).collect()[0].error is None
