@@ -475,7 +475,14 @@ fn rewrite_warc(
     zstd_level: Option<i32>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<WarcSummary> {
-    let request = warc_request(py, flags(None, options)?, mode, jobs, gzip_level, zstd_level)?;
+    let request = warc_request(
+        py,
+        flags(None, options)?,
+        mode,
+        jobs,
+        gzip_level,
+        zstd_level,
+    )?;
     let src = end(src, "read", "src")?;
     let dst = end(dst, "write", "dst")?;
     let run = py.detach(move || {
