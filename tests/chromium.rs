@@ -16,6 +16,13 @@
 //! occurs). An empty value left as it is (`<img src="">`) is compared by the
 //! requests: Chromium fetches nothing for it in either page.
 //!
+//! A moved stylesheet, likewise: a page and its stylesheets (real ones of
+//! `fixtures/stylesheet/`, and an `@import`) served over HTTP from a local
+//! origin, then the stylesheets rewritten by the stylesheet engine against
+//! their own URLs and served with the page from another origin: Chromium
+//! fetches the same images, fonts and imported stylesheet from the same URLs
+//! (`tests/chromium/moved_css.py`; not in `../shared`, so it runs without it).
+//!
 //! Needs Chromium (`HTMLABS_CHROMIUM`, else `/usr/bin/chromium`) and Python's
 //! Playwright; `.ci/run` installs both. Under plain `cargo test` without them
 //! the test skips with a one-line note; with `CI` set it fails. Run with
@@ -499,4 +506,290 @@ fn a_moved_page_links_where_the_original_did_in_chromium() {
         }
     }
     assert!(problems.is_empty(), "in Chromium:{problems}");
+}
+
+// ------------------------------------------------------- a moved stylesheet
+
+/// The page of [`a_moved_stylesheet_fetches_what_the_original_did_in_chromium`]:
+/// ours, using what its stylesheets style, so that Chromium fetches their
+/// images and fonts. No favicon is asked of its origin.
+const CSS_PAGE: &str = r##"<!doctype html>
+<html><head><meta charset="utf-8"><title>Moved stylesheets</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="../pywb/static/css/font-awesome.min.css">
+<link rel="stylesheet" href="/console?__debugger__=yes&amp;cmd=resource&amp;f=style.css">
+<link rel="stylesheet" href="../static/css/site.css">
+</head><body>
+<p class="brands">brands</p><p class="regular">regular</p><p class="solid">solid</p>
+<pre class="console"><a class="toggle" href="#t">more</a> <a class="toggle open" href="#o">less</a></pre>
+<div class="hero">hero</div><div class="logo">logo</div><span class="icon">icon</span>
+</body></html>
+"##;
+
+/// The site's own stylesheet (ours): an `@import` of a stylesheet in
+/// another directory, Font Awesome's families (whose `@font-face` rules are
+/// the real stylesheet's), images by relative `url()` and `image-set()`.
+const CSS_SITE: &str = r#"@import "../vendor/icons.css";
+.brands { font-family: "Font Awesome 5 Brands"; font-weight: normal }
+.regular { font-family: "Font Awesome 5 Free"; font-weight: 400 }
+.solid { font-family: "Font Awesome 5 Free"; font-weight: 900 }
+.hero { background: url(../img/hero.jpg) no-repeat; min-height: 10px }
+.logo { background-image: image-set("../img/logo.png" 1x, "../img/logo-2x.png" 2x); min-height: 10px }
+"#;
+
+/// The stylesheet `CSS_SITE` imports, from its own directory.
+const CSS_ICONS: &str =
+    ".icon { background: url(icons/sprite.png); display: inline-block; min-width: 10px }\n";
+
+/// A stylesheet served at a target (a path and a query) of its origin.
+struct Served {
+    target: &'static str,
+    bytes: Vec<u8>,
+    /// Linked from the page (rather than imported): moved with it.
+    linked: bool,
+}
+
+/// The page's stylesheets: two real ones of `fixtures/stylesheet/` (its
+/// README), Font Awesome's `@font-face` rules (fonts by `../fonts/…`) and
+/// Werkzeug's debugger stylesheet (images by query-only references,
+/// `url(?…&f=more.png)`), at the places they are served from, and the
+/// site's own with its `@import`.
+fn css_served() -> Vec<Served> {
+    let fixture = |case: &str| {
+        std::fs::read(
+            common::fixtures()
+                .join("stylesheet")
+                .join(case)
+                .join("input.css"),
+        )
+        .unwrap()
+    };
+    vec![
+        Served {
+            target: "/pywb/static/css/font-awesome.min.css",
+            bytes: fixture("font-awesome-font-faces"),
+            linked: true,
+        },
+        Served {
+            target: "/console?__debugger__=yes&cmd=resource&f=style.css",
+            bytes: fixture("werkzeug-debugger"),
+            linked: true,
+        },
+        Served {
+            target: "/static/css/site.css",
+            bytes: CSS_SITE.into(),
+            linked: true,
+        },
+        Served {
+            target: "/static/vendor/icons.css",
+            bytes: CSS_ICONS.into(),
+            linked: false,
+        },
+    ]
+}
+
+const CSS_PAGE_TARGET: &str = "/site/index.html";
+
+/// Serves each origin's files from local HTTP servers and loads each of
+/// `loads` (key, origin, target) in Chromium (`tests/chromium/moved_css.py`):
+/// by key, the requests the servers had, `(origin, target)`, in order.
+fn serve_and_load(
+    chromium: &Path,
+    origins: &[&str],
+    files: impl Fn(&BTreeMap<String, String>) -> Vec<(&'static str, String, Vec<u8>, &'static str)>,
+    loads: &[(&str, &str, &str)],
+) -> BTreeMap<String, Vec<(String, String)>> {
+    use std::io::{BufRead, BufReader, Write as _};
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chromium/moved_css.py");
+    let mut child = Command::new("python3")
+        .arg(driver)
+        .arg(chromium)
+        .args(origins)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let ports: BTreeMap<String, u16> = serde_json::from_str(&line)
+        .unwrap_or_else(|e| panic!("the driver did not start ({e}): {line:?}"));
+    let base: BTreeMap<String, String> = ports
+        .iter()
+        .map(|(origin, port)| (origin.clone(), format!("http://127.0.0.1:{port}")))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut routes: BTreeMap<&str, BTreeMap<String, Value>> = BTreeMap::new();
+    for (i, (origin, target, bytes, media_type)) in files(&base).into_iter().enumerate() {
+        let file = dir.path().join(i.to_string());
+        std::fs::write(&file, bytes).unwrap();
+        routes.entry(origin).or_default().insert(
+            target,
+            serde_json::json!({"file": file, "type": media_type}),
+        );
+    }
+    let loads: Vec<Value> = loads
+        .iter()
+        .map(|(key, origin, target)| {
+            serde_json::json!({"key": key, "url": format!("{}{target}", base[*origin])})
+        })
+        .collect();
+    let asked = serde_json::json!({"routes": routes, "loads": loads});
+    writeln!(stdin, "{asked}").unwrap();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    assert!(
+        child.wait().unwrap().success(),
+        "the Chromium driver failed"
+    );
+    let results: BTreeMap<String, Value> = serde_json::from_str(&line).unwrap();
+    results
+        .into_iter()
+        .map(|(key, result)| {
+            if let Some(e) = result["error"].as_str() {
+                panic!("{key}: Chromium: {e}");
+            }
+            let requests = result["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| (text(&r[0]).to_owned(), text(&r[1]).to_owned()))
+                .collect();
+            (key, requests)
+        })
+        .collect()
+}
+
+/// A page and its stylesheets on origin A; the page and its stylesheets,
+/// rewritten by the stylesheet engine against their own URLs on A, moved
+/// to origin B: from B, the page fetches every image, font and imported
+/// stylesheet its stylesheets name from the very URLs on A that it fetches
+/// them from on A. And the check can fail: stylesheets rewritten against
+/// the page's URL instead (origin C) fetch other URLs.
+#[test]
+fn a_moved_stylesheet_fetches_what_the_original_did_in_chromium() {
+    let Some(chromium) = browser() else {
+        return;
+    };
+    let served = css_served();
+    let files = |base: &BTreeMap<String, String>| {
+        let a = &base["A"];
+        let page_url = format!("{a}{CSS_PAGE_TARGET}");
+        let mut files = Vec::new();
+        for origin in ["A", "B", "C"] {
+            files.push((
+                origin,
+                CSS_PAGE_TARGET.to_owned(),
+                CSS_PAGE.into(),
+                "text/html",
+            ));
+        }
+        for sheet in &served {
+            let target = sheet.target.to_owned();
+            files.push(("A", target.clone(), sheet.bytes.clone(), "text/css"));
+            if !sheet.linked {
+                continue;
+            }
+            // Moved: made absolute against its own URL on A, as it
+            // should be, and, to show the check fails it, against the
+            // page's.
+            let own = format!("{a}{}", sheet.target);
+            for (origin, base) in [("B", &own), ("C", &page_url)] {
+                let layers = htmlabs::Layers::default()
+                    .with_retrieval(Standard::Rfc1808, base, "--retrieved-from")
+                    .unwrap();
+                let (moved, report) = htmlabs::stylesheet::rewrite_bytes(
+                    htmlabs::Config::default(),
+                    layers,
+                    &sheet.bytes,
+                )
+                .unwrap();
+                assert!(
+                    report.counts.rewritten > 0 && report.warnings.is_empty(),
+                    "{}: {report:?}",
+                    sheet.target
+                );
+                files.push((origin, target.clone(), moved, "text/css"));
+            }
+        }
+        files
+    };
+    let results = serve_and_load(
+        &chromium,
+        &["A", "B", "C"],
+        files,
+        &[
+            ("original", "A", CSS_PAGE_TARGET),
+            ("moved", "B", CSS_PAGE_TARGET),
+            ("against the page", "C", CSS_PAGE_TARGET),
+        ],
+    );
+    // What each load asked for besides the page and the stylesheets it
+    // links (which are on the origin it was loaded from).
+    let own: BTreeSet<&str> = std::iter::once(CSS_PAGE_TARGET)
+        .chain(served.iter().filter(|s| s.linked).map(|s| s.target))
+        .collect();
+    let fetched = |key: &str, origin: &str| -> BTreeSet<(String, String)> {
+        let requests = &results[key];
+        for target in &own {
+            assert!(
+                requests.contains(&(origin.to_owned(), target.to_string())),
+                "{key}: {target} was not fetched from {origin}: {requests:?}"
+            );
+        }
+        requests
+            .iter()
+            .filter(|(o, t)| !(o == origin && own.contains(t.as_str())))
+            .cloned()
+            .collect()
+    };
+    let original = fetched("original", "A");
+    // What Chromium must fetch for this page, so that the comparison is
+    // not of nothing: a font of each family's, both of Werkzeug's images,
+    // the site's images and its import, and the import's image.
+    for target in [
+        "/pywb/static/fonts/font-awesome/fa-brands-400.woff2",
+        "/pywb/static/fonts/font-awesome/fa-regular-400.woff2",
+        "/pywb/static/fonts/font-awesome/fa-solid-900.woff2",
+        "/console?__debugger__=yes&cmd=resource&f=more.png",
+        "/console?__debugger__=yes&cmd=resource&f=less.png",
+        "/static/img/hero.jpg",
+        "/static/img/logo.png",
+        "/static/vendor/icons.css",
+        "/static/vendor/icons/sprite.png",
+    ] {
+        assert!(
+            original.contains(&("A".to_owned(), target.to_owned())),
+            "the original page did not fetch {target}: {original:?}"
+        );
+    }
+    let moved = fetched("moved", "B");
+    let only = |a: &BTreeSet<(String, String)>, b: &BTreeSet<(String, String)>| {
+        a.difference(b).cloned().collect::<Vec<_>>()
+    };
+    assert!(
+        moved == original,
+        "the moved stylesheets fetch what the originals did not: {:?}; and not what they did: {:?}",
+        only(&moved, &original),
+        only(&original, &moved)
+    );
+    // Resolved against the page, each linked stylesheet's relative URLs go
+    // elsewhere: what the check above would catch.
+    let wrong = fetched("against the page", "C");
+    for missed in [
+        "/pywb/static/fonts/font-awesome/fa-solid-900.woff2",
+        "/console?__debugger__=yes&cmd=resource&f=more.png",
+        "/static/vendor/icons.css",
+    ] {
+        assert!(
+            !wrong.contains(&("A".to_owned(), missed.to_owned())),
+            "against the page's URL, {missed} is fetched still: {wrong:?}"
+        );
+    }
+    println!(
+        "a moved stylesheet: {} requests of the original page's stylesheets, the same from the moved ones; {} of them otherwise against the page's URL",
+        original.len(),
+        only(&original, &wrong).len()
+    );
 }

@@ -10,7 +10,8 @@ use std::panic;
 use std::path::{Path, PathBuf};
 
 use properties::{
-    Case, check_http, check_resolve, check_rewrite, check_warc, check_xml, resolve_case,
+    Case, check_http, check_resolve, check_rewrite, check_stylesheet, check_warc, check_xml,
+    resolve_case,
 };
 
 /// The files of `fuzz/corpus/<target>`, sorted.
@@ -79,6 +80,98 @@ fn warc_corpus_keeps_its_properties() {
 #[test]
 fn xml_corpus_keeps_its_properties() {
     replay("xml", 150, |data| check_xml(&Case::from_bytes(data)));
+}
+
+#[test]
+fn stylesheet_corpus_keeps_its_properties() {
+    replay("stylesheet", 40, |data| {
+        check_stylesheet(&Case::from_bytes(data))
+    });
+}
+
+/// The stylesheet checks must fail what a broken rewriter could write, and
+/// pass what a right one writes.
+#[test]
+fn the_stylesheet_checks_catch_what_they_should() {
+    let same = properties::css_tokens::same_but_urls;
+    let input = b"@import 'a.css' print;\n.a{b:url(c.png) url( \"d\" ) image-set('e' 1x, f 2x)}\n\
+                  /* url(g) */ .h{content:'url(i)'}";
+    let fine: &[u8] =
+        b"@import 'http://h/a.css' print;\n.a{b:url(http://h/c\\).png) url( \"http://h/d\" ) \
+                        image-set('http://h/e' 1x, f 2x)}\n/* url(g) */ .h{content:'url(i)'}";
+    let urls = same(input, fine).expect("only URLs changed");
+    assert_eq!(urls.len(), 4, "{urls:?}");
+    assert_eq!(
+        urls[1],
+        ("url(c.png)".into(), "url(http://h/c\\).png)".into())
+    );
+    for (output, expected) in [
+        // A comment, another string, the option's second word, a quote.
+        (
+            &b"@import 'a.css' print;\n.a{b:url(c.png) url( \"d\" ) image-set('e' 1x, f 2x)}\n/* url(http://h/g) */ .h{content:'url(i)'}"[..],
+            "white space or a comment",
+        ),
+        (
+            b"@import 'a.css' print;\n.a{b:url(c.png) url( \"d\" ) image-set('e' 1x, f 2x)}\n/* url(g) */ .h{content:'url(http://h/i)'}",
+            "a token",
+        ),
+        (
+            b"@import 'a.css' print;\n.a{b:url(c.png) url( \"d\" ) image-set('e' 1x, http://h/f 2x)}\n/* url(g) */ .h{content:'url(i)'}",
+            "component values became",
+        ),
+        (
+            b"@import 'a.css' Print;\n.a{b:url(c.png) url( \"d\" ) image-set('e' 1x, f 2x)}\n/* url(g) */ .h{content:'url(i)'}",
+            "a token",
+        ),
+        // A URL written unescaped that ends its token early, or becomes
+        // another kind.
+        (
+            b"@import 'a.css' print;\n.a{b:url(c).png) url( \"d\" ) image-set('e' 1x, f 2x)}\n/* url(g) */ .h{content:'url(i)'}",
+            "component values became",
+        ),
+        (
+            b"@import 'a.css' print;\n.a{b:url(c p.png) url( \"d\" ) image-set('e' 1x, f 2x)}\n/* url(g) */ .h{content:'url(i)'}",
+            "another kind",
+        ),
+        (
+            b"@import 'a'.css' print;\n.a{b:url(c.png) url( \"d\" ) image-set('e' 1x, f 2x)}\n/* url(g) */ .h{content:'url(i)'}",
+            "another kind",
+        ),
+    ] {
+        let got = same(input, output);
+        assert!(
+            got.as_ref().is_err_and(|e| e.contains(expected)),
+            "want {expected:?}, got {got:?}"
+        );
+    }
+    // The text is read as the engine reads it: a byte of Latin-1 by its
+    // @charset, UTF-16 by its byte order mark.
+    assert!(
+        same(
+            b"@charset \"latin1\"; a{b:\xe9}",
+            b"@charset \"latin1\"; a{b:\xe8}"
+        )
+        .is_err()
+    );
+    assert!(same(b"\xff\xfea\x00{\x00}\x00", b"\xff\xfea\x00{\x00}\x00").is_ok());
+    assert!(same(b"\xff\xfea\x00{\x00}\x00", b"\xff\xfeb\x00{\x00}\x00").is_err());
+    // Two bytes that are not UTF-8 are not the same text.
+    assert!(same(b"a{b:\xff}", b"a{b:\xfe}").is_err());
+    // The golden stylesheets: only their URLs differ.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/stylesheet");
+    let mut urls = 0;
+    for case in std::fs::read_dir(&root).unwrap() {
+        let dir = case.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        match same(&read("input.css"), &read("expected.css")) {
+            Ok(found) => urls += found.iter().filter(|(a, b)| a != b).count(),
+            Err(e) => panic!("{}: {e}", dir.display()),
+        }
+    }
+    assert!(urls >= 50, "{urls} URLs rewritten in fixtures/stylesheet");
 }
 
 /// The XML checks must fail what a broken rewriter could write.

@@ -7,11 +7,16 @@
 //! The rewriter's output is judged by the independent span lister of
 //! `tests/spans` (a read-only lol_html pass that shares no code with the
 //! rewriter): it says where the URL-bearing ranges are, in the input and in
-//! the output, and every byte outside them must be the input's.
+//! the output, and every byte outside them must be the input's. The
+//! stylesheet engine's, by the independent CSS reader of `tests/css_tokens`
+//! (a tokenizer written from CSS Syntax), and the XML engine's by quick-xml.
 #![allow(dead_code)] // each user takes its own part
 
 #[path = "../../tests/spans/mod.rs"]
 pub mod spans;
+
+#[path = "../../tests/css_tokens/mod.rs"]
+pub mod css_tokens;
 
 use std::fmt;
 use std::ops::Range;
@@ -1002,4 +1007,100 @@ fn same_constructs(input: &[u8], output: &[u8]) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+// --------------------------------------------------------------- stylesheet
+
+/// Runs `input` through the stylesheet engine in writes of the sizes `sizes`
+/// gives: the output and report, or the error's message (UTF-16 that is not
+/// valid UTF-16 is refused).
+pub fn run_stylesheet(
+    setup: &Setup,
+    input: &[u8],
+    mut sizes: impl FnMut() -> usize,
+) -> Result<(Vec<u8>, Report), String> {
+    let mut rewriter = htmlabs::stylesheet::Rewriter::new(
+        Arc::clone(&setup.config),
+        setup.layers.clone(),
+        Vec::new(),
+    );
+    let mut rest = input;
+    while !rest.is_empty() {
+        let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
+        rewriter.write(chunk).map_err(|e| e.to_string())?;
+        rest = tail;
+    }
+    let (report, output) = rewriter.end().map_err(|e| e.to_string())?;
+    Ok((output, report))
+}
+
+/// The properties of the stylesheet engine on one case, whose document is
+/// any bytes as a stylesheet:
+///
+/// 1. a run either writes the stylesheet or refuses it (UTF-16 that is not
+///    valid UTF-16, by its byte order mark), the same however the input is
+///    split, and the output and the warnings are the same however it is
+///    split;
+/// 2. with no base (no retrieval layer: nothing in a stylesheet sets one),
+///    the output is the input;
+/// 3. read by the independent CSS reader of `tests/css_tokens`, the output
+///    has the input's tokens, the same text but for URLs (a url token, the
+///    string of `url(`, after `@import`, at an option of `image-set(`),
+///    which stay of their kind; and a run that rewrote nothing wrote the
+///    input;
+/// 4. a second run over the output changes nothing (not asked of a run that
+///    stopped at the memory limit: the stylesheet went out as it came).
+pub fn check_stylesheet(case: &Case) {
+    let config = case.config();
+    let whole = run_stylesheet(&config, &case.html, || usize::MAX);
+    let chunked = run_stylesheet(&config, &case.html, case.chunk_sizes());
+    let (output, report) = match (whole, chunked) {
+        (Err(e), Err(c)) => {
+            assert_eq!(e, c, "the error depends on the writes");
+            assert!(
+                case.html.starts_with(b"\xff\xfe") || case.html.starts_with(b"\xfe\xff"),
+                "refused input that is not UTF-16: {e}"
+            );
+            return;
+        }
+        (Ok(whole), Ok(chunked)) => {
+            assert!(
+                whole.0 == chunked.0,
+                "the output depends on the writes:\n  whole:   {:?}\n  chunked: {:?}",
+                Show(&whole.0),
+                Show(&chunked.0)
+            );
+            assert_eq!(
+                whole.1.warnings, chunked.1.warnings,
+                "the warnings depend on the writes"
+            );
+            whole
+        }
+        (whole, chunked) => panic!(
+            "the writes decide whether it fails: whole {:?}, chunked {:?}",
+            whole.err(),
+            chunked.err()
+        ),
+    };
+    if case.base.is_none() || report.counts.rewritten == 0 {
+        assert!(
+            output == case.html,
+            "nothing rewritten, yet the output differs from the input:\n  output: {:?}",
+            Show(&output)
+        );
+    }
+    if let Err(e) = css_tokens::same_but_urls(&case.html, &output) {
+        panic!("{e}\n  output: {:?}", Show(&output));
+    }
+    if report.incomplete() {
+        return;
+    }
+    let (again, _) = run_stylesheet(&config, &output, || usize::MAX)
+        .unwrap_or_else(|e| panic!("a second run fails: {e}"));
+    assert!(
+        again == output,
+        "a second run changed the output:\n  once:  {:?}\n  twice: {:?}",
+        Show(&output),
+        Show(&again)
+    );
 }
