@@ -57,7 +57,6 @@ use std::time::{Duration, SystemTime};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use htmlabs::warc::digest::Digest;
 use sha1::Digest as _;
 
 use common::{Page, Run, fail, load, median, spread};
@@ -569,9 +568,10 @@ fn record_uuid(n: u64) -> uuid::Uuid {
 }
 
 fn sha1_field(bytes: &[u8]) -> String {
-    Digest::default()
-        .of(&mut &bytes[..])
-        .unwrap_or_else(|e| fail(&format!("cannot digest: {e}")))
+    format!(
+        "sha1:{}",
+        data_encoding::BASE32.encode(&sha1::Sha1::digest(bytes))
+    )
 }
 
 /// One gzip member, zlib's default level (as wget writes records), with no

@@ -22,10 +22,10 @@
 //!   into a [`Config`], the user's [`Layers`] and each source's options
 //!   (the command line's and the Python binding's alike);
 //! - [`source`]: the sources ([`source::page`], one document, a file or
-//!   standard input, over [`http`] for saved responses; [`site`];
-//!   [`warc`]), all run one way, [`source::run`], heard by one
+//!   standard input, over [`source::http`] for saved responses; [`source::site`];
+//!   [`source::warc`]), all run one way, [`source::run`], heard by one
 //!   [`source::Listener`], and summed up by one [`source::Summary`];
-//!   [`names`]: how a file or a record is named in a line of output;
+//!   [`source::names`]: how a file or a record is named in a line of output;
 //! - `html/`: one page: lol_html, the splicing sink, the lookahead, the
 //!   encoding, the attribute table, a value's bytes;
 //! - [`xml`]: one XML document (feeds, sitemaps, SVG, XHTML), HTML inside
@@ -44,10 +44,6 @@ mod syntax;
 mod typed;
 mod url;
 pub mod xml;
-
-// The sources by their old paths, while the contract is built.
-pub use source::output::spool;
-pub use source::{http, names, site, warc};
 
 pub use html::attrs::{Empty, Group, Kind, Row, Table, When};
 pub use html::config::Config;

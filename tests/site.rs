@@ -580,8 +580,8 @@ fn links_one_run_copied_into_out_dir_are_not_written_through_by_the_next() {
 #[test]
 fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
     use htmlabs::SourceError;
-    use htmlabs::site::{self, Site};
     use htmlabs::source::listener::{Document, Listener, Progress};
+    use htmlabs::source::site::{self, Site};
     use std::sync::atomic::AtomicBool;
     /// Swaps the directory once the tree is walked; keeps the failures.
     struct Swapping<F> {
@@ -975,7 +975,7 @@ fn an_interrupted_run_leaves_every_file_old_or_new() {
     let relative = |i: usize| format!("d{}/p{i}.html", i % 30);
     let rewritten: Vec<Vec<u8>> = (0..count)
         .map(|i| {
-            let url = htmlabs::site::retrieval_url(URL, Path::new(&relative(i)), true);
+            let url = htmlabs::source::site::retrieval_url(URL, Path::new(&relative(i)), true);
             let layers = htmlabs::Layers::default()
                 .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
                 .unwrap();

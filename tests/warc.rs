@@ -15,8 +15,7 @@ use flate2::Compression;
 use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use htmlabs::Config;
-use htmlabs::warc::input::{Place, Stop, Units};
-use htmlabs::warc::{self, Mode, Options, zst};
+use htmlabs::source::warc::{self, Mode, Options};
 
 fn fixture(name: &str) -> PathBuf {
     common::fixtures().join("warc").join(name)
@@ -497,21 +496,23 @@ impl Read for Writes<'_> {
 fn normalized(output: &[u8]) -> Vec<Vec<u8>> {
     let mut parts = Vec::new();
     let mut rest = output;
-    if zst::starts(output) {
-        let dictionary = zst::read_dictionary(&mut rest).unwrap().unwrap();
-        let mut frames = zst::Frames::new(rest, dictionary.as_ref()).unwrap();
-        loop {
+    if let Some(dictionary) = zstd_dictionary(&mut rest) {
+        // The zstd crate's own reader, not htmlabs's, a frame at a time
+        // (a skippable one gives nothing) until one breaks.
+        while !rest.is_empty() {
             let mut text = Vec::new();
-            if frames.read_to_end(&mut text).is_err() {
+            let mut frame = zstd::stream::read::Decoder::with_dictionary(rest, &dictionary)
+                .unwrap()
+                .single_frame();
+            if frame.read_to_end(&mut text).is_err() {
                 break;
             }
-            parts.push(text);
-            if frames.get_mut().is_empty() {
-                break;
+            // A slice is read exactly: what is left is the next frame on.
+            rest = frame.finish();
+            if !text.is_empty() {
+                parts.push(text);
             }
-            frames.next_frame().unwrap();
         }
-        rest = frames.into_inner();
     }
     if output.starts_with(&[0x1f, 0x8b]) {
         while !rest.is_empty() {
@@ -541,6 +542,25 @@ fn normalized(output: &[u8]) -> Vec<Vec<u8>> {
         *part = lines.join(&b'\n');
     }
     parts
+}
+
+/// When `input` is a zstd WARC: its dictionary (after the dictionary frame
+/// that starts it, if one does, compressed or not), else an empty one.
+fn zstd_dictionary(input: &mut &[u8]) -> Option<Vec<u8>> {
+    const FRAME: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+    if input.starts_with(&FRAME) {
+        return Some(Vec::new());
+    }
+    if !input.starts_with(&[0x5d, 0x2a, 0x4d, 0x18]) || input.len() < 8 {
+        return None;
+    }
+    let size = u32::from_le_bytes(input[4..8].try_into().unwrap()) as usize;
+    let data = &input[8..8 + size];
+    *input = &input[8 + size..];
+    Some(match data.starts_with(&FRAME) {
+        true => zstd::bulk::decompress(data, 32 << 20).unwrap(),
+        false => data.to_vec(),
+    })
 }
 
 /// Runs the library on `bytes` given in reads of `sizes`: the output
@@ -630,153 +650,6 @@ impl Stdin for Command {
             String::from_utf8_lossy(&out.stderr)
         );
         out.stdout
-    }
-}
-
-// The reader alone: each record's place; where the records stop and why;
-// the output is the input whole.
-
-fn record(id: &str, block: &str) -> Vec<u8> {
-    format!(
-        "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:x:{id}>\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
-        block.len()
-    )
-    .into_bytes()
-}
-
-fn member(bytes: &[u8]) -> Vec<u8> {
-    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
-    gz.write_all(bytes).unwrap();
-    gz.finish().unwrap()
-}
-
-/// A record as read: its place, ID and block.
-type Found = (Place, String, Vec<u8>);
-
-/// Each record read; where the records stop, and why. The output is
-/// checked to be the input whole.
-fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) {
-    let reader = Writes {
-        bytes: input,
-        sizes: sizes.to_vec(),
-        i: 0,
-    };
-    let mut units: Units<_, _, ()> = Units::new(reader, Vec::new(), 1 << 20, false).unwrap();
-    let mut records = Vec::new();
-    let stop = loop {
-        match units.more() {
-            Ok(true) => {}
-            Ok(false) => break None,
-            Err(Stop::Malformed { at, why }) => break Some((at, why)),
-            Err(Stop::Io(e)) => panic!("{e}"),
-        }
-        let at = units.place();
-        let result = units.header().and_then(|header| {
-            let length = header.content_length().unwrap();
-            let mut block = Vec::new();
-            units.block(at, length, Some(&mut block))?;
-            Ok((header.record_id(), block))
-        });
-        match result {
-            Ok((id, block)) => records.push((at, id, block)),
-            Err(Stop::Malformed { at, why }) => break Some((at, why)),
-            Err(Stop::Io(e)) => panic!("{e}"),
-        }
-    };
-    if stop.is_some() {
-        units.copy_rest().unwrap();
-    }
-    let output = units.finish().unwrap().into_inner();
-    assert_eq!(output, input, "the output is the input, byte for byte");
-    (records, stop)
-}
-
-const SIZES: [&[usize]; 4] = [&[usize::MAX], &[1], &[3, 1, 7, 2, 64, 5], &[4096, 13]];
-
-#[test]
-fn records_and_their_places_in_gzip_members_and_plain() {
-    let (a, b, c) = (
-        record("a", "<p>1</p>"),
-        record("b", ""),
-        record("c", "x\r\n\r\ny"),
-    );
-    let first = member(&a);
-    let both = member(&[b.clone(), c.clone()].concat());
-    let gzip = [first.clone(), both].concat();
-    let plain = [a.clone(), b.clone(), c.clone()].concat();
-    for sizes in SIZES {
-        let (records, stop) = read(&gzip, sizes);
-        assert_eq!(stop, None);
-        let places: Vec<Place> = records.iter().map(|r| r.0).collect();
-        let m = first.len() as u64;
-        assert_eq!(
-            places,
-            [
-                Place::Member {
-                    member: 0,
-                    within: 0
-                },
-                Place::Member {
-                    member: m,
-                    within: 0
-                },
-                Place::Member {
-                    member: m,
-                    within: b.len() as u64
-                },
-            ]
-        );
-        assert_eq!(records[2].1, "<urn:x:c>");
-        assert_eq!(records[2].2, b"x\r\n\r\ny");
-        let (records, stop) = read(&plain, sizes);
-        assert_eq!(stop, None);
-        let places: Vec<Place> = records.iter().map(|r| r.0).collect();
-        assert_eq!(
-            places,
-            [
-                Place::Byte(0),
-                Place::Byte(a.len() as u64),
-                Place::Byte((a.len() + b.len()) as u64)
-            ]
-        );
-    }
-}
-
-#[test]
-fn a_cut_or_lying_record_stops_the_records_at_its_place() {
-    let (a, b) = (record("a", "<p>1</p>"), record("b", "two"));
-    let cut = [a.clone(), b[..b.len() - 6].to_vec()].concat();
-    let mut lying = b.clone();
-    let at = memchr::memmem::find(&lying, b"Length: 3").unwrap();
-    lying[at + 8] = b'2';
-    let lying = [a.clone(), lying, a.clone()].concat();
-    let gzip_cut = [member(&a), member(&b)[..20].to_vec()].concat();
-    let cases = [
-        (
-            &cut,
-            Place::Byte(a.len() as u64),
-            "the input ends within the record's block, after 1 of its 3 bytes (`Content-Length`)",
-        ),
-        (
-            &lying,
-            Place::Byte(a.len() as u64),
-            "no empty line after the block's 2 bytes: `Content-Length` is not the block's length",
-        ),
-        (
-            &gzip_cut,
-            Place::Member {
-                member: member(&a).len() as u64,
-                within: 0,
-            },
-            "its gzip data breaks: incomplete deflate stream",
-        ),
-    ];
-    for sizes in SIZES {
-        for (input, place, why) in &cases {
-            let (records, stop) = read(input, sizes);
-            assert_eq!(records.len(), 1);
-            assert_eq!(stop, Some((*place, why.to_string())), "{sizes:?}");
-        }
     }
 }
 
@@ -1376,102 +1249,6 @@ fn check_and_report_name_each_record_and_its_target() {
 
 // `.warc.zst`: IIPC's "Zstandard Compression for WARC Files".
 
-/// One zstd frame of `bytes`, as the specification asks (its content
-/// size, its checksum), with `dictionary` when given.
-fn zframe(bytes: &[u8], dictionary: Option<&[u8]>) -> Vec<u8> {
-    let mut compressor = match dictionary {
-        Some(dictionary) => zstd::bulk::Compressor::with_dictionary(3, dictionary),
-        None => zstd::bulk::Compressor::new(3),
-    }
-    .unwrap();
-    compressor
-        .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
-        .unwrap();
-    compressor.compress(bytes).unwrap()
-}
-
-/// A skippable frame: `magic` 0x184D2A5D is the dictionary frame's.
-fn skippable(magic: u32, data: &[u8]) -> Vec<u8> {
-    [
-        &magic.to_le_bytes()[..],
-        &(data.len() as u32).to_le_bytes(),
-        data,
-    ]
-    .concat()
-}
-
-/// The dictionary that starts the fixture with one, and its frame.
-fn fixture_dictionary() -> (Vec<u8>, Vec<u8>) {
-    let bytes = std::fs::read(fixture("shapes-dict.warc.zst")).unwrap();
-    let mut rest = &bytes[..];
-    let dictionary = zst::read_dictionary(&mut rest).unwrap().unwrap().unwrap();
-    let frame = bytes[..bytes.len() - rest.len()].to_vec();
-    (dictionary.to_vec(), frame)
-}
-
-#[test]
-fn records_and_their_places_in_zstd_frames() {
-    let (a, b, c) = (
-        record("a", "<p>1</p>"),
-        record("b", &"a longer block ".repeat(40)),
-        record("c", "x\r\n\r\ny"),
-    );
-    let (dictionary, head) = fixture_dictionary();
-    let d = Some(&dictionary[..]);
-    let half = b.len() / 2;
-    let parts = [
-        head,
-        zframe(&a, d),
-        skippable(0x184d_2a50, b"ignored"),
-        // A record may span several frames.
-        zframe(&b[..half], d),
-        zframe(&b[half..], d),
-        zframe(&c, d),
-    ];
-    let starts: Vec<u64> = parts
-        .iter()
-        .scan(0, |at, part| {
-            let start = *at;
-            *at += part.len() as u64;
-            Some(start)
-        })
-        .collect();
-    let input = parts.concat();
-    let frame = |i: usize| Place::Frame {
-        frame: starts[i],
-        within: 0,
-    };
-    for sizes in SIZES {
-        let (records, stop) = read(&input, sizes);
-        assert_eq!(stop, None);
-        let places: Vec<Place> = records.iter().map(|r| r.0).collect();
-        assert_eq!(places, [frame(1), frame(3), frame(5)], "{sizes:?}");
-        assert_eq!(records[1].2, "a longer block ".repeat(40).as_bytes());
-        assert_eq!(records[2].2, b"x\r\n\r\ny");
-    }
-    // Without a dictionary.
-    let plain = [zframe(&a, None), zframe(&c, None)].concat();
-    let (records, stop) = read(&plain, &[usize::MAX]);
-    assert_eq!(stop, None);
-    assert_eq!(records.len(), 2);
-    // A dictionary frame that holds none: nothing after it can be read,
-    // and all of it comes out as it came (checked by `read`).
-    let broken = [skippable(0x184d_2a5d, b"junk"), zframe(&a, None)].concat();
-    let (records, stop) = read(&broken, &[usize::MAX]);
-    assert!(records.is_empty());
-    assert_eq!(
-        stop,
-        Some((
-            Place::Frame {
-                frame: 12,
-                within: 0
-            },
-            "its zstd data breaks: its dictionary frame breaks: it holds no zstd dictionary"
-                .to_owned()
-        ))
-    );
-}
-
 #[test]
 fn replace_mode_adds_a_conversion_for_a_page_in_several_zstd_frames() {
     let http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x.html>x</a>";
@@ -1919,4 +1696,34 @@ fn a_level_for_the_other_compression_is_refused_and_nothing_is_written() {
     assert_eq!(status, 0, "{stderr}");
     let (status, stderr, _, _) = htmlabs(&zst, &["--zstd-level", "5"]);
     assert_eq!(status, 0, "{stderr}");
+}
+
+fn member(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// One zstd frame of `bytes`, as the specification asks (its content
+/// size, its checksum), with `dictionary` when given.
+fn zframe(bytes: &[u8], dictionary: Option<&[u8]>) -> Vec<u8> {
+    let mut compressor = match dictionary {
+        Some(dictionary) => zstd::bulk::Compressor::with_dictionary(3, dictionary),
+        None => zstd::bulk::Compressor::new(3),
+    }
+    .unwrap();
+    compressor
+        .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+        .unwrap();
+    compressor.compress(bytes).unwrap()
+}
+
+/// A skippable frame: `magic` 0x184D2A5D is the dictionary frame's.
+fn skippable(magic: u32, data: &[u8]) -> Vec<u8> {
+    [
+        &magic.to_le_bytes()[..],
+        &(data.len() as u32).to_le_bytes(),
+        data,
+    ]
+    .concat()
 }

@@ -19,8 +19,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 use serde_json::Value;
 
-use htmlabs::http::entity;
 use htmlabs::request::{self, ConfigError, Request};
+use htmlabs::source::http::entity;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::listing::link_fields;
 use htmlabs::source::output::{Input, Output};

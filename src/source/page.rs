@@ -11,7 +11,7 @@ use crate::html::config::Config;
 use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
 use crate::html::rewriter::Rewriter;
-use crate::source::http::{self, ResponseRewriter, Warning};
+use crate::source::http::{self, ResponseRewriter, ResponseWarning};
 use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::output::{self, SourceError, lowercase};
@@ -22,17 +22,17 @@ pub use crate::source::output::{Input, Output};
 
 /// What a run read: a document, or a response around one.
 #[derive(Debug, Clone)]
-pub enum Report {
+pub enum PageReport {
     Document(DocumentReport),
-    Response(http::Report),
+    Response(http::ResponseReport),
 }
 
-impl Report {
+impl PageReport {
     /// The lines of `-v`, without the program name.
     pub fn verbose_lines(&self) -> Vec<String> {
         match self {
-            Report::Document(r) => r.verbose_lines(),
-            Report::Response(r) => r.verbose_lines(),
+            PageReport::Document(r) => r.verbose_lines(),
+            PageReport::Response(r) => r.verbose_lines(),
         }
     }
 
@@ -40,8 +40,8 @@ impl Report {
     /// links cannot be judged, so a check cannot pass it.
     pub fn has_no_base(&self) -> bool {
         let document = match self {
-            Report::Document(r) => Some(r),
-            Report::Response(r) => r.document.as_ref(),
+            PageReport::Document(r) => Some(r),
+            PageReport::Response(r) => r.document.as_ref(),
         };
         document.is_some_and(|d| d.base.is_empty())
     }
@@ -50,8 +50,8 @@ impl Report {
     /// the output complete).
     pub fn incomplete(&self) -> bool {
         match self {
-            Report::Document(r) => r.incomplete(),
-            Report::Response(r) => r.incomplete(),
+            PageReport::Document(r) => r.incomplete(),
+            PageReport::Response(r) => r.incomplete(),
         }
     }
 }
@@ -60,7 +60,7 @@ impl Report {
 /// when the listener hears links).
 #[derive(Debug)]
 pub struct Tally {
-    pub report: Report,
+    pub report: PageReport,
     /// Warnings told.
     pub warnings: usize,
     pub changes: usize,
@@ -70,8 +70,8 @@ impl Tally {
     /// What became of the document.
     pub fn done(&self) -> Done {
         let urls = match &self.report {
-            Report::Document(r) => r.counts.rewritten,
-            Report::Response(r) => r.document.as_ref().map_or(0, |d| d.counts.rewritten),
+            PageReport::Document(r) => r.counts.rewritten,
+            PageReport::Response(r) => r.document.as_ref().map_or(0, |d| d.counts.rewritten),
         };
         if self.report.incomplete() {
             Done::Failed
@@ -110,11 +110,12 @@ pub fn run(
             .map_err(|e| SourceError::Read(input_name.clone(), lowercase(&e)))?;
         let status = &first[..first.len().min(STATUS_PREFIX)];
         let warning = if http::starts_like_response(status) == Some(true) {
-            Some(Warning::LooksLikeResponse {
+            Some(ResponseWarning::LooksLikeResponse {
                 start: String::from_utf8_lossy(status).into_owned(),
             })
         } else {
-            warc::starts_like_archive(&first).map(|start| Warning::LooksLikeArchive { start })
+            warc::starts_like_archive(&first)
+                .map(|start| ResponseWarning::LooksLikeArchive { start })
         };
         if let Some(warning) = warning {
             warned += 1;
@@ -136,7 +137,7 @@ pub fn run(
     };
     let tell = {
         let heard = Rc::clone(&heard);
-        move |w: &Warning| heard.borrow_mut().warnings.push(w.clone())
+        move |w: &ResponseWarning| heard.borrow_mut().warnings.push(w.clone())
     };
     let hear = listener.hears_links().then(|| {
         let heard = Rc::clone(&heard);
@@ -148,14 +149,14 @@ pub fn run(
         let result = match http {
             None => {
                 let mut rewriter = Rewriter::new(config, layers, writer)
-                    .on_warning(move |w| tell(&Warning::Document(w.clone())));
+                    .on_warning(move |w| tell(&ResponseWarning::Document(w.clone())));
                 if let Some(hear) = hear {
                     rewriter = rewriter.on_link(hear);
                 }
                 rewriter
                     .read_from(&mut telling)
                     .and_then(|()| rewriter.end())
-                    .map(|(report, _)| Report::Document(report))
+                    .map(|(report, _)| PageReport::Document(report))
                     .map_err(|e| SourceError::of(e, &input_name, output_name))
             }
             Some(options) => {
@@ -167,7 +168,7 @@ pub fn run(
                 rewriter
                     .read_from(&mut telling)
                     .and_then(|()| rewriter.end())
-                    .map(|(report, _)| Report::Response(report))
+                    .map(|(report, _)| PageReport::Response(report))
                     .map_err(|e| match e {
                         http::Error::Head(e) => {
                             SourceError::Head(input_name.clone(), e.to_string())
@@ -193,7 +194,7 @@ pub fn run(
 /// What the engine's hooks heard, not yet told.
 #[derive(Default)]
 struct Heard {
-    warnings: Vec<Warning>,
+    warnings: Vec<ResponseWarning>,
     links: Vec<Link>,
 }
 

@@ -64,7 +64,7 @@ pub struct Summary {
 /// A source's own figures.
 #[derive(Debug, Clone)]
 pub enum Tally {
-    Page(Box<page::Report>),
+    Page(Box<page::PageReport>),
     Site(site::Tally),
     Warc(warc::Tally),
 }

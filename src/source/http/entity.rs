@@ -15,7 +15,7 @@ use encoding_rs::{Encoding, REPLACEMENT};
 use super::head::{Head, HeadError};
 use super::media::{self, MediaType};
 use super::redirects::{self, field_url};
-use super::report::Warning;
+use super::report::ResponseWarning;
 use crate::url::{Below, LayerError, Layers, Standard};
 
 /// What a response's header blocks say of its body.
@@ -28,7 +28,7 @@ pub struct Entity {
     pub media: Option<MediaType>,
     /// Lines for `-v` about the type and the charset.
     pub notes: Vec<String>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<ResponseWarning>,
 }
 
 /// The base fields of §3.2, in their order, with how messages name them.
@@ -66,7 +66,7 @@ pub fn entity(
             Ok(with) => layers = with,
             Err(e) => {
                 let last = retrieval.redirects.last().expect("a redirect gave it");
-                warnings.push(Warning::Location {
+                warnings.push(ResponseWarning::Location {
                     status: last.status,
                     value: last.location.clone(),
                     offset: last.offset,
@@ -109,7 +109,7 @@ pub fn entity(
                 );
                 continue;
             }
-            let not_a_url = |why: &str| Warning::NotAUrl {
+            let not_a_url = |why: &str| ResponseWarning::NotAUrl {
                 field: from,
                 value: shown.clone(),
                 offset,

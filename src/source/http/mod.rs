@@ -4,22 +4,22 @@
 //! redirects (§3.3) and its charset, and whose body is rewritten in the
 //! codings it came in.
 //!
-//! The way through: [`head`] (a block, and the streaming reader of the
-//! blocks) → [`entity`] (§3.2 and the charset) with [`redirects`] (§3.3)
-//! and [`media`] (what the body is) → [`coding`] (what the body's codings
-//! really are; decoding and encoding them) → [`response`] (all of it, on a
-//! stream or on a body held whole) → [`report`].
+//! The way through: `head` (a block, and the streaming reader of the
+//! blocks) → [`entity`] (§3.2 and the charset) with `redirects` (§3.3)
+//! and `media` (what the body is) → `coding` (what the body's codings
+//! really are; decoding and encoding them) → `response` (all of it, on a
+//! stream or on a body held whole) → `report`.
 
-pub mod coding;
+pub(crate) mod coding;
 pub mod entity;
-pub mod head;
-pub mod media;
-pub mod redirects;
-pub mod report;
-pub mod response;
+pub(crate) mod head;
+pub(crate) mod media;
+pub(crate) mod redirects;
+pub(crate) mod report;
+pub(crate) mod response;
 
 pub use head::{Edit, Head, HeadError, HeadReader, Version, read_heads, starts_like_response};
-pub use report::{Block, Body, Report, Warning};
+pub use report::{Block, Body, ResponseReport, ResponseWarning};
 pub use response::{
     Error, Hear, Options, ResponseRewriter, Tell, rewrite_parts, rewrite_response,
     rewrite_response_bytes,

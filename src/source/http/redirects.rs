@@ -5,7 +5,7 @@
 //! user's, and each 3xx block's `Location:` leads to the next.
 
 use super::head::Head;
-use super::report::Warning;
+use super::report::ResponseWarning;
 use crate::url::{Standard, rfc3986};
 
 /// One redirect followed.
@@ -27,7 +27,7 @@ pub struct Retrieval {
     /// an absolute one, or a redirect could not be followed.
     pub url: Option<String>,
     pub redirects: Vec<Redirect>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<ResponseWarning>,
 }
 
 /// A URL given in a header field, or why it is none: trimmed, and in
@@ -82,8 +82,8 @@ pub fn follow(heads: &[Head], first: Option<&str>) -> Retrieval {
         let Some((value, _)) = head.values("Location").next() else {
             continue;
         };
-        let warn = |why: &str, warnings: &mut Vec<Warning>| {
-            warnings.push(Warning::Location {
+        let warn = |why: &str, warnings: &mut Vec<ResponseWarning>| {
+            warnings.push(ResponseWarning::Location {
                 status: head.status(),
                 value: String::from_utf8_lossy(&value).trim().to_owned(),
                 offset: head.offset(),

@@ -1,4 +1,4 @@
-//! What a response's run did, on top of its document's [`Report`]: the
+//! What a response's run did, on top of its document's [`Report`](crate::Report): the
 //! header blocks, the codings, the body's fate; and the warnings of the
 //! HTTP layer. The `Display` impls are the exact lines users read.
 
@@ -10,7 +10,7 @@ use crate::html::report::{Report as DocumentReport, Warning as DocumentWarning};
 /// Something the user should know about a response, printed to standard
 /// error as it happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Warning {
+pub enum ResponseWarning {
     /// The document's own (the engine's), unchanged.
     Document(DocumentWarning),
     /// An input read as HTML (no `--http`) starts like a saved response.
@@ -59,34 +59,36 @@ pub enum Warning {
     Framing { why: String },
 }
 
-impl Warning {
+impl ResponseWarning {
     /// Whether the run failed to rewrite what it was given (exit status 2,
     /// the output complete): the memory limit, a broken or unknown coding.
     pub fn stops_rewriting(&self) -> bool {
         match self {
-            Warning::Document(w) => w.stops_rewriting(),
-            Warning::Broken { .. } | Warning::Undecodable { .. } | Warning::Framing { .. } => true,
-            Warning::NotAUrl { .. }
-            | Warning::Location { .. }
-            | Warning::LooksLikeResponse { .. }
-            | Warning::LooksLikeArchive { .. } => false,
+            ResponseWarning::Document(w) => w.stops_rewriting(),
+            ResponseWarning::Broken { .. }
+            | ResponseWarning::Undecodable { .. }
+            | ResponseWarning::Framing { .. } => true,
+            ResponseWarning::NotAUrl { .. }
+            | ResponseWarning::Location { .. }
+            | ResponseWarning::LooksLikeResponse { .. }
+            | ResponseWarning::LooksLikeArchive { .. } => false,
         }
     }
 }
 
-impl fmt::Display for Warning {
+impl fmt::Display for ResponseWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Warning::Document(w) => w.fmt(f),
-            Warning::LooksLikeResponse { start } => write!(
+            ResponseWarning::Document(w) => w.fmt(f),
+            ResponseWarning::LooksLikeResponse { start } => write!(
                 f,
                 "the input starts like a saved HTTP response (`{start}`), and is read as HTML: --http reads its header blocks"
             ),
-            Warning::LooksLikeArchive { start } => write!(
+            ResponseWarning::LooksLikeArchive { start } => write!(
                 f,
                 "the input starts like a web archive ({start}), and is read as HTML: --warc reads its records"
             ),
-            Warning::NotAUrl {
+            ResponseWarning::NotAUrl {
                 field,
                 value,
                 offset,
@@ -95,7 +97,7 @@ impl fmt::Display for Warning {
                 f,
                 "`{field} {value}` at byte {offset} is not a base URL ({why}): ignored"
             ),
-            Warning::Location {
+            ResponseWarning::Location {
                 status,
                 value,
                 offset,
@@ -104,15 +106,15 @@ impl fmt::Display for Warning {
                 f,
                 "`Location: {value}` of the {status} at byte {offset} cannot be followed ({why}): the retrieval URL is not known after it"
             ),
-            Warning::Broken { claim, at, why } => write!(
+            ResponseWarning::Broken { claim, at, why } => write!(
                 f,
                 "the body breaks its `{claim}` at {at} ({why}): it is written as it came"
             ),
-            Warning::Undecodable { claim } => write!(
+            ResponseWarning::Undecodable { claim } => write!(
                 f,
                 "the body's `{claim}` is not a coding htmlabs can decode: it is written as it came"
             ),
-            Warning::Framing { why } => write!(
+            ResponseWarning::Framing { why } => write!(
                 f,
                 "{why}: the response's framing is invalid (RFC 9112 §6.3), and no length a rewrite writes would be true: the body is written as it came"
             ),
@@ -146,7 +148,7 @@ pub enum Body {
 /// `-v` prints for the HTTP layer, and the document's own report when the
 /// body was read as HTML.
 #[derive(Debug, Clone)]
-pub struct Report {
+pub struct ResponseReport {
     pub blocks: Vec<Block>,
     /// Where the body starts in the input, and its length as it came.
     pub body_offset: usize,
@@ -156,14 +158,14 @@ pub struct Report {
     /// order, without the program name.
     pub notes: Vec<String>,
     pub document: Option<DocumentReport>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<ResponseWarning>,
 }
 
-impl Report {
+impl ResponseReport {
     /// Whether the run failed to rewrite all it was given: the output is
     /// complete, and the exit status is 2.
     pub fn incomplete(&self) -> bool {
-        self.warnings.iter().any(Warning::stops_rewriting)
+        self.warnings.iter().any(ResponseWarning::stops_rewriting)
     }
 
     /// The lines of `-v`, without the program name: the HTTP layer's, then

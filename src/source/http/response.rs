@@ -20,7 +20,7 @@ use super::coding::{self, Broken, Decision, PEEK, Plan, Planned, Starts};
 use super::entity::{Entity, entity};
 use super::head::{Edit, Head, HeadError, HeadReader, read_heads};
 use super::media::{self, MediaType};
-use super::report::{Block, Body, Report, Warning};
+use super::report::{Block, Body, ResponseReport, ResponseWarning};
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
@@ -51,12 +51,12 @@ pub enum Error {
 }
 
 /// What is told of each warning as it happens.
-pub type Tell = Box<dyn FnMut(&Warning)>;
+pub type Tell = Box<dyn FnMut(&ResponseWarning)>;
 
 /// The warnings of a run: kept for its report and told as they happen.
 #[derive(Default)]
 struct Told {
-    list: Vec<Warning>,
+    list: Vec<ResponseWarning>,
     tell: Option<Tell>,
     /// Hears each URL value of the document (the link report), when set.
     hear: Option<Rc<RefCell<Hear>>>,
@@ -78,7 +78,7 @@ fn document_rewriter<W: Write>(
 ) -> Rewriter<W> {
     let told_here = Rc::clone(told);
     let mut rewriter = Rewriter::new(Arc::clone(config), layers, writer)
-        .on_warning(move |w| warn(&told_here, Warning::Document(w.clone())));
+        .on_warning(move |w| warn(&told_here, ResponseWarning::Document(w.clone())));
     if let Some(hear) = told.borrow().hear.clone() {
         rewriter = rewriter.on_link(move |link| match shift {
             Some((offset, lines)) => {
@@ -105,7 +105,7 @@ fn body_start(heads: &[Head]) -> (usize, usize) {
 
 type Shared = Rc<RefCell<Told>>;
 
-fn warn(told: &Shared, warning: Warning) {
+fn warn(told: &Shared, warning: ResponseWarning) {
     let mut told = told.borrow_mut();
     if let Some(tell) = &mut told.tell {
         tell(&warning);
@@ -241,7 +241,7 @@ fn respond(
     };
     warn(
         told,
-        Warning::Broken {
+        ResponseWarning::Broken {
             claim: plan.layers[broken.layer].claim.to_string(),
             at: place(&plan, &broken, body_offset),
             why: broken.why.clone(),
@@ -295,7 +295,7 @@ fn decoded(
         Planned::Undecodable(claim) => {
             warn(
                 told,
-                Warning::Undecodable {
+                ResponseWarning::Undecodable {
                     claim: claim.to_string(),
                 },
             );
@@ -367,7 +367,7 @@ fn decoded(
     // Length fields that no rewrite can make true: the body as it came.
     if !options.strip_headers {
         if let Err(why) = content_length(last) {
-            warn(told, Warning::Framing { why });
+            warn(told, ResponseWarning::Framing { why });
             as_it_came(heads, body, options, out)?;
             return Ok(Outcome {
                 body: Body::AsItCame,
@@ -483,7 +483,7 @@ pub fn rewrite_parts(
     out: &mut dyn Write,
     tell: Option<Tell>,
     hear: Option<Hear>,
-) -> Result<Report, Error> {
+) -> Result<ResponseReport, Error> {
     let told: Shared = Rc::new(RefCell::new(Told {
         list: Vec::new(),
         tell,
@@ -521,7 +521,7 @@ pub(crate) fn rewrite_parts_held(
     body_offset: usize,
     out: &mut dyn Write,
     hear: Option<Hear>,
-) -> Result<(Report, Option<Spool>), Error> {
+) -> Result<(ResponseReport, Option<Spool>), Error> {
     debug_assert!(options.strip_headers, "only the body is written");
     let told: Shared = Rc::new(RefCell::new(Told {
         list: Vec::new(),
@@ -555,8 +555,8 @@ fn report(
     body_len: u64,
     outcome: Outcome,
     told: &Shared,
-) -> Report {
-    Report {
+) -> ResponseReport {
+    ResponseReport {
         blocks: blocks(heads),
         body_offset,
         body_len,
@@ -572,7 +572,7 @@ fn report(
 ///
 /// ```
 /// use std::sync::Arc;
-/// use htmlabs::http::{Options, rewrite_response_bytes};
+/// use htmlabs::source::http::{Options, rewrite_response_bytes};
 /// use htmlabs::{Config, Layers, Standard};
 ///
 /// let response = b"HTTP/1.1 301 Moved\r\nLocation: /docs/\r\n\r\n\
@@ -592,7 +592,7 @@ pub fn rewrite_response_bytes(
     given: &Layers,
     options: &Options,
     input: &[u8],
-) -> Result<(Vec<u8>, Report), Error> {
+) -> Result<(Vec<u8>, ResponseReport), Error> {
     let (heads, body_offset) = read_heads(input)?;
     let mut out = Vec::with_capacity(input.len() + input.len() / 8);
     let mut body = &input[body_offset..];
@@ -618,7 +618,7 @@ pub fn rewrite_response(
     options: Options,
     input: impl Read,
     output: impl Write,
-) -> Result<Report, Error> {
+) -> Result<ResponseReport, Error> {
     let mut rewriter = ResponseRewriter::new(config, given, options, output);
     rewriter.read_from(input)?;
     rewriter.end().map(|(report, _)| report)
@@ -683,7 +683,7 @@ impl<W: Write> ResponseRewriter<W> {
 
     /// Tells each warning to `tell` as it happens; the report still lists
     /// them all.
-    pub fn on_warning(self, tell: impl FnMut(&Warning) + 'static) -> Self {
+    pub fn on_warning(self, tell: impl FnMut(&ResponseWarning) + 'static) -> Self {
         self.told.borrow_mut().tell = Some(Box::new(tell));
         self
     }
@@ -843,7 +843,7 @@ impl<W: Write> ResponseRewriter<W> {
     }
 
     /// Ends the input: gives back the report and the output.
-    pub fn end(mut self) -> Result<(Report, W), Error> {
+    pub fn end(mut self) -> Result<(ResponseReport, W), Error> {
         if let State::Heads { reader, .. } = &mut self.state {
             let held = reader.end()?;
             self.heads_over()?;

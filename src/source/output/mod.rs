@@ -3,7 +3,7 @@
 //! directory and put in its place at the end.
 
 pub(crate) mod dir;
-pub mod spool;
+pub(crate) mod spool;
 pub(crate) mod staging;
 
 pub use staging::abandon;

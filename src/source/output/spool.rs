@@ -112,10 +112,6 @@ impl Spool {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Whether it went to a temporary file.
     pub fn spilled(&self) -> bool {
         self.file.is_some()

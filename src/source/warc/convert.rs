@@ -21,7 +21,7 @@ use std::sync::{Arc, mpsc};
 use super::digest::Digest;
 use super::input::{PEEK, Stop, Units, not_archive};
 use super::order::Front;
-use super::report::{Named, Tally, Warning};
+use super::report::{ArchiveWarning, Named, Tally};
 use super::work::{self, Done, Kind, Mode, Work};
 use super::write::{self, Packing, Record, now, record_id};
 use crate::html::config::Config;
@@ -261,7 +261,7 @@ struct Later {
 
 enum Told {
     /// A warning about a record that was only copied.
-    Warning(Warning),
+    Warning(ArchiveWarning),
     /// A revisit read in replace mode: told if it names a record replaced.
     Revisit {
         named: Named,
@@ -300,17 +300,17 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn warn(&mut self, warning: Warning) {
+    fn warn(&mut self, warning: ArchiveWarning) {
         self.tally.warnings += 1;
         self.tally.incomplete |= warning.stops_rewriting();
         let document = match &warning {
-            Warning::Record { record, .. }
-            | Warning::NotRewritten { record, .. }
-            | Warning::Digest { record, .. }
-            | Warning::NotReplaced { record, .. }
-            | Warning::Revisit { record, .. }
-            | Warning::AfterBreak { record } => Document::Record(record),
-            Warning::Malformed { .. } => Document::Run,
+            ArchiveWarning::Record { record, .. }
+            | ArchiveWarning::NotRewritten { record, .. }
+            | ArchiveWarning::Digest { record, .. }
+            | ArchiveWarning::NotReplaced { record, .. }
+            | ArchiveWarning::Revisit { record, .. }
+            | ArchiveWarning::AfterBreak { record } => Document::Record(record),
+            ArchiveWarning::Malformed { .. } => Document::Run,
         };
         self.listener
             .warning(&document, &SourceWarning::Archive(&warning));
@@ -340,7 +340,7 @@ impl Run<'_> {
                     let output = units.output().map_err(Error::Write)?;
                     self.settle(output, true)?;
                     self.broken = true;
-                    self.warn(Warning::Malformed { at, why });
+                    self.warn(ArchiveWarning::Malformed { at, why });
                     if let Err(e) = units.copy_rest() {
                         return Err(failed(&mut units, e));
                     }
@@ -402,7 +402,7 @@ impl Run<'_> {
         if let Some(e) = done.failed {
             return Err(Error::Write(e));
         }
-        let mut failed = done.warnings.iter().any(Warning::stops_rewriting);
+        let mut failed = done.warnings.iter().any(ArchiveWarning::stops_rewriting);
         for warning in done.warnings {
             self.warn(warning);
         }
@@ -417,7 +417,7 @@ impl Run<'_> {
             return Ok(());
         };
         if self.broken {
-            self.warn(Warning::AfterBreak {
+            self.warn(ArchiveWarning::AfterBreak {
                 record: done.named.clone(),
             });
             failed = true;
@@ -490,7 +490,7 @@ impl Run<'_> {
                 .or_else(|| self.replaced.get(refers_to.as_deref()?.trim()))
                 .cloned();
             if let Some(replaced) = replaced {
-                self.warn(Warning::Revisit {
+                self.warn(ArchiveWarning::Revisit {
                     record: named,
                     replaced,
                 });
@@ -547,7 +547,7 @@ impl Run<'_> {
                 if !is.eq_ignore_ascii_case(says.trim()) {
                     self.later.push_back(Later {
                         after: self.submitted,
-                        what: Told::Warning(Warning::Digest {
+                        what: Told::Warning(ArchiveWarning::Digest {
                             record: named(),
                             field: "WARC-Block-Digest",
                             says: says.trim().to_owned(),

@@ -8,31 +8,31 @@
 //! record's header in a `HashMap`: the fields' order, case and repeats are
 //! lost, folded lines are refused, and gzip members' offsets are not
 //! given, so it cannot copy a record as it came nor say where one starts.
-//! Here a header is kept as its bytes ([`header`]), and gzip is read one
-//! member at a time over flate2 ([`input`]; zstd one frame at a time,
-//! [`zst`]), every byte read copied out as it came (an unchanged record is
+//! Here a header is kept as its bytes (`header`), and gzip is read one
+//! member at a time over flate2 (`input`; zstd one frame at a time,
+//! `zst`), every byte read copied out as it came (an unchanged record is
 //! its compressed member, never recompressed).
 //!
-//! The way through: [`input`] (units and records, their places) →
-//! [`header`] → [`convert`](mod@convert) (the run: records read, their
-//! work handed out, the units settled in order through [`order`]) →
-//! [`work`] (one record: its digests, its page, its new record, with
-//! [`digest`] and [`write`](mod@write)) → [`report`].
+//! The way through: `input` (units and records, their places) →
+//! `header` → `convert` (the run: records read, their
+//! work handed out, the units settled in order through `order`) →
+//! `work` (one record: its digests, its page, its new record, with
+//! `digest` and `write`) → `report`.
 
-pub mod convert;
-pub mod digest;
-pub mod header;
-pub mod input;
-pub mod order;
-pub mod report;
-pub mod work;
-pub mod write;
-pub mod zst;
+pub(crate) mod convert;
+pub(crate) mod digest;
+pub(crate) mod header;
+pub(crate) mod input;
+pub(crate) mod order;
+pub(crate) mod report;
+pub(crate) mod work;
+pub(crate) mod write;
+pub(crate) mod zst;
 
 pub use convert::{Error, Options, convert};
 pub use header::Header;
 pub use input::{PEEK, Place, starts_like_archive};
-pub use report::{Named, Tally, Warning};
+pub use report::{ArchiveWarning, Named, Tally};
 pub use work::Mode;
 
 use std::io::BufWriter;

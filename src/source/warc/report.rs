@@ -32,11 +32,11 @@ impl fmt::Display for Named {
 /// Something the user should know, printed to standard error as it
 /// happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Warning {
+pub enum ArchiveWarning {
     /// The response's (or the document's) own warning.
     Record {
         record: Named,
-        warning: http::Warning,
+        warning: http::ResponseWarning,
     },
     /// A record that could not be read as a response (its HTTP head is
     /// bad): it is kept as it is, and no conversion is added.
@@ -69,32 +69,34 @@ pub enum Warning {
     AfterBreak { record: Named },
 }
 
-impl Warning {
+impl ArchiveWarning {
     /// Whether the run failed to do all it was asked (exit status 2, the
     /// output complete).
     pub fn stops_rewriting(&self) -> bool {
         match self {
-            Warning::Record { warning, .. } => warning.stops_rewriting(),
-            Warning::NotRewritten { .. }
-            | Warning::Malformed { .. }
-            | Warning::AfterBreak { .. } => true,
-            Warning::Digest { .. } | Warning::NotReplaced { .. } | Warning::Revisit { .. } => false,
+            ArchiveWarning::Record { warning, .. } => warning.stops_rewriting(),
+            ArchiveWarning::NotRewritten { .. }
+            | ArchiveWarning::Malformed { .. }
+            | ArchiveWarning::AfterBreak { .. } => true,
+            ArchiveWarning::Digest { .. }
+            | ArchiveWarning::NotReplaced { .. }
+            | ArchiveWarning::Revisit { .. } => false,
         }
     }
 }
 
-impl fmt::Display for Warning {
+impl fmt::Display for ArchiveWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Warning::Record { record, warning } => write!(f, "{record}: {warning}"),
-            Warning::NotRewritten { record, why } => {
+            ArchiveWarning::Record { record, warning } => write!(f, "{record}: {warning}"),
+            ArchiveWarning::NotRewritten { record, why } => {
                 write!(f, "{record}: kept as it is, not rewritten: {why}")
             }
-            Warning::Malformed { at, why } => write!(
+            ArchiveWarning::Malformed { at, why } => write!(
                 f,
                 "malformed record at {at}: {why}: the rest of the input is copied as it is"
             ),
-            Warning::Digest {
+            ArchiveWarning::Digest {
                 record,
                 field,
                 says,
@@ -104,7 +106,7 @@ impl fmt::Display for Warning {
                 f,
                 "{record}: `{field}: {says}` is not its digest (`{is}`): kept as it is"
             ),
-            Warning::Digest {
+            ArchiveWarning::Digest {
                 record,
                 field,
                 says,
@@ -114,7 +116,7 @@ impl fmt::Display for Warning {
                 f,
                 "{record}: `{field}: {says}` is not its digest (`{is}` after its first HTTP header block, `{or}` after its last): kept as it is"
             ),
-            Warning::NotReplaced { record, spans } => {
+            ArchiveWarning::NotReplaced { record, spans } => {
                 let unit = record.at.unit();
                 let why = match spans {
                     true => format!("it spans more than one {unit}"),
@@ -125,11 +127,11 @@ impl fmt::Display for Warning {
                     "{record}: {why}: not replaced, its rewritten page added after it as a conversion record"
                 )
             }
-            Warning::Revisit { record, replaced } => write!(
+            ArchiveWarning::Revisit { record, replaced } => write!(
                 f,
                 "revisit {record}: it refers to {replaced}, which was replaced: its digest no longer matches a record here"
             ),
-            Warning::AfterBreak { record } => write!(
+            ArchiveWarning::AfterBreak { record } => write!(
                 f,
                 "{record}: its {} breaks after it: its rewritten page is not written, since nothing may follow broken bytes",
                 record.at.unit()

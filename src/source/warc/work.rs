@@ -14,7 +14,7 @@ use encoding_rs::Encoding;
 use super::digest::Digest;
 use super::header::Header;
 use super::input::Place;
-use super::report::{Named, Warning};
+use super::report::{ArchiveWarning, Named};
 use super::write::{self, Packing, Record, now, record_id};
 use crate::html::config::Config;
 use crate::html::encoding;
@@ -105,7 +105,7 @@ pub struct Work {
 /// What a record's work gave.
 pub struct Done {
     pub named: Named,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<ArchiveWarning>,
     pub urls: u64,
     /// The new record, as it is written (a gzip member or zstd frame when
     /// the input is compressed), when the page changed.
@@ -164,7 +164,7 @@ pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Don
 
 /// What became of a record's page.
 struct Outcome {
-    warnings: Vec<http::Warning>,
+    warnings: Vec<http::ResponseWarning>,
     /// URLs rewritten.
     urls: usize,
     /// Its encoding, when all went well.
@@ -198,7 +198,7 @@ fn rewrite(
             Err(why) => {
                 check_digests(work, None, done)?;
                 done.page = true;
-                done.warnings.push(Warning::NotRewritten {
+                done.warnings.push(ArchiveWarning::NotRewritten {
                     record: done.named.clone(),
                     why,
                 });
@@ -230,7 +230,7 @@ fn rewrite(
     } else {
         conversion(work, &mut page, &mut record)?;
         if let Some(spans) = work.not_alone {
-            done.warnings.push(Warning::NotReplaced {
+            done.warnings.push(ArchiveWarning::NotReplaced {
                 record: done.named.clone(),
                 spans,
             });
@@ -248,9 +248,9 @@ fn layers(config: &Arc<Config>, header: &Header, done: &mut Done) -> Layers {
     match Layers::default().with_retrieval(config.standard, &target, "WARC-Target-URI") {
         Ok(layers) => layers,
         Err(e) => {
-            done.warnings.push(Warning::Record {
+            done.warnings.push(ArchiveWarning::Record {
                 record: done.named.clone(),
-                warning: http::Warning::NotAUrl {
+                warning: http::ResponseWarning::NotAUrl {
                     field: "WARC-Target-URI",
                     value: target,
                     offset: 0,
@@ -403,7 +403,7 @@ fn resource(
             warnings: report
                 .warnings
                 .into_iter()
-                .map(http::Warning::Document)
+                .map(http::ResponseWarning::Document)
                 .collect(),
         }),
         Err(DocumentError::Write(e)) => return Err(e),
@@ -422,7 +422,7 @@ fn settle(result: Result<Outcome, String>, done: &mut Done) -> Option<&'static E
     done.page = true;
     match result {
         Err(why) => {
-            done.warnings.push(Warning::NotRewritten {
+            done.warnings.push(ArchiveWarning::NotRewritten {
                 record: done.named.clone(),
                 why,
             });
@@ -430,7 +430,7 @@ fn settle(result: Result<Outcome, String>, done: &mut Done) -> Option<&'static E
         }
         Ok(outcome) => {
             for warning in outcome.warnings {
-                done.warnings.push(Warning::Record {
+                done.warnings.push(ArchiveWarning::Record {
                     record: done.named.clone(),
                     warning,
                 });
@@ -584,7 +584,7 @@ fn check_digests(
             continue;
         }
         let mut readings = readings.into_iter();
-        done.warnings.push(Warning::Digest {
+        done.warnings.push(ArchiveWarning::Digest {
             record: done.named.clone(),
             field,
             says: says.trim().to_owned(),

@@ -1,0 +1,124 @@
+//! The input as it is read: plain, gzip one member at a time, or zstd one
+//! frame at a time ([`zst`](crate::source::warc::zst)), every raw byte handed to the output
+//! ([`Ordered`](crate::source::warc::order::Ordered)) as soon as it is read, and the records found in it, each
+//! with its place.
+//!
+//! A unit is what new records may be put after, or put in place of,
+//! without cutting anything: a gzip member (one record, as the standard
+//! recommends, or several) or a zstd frame, or in a plain file the record
+//! itself. When records may be replaced, each unit's raw bytes are held
+//! from its start until its first record's header says whether they may
+//! be.
+//!
+//! Here: a record's [`Place`] and why the records [`Stop`]; the raw input
+//! copied out as it is consumed (`tee`); the units, decompressed and
+//! framed (`units`); the records read from them (`records`); and what an
+//! input's first bytes say it is (`sniff`).
+
+use std::fmt;
+use std::io;
+
+use flate2::bufread::GzDecoder;
+
+use super::zst::{Dictionary, Frames};
+use tee::{Raw, Tee};
+
+mod records;
+mod sniff;
+mod tee;
+mod units;
+
+pub use sniff::{PEEK, not_archive, starts_like_archive};
+
+/// Where a record starts, in the input's bytes: what a user can seek to,
+/// and what CDX indexes list (a gzip member's offset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A plain file's byte.
+    Byte(u64),
+    /// A byte of the data of the gzip member that starts at `member`.
+    Member { member: u64, within: u64 },
+    /// A byte of the data of the zstd frame that starts at `frame`.
+    Frame { frame: u64, within: u64 },
+}
+
+impl Place {
+    /// What the input is read in here: what new records may be put after.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Place::Byte(_) => "record",
+            Place::Member { .. } => "gzip member",
+            Place::Frame { .. } => "zstd frame",
+        }
+    }
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Byte(at) => write!(f, "byte {at}"),
+            Place::Member { member, within: 0 } => write!(f, "the gzip member at byte {member}"),
+            Place::Member { member, within } => {
+                write!(f, "byte {within} of the gzip member at byte {member}")
+            }
+            Place::Frame { frame, within: 0 } => write!(f, "the zstd frame at byte {frame}"),
+            Place::Frame { frame, within } => {
+                write!(f, "byte {within} of the zstd frame at byte {frame}")
+            }
+        }
+    }
+}
+
+enum Source<R, W, D> {
+    Plain(Tee<Raw<R>, W, D>),
+    Gzip(Box<GzDecoder<Tee<Raw<R>, W, D>>>),
+    Zstd(Box<Frames<Tee<Raw<R>, W, D>>>),
+    /// Between two members, for a moment.
+    Taken,
+}
+
+/// Why the records stop before the input does.
+#[derive(Debug)]
+pub enum Stop {
+    /// The input cannot be read, or the output written: the run fails.
+    Io(io::Error),
+    /// The input is not a record from here on (or its gzip breaks): the
+    /// rest is copied as it is.
+    Malformed { at: Place, why: String },
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop::Io(e)
+    }
+}
+
+/// The decoded input, unit by unit; see the module's note.
+pub struct Units<R, W, D> {
+    source: Source<R, W, D>,
+    /// Decoded bytes of a gzip member or zstd frame not yet consumed.
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    /// The current gzip member is over.
+    ended: bool,
+    /// Where the current member starts in the raw input.
+    member: u64,
+    /// How many decoded bytes of the current member (of a plain input:
+    /// of the input) were consumed.
+    within: u64,
+    /// Each unit is held until its first record's header is read.
+    hold: bool,
+    /// Records whose header was read in this unit.
+    records_in_unit: u32,
+    /// A zstd input's dictionary.
+    dictionary: Option<Dictionary>,
+    /// Why a zstd input's dictionary frame cannot be read: nothing after
+    /// it can be decoded.
+    broken: Option<String>,
+}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+#[cfg(test)]
+mod tests;

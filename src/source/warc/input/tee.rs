@@ -1,0 +1,64 @@
+//! The raw input, every byte copied to the output as it is consumed: an
+//! unchanged unit comes out as it came, never recompressed.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+
+use crate::source::warc::order::Ordered;
+
+/// The raw input, each byte handed to `copy` once it is consumed.
+pub(super) struct Tee<R, W, D> {
+    pub(super) inner: R,
+    pub(super) copy: Ordered<W, D>,
+    /// How many raw bytes were consumed.
+    pub(super) at: u64,
+    /// A write that failed inside `consume`, which cannot return it: the
+    /// next read returns it.
+    pub(super) failed: Option<io::Error>,
+    /// Whether a write failed: the run's error is then the output's.
+    pub(super) broke: bool,
+}
+
+impl<R: BufRead, W: Write, D> Read for Tee<R, W, D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let available = self.fill_buf()?;
+            let n = available.len().min(buf.len());
+            buf[..n].copy_from_slice(&available[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead, W: Write, D> BufRead for Tee<R, W, D> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if self.failed.is_none() {
+            let written = match self.inner.fill_buf() {
+                Ok(bytes) => {
+                    let written = self.copy.raw(&bytes[..n]);
+                    self.broke |= written.is_err();
+                    written
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = written {
+                self.failed = Some(e);
+            }
+        }
+        self.inner.consume(n);
+        self.at += n as u64;
+    }
+}
+
+pub(super) type Raw<R> = BufReader<io::Chain<io::Cursor<Vec<u8>>, R>>;
