@@ -26,6 +26,11 @@
 //! fifth a stylesheet (gzip-encoded), each with its request. It is made once and kept under `target/bench-warc/`, named
 //! by its size and a digest of the pages and this generator's version.
 //!
+//! The `--jobs 2` run is given `-v`, whose last line says the CPU time of
+//! the thread that reads the archive for all the others: its share of a
+//! `--jobs 1` run's CPU time is what more cores cannot divide, and the
+//! bench gives, by Amdahl's law, what 16 and 64 cores could make of it.
+//!
 //! Each round runs every way once, starting at a different one, so that the
 //! noise of a shared machine hits all alike; a figure is the median of the
 //! rounds, a ratio the median of the rounds' own ratios. MB/s are of the
@@ -161,6 +166,9 @@ fn main() {
     }
 
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); ways.len()];
+    // The CPU seconds of the thread that reads the archive, in each round's
+    // --jobs 2 run (its `-v` line).
+    let mut reading: Vec<f64> = Vec::new();
     // What each way wrote, in MB (the same every round).
     let mut written: Vec<Option<f64>> = vec![None; ways.len()];
     for round in 0..rounds {
@@ -174,6 +182,10 @@ fn main() {
                     command.arg("--warc").arg(&archive.path).arg("-o").arg(&out);
                     if jobs {
                         command.args(["--jobs", if way == Way::Jobs2 { "2" } else { "1" }]);
+                    }
+                    if way == Way::Jobs2 {
+                        // Its last line: the reading thread's CPU time.
+                        command.arg("-v");
                     }
                     if way == Way::Level6 {
                         command.args(["--gzip-level", "6"]);
@@ -207,7 +219,10 @@ fn main() {
                     command
                 }
             };
-            let (run, said) = timed(&mut command);
+            let (run, said, stderr) = timed(&mut command);
+            if way == Way::Jobs2 {
+                reading.push(reading_cpu(&stderr));
+            }
             if round == 0 {
                 check(way, &said, &archive);
                 println!("{}: {}", name(way), said.trim());
@@ -290,6 +305,23 @@ fn main() {
     }
     if let Some(cost) = ratio(Way::Jobs2, Way::Jobs1, cpu) {
         println!("--jobs 2 ÷ --jobs 1, CPU time: {cost:.2}× (parallel work should cost no more)");
+    }
+    if let (Some(one), false) = (
+        ways.iter().position(|&w| w == Way::Jobs1),
+        reading.is_empty(),
+    ) {
+        // s: what one thread does for all, as a share of the work.
+        let s = median((0..rounds).map(|r| reading[r] / runs[one][r].cpu).collect());
+        let amdahl = |n: f64| 1.0 / (s + (1.0 - s) / n);
+        println!(
+            "the reading thread's CPU (--jobs 2) ÷ {jobs1}'s CPU: {:.1}% (target ≤ 3%: {}); \
+             by Amdahl's law at most {:.1}× on 16 cores, {:.1}× on 64, {:.1}× on any number",
+            s * 100.0,
+            verdict(s <= 0.03),
+            amdahl(16.0),
+            amdahl(64.0),
+            1.0 / s
+        );
     }
     println!("(each ratio: the median of the rounds' own ratios)");
     println!();
@@ -685,16 +717,29 @@ fn bench_file(name: &str) -> PathBuf {
 /// Runs a command to its end and times it; fails the bench if it fails.
 /// Returns what it said: standard output, else the last line of standard
 /// error (htmlabs's summary).
-fn timed(command: &mut Command) -> (Run, String) {
+fn timed(command: &mut Command) -> (Run, String, String) {
     let (run, output) = common::timed(command.stdin(Stdio::null()));
     let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     let said = match stdout.trim() {
-        "" => String::from_utf8_lossy(&output.stderr)
+        "" => stderr
             .lines()
-            .last()
+            .rfind(|line| !line.starts_with(READING))
             .unwrap_or_default()
             .to_owned(),
         said => said.to_owned(),
     };
-    (run, said)
+    (run, said, stderr)
+}
+
+/// How `htmlabs -v` starts the line of the reading thread's CPU time.
+const READING: &str = "htmlabs: the reading thread took ";
+
+/// The reading thread's CPU seconds, from a `--jobs 2 -v` run's messages.
+fn reading_cpu(stderr: &str) -> f64 {
+    stderr
+        .lines()
+        .find_map(|line| line.strip_prefix(READING))
+        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| fail(&format!("no reading thread's line from -v in: {stderr}")))
 }

@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use rustix::time::{ClockId, clock_gettime};
 
 use crate::html::config::Config;
 use crate::request::Request;
@@ -149,7 +151,15 @@ pub fn run(
         Job::Warc { input, output: to } => {
             let options = request.warc().map_err(refused)?;
             let started = Instant::now();
+            let before = (cpu(ClockId::ThreadCPUTime), cpu(ClockId::ProcessCPUTime));
             let tally = warc::run(&config, &options, input, output(to), listener)?;
+            let mut details = Vec::new();
+            if options.jobs > 1 {
+                details.push(reading_share(
+                    cpu(ClockId::ThreadCPUTime) - before.0,
+                    cpu(ClockId::ProcessCPUTime) - before.1,
+                ));
+            }
             let count = |n: u64| n as usize;
             Ok(Summary {
                 documents: count(tally.pages),
@@ -162,10 +172,38 @@ pub fn run(
                 incomplete: tally.incomplete,
                 interrupted: false,
                 line: Some(tally.line(started.elapsed())),
-                details: Vec::new(),
+                details,
                 tally: Tally::Warc(tally),
             })
         }
+    }
+}
+
+/// A clock of CPU time: this thread's, or the process's (every thread's).
+fn cpu(clock: ClockId) -> Duration {
+    let t = clock_gettime(clock);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// The `-v` line of an archive's run with jobs: the share of its CPU time
+/// that the thread that reads the archive took (reading, inflating,
+/// framing, settling the records in order; the jobs rewrite). That thread
+/// is one for all, so by Amdahl's law no number of cores makes the run
+/// more than 1 ÷ that share faster than one core.
+fn reading_share(reading: Duration, all: Duration) -> String {
+    let share = reading.as_secs_f64() / all.as_secs_f64().max(1e-9);
+    let took = format!(
+        "the reading thread took {:.2} of the run's {:.2} CPU s ({:.1}%)",
+        reading.as_secs_f64(),
+        all.as_secs_f64(),
+        share * 100.0,
+    );
+    match share > 0.0 {
+        true => format!(
+            "{took}: more cores make it at most {:.0}× as fast as one",
+            1.0 / share
+        ),
+        false => took,
     }
 }
 
