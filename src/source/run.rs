@@ -181,7 +181,8 @@ fn page_run(
     let refused = |e: crate::request::ConfigError| SourceError::Refused(e.to_string());
     let layers = request.layers().map_err(refused)?;
     let name = input.name();
-    let tally = page::run(config, layers, http, input, output, listener)?;
+    let kind = http.is_none().then_some(request.kind).flatten();
+    let tally = page::run(config, layers, http, kind, input, output, listener)?;
     if request.check && tally.report.has_no_base() {
         // A check that cannot judge does not pass.
         return Err(SourceError::Refused(format!(

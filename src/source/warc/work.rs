@@ -285,6 +285,7 @@ fn response(
     let options = http::Options {
         content_location,
         strip_headers: true,
+        kind: None,
     };
     let mut body = Tail {
         spool: &mut work.block,
