@@ -9,6 +9,7 @@
 mod common;
 
 use std::io::Write;
+use std::path::Path;
 
 use assert_cmd::Command;
 
@@ -467,4 +468,379 @@ fn a_streamed_feed_is_the_same_in_one_byte_writes() {
         assert_eq!(text(&out), text(&g.expected), "{case}");
         assert!(report.document.unwrap().counts.rewritten > 0);
     }
+}
+
+// ---------------------------------------------------------------- --warc
+
+fn sha1(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    format!(
+        "sha1:{}",
+        data_encoding::BASE32.encode(&sha1::Sha1::digest(bytes))
+    )
+}
+
+/// A record, its block's digest true.
+fn record(n: usize, kind: &str, target: &str, content_type: &str, block: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-{n:012}>\r\nWARC-Date: 2024-05-01T00:00:00Z\r\nWARC-Target-URI: {target}\r\nContent-Type: {content_type}\r\nWARC-Block-Digest: {}\r\nContent-Length: {}\r\n\r\n",
+        sha1(block),
+        block.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(block);
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+/// A response of `content_type` around `body`, in gzip and chunked (in
+/// pieces of 100 bytes) when asked.
+fn http_block(content_type: &str, body: &[u8], zipped: bool, chunked: bool) -> Vec<u8> {
+    let mut head = format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n");
+    let body = if zipped {
+        head += "Content-Encoding: gzip\r\n";
+        gzip(body)
+    } else {
+        body.to_vec()
+    };
+    let body = if chunked {
+        head += "Transfer-Encoding: chunked\r\n";
+        let mut out = Vec::new();
+        for piece in body.chunks(100) {
+            out.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+            out.extend_from_slice(piece);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"0\r\n\r\n");
+        out
+    } else {
+        head += &format!("Content-Length: {}\r\n", body.len());
+        body
+    };
+    let mut out = (head + "\r\n").into_bytes();
+    out.extend_from_slice(&body);
+    out
+}
+
+/// A record's target URI, its new block (`None`: no new record) and the
+/// media type a conversion names.
+type Expected = (String, Option<Vec<u8>>, &'static str);
+
+/// The archive of every type: responses (RSS in gzip and chunked, Atom in
+/// gzip, a stylesheet chunked, SVG, a sitemap as `application/xml`, an XML
+/// file of no vocabulary, a page) and a stylesheet as a resource; each
+/// with the URL it is expected to be rewritten against, and its expected
+/// block (`None`: no conversion).
+fn archive() -> (Vec<Vec<u8>>, Vec<Expected>) {
+    let mut records = Vec::new();
+    let mut expected = Vec::new();
+    let responses = [
+        ("xml/rss2-elements", "application/rss+xml", true, true),
+        (
+            "xml/atom-elements",
+            "application/atom+xml; charset=utf-8",
+            true,
+            false,
+        ),
+        ("stylesheet/imports-and-image-sets", "text/css", false, true),
+        ("xml/svg-sprite", "image/svg+xml", false, false),
+        ("xml/sitemap", "application/xml", false, false),
+    ];
+    for (i, (case, content_type, zipped, chunked)) in responses.into_iter().enumerate() {
+        let g = golden(case);
+        let block = http_block(content_type, &g.input, zipped, chunked);
+        let msgtype = "application/http; msgtype=response";
+        records.push(record(i + 1, "response", &g.url, msgtype, &block));
+        let essence = content_type.split(';').next().unwrap();
+        expected.push((g.url, Some(g.expected), essence));
+    }
+    let config = b"<?xml version='1.0'?>\n<project><link>a.html</link></project>";
+    let block = http_block("application/xml", config, false, false);
+    let msgtype = "application/http; msgtype=response";
+    records.push(record(10, "response", "http://h/pom.xml", msgtype, &block));
+    expected.push(("http://h/pom.xml".to_owned(), None, ""));
+    let block = http_block("text/html", b"<a href=b.html>b</a>", true, true);
+    records.push(record(11, "response", "http://h/a/", msgtype, &block));
+    expected.push((
+        "http://h/a/".to_owned(),
+        Some(b"<a href=http://h/a/b.html>b</a>".to_vec()),
+        "text/html",
+    ));
+    let g = golden("stylesheet/font-awesome-font-faces");
+    records.push(record(12, "resource", &g.url, "text/css", &g.input));
+    expected.push((g.url, Some(g.expected), "text/css"));
+    (records, expected)
+}
+
+fn member(bytes: &[u8]) -> Vec<u8> {
+    gzip(bytes)
+}
+
+#[test]
+fn an_archives_feeds_stylesheets_and_svg_are_rewritten_and_read_back_by_warcio() {
+    let Some(python) = common::warc_python("an_archives_feeds_stylesheets_and_svg") else {
+        return;
+    };
+    let (records, expected) = archive();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("types.warc");
+    std::fs::write(&plain, records.concat()).unwrap();
+    let zipped = dir.path().join("types.warc.gz");
+    let members: Vec<Vec<u8>> = records.iter().map(|r| member(r)).collect();
+    std::fs::write(&zipped, members.concat()).unwrap();
+    for input in [&plain, &zipped] {
+        for (mode, flags) in [("conversion", &[][..]), ("replace", &["--replace"][..])] {
+            let output = dir.path().join(format!(
+                "out-{mode}-{}",
+                input.file_name().unwrap().to_string_lossy()
+            ));
+            let out = htmlabs()
+                .arg("--warc")
+                .arg(input)
+                .arg("-o")
+                .arg(&output)
+                .args(["--warc-mode", mode])
+                .output()
+                .unwrap();
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{stderr}");
+            let line = stderr.lines().last().unwrap();
+            let (counts, _) = line.rsplit_once(", ").unwrap();
+            let added = if mode == "replace" {
+                "7 replaced, 0 conversions added"
+            } else {
+                "7 conversions added"
+            };
+            assert_eq!(
+                counts,
+                format!(
+                    "htmlabs: 8 records, 1 HTML rewritten, 2 CSS rewritten, 4 XML rewritten, {added}, 85 URLs rewritten, 0 warnings"
+                ),
+                "{}",
+                input.display()
+            );
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/warc_check.py");
+            let run = std::process::Command::new(&python)
+                .arg(script)
+                .arg(BIN)
+                .arg(input)
+                .arg(&output)
+                .args(flags)
+                .output()
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "{}: {}",
+                output.display(),
+                String::from_utf8_lossy(&run.stderr)
+            );
+            // Each new block (a conversion's, a replacement's payload):
+            // the engine's golden output, under its own media type.
+            let found: Vec<(String, String, Vec<u8>)> = text(&run.stdout)
+                .lines()
+                .map(|l| {
+                    let f: Vec<&str> = l.split('\t').collect();
+                    let block = data_encoding::BASE64.decode(f[2].as_bytes()).unwrap();
+                    (f[0].to_owned(), f[1].to_owned(), block)
+                })
+                .collect();
+            for (url, block, essence) in &expected {
+                let got: Vec<_> = found.iter().filter(|f| &f.0 == url).collect();
+                match block {
+                    None => assert!(got.is_empty(), "{url}: no new record"),
+                    Some(block) => {
+                        assert_eq!(got.len(), 1, "{url}: one new record in {mode} mode");
+                        assert_eq!(text(&got[0].2), text(block), "{url}");
+                        if got[0].1 != "replaced" {
+                            assert!(
+                                got[0].1.starts_with(&format!("{essence}; charset=")),
+                                "{url}: {}",
+                                got[0].1
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- --site
+
+/// A small built site: a feed at its golden URL, a real feed, a sitemap,
+/// a stylesheet, an SVG sprite, a page, and an XML file that is none of
+/// them; each file's path and bytes.
+fn site_files() -> Vec<(&'static str, Vec<u8>)> {
+    let real = common::fixtures().join("feeds/node-feedparser/rss-with-relative-urls.xml");
+    vec![
+        ("news/rss.xml", golden("xml/rss2-elements").input),
+        ("games/feed.rss", std::fs::read(real).unwrap()),
+        ("sitemap.xml", golden("xml/sitemap").input),
+        (
+            "css/site.css",
+            golden("stylesheet/imports-and-image-sets").input,
+        ),
+        ("icons/sprite.svg", golden("xml/svg-sprite").input),
+        (
+            "about/index.html",
+            b"<link href=../css/site.css><a href=team.html>".to_vec(),
+        ),
+        (
+            "pom.xml",
+            b"<?xml version='1.0'?>\n<project><url>docs/</url></project>\n".to_vec(),
+        ),
+    ]
+}
+
+fn build(root: &Path) {
+    for (path, bytes) in site_files() {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, bytes).unwrap();
+    }
+}
+
+/// What one document's run makes of `bytes` retrieved from `url`.
+fn alone(url: &str, kind: &str, bytes: &[u8]) -> Vec<u8> {
+    let out = htmlabs()
+        .args(["-r", url, "--type", kind])
+        .write_stdin(bytes.to_vec())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    out.stdout
+}
+
+#[test]
+fn a_sites_feeds_sitemap_stylesheet_and_svg_are_rewritten_at_their_own_urls() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    build(&site);
+    let url = "http://example.com/";
+    let expected = |path: &str, bytes: &[u8]| -> Vec<u8> {
+        let kind = match path.rsplit_once('.').unwrap().1 {
+            "css" => "css",
+            "html" => "html",
+            _ if path == "pom.xml" => return bytes.to_vec(),
+            _ => "xml",
+        };
+        let file_url = format!("{url}{}", path.trim_end_matches("index.html"));
+        alone(&file_url, kind, bytes)
+    };
+    let line = "htmlabs: 6 documents (1 HTML, 1 CSS, 4 XML): 6 would change, 0 unchanged, 0 failed; 61 URLs would change; 0 warnings; 1 other XML file left as it is";
+    let seconds = |stderr: &str| stderr.trim_end().rsplit_once("; ").unwrap().0.to_owned();
+
+    // --check: nothing written, a line for each value that would change.
+    let out = htmlabs()
+        .arg("--site")
+        .arg(&site)
+        .args(["--site-url", url, "--check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(seconds(text(&out.stderr)), line);
+    let shown = site.join("news/rss.xml").display().to_string();
+    assert!(text(&out.stdout).contains(&format!(
+        "{shown}:19:7: <rss/channel/item/link> \"2024/one.html\" -> \"http://example.com/news/2024/one.html\"\n"
+    )));
+    let shown = site.join("css/site.css").display().to_string();
+    assert!(text(&out.stdout).contains(&format!(
+        "{shown}:2:14: <css url> \"reset.css\" -> \"http://example.com/css/reset.css\"\n"
+    )));
+    assert!(!text(&out.stdout).contains("pom.xml"));
+    for (path, bytes) in site_files() {
+        assert_eq!(std::fs::read(site.join(path)).unwrap(), bytes, "{path}");
+    }
+
+    // Into a copy, with the report: each file as one document's run at
+    // its URL makes it; the other XML byte for byte.
+    let copy = dir.path().join("copy");
+    let report = dir.path().join("links.jsonl");
+    let out = htmlabs()
+        .arg("--site")
+        .arg(&site)
+        .args(["--site-url", url, "--out-dir"])
+        .arg(&copy)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        seconds(text(&out.stderr)),
+        "htmlabs: 6 documents (1 HTML, 1 CSS, 4 XML): 6 rewritten, 0 unchanged, 0 failed; 61 URLs rewritten; 0 warnings; 1 other XML file left as it is; other files: 0 hard-linked, 0 copied"
+    );
+    for (path, bytes) in site_files() {
+        let made = std::fs::read(copy.join(path)).unwrap();
+        assert_eq!(text(&made), text(&expected(path, &bytes)), "{path}");
+        assert_eq!(made != bytes, path != "pom.xml", "{path} changed");
+        assert_eq!(
+            std::fs::read(site.join(path)).unwrap(),
+            bytes,
+            "{path} in place"
+        );
+    }
+    assert_eq!(
+        std::fs::read(copy.join("news/rss.xml")).unwrap(),
+        golden("xml/rss2-elements").expected
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let in_file = |name: &str| {
+        let file = site.join(name).display().to_string();
+        lines.iter().filter(|l| l["file"] == file.as_str()).count()
+    };
+    assert_eq!(in_file("news/rss.xml"), 17);
+    assert!(in_file("sitemap.xml") > 0 && in_file("icons/sprite.svg") > 0);
+    assert_eq!(in_file("pom.xml"), 0);
+
+    // In place: the same files; a second run changes nothing.
+    let out = htmlabs()
+        .arg("--site")
+        .arg(&site)
+        .args(["--site-url", url])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for (path, _) in site_files() {
+        assert_eq!(
+            std::fs::read(site.join(path)).unwrap(),
+            std::fs::read(copy.join(path)).unwrap(),
+            "{path}"
+        );
+    }
+    let out = htmlabs()
+        .arg("--site")
+        .arg(&site)
+        .args(["--site-url", url, "--check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        seconds(text(&out.stderr)),
+        "htmlabs: 6 documents (1 HTML, 1 CSS, 4 XML): 0 would change, 6 unchanged, 0 failed; 0 URLs would change; 0 warnings; 1 other XML file left as it is"
+    );
+}
+
+#[test]
+fn a_site_of_pages_alone_says_its_line_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.html"), "<a href=b.html>").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "a.html").unwrap();
+    let out = htmlabs()
+        .arg("--site")
+        .arg(dir.path())
+        .args(["--site-url", "http://h/", "--check"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stderr).starts_with(
+            "htmlabs: 1 HTML files: 1 would change, 0 unchanged, 0 failed; 1 URLs would change; 0 warnings; "
+        ),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::head::Version;
 use crate::html::report::{Report as DocumentReport, Warning as DocumentWarning};
+use crate::typed::Type;
 
 /// Something the user should know about a response, printed to standard
 /// error as it happens.
@@ -144,7 +145,7 @@ pub enum Body {
 
 /// A response's run: its header blocks, what became of its body, the lines
 /// `-v` prints for the HTTP layer, and the document's own report when the
-/// body was read as HTML.
+/// body was read by an engine (as HTML, CSS or XML).
 #[derive(Debug, Clone)]
 pub struct Report {
     pub blocks: Vec<Block>,
@@ -156,6 +157,8 @@ pub struct Report {
     /// order, without the program name.
     pub notes: Vec<String>,
     pub document: Option<DocumentReport>,
+    /// The type the body was read as ([`document`](Report::document)'s).
+    pub kind: Option<Type>,
     pub warnings: Vec<Warning>,
 }
 

@@ -128,6 +128,8 @@ struct Outcome {
     body: Body,
     notes: Vec<String>,
     document: Option<DocumentReport>,
+    /// The type the document was read as, when it was.
+    kind: Option<Type>,
     /// The body rewritten (in its codings, unless the headers are
     /// stripped), still to write after what was written: a spool, so that
     /// a caller that holds it anyway takes it as it is.
@@ -258,6 +260,7 @@ fn respond(
         body: Body::AsItCame,
         notes,
         document: None,
+        kind: None,
         rewritten: None,
     })
 }
@@ -310,6 +313,7 @@ fn decoded(
                 body: Body::AsItCame,
                 notes: std::mem::take(notes),
                 document: None,
+                kind: None,
                 rewritten: None,
             });
         }
@@ -364,6 +368,7 @@ fn decoded(
             body: not_html,
             notes: std::mem::take(notes),
             document: None,
+            kind: None,
             rewritten: None,
         });
     };
@@ -377,6 +382,7 @@ fn decoded(
                 body: Body::AsItCame,
                 notes: std::mem::take(notes),
                 document: None,
+                kind: None,
                 rewritten: None,
             });
         }
@@ -417,6 +423,7 @@ fn decoded(
             body: Body::Unchanged,
             notes: std::mem::take(notes),
             document: Some(document),
+            kind: Some(kind),
             rewritten: None,
         });
     }
@@ -457,6 +464,7 @@ fn decoded(
         body: Body::Rewritten,
         notes: std::mem::take(notes),
         document: Some(document),
+        kind: Some(kind),
         rewritten: Some(encoded),
     })
 }
@@ -568,6 +576,7 @@ fn report(
         body: outcome.body,
         notes: outcome.notes,
         document: outcome.document,
+        kind: outcome.kind,
         warnings: std::mem::take(&mut told.borrow_mut().list),
     }
 }
@@ -863,6 +872,7 @@ impl<W: Write> ResponseRewriter<W> {
         let told = Rc::clone(&self.told);
         let (outcome, output) = match std::mem::replace(&mut self.state, State::Failed) {
             State::Stream(rewriter) => {
+                let kind = rewriter.kind();
                 let (document, output) = rewriter.end()?;
                 let body = if document.counts.rewritten == 0 {
                     Body::Unchanged
@@ -873,6 +883,7 @@ impl<W: Write> ResponseRewriter<W> {
                     body,
                     notes: std::mem::take(&mut self.notes),
                     document: Some(document),
+                    kind: Some(kind),
                     rewritten: None,
                 };
                 (outcome, output)
@@ -888,6 +899,7 @@ impl<W: Write> ResponseRewriter<W> {
                     body: Body::NotHtml(essence),
                     notes: std::mem::take(&mut self.notes),
                     document: None,
+                    kind: None,
                     rewritten: None,
                 };
                 (outcome, output)
