@@ -844,3 +844,45 @@ fn a_site_of_pages_alone_says_its_line_as_before() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_sites_feed_longer_than_half_the_memory_limit_streams_and_one_past_the_limit_is_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    let g = golden("xml/rss2-elements");
+    std::fs::create_dir_all(site.join("news")).unwrap();
+    std::fs::write(site.join("news/rss.xml"), &g.input).unwrap();
+    // Not read whole (past half the limit): read from its file, its first
+    // bytes too.
+    let limit = (g.input.len() * 2 - 2).to_string();
+    let out = htmlabs()
+        .arg("--site")
+        .arg(&site)
+        .args(["--site-url", "http://example.com/", "--max-memory", &limit])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&std::fs::read(site.join("news/rss.xml")).unwrap()),
+        text(&g.expected)
+    );
+    // A value past the limit: the file is left as it was, and the run fails.
+    let big = std::fs::read(common::fixtures().join("xml/memory-limit/input.xml")).unwrap();
+    std::fs::write(site.join("big.xml"), &big).unwrap();
+    let out = htmlabs()
+        .arg("--site")
+        .arg(&site)
+        .args(["--site-url", "http://h/d/", "--max-memory", "300"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(site.join("big.xml")).unwrap(), big);
+    let big = site.join("big.xml").display().to_string();
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "htmlabs: error: `{big}`: left as it was: rewriting stopped at the memory limit (--max-memory)\n"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -41,8 +41,8 @@ none, and then the page comes out unchanged.";
 #[derive(Debug, Parser)]
 #[command(name = "htmlabs", version, after_help = EXAMPLES)]
 pub struct Cli {
-    /// The document to read (a page, or with --type a stylesheet, a feed, a
-    /// sitemap, SVG): standard input when absent or `-`.
+    /// The document to read (a page, a feed, a sitemap, SVG, or with --type
+    /// css a stylesheet): standard input when absent or `-`.
     pub file: Option<PathBuf>,
 
     /// The URL the document was retrieved from (RFC 1808 §3.3); it must have

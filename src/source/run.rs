@@ -30,8 +30,9 @@ pub enum Job {
 /// What a run did, in the counts every source has, and its own.
 #[derive(Debug, Clone)]
 pub struct Summary {
-    /// Documents read: the page, a site's HTML files, an archive's pages
-    /// (HTML responses and resources).
+    /// Documents read: the one document, a site's documents (pages,
+    /// stylesheets, feeds, sitemaps, SVG), an archive's (responses and
+    /// resources of those types).
     pub documents: usize,
     /// Documents written with URL values changed (with `--check`: that
     /// would be).
