@@ -896,3 +896,63 @@ fn a_sites_feed_longer_than_half_the_memory_limit_streams_and_one_past_the_limit
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_sites_feed_that_is_not_well_formed_is_left_as_it_was_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let feed = b"<rss><channel><link>a.html</link><item></channel></rss>";
+    std::fs::write(dir.path().join("feed.rss"), feed).unwrap();
+    let out = htmlabs()
+        .arg("--site")
+        .arg(dir.path())
+        .args(["--site-url", "http://h/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(dir.path().join("feed.rss")).unwrap(), feed);
+    let name = dir.path().join("feed.rss").display().to_string();
+    let lines: Vec<&str> = text(&out.stderr).lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            format!(
+                "htmlabs: warning: {name}: not well-formed XML at byte 39: `</channel>` ends `<item>`: rewriting stopped there, the rest is copied unchanged"
+            ),
+            format!("htmlabs: error: `{name}`: left as it was: it is not well-formed XML"),
+        ]
+    );
+}
+
+#[test]
+fn a_page_that_starts_with_an_inline_svg_is_a_page() {
+    // HTML's inline <svg> needs no namespace; an SVG document does (its
+    // elements are SVG's only in it): without one, and without `<?xml`,
+    // the first bytes say a page.
+    let dir = common::fixtures().join("filter/svg-sprites");
+    let input = std::fs::read(dir.join("input.html")).unwrap();
+    let expected = std::fs::read(dir.join("expected.html")).unwrap();
+    for page in [input.clone(), [&b"<!DOCTYPE html>"[..], &input].concat()] {
+        let out = htmlabs()
+            .args(["-r", "http://h/d/p"])
+            .write_stdin(page.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout[page.len() - input.len()..]),
+            text(&expected)
+        );
+    }
+    // An SVG document, in its namespace: XML.
+    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"><image href=\"pic.png\"/></svg>";
+    let out = htmlabs()
+        .args(["-r", "http://h/d/p", "-v"])
+        .write_stdin(svg)
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"><image href=\"http://h/d/pic.png\"/></svg>"
+    );
+    assert!(text(&out.stderr).starts_with("htmlabs: type: XML (by its first bytes)\n"));
+}

@@ -114,7 +114,8 @@ def rewrite(
     ``"css"`` (a stylesheet) or ``"xml"`` (an RSS or Atom feed, a sitemap,
     SVG). ``None`` lets its first bytes decide: XML when, after a byte order
     mark and white space, they are ``<?xml`` or the root element is ``rss``,
-    ``feed``, ``rdf:RDF``, ``urlset``, ``sitemapindex`` or ``svg``; else
+    ``feed``, ``rdf:RDF``, ``urlset``, ``sitemapindex`` or ``svg`` (in SVG's
+    namespace); else
     HTML (a stylesheet is never told by its bytes).
 
     The base is, in RFC 1808 §3's order: the document's ``<base href>``,

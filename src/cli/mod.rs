@@ -92,7 +92,8 @@ pub struct Cli {
     /// a sitemap, SVG). Without it, its first bytes decide: XML when, after
     /// a byte order mark and white space, they are `<?xml` or the root
     /// element is `rss`, `feed`, `rdf:RDF`, `urlset`, `sitemapindex` or
-    /// `svg`, else HTML; with --http, the response's `Content-Type`.
+    /// `svg` (in SVG's namespace), else HTML; with --http, the response's
+    /// `Content-Type`.
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub kind: Option<TypeArg>,
 

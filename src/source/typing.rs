@@ -201,7 +201,7 @@ mod tests {
             "type: CSS (--type)"
         );
         assert_eq!(
-            line(None, Clue::Alone, b"<svg>"),
+            line(None, Clue::Alone, b"<rss>"),
             "type: XML (by its first bytes)"
         );
         assert_eq!(

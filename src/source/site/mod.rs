@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
 use crate::html::links::Link;
+use crate::html::report::{Report, Warning};
 use crate::html::xhtml;
 use crate::source::listener::{Document, Done, Listener, Progress, SourceWarning};
 use crate::source::listing::would_change;
@@ -676,8 +677,9 @@ fn rewrite_page(
     };
     if report.incomplete() {
         let e = SourceError::Refused(format!(
-            "{}: left as it was: rewriting stopped at the memory limit (--max-memory)",
-            quoted(path)
+            "{}: left as it was: {}",
+            quoted(path),
+            stopped(&report)
         ));
         on.failure(&document, &e);
         return Ok((Did::Failed, warnings));
@@ -687,6 +689,15 @@ fn rewrite_page(
     let did = put(site, written, entry, &mut spool, metadata, unchanged, urls);
     *output = kept(spool.into_memory());
     Ok((did?, warnings))
+}
+
+/// Why a file's rewriting stopped, as its failure says it.
+fn stopped(report: &Report) -> &'static str {
+    match report.warnings.iter().find(|w| w.stops_rewriting()) {
+        Some(Warning::NotWellFormed { .. }) => "it is not well-formed XML",
+        Some(Warning::XmlDepth { .. }) => "its elements nest deeper than htmlabs follows",
+        _ => "rewriting stopped at the memory limit (--max-memory)",
+    }
 }
 
 /// A buffer to keep for the next file, unless a long file made it large.
