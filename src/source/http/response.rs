@@ -703,7 +703,7 @@ impl<W: Write> ResponseRewriter<W> {
     }
 
     /// Lets `hear` hear each URL value of the document as it is resolved
-    /// (the link report), as [`Rewriter::on_link`] does. A body that breaks
+    /// (the link report), as [`TypedRewriter::on_link`] does. A body that breaks
     /// its coding halfway is written as it came, yet its values before the
     /// break were heard.
     pub fn on_link(self, hear: impl FnMut(&Link) + 'static) -> Self {
