@@ -601,7 +601,7 @@ fn a_response_that_is_not_html_passes_through() {
     assert_eq!(run.stdout, input);
     assert_eq!(
         lines(&run.stderr, "htmlabs: body:"),
-        ["htmlabs: body: not HTML (`image/png`): written as it came"]
+        ["htmlabs: body: not a type htmlabs reads (`image/png`): written as it came"]
     );
 }
 

@@ -402,7 +402,7 @@ fn a_response_of_another_type_is_written_as_it_came() {
         let essence = content_type;
         assert!(
             text(&out.stderr).contains(&format!(
-                "htmlabs: body: not HTML (`{essence}`): written as it came"
+                "htmlabs: body: not a type htmlabs reads (`{essence}`): written as it came"
             )),
             "{}",
             text(&out.stderr)

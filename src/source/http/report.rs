@@ -136,8 +136,9 @@ pub enum Body {
     Rewritten,
     /// HTML with nothing to change: written as it came, byte for byte.
     Unchanged,
-    /// Not HTML: written as it came. The type, or `None` when there was no
-    /// `Content-Type` and the body does not start like HTML.
+    /// Of no type htmlabs reads (not HTML, CSS, a feed, a sitemap or SVG):
+    /// written as it came. The type, or `None` when there was no
+    /// `Content-Type` and the body starts like none of them.
     NotHtml(Option<String>),
     /// Its coding broke, or cannot be decoded: written as it came.
     AsItCame,
@@ -192,9 +193,9 @@ impl Report {
                 Body::Rewritten => "rewritten".to_owned(),
                 Body::Unchanged => "nothing to change: written as it came".to_owned(),
                 Body::NotHtml(Some(essence)) =>
-                    format!("not HTML (`{essence}`): written as it came"),
+                    format!("not a type htmlabs reads (`{essence}`): written as it came"),
                 Body::NotHtml(None) =>
-                    "no Content-Type, and it does not start like HTML: written as it came"
+                    "no Content-Type, and it starts like no document htmlabs reads: written as it came"
                         .to_owned(),
                 Body::AsItCame => "written as it came (see the warning)".to_owned(),
             }
