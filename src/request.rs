@@ -9,6 +9,7 @@ use crate::html::attrs::{Row, Table};
 use crate::html::config::Config;
 use crate::html::encoding;
 use crate::source::{http, warc};
+use crate::typed::Type;
 use crate::url::{LayerError, Layers, Standard};
 
 /// What the user asks for, unchecked: every option of the command line
@@ -45,6 +46,10 @@ pub struct Request {
     /// `--check`: change nothing, only hear what would change (a page
     /// with no base at all cannot be judged, and is refused).
     pub check: bool,
+    /// `--type`: the type of the one document (with `--http`, of the
+    /// response's body), whatever its first bytes or its `Content-Type`
+    /// say; `None` lets them decide.
+    pub kind: Option<Type>,
 }
 
 impl Default for Request {
@@ -67,6 +72,7 @@ impl Default for Request {
             gzip_level: None,
             zstd_level: None,
             check: false,
+            kind: None,
         }
     }
 }
@@ -95,6 +101,11 @@ pub fn standard(name: &str) -> Option<Standard> {
     }
 }
 
+/// The type a name (`--type`'s values) gives: `html`, `css`, `xml`.
+pub fn kind(name: &str) -> Option<Type> {
+    Type::from_name(name)
+}
+
 /// The WARC mode a name (`--warc-mode`'s values) gives.
 pub fn warc_mode(name: &str) -> Option<warc::Mode> {
     match name {
@@ -116,6 +127,7 @@ impl Request {
         http::Options {
             content_location: self.content_location,
             strip_headers: self.strip_headers,
+            kind: self.kind,
         }
     }
 

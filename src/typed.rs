@@ -5,6 +5,7 @@
 //! `--type`, the media type (`--http`, `--warc`), the file's extension
 //! (`--site`), the first bytes.
 
+use std::fmt;
 use std::io::{Read, Write};
 use std::sync::Arc;
 
@@ -23,6 +24,22 @@ pub enum Type {
     Html,
     Css,
     Xml,
+}
+
+/// How many first bytes the sources read to tell a document's type: the
+/// root element of a feed or a sitemap after a comment, a DOCTYPE or a
+/// stylesheet instruction (a kilobyte tells nearly always).
+pub const FIRST_BYTES: usize = 4096;
+
+/// As messages name it: `HTML`, `CSS`, `XML`.
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Type::Html => "HTML",
+            Type::Css => "CSS",
+            Type::Xml => "XML",
+        })
+    }
 }
 
 impl Type {

@@ -129,6 +129,7 @@ fn library(input: &[u8], args: &[&str]) -> Vec<(String, Vec<u8>)> {
     let options = Options {
         content_location: args.contains(&"--content-location"),
         strip_headers: args.contains(&"--strip-headers"),
+        kind: None,
     };
     // A small generator, seeded: the same sizes on every run.
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ input.len() as u64;
@@ -600,7 +601,7 @@ fn a_response_that_is_not_html_passes_through() {
     assert_eq!(run.stdout, input);
     assert_eq!(
         lines(&run.stderr, "htmlabs: body:"),
-        ["htmlabs: body: not HTML (`image/png`): written as it came"]
+        ["htmlabs: body: not a type htmlabs reads (`image/png`): written as it came"]
     );
 }
 

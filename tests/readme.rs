@@ -99,6 +99,87 @@ fn the_http_verbose_lines_are_what_the_curl_il_capture_prints() {
     assert!(stdout.contains("Content-Length: 290\r\n\r\n<!doctype"));
 }
 
+/// The ```xml blocks of `docs/feeds.md` after `marker`, in order.
+fn xml_blocks_after(marker: &str) -> Vec<String> {
+    doc("docs/feeds.md")
+        .split(marker)
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/feeds.md has no {marker:?}"))
+        .split("```xml\n")
+        .skip(1)
+        .map(|rest| rest.split("```").next().unwrap().to_owned())
+        .collect()
+}
+
+/// What docs/feeds.md shows of a feed and a stylesheet is what htmlabs
+/// makes of them: the `xml:base` example, the HTML inside a feed, the
+/// check lines.
+#[test]
+fn the_feed_examples_are_what_htmlabs_prints() {
+    let blocks = xml_blocks_after("## The base inside XML");
+    let out = Command::new(env!("CARGO_BIN_EXE_htmlabs"))
+        .args(["-r", "https://example.com/feed.atom"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(blocks[0].as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), blocks[1]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = common::fixtures();
+    std::fs::copy(
+        fixtures.join("xml/rss2-elements/input.xml"),
+        dir.path().join("feed.xml"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixtures.join("stylesheet/imports-and-image-sets/input.css"),
+        dir.path().join("site.css"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_htmlabs"))
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let feed = run(&["-r", "https://example.com/news/rss.xml", "feed.xml"]);
+    let inside = xml_blocks_after("## HTML inside feeds");
+    for line in inside[0].lines() {
+        assert!(feed.contains(line.trim()), "{line}");
+    }
+    let feed = run(&[
+        "--check",
+        "-r",
+        "https://example.com/news/rss.xml",
+        "feed.xml",
+    ]);
+    let css = run(&[
+        "--check",
+        "--type",
+        "css",
+        "-r",
+        "https://example.com/css/site.css",
+        "site.css",
+    ]);
+    let shown: Vec<&str> = feed.lines().take(3).chain(css.lines().take(1)).collect();
+    assert_eq!(
+        shown.join("\n") + "\n",
+        block_after("docs/feeds.md", "## Check mode")
+    );
+}
+
 /// The table of what is rewritten (`docs/rewritten.md`), as `src/html/attrs.rs` has it:
 /// every built-in row, the opt-in ones too.
 fn table() -> String {
@@ -345,6 +426,22 @@ fn scratch() -> tempfile::TempDir {
         copy(
             "filter/css/input.html",
             &format!("{site}/drafts/index.html"),
+        );
+    }
+    // A feed, a stylesheet and an SVG sprite (docs/feeds.md), alone, as a
+    // saved response, and in the small sites.
+    copy("xml/rss2-elements/input.xml", "feed.xml");
+    copy("stylesheet/imports-and-image-sets/input.css", "site.css");
+    copy("xml/svg-sprite/input.xml", "sprite.svg");
+    let mut response = b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\n\r\n".to_vec();
+    response.extend(std::fs::read(fixtures.join("xml/rss2-elements/input.xml")).unwrap());
+    std::fs::write(root.join("feed.http"), response).unwrap();
+    for site in ["public", "_site"] {
+        copy("xml/rss2-elements/input.xml", &format!("{site}/index.xml"));
+        copy("xml/sitemap/input.xml", &format!("{site}/sitemap.xml"));
+        copy(
+            "stylesheet/imports-and-image-sets/input.css",
+            &format!("{site}/css/site.css"),
         );
     }
     // Web archives: gzip, plain, and zstd with a dictionary.

@@ -23,7 +23,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// A site of every shape the issue names; (path under the root, URL) of
-/// its HTML files that can be rewritten.
+/// its documents that can be rewritten (its pages, and its stylesheet).
 fn make_site(root: &Path) -> Vec<(PathBuf, String)> {
     let write = |path: &str, bytes: &[u8]| {
         let path = root.join(path);
@@ -89,6 +89,8 @@ fn make_site(root: &Path) -> Vec<(PathBuf, String)> {
             "docs/page.xhtml",
             "https://example.com/site/docs/page.xhtml",
         ),
+        // A stylesheet, against its own URL.
+        ("css/site.css", "https://example.com/site/css/site.css"),
     ];
     pages
         .into_iter()
@@ -96,10 +98,13 @@ fn make_site(root: &Path) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-/// What the single-document filter makes of `file` retrieved from `url`.
+/// What the single-document filter makes of `file` retrieved from `url`
+/// (a `.css` file read as a stylesheet).
 fn filtered(file: &Path, url: &str) -> Vec<u8> {
+    let css = file.extension().is_some_and(|e| e == "css");
     let out = Command::new(BIN)
         .args(["-q", "-r", url])
+        .args(if css { &["--type", "css"][..] } else { &[] })
         .arg(file)
         .output()
         .unwrap();
@@ -156,8 +161,9 @@ fn every_file_is_what_the_filter_makes(flags: &[&str]) {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(out.stdout.is_empty());
     assert!(
-        text(&out.stderr)
-            .starts_with("htmlabs: 11 HTML files: 10 rewritten, 1 unchanged, 0 failed;"),
+        text(&out.stderr).starts_with(
+            "htmlabs: 12 documents (11 HTML, 1 CSS, 0 XML): 11 rewritten, 1 unchanged, 0 failed;"
+        ),
         "{}",
         text(&out.stderr)
     );
@@ -181,7 +187,7 @@ fn every_file_is_what_the_filter_makes(flags: &[&str]) {
     );
     // A second run changes nothing, and writes nothing.
     let again = htmlabs(&["--site", root.to_str().unwrap(), "--site-url", URL]);
-    assert!(text(&again.stderr).contains(": 0 rewritten, 11 unchanged, 0 failed;"));
+    assert!(text(&again.stderr).contains(": 0 rewritten, 12 unchanged, 0 failed;"));
     assert_eq!(snapshot(&root), after);
 }
 
@@ -421,7 +427,7 @@ fn out_dir_writes_a_rewritten_copy_of_the_tree() {
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("other files: 2 hard-linked, 0 copied"),
+        stderr.contains("other files: 1 hard-linked, 0 copied"),
         "{stderr}"
     );
     assert_eq!(snapshot(&root), before, "the site is left as it was");
@@ -444,8 +450,8 @@ fn out_dir_writes_a_rewritten_copy_of_the_tree() {
     );
     let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&fs::metadata(p).unwrap());
     assert_eq!(
-        inode(&root.join("css/site.css")),
-        inode(&out.join("css/site.css")),
+        inode(&root.join("img/logo.png")),
+        inode(&out.join("img/logo.png")),
         "hard-linked"
     );
 }
@@ -883,7 +889,7 @@ fn each_report_line_names_a_value_where_it_stands() {
             .entry(v["outcome"].as_str().unwrap().to_owned())
             .or_insert(0) += 1;
     }
-    assert_eq!(outcomes["rewritten"], 18, "{report}");
+    assert_eq!(outcomes["rewritten"], 19, "{report}");
     assert_eq!(outcomes["absolute"], 1);
     assert_eq!(outcomes["unchanged"], 1, "the <base href>");
 }
@@ -1325,7 +1331,7 @@ fn a_file_that_cannot_be_copied_into_out_dir_fails_the_run() {
         "{stderr}"
     );
     assert!(
-        lines[1].starts_with("htmlabs: 1 HTML files: 1 rewritten, 0 unchanged, 0 failed; 1 URLs rewritten; 0 warnings; other files: 1 hard-linked, 0 copied; 1 other errors; "),
+        lines[1].starts_with("htmlabs: 2 documents (1 HTML, 1 CSS, 0 XML): 1 rewritten, 1 unchanged, 0 failed; 1 URLs rewritten; 0 warnings; other files: 0 hard-linked, 0 copied; 1 other errors; "),
         "{stderr}"
     );
 }

@@ -16,7 +16,8 @@ failed. Usage: python warc_check.py HTMLABS IN OUT [FLAG...]
   record of OUT starts a frame;
 - each conversion follows the record it refers to, has its target URI, and
   its block is what `htmlabs --http --strip-headers -r TARGET` (a resource:
-  `htmlabs -r TARGET`) makes of the original.
+  `htmlabs -r TARGET`, with `--type` of its media type) makes of the
+  original.
 
 With --replace (replace mode), instead of the byte-for-byte check of the
 input: each unit of OUT (a gzip member, or a plain record) that is not one
@@ -234,15 +235,27 @@ def fields(headers, leave):
     return [(n, v) for n, v in headers.headers if n.lower() not in leave]
 
 
+XML_TYPES = {"application/rss+xml", "application/atom+xml", "application/rdf+xml",
+             "image/svg+xml", "application/xml", "text/xml"}
+
+
 def run_htmlabs(htmlabs, kind, headers, block, flags):
     bare = headers.get_header("WARC-Target-URI").strip("<>")
     if kind == "response":
         command = [htmlabs, "--http", "--strip-headers", "-r", bare, *flags]
     else:
         command = [htmlabs, "-r", bare, *(f for f in flags if f != "--content-location")]
-        charset = headers.get_header("Content-Type").partition("charset=")[2]
+        content_type = headers.get_header("Content-Type")
+        charset = content_type.partition("charset=")[2]
         if charset:
             command += ["--encoding", charset]
+        # A resource's type is its media type's, which one document's
+        # first bytes cannot always tell (a stylesheet).
+        essence = content_type.partition(";")[0].strip().lower()
+        if essence == "text/css":
+            command += ["--type", "css"]
+        elif essence in XML_TYPES:
+            command += ["--type", "xml"]
     return subprocess.run(command, input=block, capture_output=True).stdout, command
 
 

@@ -490,6 +490,7 @@ pub fn check_http(case: &Case) {
     let options = htmlabs::source::http::Options {
         content_location: case.chunks % 2 == 1,
         strip_headers: false,
+        kind: None,
     };
     let whole = run_http(&config, options, &case.html, || usize::MAX);
     let chunked = run_http(&config, options, &case.html, case.chunk_sizes());

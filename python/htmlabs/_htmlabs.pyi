@@ -15,6 +15,7 @@ class _BinaryWriter(Protocol):
     def write(self, data: bytes, /) -> int | None: ...
 
 Standard = Literal["rfc1808", "rfc3986"]
+Type = Literal["html", "css", "xml"]
 
 class Options(TypedDict, total=False):
     """The keywords both functions take: each is the command line's flag
@@ -60,6 +61,9 @@ class Result:
     @property
     def rewritten(self) -> int:
         """How many URL values were rewritten."""
+    @property
+    def type(self) -> Type:
+        """What the document was read as: ``type=``, else its first bytes'."""
 
 class Summary:
     """What :func:`rewrite_warc` gives: the command line's summary line."""
@@ -69,7 +73,13 @@ class Summary:
         """Records read whole."""
     @property
     def rewritten(self) -> int:
-        """HTML responses and resources rewritten."""
+        """Responses and resources rewritten, of every type (HTML, CSS, XML)."""
+    @property
+    def css_rewritten(self) -> int:
+        """Of those, stylesheets (``text/css``)."""
+    @property
+    def xml_rewritten(self) -> int:
+        """Of those, feeds, sitemaps and SVG."""
     @property
     def conversions(self) -> int:
         """Conversion records added (the ``warcinfo`` before them is not counted)."""
@@ -95,9 +105,18 @@ def rewrite(
     retrieved_from: str | None = None,
     *,
     headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+    type: Type | None = None,
     **options: Unpack[Options],
 ) -> Result:
-    """Makes every link in one HTML document absolute, by RFC 1808.
+    """Makes every link in one document absolute, by RFC 1808.
+
+    ``type`` (``--type``) says what the document is: ``"html"`` (a page),
+    ``"css"`` (a stylesheet) or ``"xml"`` (an RSS or Atom feed, a sitemap,
+    SVG). ``None`` lets its first bytes decide: XML when, after a byte order
+    mark and white space, they are ``<?xml`` or the root element is ``rss``,
+    ``feed``, ``rdf:RDF``, ``urlset``, ``sitemapindex`` or ``svg`` (in SVG's
+    namespace); else
+    HTML (a stylesheet is never told by its bytes).
 
     The base is, in RFC 1808 §3's order: the document's ``<base href>``,
     else the encapsulating entity's (``headers``: ``Base``, ``Content-Base``,
@@ -112,7 +131,8 @@ def rewrite(
     ``ELEMENT:ATTRIBUTE[:KIND]``).
 
     Raises :class:`ConfigError` for a value that cannot be used, with the
-    command line's message, ``ValueError`` for an unknown ``standard``, and
+    command line's message, ``ValueError`` for an unknown ``standard`` or
+    ``type``, and
     ``TypeError`` for a keyword it does not know or a value of the wrong type.
     The GIL is released while the document is rewritten.
     """
@@ -131,7 +151,8 @@ def rewrite_warc(
     ``htmlabs --warc SRC -o DST`` does.
 
     With ``mode="conversion"`` (``--warc-mode``), the archive comes out
-    whole, byte for byte, and each HTML response or resource rewritten is
+    whole, byte for byte, and each response or resource rewritten (HTML,
+    a stylesheet, a feed, a sitemap or SVG, by its media type) is
     followed by a ``conversion`` record; with ``mode="replace"``, a new
     record takes its place. ``jobs`` (``--jobs``) is how many records are
     rewritten at once, all cores when ``None``; the output is the same

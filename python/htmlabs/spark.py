@@ -144,7 +144,7 @@ def rewrite_one(path: str, output_dir: str, options: dict[str, Any]) -> dict[str
     row.update(
         output=final,
         records=summary.records,
-        html_rewritten=summary.rewritten,
+        html_rewritten=summary.rewritten - summary.css_rewritten - summary.xml_rewritten,
         urls_rewritten=summary.urls,
         warnings=summary.warnings,
     )

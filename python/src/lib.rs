@@ -24,8 +24,9 @@ use htmlabs::source::http::entity;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::listing::link_fields;
 use htmlabs::source::output::{Input, Output};
+use htmlabs::source::typing::{Clue, FIRST_BYTES, decide};
 use htmlabs::source::{self, Job, Tally};
-use htmlabs::{Config, Layers, Rewriter, SourceError};
+use htmlabs::{Config, Layers, SourceError, Type, TypedRewriter};
 
 /// How the Python side names a document given as bytes, and its result,
 /// in messages.
@@ -127,10 +128,11 @@ struct Done {
     warnings: Vec<String>,
 }
 
-/// Rewrites one document held whole, with the interpreter released: other
-/// Python threads run meanwhile.
+/// Rewrites one document of type `kind` held whole, with the interpreter
+/// released: other Python threads run meanwhile.
 fn rewrite_released(
     py: Python<'_>,
+    kind: Type,
     config: Config,
     layers: Layers,
     html: &PyBackedBytes,
@@ -143,7 +145,7 @@ fn rewrite_released(
         let told = Rc::new(RefCell::new(warnings));
         let heard = Rc::new(RefCell::new(Vec::new()));
         let output = Vec::with_capacity(html.len() + html.len() / 8);
-        let mut rewriter = Rewriter::new(config, layers, output)
+        let mut rewriter = TypedRewriter::new(kind, config, layers, output)
             .on_warning({
                 let told = Rc::clone(&told);
                 move |w| told.borrow_mut().push(w.to_string())
@@ -221,6 +223,9 @@ struct Rewritten {
     /// URL values rewritten.
     #[pyo3(get)]
     rewritten: usize,
+    /// What the document was read as: `html`, `css` or `xml`.
+    #[pyo3(get, name = "type")]
+    kind: &'static str,
 }
 
 #[pymethods]
@@ -242,7 +247,8 @@ impl Rewritten {
 
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "<htmlabs.Result: {} bytes, base {:?} ({}), {}, {} links, {} rewritten, {} warnings>",
+            "<htmlabs.Result: {} {} bytes, base {:?} ({}), {}, {} links, {} rewritten, {} warnings>",
+            self.kind,
             self.html.bind(py).as_bytes().len(),
             self.base.as_deref().unwrap_or(""),
             self.base_layer,
@@ -254,16 +260,27 @@ impl Rewritten {
     }
 }
 
-/// Makes every link in one HTML document absolute, by RFC 1808.
+/// Makes every link in one document absolute, by RFC 1808: a page, a
+/// stylesheet or an XML document (a feed, a sitemap, SVG), as `type` says
+/// (`--type`), else as its first bytes do.
 #[pyfunction]
-#[pyo3(signature = (html, retrieved_from=None, *, headers=None, **options))]
+#[pyo3(signature = (html, retrieved_from=None, *, headers=None, r#type=None, **options))]
 fn rewrite(
     py: Python<'_>,
     html: PyBackedBytes,
     retrieved_from: Option<String>,
     headers: Option<&Bound<'_, PyAny>>,
+    r#type: Option<String>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Rewritten> {
+    let given = match r#type.as_deref() {
+        None => None,
+        Some(name) => Some(request::kind(name).ok_or_else(|| {
+            PyValueError::new_err(format!("unknown type: `{name}` (html, css or xml)"))
+        })?),
+    };
+    let first = &html[..html.len().min(FIRST_BYTES)];
+    let kind = decide(given, Clue::Alone, first).kind.unwrap_or(Type::Html);
     let flags = flags(retrieved_from, options)?;
     let config = flags.config().map_err(|e| config_error(py, &e))?;
     let mut layers = flags.layers().map_err(|e| config_error(py, &e))?;
@@ -276,7 +293,7 @@ fn rewrite(
         warnings.extend(entity.warnings.iter().map(ToString::to_string));
         layers = entity.layers;
     }
-    let done = rewrite_released(py, config, layers, &html, warnings)?;
+    let done = rewrite_released(py, kind, config, layers, &html, warnings)?;
     let base = &done.report.base;
     Ok(Rewritten {
         html: PyBytes::new(py, &done.html).unbind(),
@@ -287,6 +304,7 @@ fn rewrite(
         links: PyOnceLock::new(),
         warnings: done.warnings,
         rewritten: done.report.counts.rewritten,
+        kind: kind.name(),
     })
 }
 
@@ -295,8 +313,11 @@ fn rewrite(
 struct WarcSummary {
     /// Records read whole.
     records: u64,
-    /// HTML responses and resources rewritten.
+    /// Responses and resources rewritten, of every type.
     rewritten: u64,
+    /// Of those, stylesheets, and XML documents (feeds, sitemaps, SVG).
+    css_rewritten: u64,
+    xml_rewritten: u64,
     /// Conversion records added (the `warcinfo` before them is not counted).
     conversions: u64,
     /// Records replaced by their rewritten version (replace mode).
@@ -514,6 +535,8 @@ fn rewrite_warc(
     Ok(WarcSummary {
         records: tally.records,
         rewritten: tally.rewritten,
+        css_rewritten: tally.rewritten_css,
+        xml_rewritten: tally.rewritten_xml,
         conversions: tally.conversions,
         replaced: tally.replaced,
         urls: tally.urls,

@@ -8,13 +8,13 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use htmlabs::Standard;
 use htmlabs::request::Request;
 use htmlabs::source::Job;
 use htmlabs::source::output::SourceError;
 use htmlabs::source::output::{Input, Output};
 use htmlabs::source::site::Site;
 use htmlabs::source::warc;
+use htmlabs::{Standard, Type};
 pub use listener::Said;
 pub use progress::{ArchiveBar, Bar};
 
@@ -41,7 +41,8 @@ none, and then the page comes out unchanged.";
 #[derive(Debug, Parser)]
 #[command(name = "htmlabs", version, after_help = EXAMPLES)]
 pub struct Cli {
-    /// The HTML file to read: standard input when absent or `-`.
+    /// The document to read (a page, a feed, a sitemap, SVG, or with --type
+    /// css a stylesheet): standard input when absent or `-`.
     pub file: Option<PathBuf>,
 
     /// The URL the document was retrieved from (RFC 1808 §3.3); it must have
@@ -86,6 +87,15 @@ pub struct Cli {
     /// `--attr img:data-hires --attr img:data-set:srcset`.
     #[arg(long, value_name = "ELEMENT:ATTRIBUTE[:KIND]")]
     pub attr: Vec<String>,
+
+    /// The document's type: `html`, `css` (a stylesheet) or `xml` (a feed,
+    /// a sitemap, SVG). Without it, its first bytes decide: XML when, after
+    /// a byte order mark and white space, they are `<?xml` or the root
+    /// element is `rss`, `feed`, `rdf:RDF`, `urlset`, `sitemapindex` or
+    /// `svg` (in SVG's namespace), else HTML; with --http, the response's
+    /// `Content-Type`.
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
+    pub kind: Option<TypeArg>,
 
     /// Hold at most this many bytes while looking for `<base href>`.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
@@ -267,6 +277,7 @@ const MODE_FLAGS: &[(&str, &str, Mode)] = &[
     ("follow_links", "--follow-links", Mode::Site),
     ("fsync", "--fsync", Mode::Site),
     ("jobs", "--jobs", Mode::SiteOrWarc),
+    ("kind", "--type", Mode::Document),
 ];
 
 /// A mode of the command line, as [`MODE_FLAGS`] names it.
@@ -277,6 +288,10 @@ enum Mode {
     Site,
     HttpOrWarc,
     SiteOrWarc,
+    /// One document (a file or standard input, with or without --http):
+    /// not a site's files nor an archive's records, each of which has a
+    /// type of its own.
+    Document,
 }
 
 impl Mode {
@@ -287,6 +302,7 @@ impl Mode {
             Mode::Site => "--site",
             Mode::HttpOrWarc => "--http or --warc",
             Mode::SiteOrWarc => "--site or --warc",
+            Mode::Document => "one document",
         }
     }
 }
@@ -297,6 +313,16 @@ pub enum WarcModeArg {
     Conversion,
     /// replace each rewritten page's record
     Replace,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TypeArg {
+    /// a page (the page engine)
+    Html,
+    /// a stylesheet: url(), @import, image-set() against its own URL
+    Css,
+    /// a feed (RSS, Atom), a sitemap, SVG
+    Xml,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -327,9 +353,21 @@ impl Cli {
             Mode::Site => self.site.is_some(),
             Mode::HttpOrWarc => self.http || self.warc,
             Mode::SiteOrWarc => self.site.is_some() || self.warc,
+            Mode::Document => self.site.is_none() && !self.warc,
         };
         for &(id, flag, mode) in MODE_FLAGS {
             let given = matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+            if given && mode == Mode::Document && !on(mode) {
+                let (source, what) = if self.warc {
+                    ("--warc", "each record's type is its Content-Type's")
+                } else {
+                    ("--site", "each file's type is its extension's")
+                };
+                return Err(SourceError::Refused(format!(
+                    "{flag} is for {}: with {source}, {what}",
+                    mode.name()
+                )));
+            }
             if given && !on(mode) {
                 return Err(SourceError::Refused(format!(
                     "{flag} needs {}: without it, it would do nothing",
@@ -365,6 +403,11 @@ impl Cli {
             gzip_level: self.gzip_level,
             zstd_level: self.zstd_level,
             check: self.check,
+            kind: self.kind.map(|kind| match kind {
+                TypeArg::Html => Type::Html,
+                TypeArg::Css => Type::Css,
+                TypeArg::Xml => Type::Xml,
+            }),
         }
     }
 

@@ -21,13 +21,15 @@ pub fn would_change(link: &Link) -> bool {
 /// and linters write a place, so that editors and CI annotations find it.
 /// The name is [`names::shown`] (C-quoted if it is not plain: a file
 /// name's line break cannot split the line); the two URLs are JSON
-/// strings: quoted, with `"` and `\` escaped.
+/// strings: quoted, with `"` and `\` escaped. An XML element's content is
+/// `<rss/channel/item/link>` (its path, no attribute); a stylesheet's URL,
+/// which no element holds, `<css url>`.
 pub fn check_line(name: &[u8], link: &Link) -> String {
     let p = link.position;
-    let element = if link.attribute.is_empty() {
-        format!("<{}>", link.element)
-    } else {
-        format!("<{} {}>", link.element, link.attribute)
+    let element = match (link.element.as_str(), link.attribute.as_str()) {
+        ("", "") => "<css url>".to_owned(),
+        (element, "") => format!("<{element}>"),
+        (element, attribute) => format!("<{element} {attribute}>"),
     };
     format!(
         "{}:{}:{}: {element} {} -> {}",
@@ -260,6 +262,24 @@ mod tests {
                 &link(Outcome::Rewritten, None)
             ),
             r#""a.js:1:1: <a href> \"evil\"\nb\377.html":3:12: <img src> "a \"b\".png" -> "http://h/a%20\"b\".png""#
+        );
+    }
+
+    #[test]
+    fn a_check_line_names_an_xml_path_and_a_stylesheet_url() {
+        let mut content = link(Outcome::Rewritten, None);
+        content.element = "rss/channel/item/link".into();
+        content.attribute = String::new();
+        assert_eq!(
+            check_line(b"feed.xml", &content),
+            r#"feed.xml:3:12: <rss/channel/item/link> "a \"b\".png" -> "http://h/a%20\"b\".png""#
+        );
+        let mut css = content;
+        css.element = String::new();
+        css.kind = Kind::Css;
+        assert_eq!(
+            check_line(b"site.css", &css),
+            r#"site.css:3:12: <css url> "a \"b\".png" -> "http://h/a%20\"b\".png""#
         );
     }
 

@@ -11,7 +11,8 @@
 //!   the [`Request`](crate::request::Request)) and to hear from it (a
 //!   [`Listener`]), the same [`Summary`] at the end; how a document is
 //!   named in a line ([`names`]), its links as check lines and a report
-//!   ([`listing`]), and output staged whole or not at all ([`output`]).
+//!   ([`listing`]), and output staged whole or not at all ([`output`]);
+//!   what decides each document's type ([`typing`]).
 
 pub mod http;
 pub mod listener;
@@ -21,6 +22,7 @@ pub mod output;
 pub mod page;
 mod run;
 pub mod site;
+pub mod typing;
 pub mod warc;
 
 pub use listener::Listener;

@@ -1,6 +1,8 @@
 //! The first source: one document, from a file or standard input, to
 //! standard output or a file (written whole or not at all); with `--http`,
-//! one saved response (its header blocks, then the document).
+//! one saved response (its header blocks, then the document). The
+//! document's type is `--type`'s, else its first bytes' ([`decide`]):
+//! a page, a stylesheet or an XML document, each through its engine.
 
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
@@ -10,20 +12,22 @@ use std::sync::Arc;
 use crate::html::config::Config;
 use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
-use crate::html::rewriter::Rewriter;
 use crate::source::http::{self, ResponseRewriter, ResponseWarning};
 use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::output::{self, SourceError, lowercase};
+use crate::source::typing::{By, Clue, Decided, FIRST_BYTES, decide};
 use crate::source::warc;
+use crate::typed::{Type, TypedRewriter};
 use crate::url::Layers;
 
 pub use crate::source::output::{Input, Output};
 
-/// What a run read: a document, or a response around one.
+/// What a run read: a document (of a type, and what decided it), or a
+/// response around one.
 #[derive(Debug, Clone)]
 pub enum PageReport {
-    Document(DocumentReport),
+    Document(DocumentReport, Decided),
     Response(http::ResponseReport),
 }
 
@@ -31,7 +35,14 @@ impl PageReport {
     /// The lines of `-v`, without the program name.
     pub fn verbose_lines(&self) -> Vec<String> {
         match self {
-            PageReport::Document(r) => r.verbose_lines(),
+            PageReport::Document(r, typed) => {
+                let mut lines = r.verbose_lines();
+                // A page says nothing of it, as before types were told.
+                if !(typed.kind == Some(Type::Html) && typed.by == By::FirstBytes) {
+                    lines.insert(0, typed.to_string());
+                }
+                lines
+            }
             PageReport::Response(r) => r.verbose_lines(),
         }
     }
@@ -40,7 +51,7 @@ impl PageReport {
     /// links cannot be judged, so a check cannot pass it.
     pub fn has_no_base(&self) -> bool {
         let document = match self {
-            PageReport::Document(r) => Some(r),
+            PageReport::Document(r, _) => Some(r),
             PageReport::Response(r) => r.document.as_ref(),
         };
         document.is_some_and(|d| d.base.is_empty())
@@ -50,7 +61,7 @@ impl PageReport {
     /// the output complete).
     pub fn incomplete(&self) -> bool {
         match self {
-            PageReport::Document(r) => r.incomplete(),
+            PageReport::Document(r, _) => r.incomplete(),
             PageReport::Response(r) => r.incomplete(),
         }
     }
@@ -70,7 +81,7 @@ impl Tally {
     /// What became of the document.
     pub fn done(&self) -> Done {
         let urls = match &self.report {
-            PageReport::Document(r) => r.counts.rewritten,
+            PageReport::Document(r, _) => r.counts.rewritten,
             PageReport::Response(r) => r.document.as_ref().map_or(0, |d| d.counts.rewritten),
         };
         if self.report.incomplete() {
@@ -84,12 +95,14 @@ impl Tally {
 }
 
 /// Rewrites one document from `input` to `output` (a response around it
-/// when `http` says how), telling `listener` each warning as it happens,
-/// and each link when it hears them.
+/// when `http` says how), of type `kind` (`--type`; else its first bytes
+/// decide), telling `listener` each warning as it happens, and each link
+/// when it hears them.
 pub fn run(
     config: Arc<Config>,
     layers: Layers,
     http: Option<http::Options>,
+    kind: Option<Type>,
     input: Input,
     output: Output,
     listener: &dyn Listener,
@@ -99,13 +112,15 @@ pub fn run(
     let document = Document::Page(&path);
     let mut reader = input.open()?;
     let mut warned = 0;
+    let mut typed = decide(kind, Clue::Alone, b"");
     if http.is_none() {
         // A saved response or a web archive read as HTML: header blocks
-        // would come out as text, and codings undone by nobody.
+        // would come out as text, and codings undone by nobody. The same
+        // first bytes tell the document's type.
         let mut first = Vec::new();
         reader
             .by_ref()
-            .take(warc::PEEK)
+            .take(FIRST_BYTES.max(warc::PEEK as usize) as u64)
             .read_to_end(&mut first)
             .map_err(|e| SourceError::Read(input_name.clone(), lowercase(&e)))?;
         let status = &first[..first.len().min(STATUS_PREFIX)];
@@ -121,6 +136,7 @@ pub fn run(
             warned += 1;
             listener.warning(&document, &SourceWarning::Page(&warning));
         }
+        typed = decide(kind, Clue::Alone, &first);
         reader = Box::new(io::Cursor::new(first).chain(reader));
     }
     // The engine's hooks outlive the listener as far as it knows: what
@@ -148,7 +164,8 @@ pub fn run(
         let mut telling = telling;
         let result = match http {
             None => {
-                let mut rewriter = Rewriter::new(config, layers, writer)
+                let kind = typed.kind.unwrap_or(Type::Html);
+                let mut rewriter = TypedRewriter::new(kind, config, layers, writer)
                     .on_warning(move |w| tell(&ResponseWarning::Document(w.clone())));
                 if let Some(hear) = hear {
                     rewriter = rewriter.on_link(hear);
@@ -156,7 +173,7 @@ pub fn run(
                 rewriter
                     .read_from(&mut telling)
                     .and_then(|()| rewriter.end())
-                    .map(|(report, _)| PageReport::Document(report))
+                    .map(|(report, _)| PageReport::Document(report, typed.clone()))
                     .map_err(|e| SourceError::of(e, &input_name, output_name))
             }
             Some(options) => {

@@ -32,8 +32,9 @@ pub enum Job {
 /// What a run did, in the counts every source has, and its own.
 #[derive(Debug, Clone)]
 pub struct Summary {
-    /// Documents read: the page, a site's HTML files, an archive's pages
-    /// (HTML responses and resources).
+    /// Documents read: the one document, a site's documents (pages,
+    /// stylesheets, feeds, sitemaps, SVG), an archive's (responses and
+    /// resources of those types).
     pub documents: usize,
     /// Documents written with URL values changed (with `--check`: that
     /// would be).
@@ -219,7 +220,8 @@ fn page_run(
     let refused = |e: crate::request::ConfigError| SourceError::Refused(e.to_string());
     let layers = request.layers().map_err(refused)?;
     let name = input.name();
-    let tally = page::run(config, layers, http, input, output, listener)?;
+    let kind = http.is_none().then_some(request.kind).flatten();
+    let tally = page::run(config, layers, http, kind, input, output, listener)?;
     if request.check && tally.report.has_no_base() {
         // A check that cannot judge does not pass.
         return Err(SourceError::Refused(format!(

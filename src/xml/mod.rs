@@ -4,7 +4,7 @@
 //! how the input is split into writes never matters.
 //!
 //! - **What is rewritten**: by namespace URI and local name, never by
-//!   prefix (the table is in the `vocabulary` module; the README lists it).
+//!   prefix (the table is in the `vocabulary` module; docs/feeds.md lists it).
 //!   Processing instructions and other vocabularies are left as they are.
 //! - **The base**: `xml:base` (XML Base), each resolved against the base in
 //!   scope, is layer 3.1 for the element that bears it and all it holds;

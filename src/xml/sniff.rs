@@ -2,7 +2,9 @@
 //! and white space, `<?xml`, or a root element that names one of the
 //! vocabularies the engine knows (`rss`, `feed`, `rdf:RDF`, `urlset`,
 //! `sitemapindex`, `svg`). Comments, processing instructions and a DOCTYPE
-//! may come before the root.
+//! may come before the root. An `svg` root is SVG's in its namespace
+//! (`xmlns="http://www.w3.org/2000/svg"`), or after `<?xml`: HTML's inline
+//! `<svg>` needs none, and a page or a fragment may start with one.
 
 use std::borrow::Cow;
 
@@ -78,7 +80,11 @@ pub fn sniff(first: &[u8]) -> Option<XmlKind> {
     loop {
         match reader.read_event() {
             Ok(Event::Start(root) | Event::Empty(root)) => {
-                return XmlKind::of_root(root.name().as_ref()).or(other);
+                let kind = XmlKind::of_root(root.name().as_ref());
+                if kind == Some(XmlKind::Svg) && !declared && !in_svg_namespace(&root) {
+                    return None;
+                }
+                return kind.or(other);
             }
             Ok(Event::Text(text)) if text.iter().all(u8::is_ascii_whitespace) => {}
             Ok(Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_)) => {}
@@ -87,6 +93,13 @@ pub fn sniff(first: &[u8]) -> Option<XmlKind> {
             _ => return other,
         }
     }
+}
+
+/// Whether a root element binds the default namespace to SVG's.
+fn in_svg_namespace(root: &quick_xml::events::BytesStart<'_>) -> bool {
+    root.attributes()
+        .flatten()
+        .any(|a| a.key.as_ref() == b"xmlns" && a.value.as_ref() == b"http://www.w3.org/2000/svg")
 }
 
 /// The first bytes as UTF-8: decoded from UTF-16 by a byte order mark, the
@@ -114,7 +127,7 @@ mod tests {
             ("rdf:RDF", XmlKind::Rdf),
             ("urlset", XmlKind::Sitemap),
             ("sitemapindex", XmlKind::SitemapIndex),
-            ("svg", XmlKind::Svg),
+            ("svg xmlns='http://www.w3.org/2000/svg'", XmlKind::Svg),
         ] {
             let doc = format!("<!DOCTYPE x [<!ENTITY a 'b'>]>\n<?pi x?><{root} a='1'>");
             assert_eq!(sniff(doc.as_bytes()), Some(kind), "{root}");
@@ -130,7 +143,12 @@ mod tests {
         );
         assert_eq!(sniff(b"<?xml version='1.0'?><fe"), Some(XmlKind::Other));
         // By the root, whatever the DOCTYPE says.
-        assert_eq!(sniff(b"<!DOCTYPE html><svg>"), Some(XmlKind::Svg));
+        assert_eq!(
+            sniff(b"<!DOCTYPE html><svg xmlns=\"http://www.w3.org/2000/svg\">"),
+            Some(XmlKind::Svg)
+        );
+        // An `svg` root without SVG's namespace is SVG's after `<?xml`.
+        assert_eq!(sniff(b"<?xml version='1.0'?><svg>"), Some(XmlKind::Svg));
     }
 
     #[test]
@@ -143,6 +161,10 @@ mod tests {
             b"<p>feed</p>",
             b"<feedx>",
             b"<svg:svg>",
+            // HTML's inline SVG, which needs no namespace.
+            b"<svg><use href='#i'/></svg><a href=x>",
+            b"<!DOCTYPE html><svg>",
+            b"<svg xmlns='http://example.com/not-svg'>",
         ] {
             assert_eq!(sniff(page), None, "{}", String::from_utf8_lossy(page));
         }
@@ -155,6 +177,9 @@ mod tests {
             .flat_map(u16::to_le_bytes)
             .collect();
         assert_eq!(sniff(&utf16), Some(XmlKind::Rss));
-        assert_eq!(sniff(b"\xEF\xBB\xBF<svg/>"), Some(XmlKind::Svg));
+        assert_eq!(
+            sniff(b"\xEF\xBB\xBF<svg xmlns='http://www.w3.org/2000/svg'/>"),
+            Some(XmlKind::Svg)
+        );
     }
 }

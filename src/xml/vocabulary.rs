@@ -1,5 +1,5 @@
 //! What is a URL in each vocabulary, by namespace URI and local name, never
-//! by prefix: data, as the page engine's attribute table is. The README
+//! by prefix: data, as the page engine's attribute table is. docs/feeds.md
 //! lists the same rows.
 //!
 //! - Atom 1.0 (RFC 4287): `link/@href`, `content/@src`, `generator/@uri`,

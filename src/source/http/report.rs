@@ -1,4 +1,4 @@
-//! What a response's run did, on top of its document's [`Report`](crate::Report): the
+//! What a response's run did, on top of its document's [`ResponseReport`](crate::Report): the
 //! header blocks, the codings, the body's fate; and the warnings of the
 //! HTTP layer. The `Display` impls are the exact lines users read.
 
@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::head::Version;
 use crate::html::report::{Report as DocumentReport, Warning as DocumentWarning};
+use crate::typed::Type;
 
 /// Something the user should know about a response, printed to standard
 /// error as it happens.
@@ -137,8 +138,9 @@ pub enum Body {
     Rewritten,
     /// HTML with nothing to change: written as it came, byte for byte.
     Unchanged,
-    /// Not HTML: written as it came. The type, or `None` when there was no
-    /// `Content-Type` and the body does not start like HTML.
+    /// Of no type htmlabs reads (not HTML, CSS, a feed, a sitemap or SVG):
+    /// written as it came. The type, or `None` when there was no
+    /// `Content-Type` and the body starts like none of them.
     NotHtml(Option<String>),
     /// Its coding broke, or cannot be decoded: written as it came.
     AsItCame,
@@ -146,7 +148,7 @@ pub enum Body {
 
 /// A response's run: its header blocks, what became of its body, the lines
 /// `-v` prints for the HTTP layer, and the document's own report when the
-/// body was read as HTML.
+/// body was read by an engine (as HTML, CSS or XML).
 #[derive(Debug, Clone)]
 pub struct ResponseReport {
     pub blocks: Vec<Block>,
@@ -158,6 +160,8 @@ pub struct ResponseReport {
     /// order, without the program name.
     pub notes: Vec<String>,
     pub document: Option<DocumentReport>,
+    /// The type the body was read as ([`document`](ResponseReport::document)'s).
+    pub kind: Option<Type>,
     pub warnings: Vec<ResponseWarning>,
 }
 
@@ -191,9 +195,9 @@ impl ResponseReport {
                 Body::Rewritten => "rewritten".to_owned(),
                 Body::Unchanged => "nothing to change: written as it came".to_owned(),
                 Body::NotHtml(Some(essence)) =>
-                    format!("not HTML (`{essence}`): written as it came"),
+                    format!("not a type htmlabs reads (`{essence}`): written as it came"),
                 Body::NotHtml(None) =>
-                    "no Content-Type, and it does not start like HTML: written as it came"
+                    "no Content-Type, and it starts like no document htmlabs reads: written as it came"
                         .to_owned(),
                 Body::AsItCame => "written as it came (see the warning)".to_owned(),
             }

@@ -1,5 +1,6 @@
-//! One saved response: its header blocks, then its body rewritten as an
-//! HTML document and written back in the coding it came in, the blocks
+//! One saved response: its header blocks, then its body rewritten as the
+//! document its type says (`--type`, its `Content-Type`, its first bytes:
+//! [`decide`]) and written back in the coding it came in, the blocks
 //! byte for byte (but a `Content-Length` that was true of the input and is
 //! no longer).
 //!
@@ -19,14 +20,15 @@ use std::sync::Arc;
 use super::coding::{self, Broken, Decision, PEEK, Plan, Planned, Starts};
 use super::entity::{Entity, entity};
 use super::head::{Edit, Head, HeadError, HeadReader, read_heads};
-use super::media::{self, MediaType};
+use super::media::MediaType;
 use super::report::{Block, Body, ResponseReport, ResponseWarning};
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
-use crate::html::rewriter::Rewriter;
 use crate::source::output::spool::{Held, Spool};
+use crate::source::typing::{By, Clue, Decided, FIRST_BYTES, decide};
+use crate::typed::{Type, TypedRewriter};
 use crate::url::Layers;
 
 /// What a response's run is asked to do, besides its document's [`Config`]
@@ -39,6 +41,9 @@ pub struct Options {
     /// Write the body alone: no header blocks, no transfer or content
     /// coding.
     pub strip_headers: bool,
+    /// The body's type (`--type`), whatever its `Content-Type` says;
+    /// `None` lets it decide.
+    pub kind: Option<Type>,
 }
 
 /// What stops a response's run. Nothing is written for a bad head.
@@ -65,19 +70,20 @@ struct Told {
 /// What hears each URL value of the document.
 pub type Hear = Box<dyn FnMut(&Link)>;
 
-/// The document's rewriter, writing to `writer`: its warnings told and its
+/// The document's rewriter, for its type, writing to `writer`: its warnings told and its
 /// links heard as the run's are. `shift` is where the body starts in the
 /// input (its byte, and the lines before it), when the document's bytes
 /// are the body's: its links are then placed in the input.
 fn document_rewriter<W: Write>(
+    kind: Type,
     config: &Arc<Config>,
     layers: Layers,
     writer: W,
     told: &Shared,
     shift: Option<(usize, usize)>,
-) -> Rewriter<W> {
+) -> TypedRewriter<W> {
     let told_here = Rc::clone(told);
-    let mut rewriter = Rewriter::new(Arc::clone(config), layers, writer)
+    let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers, writer)
         .on_warning(move |w| warn(&told_here, ResponseWarning::Document(w.clone())));
     if let Some(hear) = told.borrow().hear.clone() {
         rewriter = rewriter.on_link(move |link| match shift {
@@ -122,6 +128,8 @@ struct Outcome {
     body: Body,
     notes: Vec<String>,
     document: Option<DocumentReport>,
+    /// The type the document was read as, when it was.
+    kind: Option<Type>,
     /// The body rewritten (in its codings, unless the headers are
     /// stripped), still to write after what was written: a spool, so that
     /// a caller that holds it anyway takes it as it is.
@@ -252,6 +260,7 @@ fn respond(
         body: Body::AsItCame,
         notes,
         document: None,
+        kind: None,
         rewritten: None,
     })
 }
@@ -304,6 +313,7 @@ fn decoded(
                 body: Body::AsItCame,
                 notes: std::mem::take(notes),
                 document: None,
+                kind: None,
                 rewritten: None,
             });
         }
@@ -315,27 +325,25 @@ fn decoded(
     notes.extend(plan.layers.iter().map(coding_note));
     notes.extend(entity.notes.iter().cloned());
 
-    // What the body is: its type, or its first bytes.
-    let html = match &entity.media {
-        Some(media) => media.is_html(),
-        None => {
-            let mut first = Vec::new();
-            let read = coding::decoder(&plan, body)
-                .map_err(written)?
-                .take(1445)
-                .read_to_end(&mut first);
-            if let Err(e) = read {
-                return Err(Stop::reading(&plan, &e).unwrap_or(Stop::Failed(written(e))));
-            }
-            let html = media::sniffs_as_html(&first, true) == Some(true);
-            if html {
-                notes.push("content type: none, and the body starts like HTML".to_owned());
-            }
-            html
+    // What the body is: `--type`, else its media type, or its first
+    // bytes (decoded).
+    let mut first = Vec::new();
+    if options.kind.is_none() {
+        let read = coding::decoder(&plan, body)
+            .map_err(written)?
+            .take(FIRST_BYTES as u64)
+            .read_to_end(&mut first);
+        if let Err(e) = read {
+            return Err(Stop::reading(&plan, &e).unwrap_or(Stop::Failed(written(e))));
         }
-    };
+    }
+    let decided = decided(options, entity.media.as_ref(), &first);
+    if entity.media.is_none() && decided.kind == Some(Type::Html) && decided.by != By::Given {
+        notes.push("content type: none, and the body starts like HTML".to_owned());
+    }
+    notes.extend(type_note(&decided));
     let limit = config.max_memory / 2;
-    if !html {
+    let Some(kind) = decided.kind else {
         let not_html = Body::NotHtml(entity.media.as_ref().map(|m| m.essence.clone()));
         if options.strip_headers
             && plan
@@ -360,9 +368,10 @@ fn decoded(
             body: not_html,
             notes: std::mem::take(notes),
             document: None,
+            kind: None,
             rewritten: None,
         });
-    }
+    };
 
     // Length fields that no rewrite can make true: the body as it came.
     if !options.strip_headers {
@@ -373,6 +382,7 @@ fn decoded(
                 body: Body::AsItCame,
                 notes: std::mem::take(notes),
                 document: None,
+                kind: None,
                 rewritten: None,
             });
         }
@@ -390,7 +400,8 @@ fn decoded(
             .iter()
             .all(|l| matches!(l.decision, Decision::AsDecoded(_)));
         let shift = as_it_came.then(|| body_start(heads));
-        let mut rewriter = document_rewriter(config, entity.layers.clone(), writer, told, shift);
+        let mut rewriter =
+            document_rewriter(kind, config, entity.layers.clone(), writer, told, shift);
         let decoded = coding::decoder(&plan, body).map_err(written)?;
         if let Err(e) = rewriter.read_from(decoded) {
             return Err(match &e {
@@ -412,6 +423,7 @@ fn decoded(
             body: Body::Unchanged,
             notes: std::mem::take(notes),
             document: Some(document),
+            kind: Some(kind),
             rewritten: None,
         });
     }
@@ -452,6 +464,7 @@ fn decoded(
         body: Body::Rewritten,
         notes: std::mem::take(notes),
         document: Some(document),
+        kind: Some(kind),
         rewritten: Some(encoded),
     })
 }
@@ -563,6 +576,7 @@ fn report(
         body: outcome.body,
         notes: outcome.notes,
         document: outcome.document,
+        kind: outcome.kind,
         warnings: std::mem::take(&mut told.borrow_mut().list),
     }
 }
@@ -632,8 +646,8 @@ enum State<W: Write> {
     First { held: Vec<u8>, output: W },
     /// No coding holds, and nothing in the blocks depends on the body:
     /// straight through the document's rewriter.
-    Stream(Box<Rewriter<W>>),
-    /// Not HTML, and nothing to decode: copied.
+    Stream(Box<TypedRewriter<W>>),
+    /// No document htmlabs reads, and nothing to decode: copied.
     Copy(W),
     /// Held to the end.
     Hold { body: Spool, output: W },
@@ -689,7 +703,7 @@ impl<W: Write> ResponseRewriter<W> {
     }
 
     /// Lets `hear` hear each URL value of the document as it is resolved
-    /// (the link report), as [`Rewriter::on_link`] does. A body that breaks
+    /// (the link report), as [`TypedRewriter::on_link`] does. A body that breaks
     /// its coding halfway is written as it came, yet its values before the
     /// break were heard.
     pub fn on_link(self, hear: impl FnMut(&Link) + 'static) -> Self {
@@ -798,7 +812,7 @@ impl<W: Write> ResponseRewriter<W> {
     fn start_body(&mut self, first: &[u8], mut output: W) -> Result<State<W>, Error> {
         let known = self.known.as_ref().expect("the heads are read");
         let last = known.heads.last().expect("a response has a final block");
-        let way = streams(
+        let (way, decided) = streams(
             &known.heads,
             known.entity.media.as_ref(),
             &self.options,
@@ -822,6 +836,7 @@ impl<W: Write> ResponseRewriter<W> {
             self.notes.push(coding_note(&layer));
         }
         self.notes.extend(known.entity.notes.iter().cloned());
+        self.notes.extend(decided.as_ref().and_then(type_note));
         if !self.options.strip_headers {
             for head in &known.heads {
                 output.write_all(head.bytes()).map_err(written)?;
@@ -829,9 +844,11 @@ impl<W: Write> ResponseRewriter<W> {
         }
         Ok(match way {
             Way::Copy => State::Copy(output),
-            _ => {
+            Way::Hold => unreachable!("held above"),
+            Way::Stream(kind) => {
                 let shift = Some(body_start(&known.heads));
                 State::Stream(Box::new(document_rewriter(
+                    kind,
                     &self.config,
                     known.entity.layers.clone(),
                     output,
@@ -855,6 +872,7 @@ impl<W: Write> ResponseRewriter<W> {
         let told = Rc::clone(&self.told);
         let (outcome, output) = match std::mem::replace(&mut self.state, State::Failed) {
             State::Stream(rewriter) => {
+                let kind = rewriter.kind();
                 let (document, output) = rewriter.end()?;
                 let body = if document.counts.rewritten == 0 {
                     Body::Unchanged
@@ -865,6 +883,7 @@ impl<W: Write> ResponseRewriter<W> {
                     body,
                     notes: std::mem::take(&mut self.notes),
                     document: Some(document),
+                    kind: Some(kind),
                     rewritten: None,
                 };
                 (outcome, output)
@@ -880,6 +899,7 @@ impl<W: Write> ResponseRewriter<W> {
                     body: Body::NotHtml(essence),
                     notes: std::mem::take(&mut self.notes),
                     document: None,
+                    kind: None,
                     rewritten: None,
                 };
                 (outcome, output)
@@ -919,27 +939,49 @@ impl<W: Write> ResponseRewriter<W> {
 
 /// How a streamed body goes, from its blocks and its first bytes: held
 /// when a coding may hold, when a `Content-Length` may need correcting, or
-/// when its type must be sniffed; else straight through, or copied.
-fn streams(heads: &[Head], media: Option<&MediaType>, options: &Options, first: &[u8]) -> Way {
+/// when its type must be sniffed; else straight through, or copied. The
+/// type, when its first bytes decided it.
+fn streams(
+    heads: &[Head],
+    media: Option<&MediaType>,
+    options: &Options,
+    first: &[u8],
+) -> (Way, Option<Decided>) {
     let last = heads.last().expect("a response has a final block");
     let identity = coding::claims(last)
         .iter()
         .all(|c| matches!(coding::starts_as(c.coding, first), Starts::No(_)));
-    if !identity {
-        return Way::Hold;
+    // Without a type, the body is sniffed held whole, as a coded one is.
+    if !identity || media.is_none() && options.kind.is_none() {
+        return (Way::Hold, None);
     }
-    match media {
-        Some(m) if m.is_html() && (options.strip_headers || content_length(last) == Ok(None)) => {
-            Way::Stream
+    let decided = decided(options, media, first);
+    let way = match decided.kind {
+        Some(kind) if options.strip_headers || content_length(last) == Ok(None) => {
+            Way::Stream(kind)
         }
-        Some(m) if !m.is_html() => Way::Copy,
-        _ => Way::Hold,
-    }
+        Some(_) => Way::Hold,
+        None => Way::Copy,
+    };
+    (way, Some(decided))
+}
+
+/// The body's type: `--type`, else its media type, else its first bytes.
+fn decided(options: &Options, media: Option<&MediaType>, first: &[u8]) -> Decided {
+    let essence = media.map(|m| m.essence.as_str());
+    decide(options.kind, Clue::MediaType(essence), first)
+}
+
+/// The `-v` line of the body's type, unless it is HTML by its media type
+/// or its first bytes (as it was said before other types were read).
+fn type_note(decided: &Decided) -> Option<String> {
+    let html = decided.kind == Some(Type::Html) && decided.by != By::Given;
+    (decided.kind.is_some() && !html).then(|| decided.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Way {
-    Stream,
+    Stream(Type),
     Copy,
     Hold,
 }

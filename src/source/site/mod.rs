@@ -1,6 +1,9 @@
 //! The second source: a static site's whole tree, the last step of a
 //! Hugo, Jekyll or Eleventy build or a `wget --mirror`. Every `.html`,
-//! `.htm` and `.xhtml` file is a document whose retrieval URL (§3.3) is the
+//! `.htm` and `.xhtml` file is a page, every `.css` file a stylesheet, and
+//! every `.xml`, `.rss`, `.atom`, `.feed` and `.svg` file whose root is a
+//! feed's, a sitemap's or SVG's an XML document (any other is left as it
+//! is, and counted); each is a document whose retrieval URL (§3.3) is the
 //! one a server gives it, rewritten in parallel, in place or into a copy of
 //! the tree; each staged and put in its place whole, through no link, so
 //! that a failure or an interruption leaves every file old or new and
@@ -25,7 +28,7 @@ use rayon::prelude::*;
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
 use crate::html::links::Link;
-use crate::html::rewriter::Rewriter;
+use crate::html::report::{Report, Warning};
 use crate::html::xhtml;
 use crate::source::listener::{Document, Done, Listener, Progress, SourceWarning};
 use crate::source::listing::would_change;
@@ -34,6 +37,8 @@ use crate::source::output::dir::Dir;
 use crate::source::output::spool::{Held, Spool};
 use crate::source::output::staging::Staging;
 use crate::source::output::{SourceError, lowercase, quoted};
+use crate::source::typing::{Clue, FIRST_BYTES, decide};
+use crate::typed::{Type, TypedRewriter};
 use crate::url::{Layers, Standard};
 use overlap::Overlap;
 pub use tree::Entry;
@@ -156,16 +161,27 @@ impl Site {
 
 /// A file's result.
 enum Did {
-    Rewritten { urls: usize },
+    Rewritten {
+        urls: usize,
+    },
     Unchanged,
     Failed,
+    /// An XML file whose root is no vocabulary htmlabs reads: left as it
+    /// is (copied as it is into `--out-dir`).
+    Left,
 }
 
 /// What a site's run did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tally {
-    /// HTML files found.
+    /// Documents found: HTML, CSS and XML files (not those left).
     pub seen: usize,
+    /// Of those, stylesheets, and XML documents (feeds, sitemaps, SVG).
+    pub css: usize,
+    pub xml: usize,
+    /// XML files (by their extension) whose root is none of the
+    /// vocabularies: left as they are.
+    pub left: usize,
     /// Written (with `--check`: to be written), because a URL in them
     /// changed.
     pub rewritten: usize,
@@ -192,7 +208,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// The line said at the end: `412 HTML files: 12 rewritten, …`, for
+    /// The line said at the end: `412 HTML files: 12 rewritten, …` (`415
+    /// documents (412 HTML, 2 CSS, 1 XML): …` when there are others), for
     /// a check (`check`) or a run into a copy (`copy`).
     pub fn line(&self, check: bool, copy: bool) -> String {
         let s = self;
@@ -201,10 +218,29 @@ impl Tally {
         } else {
             ("rewritten", "rewritten")
         };
+        let found = if s.css + s.xml + s.left == 0 {
+            format!("{} HTML files", s.seen)
+        } else {
+            format!(
+                "{} documents ({} HTML, {} CSS, {} XML)",
+                s.seen,
+                s.seen - s.css - s.xml,
+                s.css,
+                s.xml
+            )
+        };
         let mut line = format!(
-            "{} HTML files: {} {verb}, {} unchanged, {} failed; {} URLs {urls}; {} warnings",
-            s.seen, s.rewritten, s.unchanged, s.failed, s.urls_rewritten, s.warnings
+            "{found}: {} {verb}, {} unchanged, {} failed; {} URLs {urls}; {} warnings",
+            s.rewritten, s.unchanged, s.failed, s.urls_rewritten, s.warnings
         );
+        if s.left > 0 {
+            line += &format!(
+                "; {} other XML file{} left as {}",
+                s.left,
+                if s.left == 1 { "" } else { "s" },
+                if s.left == 1 { "it is" } else { "they are" }
+            );
+        }
         if copy && !check {
             line += &format!(
                 "; other files: {} hard-linked, {} copied",
@@ -297,7 +333,7 @@ pub fn run(
     let written = written(site)?;
     let entries = tree::walk(site, on)?;
     let mut summary = Tally::default();
-    let pages: Vec<&Entry> = entries.iter().filter(|e| e.html).collect();
+    let pages: Vec<&Entry> = entries.iter().filter(|e| e.document).collect();
     summary.seen = pages.len();
     on.progress(Progress::Found(pages.len()));
     if let (Some(copy), Some(_)) = (&written, &site.out_dir) {
@@ -328,7 +364,7 @@ pub fn run(
                     return;
                 }
                 let mut links = listening.then(Vec::new);
-                let (did, warnings) = page(
+                let (did, warnings, kind) = page(
                     site,
                     written.as_ref(),
                     config,
@@ -346,6 +382,11 @@ pub fn run(
                 let mut t = totals.lock().expect("no worker panics");
                 t.warnings += warnings;
                 t.changes += changes;
+                match kind {
+                    Some(Type::Css) => t.css += 1,
+                    Some(Type::Xml) => t.xml += 1,
+                    Some(Type::Html) | None => {}
+                }
                 let done = match did {
                     Did::Rewritten { urls } => {
                         t.rewritten += 1;
@@ -360,6 +401,10 @@ pub fn run(
                         t.failed += 1;
                         Done::Failed
                     }
+                    Did::Left => {
+                        t.left += 1;
+                        Done::Unchanged
+                    }
                 };
                 drop(t);
                 on.done(&Document::File(path), &done);
@@ -367,6 +412,10 @@ pub fn run(
         );
     });
     let t = totals.into_inner().expect("no worker panics");
+    summary.seen -= t.left;
+    summary.css = t.css;
+    summary.xml = t.xml;
+    summary.left = t.left;
     summary.rewritten = t.rewritten;
     summary.unchanged = t.unchanged;
     summary.failed = t.failed;
@@ -407,8 +456,8 @@ struct Buffers {
 /// The most a buffer of [`Buffers`] keeps from one file to the next.
 const KEPT: usize = 4 << 20;
 
-/// One HTML file: rewritten, and written only if it changed. Its warnings
-/// and how many of its values would change.
+/// One document: rewritten, and written only if it changed. What became of
+/// it, its warnings, and the type it was read as.
 ///
 /// A file of up to half `--max-memory` is read whole; a longer one streams
 /// from its file. Either way its output is held up to half the limit, and
@@ -422,7 +471,7 @@ fn page(
     buffers: &mut Buffers,
     links: &mut Option<Vec<Link>>,
     on: &dyn Listener,
-) -> (Did, usize) {
+) -> (Did, usize, Option<Type>) {
     let path = &entry.path;
     let failed = |e: SourceError| {
         on.failure(&Document::File(path), &e);
@@ -431,7 +480,7 @@ fn page(
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
     let (mut file, metadata) = match open(path) {
         Ok(opened) => opened,
-        Err(e) => return (failed(e), 0),
+        Err(e) => return (failed(e), 0, None),
     };
     let limit = config.max_memory / 2;
     let whole = metadata.len() <= limit as u64;
@@ -439,13 +488,14 @@ fn page(
     input.clear();
     if whole {
         if let Err(e) = file.read_to_end(&mut input) {
-            return (failed(read_error(e)), 0);
+            return (failed(read_error(e)), 0, None);
         }
     }
     let mut source = Source {
         file: &mut file,
         whole: whole.then_some(&input[..]),
     };
+    let mut kind = None;
     let (did, warnings) = rewrite_page(
         site,
         written,
@@ -455,11 +505,12 @@ fn page(
         &metadata,
         &mut buffers.output,
         links,
+        &mut kind,
         on,
     )
     .unwrap_or_else(|e| (failed(e), 0));
     buffers.input = kept(input);
-    (did, warnings)
+    (did, warnings, kind)
 }
 
 /// A file's bytes: in memory when read whole, else in its file.
@@ -505,7 +556,8 @@ impl Held for Source<'_> {
     }
 }
 
-/// [`page`], once the file is open (and read, when whole).
+/// [`page`], once the file is open (and read, when whole): its type
+/// (`kind`) decided by its extension and its first bytes.
 #[allow(clippy::too_many_arguments)]
 fn rewrite_page(
     site: &Site,
@@ -516,6 +568,7 @@ fn rewrite_page(
     metadata: &Metadata,
     output: &mut Vec<u8>,
     links: &mut Option<Vec<Link>>,
+    kind: &mut Option<Type>,
     on: &dyn Listener,
 ) -> Result<(Did, usize), SourceError> {
     let path = &entry.path;
@@ -528,6 +581,26 @@ fn rewrite_page(
             return Ok((put(site, written, entry, source, metadata, true, 0)?, 1));
         }
     }
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default();
+    let first = match source.whole {
+        Some(bytes) => bytes[..bytes.len().min(FIRST_BYTES)].to_vec(),
+        None => {
+            let mut first = vec![0; FIRST_BYTES];
+            let n = read_up_to(&mut source.reader().map_err(read_error)?, &mut first)
+                .map_err(read_error)?;
+            first.truncate(n);
+            first
+        }
+    };
+    let Some(of_type) = decide(None, Clue::Extension(extension), &first).kind else {
+        // Any other XML: as it is (into the copy too).
+        put(site, written, entry, source, metadata, true, 0)?;
+        return Ok((Did::Left, 0));
+    };
+    *kind = Some(of_type);
     let url = site.url_of(&entry.relative);
     let layers = Layers::default()
         .with_retrieval(config.standard, &url, FROM)
@@ -537,10 +610,11 @@ fn rewrite_page(
     // The rewriter's hooks live as long as it does, longer than `on` is
     // known to: warnings are gathered and told after each write.
     let told = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = Rewriter::new(Arc::clone(config), layers, &mut spool).on_warning({
-        let told = Rc::clone(&told);
-        move |w| told.borrow_mut().push(w.clone())
-    });
+    let mut rewriter = TypedRewriter::new(of_type, Arc::clone(config), layers, &mut spool)
+        .on_warning({
+            let told = Rc::clone(&told);
+            move |w| told.borrow_mut().push(w.clone())
+        });
     if links.is_some() {
         let heard = Rc::clone(&heard);
         rewriter = rewriter.on_link(move |link| heard.borrow_mut().push(link.clone()));
@@ -603,8 +677,9 @@ fn rewrite_page(
     };
     if report.incomplete() {
         let e = SourceError::Refused(format!(
-            "{}: left as it was: rewriting stopped at the memory limit (--max-memory)",
-            quoted(path)
+            "{}: left as it was: {}",
+            quoted(path),
+            stopped(&report)
         ));
         on.failure(&document, &e);
         return Ok((Did::Failed, warnings));
@@ -614,6 +689,15 @@ fn rewrite_page(
     let did = put(site, written, entry, &mut spool, metadata, unchanged, urls);
     *output = kept(spool.into_memory());
     Ok((did?, warnings))
+}
+
+/// Why a file's rewriting stopped, as its failure says it.
+fn stopped(report: &Report) -> &'static str {
+    match report.warnings.iter().find(|w| w.stops_rewriting()) {
+        Some(Warning::NotWellFormed { .. }) => "it is not well-formed XML",
+        Some(Warning::XmlDepth { .. }) => "its elements nest deeper than htmlabs follows",
+        _ => "rewriting stopped at the memory limit (--max-memory)",
+    }
 }
 
 /// A buffer to keep for the next file, unless a long file made it large.

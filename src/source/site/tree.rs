@@ -28,8 +28,10 @@ pub struct Entry {
     pub path: PathBuf,
     /// Under the site's root: what its URL and its place in a copy follow.
     pub relative: PathBuf,
-    /// A document to rewrite (`.html`, `.htm`, `.xhtml`).
-    pub html: bool,
+    /// A document to rewrite by its extension: a page (`.html`, `.htm`,
+    /// `.xhtml`), a stylesheet (`.css`), or XML (`.xml`, `.rss`, `.atom`,
+    /// `.feed`, `.svg`) when its root says so.
+    pub document: bool,
     /// `.xhtml`: rewritten only where it reads as HTML.
     pub xhtml: bool,
     /// A symbolic link, copied as one into `--out-dir`.
@@ -100,7 +102,7 @@ pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
                 place: relative.clone(),
                 path,
                 relative,
-                html: false,
+                document: false,
                 xhtml: false,
                 link: target,
             });
@@ -109,9 +111,9 @@ pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
         if !kind.is_file() {
             continue;
         }
-        let html = is_html(&path);
+        let document = is_document(&path);
         let mut place = relative.clone();
-        if html && site.out_dir.is_none() && !site.check {
+        if document && site.out_dir.is_none() && !site.check {
             // In place, a file is written only where it really is, inside
             // the site, and once.
             let Ok(real) = path.canonicalize() else {
@@ -127,10 +129,10 @@ pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
             }
         }
         entries.push(Entry {
-            xhtml: html && has_extension(&path, &["xhtml"]),
+            xhtml: document && has_extension(&path, &["xhtml"]),
             path,
             relative,
-            html,
+            document,
             link: None,
             place,
         });
@@ -185,9 +187,15 @@ fn os_error(e: &std::io::Error) -> &(dyn std::error::Error + 'static) {
     at
 }
 
-/// Whether a file is a document to rewrite, by its name.
-fn is_html(path: &Path) -> bool {
-    has_extension(path, &["html", "htm", "xhtml"])
+/// Whether a file may be a document to rewrite, by its name (an XML file's
+/// root decides when it is read: [`decide`](crate::source::typing::decide)).
+fn is_document(path: &Path) -> bool {
+    has_extension(
+        path,
+        &[
+            "html", "htm", "xhtml", "css", "xml", "rss", "atom", "feed", "svg",
+        ],
+    )
 }
 
 fn has_extension(path: &Path, any: &[&str]) -> bool {
@@ -209,7 +217,7 @@ pub fn copy_others(
     on: &dyn Listener,
 ) -> (usize, usize) {
     let (mut copied, mut linked) = (0, 0);
-    for entry in entries.iter().filter(|e| !e.html) {
+    for entry in entries.iter().filter(|e| !e.document) {
         if stop.load(Ordering::Relaxed) {
             break;
         }

@@ -28,6 +28,7 @@ use crate::html::config::Config;
 use crate::source::listener::{self, Document, Listener, Progress, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::output::spool::Spool;
+use crate::typed::Type;
 
 /// What a WARC run is asked, besides its documents' [`Config`].
 #[derive(Debug, Clone)]
@@ -432,6 +433,11 @@ impl Run<'_> {
         }
         record.copy_to(out).map_err(Error::Write)?;
         self.tally.rewritten += 1;
+        match done.kind {
+            Some(Type::Css) => self.tally.rewritten_css += 1,
+            Some(Type::Xml) => self.tally.rewritten_xml += 1,
+            Some(Type::Html) | None => {}
+        }
         self.page_done(done.page, &done.named, failed, Some(done.urls));
         if !done.replaces {
             self.tally.conversions += 1;

@@ -147,8 +147,11 @@ pub struct Tally {
     pub records: u64,
     /// Pages: HTML responses and resources read (each a document).
     pub pages: u64,
-    /// HTML responses and resources rewritten.
+    /// Responses and resources rewritten, of every type.
     pub rewritten: u64,
+    /// Of those, stylesheets and XML documents (feeds, sitemaps, SVG).
+    pub rewritten_css: u64,
+    pub rewritten_xml: u64,
     /// Pages kept as they are because they could not all be rewritten.
     pub failed: u64,
     /// URL values that would change, of the links heard.
@@ -166,14 +169,21 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// The line printed at the end: `412 records, 181 HTML rewritten, …`.
+    /// The line printed at the end: `412 records, 181 HTML rewritten, …`
+    /// (and `3 CSS rewritten, 2 XML rewritten, ` when there are any).
     pub fn line(&self, elapsed: Duration) -> String {
         let seconds = elapsed.as_secs_f64().max(1e-6);
+        let mut others = String::new();
+        for (n, name) in [(self.rewritten_css, "CSS"), (self.rewritten_xml, "XML")] {
+            if n > 0 {
+                others += &format!("{n} {name} rewritten, ");
+            }
+        }
         format!(
-            "{} record{}, {} HTML rewritten, {}{} conversion{} added, {} URL{} rewritten, {} warning{}, {:.1} MB/s",
+            "{} record{}, {} HTML rewritten, {others}{}{} conversion{} added, {} URL{} rewritten, {} warning{}, {:.1} MB/s",
             self.records,
             plural(self.records),
-            self.rewritten,
+            self.rewritten - self.rewritten_css - self.rewritten_xml,
             if self.replaced > 0 {
                 format!("{} replaced, ", self.replaced)
             } else {

@@ -20,9 +20,10 @@ use crate::html::config::Config;
 use crate::html::encoding;
 use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
-use crate::html::rewriter::Rewriter;
 use crate::source::http::{self, Edit, HeadReader, media};
 use crate::source::output::spool::{Held, Spool};
+use crate::source::typing::{Clue, FIRST_BYTES, decide, may_be_read, media_type_of};
+use crate::typed::{Type, TypedRewriter};
 use crate::url::Layers;
 
 /// How a rewritten page is written.
@@ -41,8 +42,12 @@ pub enum Mode {
 pub enum Kind {
     /// `response` with an HTTP response block.
     Response,
-    /// `resource` of type HTML, with the charset of its `Content-Type`.
-    Resource(Option<String>),
+    /// `resource` of a type an engine may read (HTML, CSS, XML), with its
+    /// `Content-Type`'s essence and charset.
+    Resource {
+        essence: String,
+        charset: Option<String>,
+    },
     Other,
 }
 
@@ -70,8 +75,12 @@ pub fn kind(header: &Header) -> Kind {
                 Some(_) => Kind::Other,
             }
         }
-        "resource" if media.as_ref().is_some_and(|m| m.is_html()) => {
-            Kind::Resource(media.and_then(|m| m.charset))
+        "resource" if media.as_ref().is_some_and(|m| may_be_read(&m.essence)) => {
+            let media = media.expect("matched");
+            Kind::Resource {
+                essence: media.essence,
+                charset: media.charset,
+            }
         }
         _ => Kind::Other,
     }
@@ -123,6 +132,8 @@ pub struct Done {
     /// Whether it holds a page (an HTML response or resource, read as one
     /// or kept as it is): a document.
     pub page: bool,
+    /// The type its document was read as.
+    pub kind: Option<Type>,
 }
 
 /// Does a record's work; never fails: an error reading or writing its
@@ -147,6 +158,7 @@ pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Don
         failed: None,
         links: Vec::new(),
         page: false,
+        kind: None,
     };
     let heard = Rc::new(RefCell::new(Vec::new()));
     let hear = work.listen.then(|| {
@@ -181,6 +193,8 @@ struct Body {
 struct Page {
     spool: Spool,
     encoding: &'static Encoding,
+    /// Its media type, as a conversion record names it.
+    media_type: String,
     /// A response's HTTP header as it is in the new record (one block).
     heads: Option<Vec<u8>>,
 }
@@ -214,9 +228,9 @@ fn rewrite(
             let body = Body { heads, offset };
             response(config, content_location, work, body, done, hear)?
         }
-        (Kind::Resource(charset), _) => {
-            let charset = charset.clone();
-            resource(config, work, charset, done, hear)?
+        (Kind::Resource { essence, charset }, _) => {
+            let (essence, charset) = (essence.clone(), charset.clone());
+            resource(config, work, &essence, charset, done, hear)?
         }
         _ => None,
     };
@@ -278,13 +292,15 @@ fn response(
     let Some(last) = heads.last() else {
         return Ok(None);
     };
-    if media::content_type(last).is_some_and(|m| !m.is_html()) {
+    let media = media::content_type(last);
+    if media.as_ref().is_some_and(|m| !may_be_read(&m.essence)) {
         return Ok(None);
     }
     let layers = layers(config, &work.header, done);
     let options = http::Options {
         content_location,
         strip_headers: true,
+        kind: None,
     };
     let mut body = Tail {
         spool: &mut work.block,
@@ -304,11 +320,17 @@ fn response(
         &mut io::sink(),
         hear,
     ) {
+        // A type no engine reads after all (`application/xml` of another
+        // root): no document, as any other type.
+        Ok((report, _)) if matches!(report.body, http::Body::NotHtml(Some(_))) => {
+            return Ok(None);
+        }
         Ok((report, rewritten)) => Ok(match (&report.document, rewritten) {
             // With the headers stripped, a body comes out decoded even
             // when nothing in it changed: that is no new version.
             (Some(document), Some(rewritten)) => {
                 page = Some(rewritten);
+                done.kind = report.kind;
                 Outcome {
                     urls: document.counts.rewritten,
                     changed: (report.body != http::Body::AsItCame && !report.incomplete())
@@ -369,27 +391,43 @@ fn response(
             &added,
         )
     });
+    let kind = done.kind.unwrap_or(Type::Html);
     Ok(Some(Page {
         spool,
         encoding,
+        media_type: match (kind, media) {
+            (Type::Html, _) | (_, None) => media_type_of(kind).to_owned(),
+            (_, Some(media)) => media.essence,
+        },
         heads,
     }))
 }
 
-/// A `resource` record's page, rewritten, when it changed.
+/// A `resource` record's document (of media type `essence`), rewritten,
+/// when it changed.
 fn resource(
     config: &Arc<Config>,
     work: &mut Work,
+    essence: &str,
     charset: Option<String>,
     done: &mut Done,
     hear: Option<impl FnMut(&Link) + 'static>,
 ) -> io::Result<Option<Page>> {
+    let mut first = Vec::new();
+    work.block
+        .reader()?
+        .take(FIRST_BYTES as u64)
+        .read_to_end(&mut first)?;
+    let Some(kind) = decide(None, Clue::MediaType(Some(essence)), &first).kind else {
+        return Ok(None);
+    };
+    done.kind = Some(kind);
     let mut layers = layers(config, &work.header, done);
     if let Some(encoding) = charset.as_deref().and_then(encoding::for_label) {
         layers = layers.with_charset(encoding, "the record's Content-Type");
     }
     let mut spool = Spool::new(config.max_memory);
-    let mut rewriter = Rewriter::new(Arc::clone(config), layers, &mut spool);
+    let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers, &mut spool);
     if let Some(hear) = hear {
         rewriter = rewriter.on_link(hear);
     }
@@ -409,9 +447,14 @@ fn resource(
         Err(DocumentError::Write(e)) => return Err(e),
         Err(e) => Err(e.to_string()),
     };
+    let media_type = match kind {
+        Type::Html => media_type_of(kind),
+        _ => essence,
+    };
     Ok(settle(result, done).map(|encoding| Page {
         spool,
         encoding,
+        media_type: media_type.to_owned(),
         heads: None,
     }))
 }
@@ -460,7 +503,7 @@ fn conversion(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<(
     fields.push(("WARC-Payload-Digest", sum));
     fields.push((
         "Content-Type",
-        format!("text/html; charset={}", page.encoding.name()).into_bytes(),
+        format!("{}; charset={}", page.media_type, page.encoding.name()).into_bytes(),
     ));
     fields.push(("Content-Length", page.spool.len().to_string().into_bytes()));
     Record {
@@ -558,7 +601,7 @@ fn check_digests(
             }
             checks.push(("WARC-Payload-Digest", starts));
         }
-        (Kind::Resource(_), _) => checks.push(("WARC-Payload-Digest", vec![0])),
+        (Kind::Resource { .. }, _) => checks.push(("WARC-Payload-Digest", vec![0])),
         _ => {}
     }
     // The response's last HTTP block names a transfer coding.

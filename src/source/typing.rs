@@ -1,0 +1,216 @@
+//! The one place that decides a document's [`Type`] for every source, from
+//! what the source knows of it (issue 33): `--type` first; else the media
+//! type (`--http`, `--warc`), the file's extension (`--site`), or, for a
+//! document given alone, its first bytes. A source says what it knows as a
+//! [`Clue`], and hands the [`Decided`] type to the engine dispatch
+//! ([`TypedRewriter`](crate::TypedRewriter)); `-v` says what decided it.
+
+use std::fmt;
+
+use crate::source::http::media;
+use crate::typed::Type;
+use crate::xml::{self, XmlKind};
+
+/// How many first bytes a source reads to decide: the root element of a
+/// feed or a sitemap after a comment, a DOCTYPE or a stylesheet
+/// instruction.
+pub const FIRST_BYTES: usize = crate::typed::FIRST_BYTES;
+
+/// What a source knows of a document, besides its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clue<'a> {
+    /// One document given alone (a file, standard input): its first bytes
+    /// decide, XML or else HTML.
+    Alone,
+    /// A response's body, by its `Content-Type` essence (lowercase), or
+    /// `None` without one: then XML by its first bytes, else HTML when they
+    /// start like HTML (the MIME Sniffing standard), else none.
+    MediaType(Option<&'a str>),
+    /// A file of a site, by its extension.
+    Extension(&'a str),
+}
+
+/// What decided a document's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum By {
+    /// `--type` (the Python module's `type=`).
+    Given,
+    /// Its first bytes.
+    FirstBytes,
+    /// Its media type, as written in `Content-Type` (its essence).
+    MediaType(String),
+    /// Its extension, as the file's name has it.
+    Extension(String),
+}
+
+/// A document's type, and what decided it; `kind` is `None` for a
+/// document no engine reads (left as it is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decided {
+    pub kind: Option<Type>,
+    pub by: By,
+}
+
+/// Decides the type of a document the source knows by `clue` (and the
+/// user's `--type`, `given`), whose first bytes (up to [`FIRST_BYTES`],
+/// decoded of any content coding) are `first`.
+///
+/// ```
+/// use htmlabs::Type;
+/// use htmlabs::source::typing::{Clue, decide};
+///
+/// let rss = b"<?xml version='1.0'?><rss version='2.0'>";
+/// assert_eq!(decide(None, Clue::Alone, rss).kind, Some(Type::Xml));
+/// assert_eq!(decide(Some(Type::Html), Clue::Alone, rss).kind, Some(Type::Html));
+/// assert_eq!(decide(None, Clue::MediaType(Some("text/css")), b"a{}").kind, Some(Type::Css));
+/// assert_eq!(decide(None, Clue::MediaType(Some("application/xml")), b"<config/>").kind, None);
+/// assert_eq!(decide(None, Clue::Extension("atom"), b"<feed>").kind, Some(Type::Xml));
+/// assert_eq!(decide(None, Clue::Extension("xml"), b"<project/>").kind, None);
+/// ```
+pub fn decide(given: Option<Type>, clue: Clue<'_>, first: &[u8]) -> Decided {
+    if let Some(kind) = given {
+        return Decided {
+            kind: Some(kind),
+            by: By::Given,
+        };
+    }
+    match clue {
+        Clue::Alone => Decided {
+            kind: Some(Type::sniff(first)),
+            by: By::FirstBytes,
+        },
+        Clue::MediaType(Some(essence)) => Decided {
+            kind: Type::for_media_type(essence, first),
+            by: By::MediaType(essence.to_owned()),
+        },
+        Clue::MediaType(None) => {
+            // The MIME Sniffing standard takes `<?xml` for XML, whose
+            // root then decides, as for `text/xml`.
+            let kind = if xml::sniff(first).is_some_and(XmlKind::is_vocabulary) {
+                Some(Type::Xml)
+            } else if media::sniffs_as_html(first, true) == Some(true) {
+                Some(Type::Html)
+            } else {
+                None
+            };
+            Decided {
+                kind,
+                by: By::FirstBytes,
+            }
+        }
+        Clue::Extension(extension) => Decided {
+            kind: Type::for_extension(extension, first),
+            by: By::Extension(extension.to_owned()),
+        },
+    }
+}
+
+/// Whether a media type (its essence, lowercase) may be of a document an
+/// engine reads, before its first bytes are known: a source that holds
+/// nothing for the others passes them over unread.
+///
+/// ```
+/// use htmlabs::source::typing::may_be_read;
+///
+/// assert!(may_be_read("application/xml"));
+/// assert!(!may_be_read("image/png"));
+/// ```
+pub fn may_be_read(essence: &str) -> bool {
+    Type::for_media_type(essence, b"<rss>").is_some()
+}
+
+/// The media type a rewritten document is named by when its own is not
+/// known (a conversion record of a body without `Content-Type`).
+pub fn media_type_of(kind: Type) -> &'static str {
+    match kind {
+        Type::Html => "text/html",
+        Type::Css => "text/css",
+        Type::Xml => "application/xml",
+    }
+}
+
+/// The line of `-v`, without the program name: `type: XML
+/// (`application/rss+xml`)`.
+impl fmt::Display for Decided {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            Some(kind) => write!(f, "type: {kind}")?,
+            None => f.write_str("type: none that htmlabs reads")?,
+        }
+        match &self.by {
+            By::Given => f.write_str(" (--type)"),
+            By::FirstBytes => f.write_str(" (by its first bytes)"),
+            By::MediaType(essence) => write!(f, " (its Content-Type, `{essence}`)"),
+            By::Extension(extension) => write!(f, " (its extension, `.{extension}`)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_by_its_media_type_is_read_only_when_its_root_is_a_vocabulary() {
+        let sitemap =
+            b"<?xml version='1.0'?>\n<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>";
+        for essence in ["application/xml", "text/xml"] {
+            let clue = Clue::MediaType(Some(essence));
+            assert_eq!(decide(None, clue, sitemap).kind, Some(Type::Xml));
+            assert_eq!(
+                decide(None, clue, b"<?xml version='1.0'?><pom/>").kind,
+                None
+            );
+        }
+        for essence in [
+            "application/rss+xml",
+            "application/atom+xml",
+            "application/rdf+xml",
+            "image/svg+xml",
+        ] {
+            // The media type says it, whatever the bytes.
+            let decided = decide(None, Clue::MediaType(Some(essence)), b"");
+            assert_eq!(decided.kind, Some(Type::Xml), "{essence}");
+        }
+        assert_eq!(
+            decide(None, Clue::MediaType(Some("text/plain")), b"<rss>").kind,
+            None
+        );
+    }
+
+    #[test]
+    fn a_body_without_a_media_type_is_xml_html_or_none_by_its_first_bytes() {
+        let clue = Clue::MediaType(None);
+        assert_eq!(
+            decide(None, clue, b"  <feed xmlns='x'>").kind,
+            Some(Type::Xml)
+        );
+        assert_eq!(
+            decide(None, clue, b"<!doctype html>").kind,
+            Some(Type::Html)
+        );
+        assert_eq!(decide(None, clue, b"{\"a\": 1}").kind, None);
+        assert_eq!(decide(Some(Type::Css), clue, b"{}").kind, Some(Type::Css));
+    }
+
+    #[test]
+    fn the_verbose_line_says_what_decided() {
+        let line = |given, clue, first: &[u8]| decide(given, clue, first).to_string();
+        assert_eq!(
+            line(Some(Type::Css), Clue::Alone, b""),
+            "type: CSS (--type)"
+        );
+        assert_eq!(
+            line(None, Clue::Alone, b"<rss>"),
+            "type: XML (by its first bytes)"
+        );
+        assert_eq!(
+            line(None, Clue::MediaType(Some("application/atom+xml")), b""),
+            "type: XML (its Content-Type, `application/atom+xml`)"
+        );
+        assert_eq!(
+            line(None, Clue::Extension("xml"), b"<project/>"),
+            "type: none that htmlabs reads (its extension, `.xml`)"
+        );
+    }
+}
