@@ -19,9 +19,8 @@
 //!
 //! - htmlabs's XML engine through the library (`htmlabs::xml::Rewriter`,
 //!   the feed as one stream in 64 KiB writes, its retrieval URL as its
-//!   base), and the release binary over the feed in a file, if it takes
-//!   one (`--type xml`; not yet: the sources read no XML, and the row says
-//!   so);
+//!   base), and the release binary over the feed in a file (`--type
+//!   xml`; a binary that does not take it leaves its row out, saying so);
 //! - the page engine over the same HTML: the HTML of each entry (unescaped,
 //!   as the XML engine hands it to the page engine) as a page of its own,
 //!   one `htmlabs::rewrite()` each, with the feed's URL as base: what the

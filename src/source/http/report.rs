@@ -136,12 +136,12 @@ pub struct Block {
 pub enum Body {
     /// Rewritten, and written in the coding it came in.
     Rewritten,
-    /// HTML with nothing to change: written as it came, byte for byte.
+    /// A document with nothing to change: written as it came, byte for byte.
     Unchanged,
     /// Of no type htmlabs reads (not HTML, CSS, a feed, a sitemap or SVG):
     /// written as it came. The type, or `None` when there was no
     /// `Content-Type` and the body starts like none of them.
-    NotHtml(Option<String>),
+    NotRead(Option<String>),
     /// Its coding broke, or cannot be decoded: written as it came.
     AsItCame,
 }
@@ -194,9 +194,9 @@ impl ResponseReport {
             match &self.body {
                 Body::Rewritten => "rewritten".to_owned(),
                 Body::Unchanged => "nothing to change: written as it came".to_owned(),
-                Body::NotHtml(Some(essence)) =>
+                Body::NotRead(Some(essence)) =>
                     format!("not a type htmlabs reads (`{essence}`): written as it came"),
-                Body::NotHtml(None) =>
+                Body::NotRead(None) =>
                     "no Content-Type, and it starts like no document htmlabs reads: written as it came"
                         .to_owned(),
                 Body::AsItCame => "written as it came (see the warning)".to_owned(),

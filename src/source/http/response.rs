@@ -344,7 +344,7 @@ fn decoded(
     notes.extend(type_note(&decided));
     let limit = config.max_memory / 2;
     let Some(kind) = decided.kind else {
-        let not_html = Body::NotHtml(entity.media.as_ref().map(|m| m.essence.clone()));
+        let not_read = Body::NotRead(entity.media.as_ref().map(|m| m.essence.clone()));
         if options.strip_headers
             && plan
                 .layers
@@ -365,7 +365,7 @@ fn decoded(
             as_it_came(heads, body, options, out)?;
         }
         return Ok(Outcome {
-            body: not_html,
+            body: not_read,
             notes: std::mem::take(notes),
             document: None,
             kind: None,
@@ -896,7 +896,7 @@ impl<W: Write> ResponseRewriter<W> {
                     .as_ref()
                     .map(|m: &MediaType| m.essence.clone());
                 let outcome = Outcome {
-                    body: Body::NotHtml(essence),
+                    body: Body::NotRead(essence),
                     notes: std::mem::take(&mut self.notes),
                     document: None,
                     kind: None,

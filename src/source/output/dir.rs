@@ -105,15 +105,24 @@ impl Dir {
                     }
                 }
                 // O_NOFOLLOW on a link: ELOOP (ENOTDIR on some systems).
-                Errno::LOOP | Errno::NOTDIR if self.is_link(name) => {
-                    if !make {
-                        return Err(not_followed(&path));
+                Errno::LOOP | Errno::NOTDIR => match self.kind(name) {
+                    Some(kind) if kind.is_symlink() => {
+                        if !make {
+                            return Err(not_followed(&path));
+                        }
+                        // Another thread that met the same link may have
+                        // put the directory in its place already (EISDIR):
+                        // then that is opened.
+                        match rustix::fs::unlinkat(self.fd(), name, AtFlags::empty()) {
+                            Ok(()) | Err(Errno::NOENT | Errno::ISDIR) => {}
+                            Err(e) => return Err(e.into()),
+                        }
                     }
-                    match rustix::fs::unlinkat(self.fd(), name, AtFlags::empty()) {
-                        Ok(()) | Err(Errno::NOENT) => {}
-                        Err(e) => return Err(e.into()),
-                    }
-                }
+                    // The link was replaced by another thread since.
+                    Some(FileType::Directory) => {}
+                    None if make => {}
+                    _ => return Err(error.into()),
+                },
                 e => return Err(e.into()),
             }
         }
@@ -130,8 +139,14 @@ impl Dir {
 
     /// Whether `name` here is a symbolic link (not followed to tell).
     pub fn is_link(&self, name: &OsStr) -> bool {
+        self.kind(name).is_some_and(|kind| kind.is_symlink())
+    }
+
+    /// What `name` here is (a link not followed), if it is there.
+    fn kind(&self, name: &OsStr) -> Option<FileType> {
         rustix::fs::statat(self.fd(), name, AtFlags::SYMLINK_NOFOLLOW)
-            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode).is_symlink())
+            .ok()
+            .map(|stat| FileType::from_raw_mode(stat.st_mode))
     }
 }
 
@@ -197,5 +212,34 @@ mod tests {
         let e = root.made(Path::new("f/g")).err().unwrap();
         assert_eq!(e.raw_os_error(), Some(20), "{e}");
         assert_eq!(fs::read_to_string(dir.path().join("f")).unwrap(), "x");
+    }
+
+    #[test]
+    fn threads_that_replace_the_same_link_all_get_the_directory() {
+        // Files of a site written at once under one directory that is a
+        // link in OUT: each thread finds the link; one replaces it, and
+        // the others, whose link is gone or is a directory by then, go on.
+        for round in 0..200 {
+            let dir = tempfile::tempdir().unwrap();
+            let outside = dir.path().join("outside");
+            fs::create_dir(&outside).unwrap();
+            symlink(&outside, dir.path().join("d")).unwrap();
+            let root = Dir::open(dir.path()).unwrap();
+            let barrier = std::sync::Barrier::new(4);
+            std::thread::scope(|scope| {
+                for i in 0..4 {
+                    let (root, barrier) = (&root, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        let made = root.made(Path::new(&format!("d/{i}")));
+                        if let Err(e) = made {
+                            panic!("round {round}, thread {i}: {e}");
+                        }
+                    });
+                }
+            });
+            assert!(fs::symlink_metadata(dir.path().join("d")).unwrap().is_dir());
+            assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+        }
     }
 }

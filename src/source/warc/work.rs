@@ -322,7 +322,7 @@ fn response(
     ) {
         // A type no engine reads after all (`application/xml` of another
         // root): no document, as any other type.
-        Ok((report, _)) if matches!(report.body, http::Body::NotHtml(Some(_))) => {
+        Ok((report, _)) if matches!(report.body, http::Body::NotRead(Some(_))) => {
             return Ok(None);
         }
         Ok((report, rewritten)) => Ok(match (&report.document, rewritten) {
