@@ -137,11 +137,6 @@ impl Dir {
         Arc::ptr_eq(&self.fd, &other.fd)
     }
 
-    /// Whether `name` here is a symbolic link (not followed to tell).
-    pub fn is_link(&self, name: &OsStr) -> bool {
-        self.kind(name).is_some_and(|kind| kind.is_symlink())
-    }
-
     /// What `name` here is (a link not followed), if it is there.
     fn kind(&self, name: &OsStr) -> Option<FileType> {
         rustix::fs::statat(self.fd(), name, AtFlags::SYMLINK_NOFOLLOW)
