@@ -1,0 +1,376 @@
+//! A response as a stream, in writes of any size: its blocks read as they
+//! come, then its body straight through the document's rewriter when
+//! nothing that comes first depends on what comes after, else held and
+//! handed to [`held`](super::held) at its end.
+
+use std::cell::RefCell;
+use std::io::{self, Read, Write};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::html::config::Config;
+use crate::html::error::Error as DocumentError;
+use crate::html::links::Link;
+use crate::source::http::coding::{self, Decision, PEEK, Starts};
+use crate::source::http::entity::{Entity, entity};
+use crate::source::http::head::{Head, HeadReader};
+use crate::source::http::media::MediaType;
+use crate::source::http::report::{Body, ResponseReport, ResponseWarning};
+use crate::source::output::spool::Spool;
+use crate::source::typing::Decided;
+use crate::typed::{Type, TypedRewriter};
+use crate::url::Layers;
+
+use super::held::{coding_note, respond};
+use super::shared::{
+    Error, Options, Outcome, Shared, body_start, content_length, decided, document_rewriter,
+    report, type_note, warn, written,
+};
+
+/// Rewrites the response `input` gives into `output`, reading 64 KiB at a
+/// time.
+pub fn rewrite_response(
+    config: impl Into<Arc<Config>>,
+    given: Layers,
+    options: Options,
+    input: impl Read,
+    output: impl Write,
+) -> Result<ResponseReport, Error> {
+    let mut rewriter = ResponseRewriter::new(config, given, options, output);
+    rewriter.read_from(input)?;
+    rewriter.end().map(|(report, _)| report)
+}
+
+/// How a streamed body goes.
+pub(super) enum State<W: Write> {
+    /// Reading the header blocks.
+    Heads { reader: HeadReader, output: W },
+    /// Holding the body's first bytes, on which its claims are checked.
+    First { held: Vec<u8>, output: W },
+    /// No coding holds, and nothing in the blocks depends on the body:
+    /// straight through the document's rewriter.
+    Stream(Box<TypedRewriter<W>>),
+    /// No document htmlabs reads, and nothing to decode: copied.
+    Copy(W),
+    /// Held to the end.
+    Hold { body: Spool, output: W },
+    /// A write failed: nothing more can be done.
+    Failed,
+}
+
+/// The response so far: its blocks and what they say.
+pub(super) struct Known {
+    heads: Vec<Head>,
+    entity: Entity,
+    body_offset: usize,
+}
+
+/// A streaming rewriter of a response that writes to `W`: give it the
+/// input in writes of any size, then [`end`](ResponseRewriter::end) it.
+pub struct ResponseRewriter<W: Write> {
+    state: State<W>,
+    config: Arc<Config>,
+    /// The layers the user gave (`--retrieved-from`), below the entity's.
+    given: Layers,
+    options: Options,
+    told: Shared,
+    known: Option<Known>,
+    body_len: u64,
+    notes: Vec<String>,
+}
+
+impl<W: Write> ResponseRewriter<W> {
+    /// A response read by the run's `config`, with the layers the user
+    /// `given` below what its header blocks say, written to `output`.
+    pub fn new(config: impl Into<Arc<Config>>, given: Layers, options: Options, output: W) -> Self {
+        ResponseRewriter {
+            state: State::Heads {
+                reader: HeadReader::new(),
+                output,
+            },
+            config: config.into(),
+            given,
+            options,
+            told: Rc::default(),
+            known: None,
+            body_len: 0,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Tells each warning to `tell` as it happens; the report still lists
+    /// them all.
+    pub fn on_warning(self, tell: impl FnMut(&ResponseWarning) + 'static) -> Self {
+        self.told.borrow_mut().tell = Some(Box::new(tell));
+        self
+    }
+
+    /// Lets `hear` hear each URL value of the document as it is resolved
+    /// (the link report), as [`TypedRewriter::on_link`] does. A body that breaks
+    /// its coding halfway is written as it came, yet its values before the
+    /// break were heard.
+    pub fn on_link(self, hear: impl FnMut(&Link) + 'static) -> Self {
+        self.told.borrow_mut().hear = Some(Rc::new(RefCell::new(Box::new(hear))));
+        self
+    }
+
+    /// Rewrites all that `input` gives, 64 KiB at a time.
+    pub fn read_from(&mut self, mut input: impl Read) -> Result<(), Error> {
+        let mut buf = vec![0; 64 * 1024];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.state = State::Failed;
+                    return Err(DocumentError::Read(e).into());
+                }
+            };
+            self.write(&buf[..n])?;
+        }
+    }
+
+    /// Reads the next bytes of the input, however it is split.
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        let result = self.write_inner(chunk);
+        if result.is_err() {
+            self.state = State::Failed;
+        }
+        result
+    }
+
+    fn write_inner(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        if let State::Heads { reader, .. } = &mut self.state {
+            match reader.write(chunk)? {
+                crate::source::http::head::Read::More => return Ok(()),
+                crate::source::http::head::Read::Body { held, rest } => {
+                    self.heads_over()?;
+                    self.body(&held, false)?;
+                    return self.body(&chunk[rest..], false);
+                }
+            }
+        }
+        self.body(chunk, false)
+    }
+
+    /// The blocks are read: what they say decides how the body goes.
+    fn heads_over(&mut self) -> Result<(), Error> {
+        let State::Heads { reader, output } = std::mem::replace(&mut self.state, State::Failed)
+        else {
+            unreachable!("called at the end of the heads")
+        };
+        let heads = reader.into_heads();
+        let body_offset = heads.last().map_or(0, |h| h.offset() + h.bytes().len());
+        let entity = entity(
+            &heads,
+            &self.given,
+            self.config.standard,
+            self.options.content_location,
+        );
+        for w in entity.warnings.iter().cloned() {
+            warn(&self.told, w);
+        }
+        self.known = Some(Known {
+            heads,
+            entity,
+            body_offset,
+        });
+        self.state = State::First {
+            held: Vec::new(),
+            output,
+        };
+        Ok(())
+    }
+
+    /// The next bytes of the body (`end`: there are no more).
+    fn body(&mut self, bytes: &[u8], end: bool) -> Result<(), Error> {
+        self.body_len += bytes.len() as u64;
+        if let State::First { held, .. } = &mut self.state {
+            held.extend_from_slice(bytes);
+            if held.len() < PEEK && !end {
+                return Ok(());
+            }
+            let State::First { held, output } = std::mem::replace(&mut self.state, State::Failed)
+            else {
+                unreachable!("matched above")
+            };
+            self.state = self.start_body(&held, output)?;
+            self.body_len -= held.len() as u64;
+            return self.body(&held, end);
+        }
+        match &mut self.state {
+            State::Stream(rewriter) => rewriter.write(bytes)?,
+            State::Copy(output) => output.write_all(bytes).map_err(written)?,
+            State::Hold { body, .. } => body.write_all(bytes).map_err(written)?,
+            State::Heads { .. } | State::First { .. } | State::Failed => {
+                return Err(DocumentError::failed_before().into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The first bytes are in (`first`, all of them if fewer than
+    /// [`PEEK`]): how the body goes.
+    fn start_body(&mut self, first: &[u8], mut output: W) -> Result<State<W>, Error> {
+        let known = self.known.as_ref().expect("the heads are read");
+        let last = known.heads.last().expect("a response has a final block");
+        let (way, decided) = streams(
+            &known.heads,
+            known.entity.media.as_ref(),
+            &self.options,
+            first,
+        );
+        if way == Way::Hold {
+            return Ok(State::Hold {
+                body: Spool::new(self.config.max_memory / 2),
+                output,
+            });
+        }
+        // Every claim was taken as already decoded.
+        for claim in coding::claims(last).into_iter().rev() {
+            let Starts::No(why) = coding::starts_as(claim.coding, first) else {
+                unreachable!("no claim holds")
+            };
+            let layer = coding::Layer {
+                claim,
+                decision: Decision::AsDecoded(why.to_owned()),
+            };
+            self.notes.push(coding_note(&layer));
+        }
+        self.notes.extend(known.entity.notes.iter().cloned());
+        self.notes.extend(decided.as_ref().and_then(type_note));
+        if !self.options.strip_headers {
+            for head in &known.heads {
+                output.write_all(head.bytes()).map_err(written)?;
+            }
+        }
+        Ok(match way {
+            Way::Copy => State::Copy(output),
+            Way::Hold => unreachable!("held above"),
+            Way::Stream(kind) => {
+                let shift = Some(body_start(&known.heads));
+                State::Stream(Box::new(document_rewriter(
+                    kind,
+                    &self.config,
+                    known.entity.layers.clone(),
+                    output,
+                    &self.told,
+                    shift,
+                )))
+            }
+        })
+    }
+
+    /// Ends the input: gives back the report and the output.
+    pub fn end(mut self) -> Result<(ResponseReport, W), Error> {
+        if let State::Heads { reader, .. } = &mut self.state {
+            let held = reader.end()?;
+            self.heads_over()?;
+            self.body(&held, true)?;
+        } else if matches!(self.state, State::First { .. }) {
+            self.body(&[], true)?;
+        }
+        let known = self.known.take().expect("the heads are read");
+        let told = Rc::clone(&self.told);
+        let (outcome, output) = match std::mem::replace(&mut self.state, State::Failed) {
+            State::Stream(rewriter) => {
+                let kind = rewriter.kind();
+                let (document, output) = rewriter.end()?;
+                let body = if document.counts.rewritten == 0 {
+                    Body::Unchanged
+                } else {
+                    Body::Rewritten
+                };
+                let outcome = Outcome {
+                    body,
+                    notes: std::mem::take(&mut self.notes),
+                    document: Some(document),
+                    kind: Some(kind),
+                    rewritten: None,
+                };
+                (outcome, output)
+            }
+            State::Copy(mut output) => {
+                output.flush().map_err(written)?;
+                let essence = known
+                    .entity
+                    .media
+                    .as_ref()
+                    .map(|m: &MediaType| m.essence.clone());
+                let outcome = Outcome {
+                    body: Body::NotRead(essence),
+                    notes: std::mem::take(&mut self.notes),
+                    document: None,
+                    kind: None,
+                    rewritten: None,
+                };
+                (outcome, output)
+            }
+            State::Hold {
+                mut body,
+                mut output,
+            } => {
+                let mut outcome = respond(
+                    &known.heads,
+                    &known.entity,
+                    &mut body,
+                    known.body_offset,
+                    &self.config,
+                    &self.options,
+                    &mut output,
+                    &told,
+                )?;
+                outcome.finish(&mut output)?;
+                output.flush().map_err(written)?;
+                (outcome, output)
+            }
+            State::Heads { .. } | State::First { .. } | State::Failed => {
+                return Err(DocumentError::failed_before().into());
+            }
+        };
+        let report = report(
+            &known.heads,
+            known.body_offset,
+            self.body_len,
+            outcome,
+            &told,
+        );
+        Ok((report, output))
+    }
+}
+
+/// How a streamed body goes, from its blocks and its first bytes: held
+/// when a coding may hold, when a `Content-Length` may need correcting, or
+/// when its type must be sniffed; else straight through, or copied. The
+/// type, when its first bytes decided it.
+pub(super) fn streams(
+    heads: &[Head],
+    media: Option<&MediaType>,
+    options: &Options,
+    first: &[u8],
+) -> (Way, Option<Decided>) {
+    let last = heads.last().expect("a response has a final block");
+    let identity = coding::claims(last)
+        .iter()
+        .all(|c| matches!(coding::starts_as(c.coding, first), Starts::No(_)));
+    // Without a type, the body is sniffed held whole, as a coded one is.
+    if !identity || media.is_none() && options.kind.is_none() {
+        return (Way::Hold, None);
+    }
+    let decided = decided(options, media, first);
+    let way = match decided.kind {
+        Some(kind) if options.strip_headers || content_length(last) == Ok(None) => {
+            Way::Stream(kind)
+        }
+        Some(_) => Way::Hold,
+        None => Way::Copy,
+    };
+    (way, Some(decided))
+}
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Way {
+    Stream(Type),
+    Copy,
+    Hold,
+}
