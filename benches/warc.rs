@@ -634,17 +634,18 @@ fn noise(seed: usize, len: usize) -> Vec<u8> {
 /// Whether the binary takes `flags` with `--warc`: it is run on an archive
 /// of one record.
 fn takes(bin: &Path, work: &Path, flags: &[&str]) -> bool {
-    let input = work.join("one-record.warc");
+    // In gzip: a level is refused for an archive of another compression.
+    let input = work.join("one-record.warc.gz");
     let record = "WARC/1.0\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000000>\r\n\
                   WARC-Date: 2026-01-01T00:00:00Z\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
-    fs::write(&input, record)
+    fs::write(&input, gzipped(record.as_bytes()))
         .unwrap_or_else(|e| fail(&format!("cannot write `{}`: {e}", input.display())));
     Command::new(bin)
         .args(["-q", "--warc"])
         .args(flags)
         .arg(&input)
         .arg("-o")
-        .arg(work.join("one-record-out.warc"))
+        .arg(work.join("one-record-out.warc.gz"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
