@@ -27,6 +27,8 @@ use htmlabs::source::output::{Input, Output};
 use htmlabs::source::{self, Job, Tally};
 use htmlabs::{Config, Layers, Rewriter, SourceError};
 
+mod links;
+
 /// How the Python side names a document given as bytes, and its result,
 /// in messages.
 const HTML_NAME: &str = "`html`";
@@ -527,6 +529,8 @@ fn rewrite_warc(
 fn _htmlabs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite_warc, m)?)?;
+    m.add_function(wrap_pyfunction!(links::warc_links, m)?)?;
+    m.add_class::<links::Links>()?;
     m.add_class::<Rewritten>()?;
     m.add_class::<WarcSummary>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
