@@ -12,7 +12,7 @@ import pytest
 import htmlabs
 from htmlabs import spark as job
 
-from conftest import REPO, missing, run_cli
+from conftest import IN_CI, REPO, missing, run_cli
 
 FIXTURES = sorted(p for p in (REPO / "fixtures/warc").iterdir() if p.suffix != ".py")
 
@@ -172,3 +172,33 @@ def test_the_docs_host_graph_example_runs(spark, cli, corpus, tmp_path, monkeypa
             by_hand[(source, target)] = by_hand.get((source, target), 0) + 1
     assert counts == by_hand
     assert len(counts) > 50
+
+
+def test_the_usual_script_is_counted_link_by_link():
+    """python/tools/usual_links.py (docs/python.md's figures): every link
+    htmlabs lists is in exactly one class, every link of the usual script
+    matched or counted as its own; on the fixture, the srcset candidates
+    are what it misses, and the <base href> and Content-Base pages what it
+    resolves otherwise."""
+    try:
+        import lxml.html  # noqa: F401
+    except ImportError:
+        missing("lxml")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("usual_links", REPO / "python/tools/usual_links.py")
+    usual = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(usual)
+    shapes = str(REPO / "fixtures/warc/shapes.warc.gz")
+    total, usual_total, found, _ = usual.compare([shapes])
+    ours = list(htmlabs.warc_links(shapes, lazy=True, standard="rfc3986"))
+    theirs = list(usual.usual_links(shapes))
+    assert total == len(ours) and usual_total == len(theirs)
+    assert sum(n for c, n in found.items() if not c.startswith("only")) == total
+    matched = sum(n for c, n in found.items() if c == "same" or c.startswith("resolved"))
+    assert matched + sum(n for c, n in found.items() if c.startswith("only")) == usual_total
+    read = {record_id for record_id, *_ in theirs}
+    assert found["missed: `srcset` candidates (`<img>`, `<source>`)"] == sum(
+        1 for d in ours if d["kind"] == "srcset" and d["record"] in read)
+    assert found["resolved otherwise: against the URL, not the page's `<base href>`"] >= 1
+    assert found["resolved otherwise: against the URL, not the HTTP `Content-Base`/`Content-Location`"] >= 1
