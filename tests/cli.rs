@@ -1086,6 +1086,17 @@ fn links_refuses_the_flags_of_an_archive_written() {
             text(&out.stderr)
         );
     }
+    // `--report -` beside an archive on standard output names it too.
+    let out = htmlabs()
+        .args(["--warc", "--report", "-"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: --report - would mix the links with the archive on standard output: give -o FILE, --check or --links\n"
+    );
     // An empty archive has no links, and that is no error.
     let out = htmlabs()
         .args(["--warc", "--links", "-q"])

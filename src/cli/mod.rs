@@ -410,8 +410,13 @@ impl Cli {
             // report must not share and a check does not write.
             let what = if self.warc { "archive" } else { "page" };
             if self.report_to_stdout() && self.output.is_none() && !self.check && !self.links {
+                let or_links = if self.warc {
+                    ", --check or --links"
+                } else {
+                    " or --check"
+                };
                 return refused(format!(
-                    "--report - would mix the links with the {what} on standard output: give -o FILE or --check"
+                    "--report - would mix the links with the {what} on standard output: give -o FILE{or_links}"
                 ));
             }
             let input = self.input();
