@@ -21,6 +21,7 @@ use pyo3::types::{PyDict, PyString};
 use htmlabs::SourceError;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::output::{Input, Output};
+use htmlabs::source::warc::Place;
 use htmlabs::source::{self, Job, Summary, Tally};
 
 use crate::{End, PyReader, WarcSummary, end, error, flags, source_error, warc_request};
@@ -34,6 +35,8 @@ struct Batch {
     record: String,
     target: String,
     date: String,
+    /// Where the record starts: two records may have one ID.
+    at: Place,
     links: Vec<htmlabs::Link>,
 }
 
@@ -76,8 +79,9 @@ impl Listener for Handing {
             return;
         };
         let mut batch = self.batch.lock().unwrap_or_else(|e| e.into_inner());
-        // Links come a record at a time, in order: a new ID, a new record.
-        if batch.as_ref().is_some_and(|b| b.record != named.id) {
+        // Links come a record at a time, in order: a new place, a new
+        // record.
+        if batch.as_ref().is_some_and(|b| b.at != named.at) {
             if let Some(full) = batch.take() {
                 self.hand(full);
             }
@@ -87,6 +91,7 @@ impl Listener for Handing {
                 record: named.id.clone(),
                 target: named.target.clone(),
                 date: named.date.clone(),
+                at: named.at,
                 links: Vec::new(),
             })
             .links
