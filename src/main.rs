@@ -68,9 +68,14 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         },
         listing: listing(cli, staged.as_ref())?,
     };
+    let started = std::time::Instant::now();
     let summary = source::run(&request, job, &said, &stop);
     said.bar.finish();
-    let summary = summary?;
+    let mut summary = summary?;
+    if let (true, source::Tally::Warc(tally)) = (cli.links, &summary.tally) {
+        // Nothing was rewritten nor added: what was read, and listed.
+        summary.line = Some(tally.links_line(started.elapsed()));
+    }
     if let Some(listing) = &said.listing {
         listing.finish()?;
     }
@@ -102,7 +107,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
 /// when the link report has it, `--report -`) and the link report
 /// (`--report`: to its staged file, or standard output).
 fn listing(cli: &Cli, staged: Option<&Staged>) -> Result<Option<Listing>, SourceError> {
-    if !cli.check && cli.report.is_none() {
+    if !cli.check && !cli.report_to_stdout() && cli.report.is_none() {
         return Ok(None);
     }
     let check = cli.check.then(|| -> Box<dyn Write + Send> {
@@ -117,11 +122,11 @@ fn listing(cli: &Cli, staged: Option<&Staged>) -> Result<Option<Listing>, Source
             Box::new(BufWriter::new(staged.writer()?)) as Box<dyn Write + Send>,
             names::quoted(path),
         )),
-        (Some(_), None) => Some((
-            Box::new(io::stdout()) as Box<dyn Write + Send>,
+        _ if cli.report_to_stdout() => Some((
+            Box::new(BufWriter::new(io::stdout())) as Box<dyn Write + Send>,
             "standard output".to_owned(),
         )),
-        (None, _) => None,
+        _ => None,
     };
     Ok(Some(Listing::new(check, report)))
 }

@@ -1011,6 +1011,7 @@ fn a_flag_outside_its_mode_is_refused_naming_the_mode() {
         (&["--follow-links"], "--follow-links needs --site"),
         (&["--fsync"], "--fsync needs --site"),
         (&["--jobs", "2"], "--jobs needs --site or --warc"),
+        (&["--links"], "--links needs --warc"),
         (
             &["--http", "--zstd-level", "3"],
             "--zstd-level needs --warc",
@@ -1043,6 +1044,67 @@ fn a_flag_outside_its_mode_is_refused_naming_the_mode() {
         .args(["--jobs", "2", "--fsync", "--no-pretty-urls", "-q"])
         .assert()
         .success();
+}
+
+/// `--links` writes no archive: the flags that only say how one is
+/// written are refused beside it, one line naming both, before anything
+/// is read; so are `-o` and `--check` (clap's usage error).
+#[test]
+fn links_refuses_the_flags_of_an_archive_written() {
+    for (args, flag) in [
+        (&["--warc-mode", "replace"][..], "--warc-mode"),
+        (&["--gzip-level", "6"], "--gzip-level"),
+        (&["--zstd-level", "3"], "--zstd-level"),
+    ] {
+        let out = htmlabs()
+            .args(["--warc", "--links"])
+            .args(args)
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(out.stdout, b"", "{args:?}");
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "htmlabs: error: {flag} says how an archive is written, and --links writes none: it would do nothing\n"
+            ),
+            "{args:?}"
+        );
+    }
+    for args in [&["-o", "out.warc"][..], &["--check"]] {
+        let out = htmlabs()
+            .args(["--warc", "--links"])
+            .args(args)
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("cannot be used with"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // `--report -` beside an archive on standard output names it too.
+    let out = htmlabs()
+        .args(["--warc", "--report", "-"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: --report - would mix the links with the archive on standard output: give -o FILE, --check or --links\n"
+    );
+    // An empty archive has no links, and that is no error.
+    let out = htmlabs()
+        .args(["--warc", "--links", "-q"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.stdout, b"");
 }
 
 /// `--generate` prints the man page and the completions of bash, zsh and

@@ -1754,3 +1754,145 @@ fn verbose_says_what_the_reading_thread_took_when_there_are_jobs() {
     assert_eq!(status, 0, "{stderr}");
     assert!(!stderr.contains("reading thread"), "{stderr}");
 }
+
+// `--links`: the link graph of an archive, no archive written.
+
+/// `htmlabs --warc IN --links [ARGS]` in a directory of its own: the exit
+/// status, standard output, standard error and the files left there.
+fn links(input: &Path, args: &[&str]) -> (i32, String, String, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = Command::cargo_bin("htmlabs")
+        .unwrap()
+        .current_dir(dir.path())
+        .arg("--warc")
+        .arg(input)
+        .arg("--links")
+        .args(args)
+        .output()
+        .unwrap();
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    (
+        run.status.code().unwrap_or(-1),
+        String::from_utf8(run.stdout).unwrap(),
+        String::from_utf8(run.stderr).unwrap(),
+        left,
+    )
+}
+
+/// The lines `--links` gives are the lines `--report` gives beside an
+/// archive written (`-o`), on every fixture and the wget crawl, whatever
+/// the jobs; nothing is written but the report (to standard output, or
+/// the file `--report` names), and the status is never a check's 1.
+#[test]
+fn links_lists_the_lines_of_the_report_and_writes_no_archive() {
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(common::fixtures().join("warc"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e != "py"))
+        .collect();
+    inputs.sort();
+    if let Some(shared) = common::shared("links_lists_the_lines_of_the_report") {
+        inputs.push(shared.join("corpus/warc/corpus-wget.warc.gz"));
+    }
+    for input in &inputs {
+        let name = input.display();
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("report.jsonl");
+        let (status, _, _, _) = htmlabs(input, &["--report", report.to_str().unwrap()]);
+        let expected = std::fs::read_to_string(&report).unwrap();
+        let (listed, stdout, stderr, left) = links(input, &[]);
+        assert_eq!(listed, status, "{name}: {stderr}");
+        assert_ne!(listed, 1, "{name}");
+        assert_eq!(stdout, expected, "{name}");
+        assert!(left.is_empty(), "{name}: {left:?}");
+        let (_, stdout, _, _) = links(input, &["--jobs", "1"]);
+        assert_eq!(stdout, expected, "{name}: --jobs 1");
+        let (_, stdout, _, left) = links(input, &["--report", "links.jsonl", "-q"]);
+        assert_eq!(stdout, "", "{name}");
+        assert_eq!(left, ["links.jsonl"], "{name}");
+        let (_, stdout, _, _) = links(input, &["--report", "-", "-q"]);
+        assert_eq!(stdout, expected, "{name}: --report -");
+    }
+    let (status, stdout, stderr, _) = links(&fixture("shapes.warc.gz"), &[]);
+    assert_eq!(status, 0);
+    let first: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first["record"],
+        "<urn:uuid:00000000-0000-4000-8000-000000000002>"
+    );
+    assert_eq!(first["target"], "http://shapes.example/plain.html");
+    assert_eq!(first["date"], "2024-05-01T10:00:02Z");
+    assert_eq!(
+        (&first["element"], &first["attribute"]),
+        (&"link".into(), &"href".into())
+    );
+    assert_eq!(first["original"], "css/site.css");
+    assert_eq!(first["absolute"], "http://shapes.example/css/site.css");
+    assert_eq!(first["layer"], "retrieval");
+    // Its summary says what it read, and nothing of a rewrite.
+    let summary = stderr.lines().last().unwrap();
+    assert!(
+        summary.starts_with(&format!(
+            "htmlabs: 20 records, 13 pages, {} links, 0 warnings, ",
+            stdout.lines().count()
+        )),
+        "{summary}"
+    );
+}
+
+/// Each line's record, target and date are the record's own, as warcio
+/// reads them from the wget crawl.
+#[test]
+fn links_name_each_record_its_target_and_date_as_warcio_reads_them() {
+    let Some(shared) = common::shared("links_name_each_record") else {
+        return;
+    };
+    let Some(python) = common::warc_python("links_name_each_record") else {
+        return;
+    };
+    let input = shared.join("corpus/warc/corpus-wget.warc.gz");
+    let script = "import sys\nfrom warcio.archiveiterator import ArchiveIterator\n\
+        for r in ArchiveIterator(open(sys.argv[1], 'rb')):\n    \
+        h = r.rec_headers\n    \
+        print(h.get_header('WARC-Record-ID'), h.get_header('WARC-Target-URI'), h.get_header('WARC-Date'), sep='\\t')";
+    let run = Command::new(python)
+        .args(["-c", script])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let records: std::collections::HashMap<String, (String, String)> =
+        String::from_utf8(run.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                let [id, target, date] = line.split('\t').collect::<Vec<_>>()[..] else {
+                    panic!("{line}");
+                };
+                let target = target.trim_start_matches('<').trim_end_matches('>');
+                (id.to_owned(), (target.to_owned(), date.to_owned()))
+            })
+            .collect();
+    let (status, stdout, _, _) = links(&input, &["-q"]);
+    assert_eq!(status, 0);
+    let mut pages = std::collections::HashSet::new();
+    for line in stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let id = v["record"].as_str().unwrap();
+        let (target, date) = &records[id];
+        assert_eq!(
+            (v["target"].as_str(), v["date"].as_str()),
+            (Some(&target[..]), Some(&date[..]))
+        );
+        pages.insert(id.to_owned());
+    }
+    assert!(pages.len() > 100, "{} pages", pages.len());
+}

@@ -5,9 +5,10 @@ checkout's root (../shared beside it):
     python python/bench/bench.py threads [ROUNDS]   # rewrite() in 1 and 2 threads: the GIL released
     python python/bench/bench.py lxml [ROUNDS]      # the module vs warcio + lxml on the corpus WARC's records
     python python/bench/bench.py spark [ROUNDS]     # htmlabs.spark in local[1] and local[2] vs the command line
+    python python/bench/bench.py links [ROUNDS]     # extract_links vs warcio + lxml + urljoin, in the same Spark
 
-(lxml: pip install lxml; spark: pyspark and Java 17, and the command line's
-release build, target/release/htmlabs or HTMLABS_BIN.)
+(lxml: pip install lxml; spark and links: pyspark and Java 17, and the
+command line's release build, target/release/htmlabs or HTMLABS_BIN.)
 
 Rounds are interleaved (each way once a round) so that a shared machine's
 noise hits every way alike; the figure is the median. CPU seconds are the
@@ -342,7 +343,134 @@ def bench_spark(rounds):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def usual_job(spark, inputs):
+    """The usual link job in Spark: python/tools/usual_links.py's script
+    (warcio, lxml's iterlinks, urljoin) on each file, one task a file, its
+    rows a DataFrame, as extract_links's are."""
+    import importlib.util
+
+    from pyspark import cloudpickle
+
+    spec = importlib.util.spec_from_file_location(
+        "usual_links", Path(__file__).resolve().parents[1] / "tools/usual_links.py")
+    usual = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = usual
+    spec.loader.exec_module(usual)
+    # The workers cannot import it: its code travels with the task.
+    cloudpickle.register_pickle_by_value(usual)
+    schema = "record string, target string, element string, attribute string, original string, absolute string"
+
+    def partition(paths):
+        for path in paths:
+            yield from usual.usual_links(path)
+
+    rows = spark.sparkContext.parallelize(inputs, len(inputs)).mapPartitions(partition)
+    return spark.createDataFrame(rows, schema, verifySchema=False)
+
+
+def bench_links(rounds):
+    """Link extraction in Spark local[1] and local[2]: htmlabs's
+    extract_links beside the usual job (warcio + lxml + urljoin) over the
+    same files, each written as Parquet; and the command line's `--warc
+    --links --jobs 1` on the same files, one after another."""
+    import subprocess
+
+    from pyspark.sql import SparkSession
+
+    from htmlabs.spark import extract_links
+
+    binary = command_line()
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    work = Path(tempfile.mkdtemp(prefix="htmlabs-links-bench-"))
+    try:
+        copies = int(os.environ.get("HTMLABS_BENCH_COPIES", "3"))
+        count = int(os.environ.get("HTMLABS_BENCH_FILES", "4"))
+        data = CORPUS_WARC.read_bytes() * copies
+        inputs = []
+        for i in range(count):
+            path = work / f"in{i}.warc.gz"
+            path.write_bytes(data)
+            inputs.append(str(path))
+        mb = len(data) * count / 1e6
+        out = work / "out"
+        found = {}
+
+        def run_spark(n, job):
+            spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
+                     .config("spark.ui.enabled", "false")
+                     .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+            spark.sparkContext.setLogLevel("ERROR")
+            # The session, its Python workers and the job's code run once
+            # before the clock (on the corpus crawl).
+            spark.sparkContext.parallelize(range(n), n).map(lambda x: x).collect()
+            shutil.rmtree(out, ignore_errors=True)
+            job(spark, [str(CORPUS_WARC)]).write.parquet(str(out))
+            shutil.rmtree(out, ignore_errors=True)
+            c0, t0 = cpu() + tree_cpu(os.getpid()), time.perf_counter()
+            job(spark, inputs).write.parquet(str(out))
+            wall = time.perf_counter() - t0
+            used = cpu() + tree_cpu(os.getpid()) - c0
+            found[job.__name__] = spark.read.parquet(str(out)).count()
+            spark.stop()
+            return wall, used
+
+        def run_cli():
+            c0, t0 = cpu(children=True), time.perf_counter()
+            links = 0
+            for path in inputs:
+                done = subprocess.run([binary, "--warc", "--links", "--jobs", "1", "-q", path],
+                                      check=True, stdout=subprocess.PIPE)
+                links += done.stdout.count(b"\n")
+            found["cli"] = links
+            return time.perf_counter() - t0, cpu(children=True) - c0
+
+        ways = {
+            "htmlabs `extract_links`, Spark `local[1]`": lambda: run_spark(1, extract_links),
+            "htmlabs `extract_links`, Spark `local[2]`": lambda: run_spark(2, extract_links),
+            "warcio + lxml + urljoin, Spark `local[1]`": lambda: run_spark(1, usual_job),
+            "warcio + lxml + urljoin, Spark `local[2]`": lambda: run_spark(2, usual_job),
+            "command line `--warc --links --jobs 1`, the files one after another": run_cli,
+        }
+        names = list(ways)
+        times = {name: [] for name in names}
+        for r in range(rounds):
+            for name in names[r % len(names):] + names[: r % len(names)]:
+                times[name].append(ways[name]())
+        cores = os.cpu_count()
+        model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+                     "?")
+        print(f"{count} WARC files of {len(data) / 1e6:.1f} MB ({mb:.0f} MB gzip; each the corpus crawl {copies} "
+              f"times), each Spark way's rows written as Parquet into a fresh directory, median of {rounds} rounds "
+              f"(interleaved); nproc {cores}, {model}. Spark's CPU is its JVM's, its Python workers' and the "
+              f"driver's; before the clock, the session is started, its workers too, and the job run once on the "
+              f"corpus crawl. Links: htmlabs {found.get('extract_links')} rows, the usual job "
+              f"{found.get('usual_job')}, the command line {found.get('cli')} lines.\n")
+        med = {n: statistics.median(w for w, _ in times[n]) for n in names}
+        table(["way", "wall s: median (fastest–slowest)", "MB/s", "CPU s", "MB per CPU s"], [
+            [n, f"{med[n]:.2f} ({min(w for w, _ in times[n]):.2f}–{max(w for w, _ in times[n]):.2f})",
+             f"{mb / med[n]:.1f}", f"{statistics.median(c for _, c in times[n]):.2f}",
+             f"{mb / statistics.median(c for _, c in times[n]):.1f}"]
+            for n in names
+        ])
+
+        def ratio(a, b, k=0):
+            rs = sorted(x[k] / y[k] for x, y in zip(times[names[a]], times[names[b]]))
+            return f"{statistics.median(rs):.2f}× ({rs[0]:.2f}–{rs[-1]:.2f})", statistics.median(rs)
+
+        per_core, p = ratio(2, 0, k=1)
+        wall_1, _ = ratio(2, 0)
+        ours, _ = ratio(0, 1)
+        theirs, _ = ratio(2, 3)
+        against, _ = ratio(0, 4)
+        print(f"\n- throughput per core, htmlabs ÷ the usual job (its CPU s ÷ htmlabs's, `local[1]`): **{per_core}**; "
+              f"target ≥ 5×: {'met' if p >= 5 else 'not met'}; wall, `local[1]`: {wall_1}")
+        print(f"- `local[2]` ÷ `local[1]`, wall: htmlabs {ours}, the usual job {theirs}")
+        print(f"- htmlabs `local[1]` ÷ the command line's `--links --jobs 1`, wall: {against}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    {"threads": bench_threads, "lxml": bench_lxml, "spark": bench_spark}[what](rounds)
+    {"threads": bench_threads, "lxml": bench_lxml, "spark": bench_spark, "links": bench_links}[what](rounds)

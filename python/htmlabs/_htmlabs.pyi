@@ -170,3 +170,53 @@ def rewrite_warc(
     ``Summary.incomplete`` is true. The GIL is released while it runs
     (a file object's calls take it back, one read or write at a time).
     """
+
+class Link(TypedDict, total=False):
+    """A link of an archive: a line of ``htmlabs --warc --links``."""
+
+    record: str  # WARC-Record-ID, as written: "<urn:uuid:…>"
+    target: str  # WARC-Target-URI: the page's URL
+    date: str  # WARC-Date, as written
+    line: int  # where the value stands in the record's HTTP message
+    column: int
+    offset: int
+    element: str  # "a", "img", "style" (for a <style>'s text)…
+    attribute: str  # "href", "srcset"…; "" for a <style>'s text
+    kind: Literal["url", "list", "srcset", "css", "refresh", "html"]
+    original: str  # the URL as the page says it (its entities decoded)
+    raw: str  # only for a value not valid in the page's encoding: its bytes, percent-encoded
+    absolute: str | None  # what it resolves to; None without a base
+    outcome: str  # "rewritten", "absolute", "same-document", "unchanged", "no-base", "undecodable", "empty"
+    base: str | None
+    layer: Literal["embedded", "encapsulating", "retrieval", "none"]
+
+class Links:
+    """What :func:`warc_links` gives: an iterator of :class:`Link`."""
+
+    def __iter__(self) -> Links: ...
+    def __next__(self) -> Link: ...
+    @property
+    def summary(self) -> Summary | None:
+        """The run's summary (its warnings, whether it was ``incomplete``)
+        once every link has been given; ``None`` before."""
+
+def warc_links(
+    src: str | os.PathLike[str] | _BinaryReader | IO[bytes],
+    *,
+    jobs: int | None = None,
+    **options: Unpack[Options],
+) -> Links:
+    """The links of every HTML page of a web archive, as ``htmlabs --warc
+    SRC --links`` lists them: each a :class:`Link` (a line of its report
+    as a ``dict``), the pages in the archive's order. No archive is written.
+
+    The archive is read on a thread of its own with the GIL released, and
+    its links come a few records ahead of the caller: memory stays flat in
+    the file's size, and an iterator dropped early stops the reading.
+    ``jobs`` (``--jobs``) is how many pages are read at once, all cores
+    when ``None``. Raises :class:`ConfigError` for an option it cannot use
+    at once, :class:`ReadError` for a file it cannot open, and from the
+    iteration, with the command line's messages, for an archive that is
+    not one. A malformed record is not an error: the links before it are
+    given, and ``summary.incomplete`` is true.
+    """

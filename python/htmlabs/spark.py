@@ -1,4 +1,5 @@
-"""Rewrites a collection of WARC files on a Spark cluster, one file per task.
+"""Rewrites a collection of WARC files on a Spark cluster, one file per task,
+or lists their links (the link graph of a crawl).
 
 The pattern of Common Crawl's cc-pyspark: the list of paths is
 parallelized into as many partitions as there are files, and each task
@@ -17,9 +18,16 @@ From Python::
     from htmlabs.spark import rewrite_warcs
     df = rewrite_warcs(spark, ["a.warc.gz", "b.warc.gz"], "out/", lazy=True)
 
+The links of every page, one row each (:func:`extract_links`), as
+``htmlabs --warc --links`` lists them::
+
+    from htmlabs.spark import extract_links
+    extract_links(spark, ["a.warc.gz", "b.warc.gz"]).write.parquet("links/")
+
 From the command line (``spark-submit`` or plain ``python``)::
 
     python -m htmlabs.spark a.warc.gz b.warc.gz --output out/ [--lazy ...]
+    python -m htmlabs.spark links a.warc.gz b.warc.gz --output links/ [--lazy ...]
 """
 
 from __future__ import annotations
@@ -45,6 +53,33 @@ COLUMNS = [
     ("error", "string"),
 ]
 SCHEMA = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
+
+# One row per link (extract_links): the WARC file, then a line of
+# `htmlabs --warc --links` (the record, the page's URL, the capture's date,
+# the link's place in the record's HTTP message, the element and
+# attribute, the value as written, its absolute URL, what was done with it
+# and the base and its layer), and `error` on a row of its own for a file
+# that could not be read whole (its other columns null but `path`).
+LINK_COLUMNS = [
+    ("path", "string"),
+    ("record", "string"),
+    ("target", "string"),
+    ("date", "string"),
+    ("line", "long"),
+    ("column", "long"),
+    ("offset", "long"),
+    ("element", "string"),
+    ("attribute", "string"),
+    ("kind", "string"),
+    ("original", "string"),
+    ("raw", "string"),
+    ("absolute", "string"),
+    ("outcome", "string"),
+    ("base", "string"),
+    ("layer", "string"),
+    ("error", "string"),
+]
+LINK_SCHEMA = ", ".join(f"`{name}` {kind}" for name, kind in LINK_COLUMNS)
 
 
 def _is_local(path: str) -> bool:
@@ -160,6 +195,105 @@ def _rewrite_partition(items: Iterable[str], output_dir: str, options: dict[str,
         yield rewrite_one(path, output_dir, options)
 
 
+def links_of(path: str, options: dict[str, Any]) -> Iterator[tuple]:
+    """The links of one WARC file, as rows of :data:`LINK_COLUMNS`
+    (tuples), streamed; then, when the file could not be read whole, a
+    row with its error. Never raises for the file's sake."""
+    try:
+        if _is_local(path):
+            src = None
+            links = htmlabs.warc_links(_local(path), **options)
+        else:
+            src = _open(path, "rb")
+            links = htmlabs.warc_links(src, **options)
+        try:
+            for link in links:
+                g = link.get
+                yield (path, g("record"), g("target"), g("date"), g("line"), g("column"), g("offset"),
+                       g("element"), g("attribute"), g("kind"), g("original"), g("raw"), g("absolute"),
+                       g("outcome"), g("base"), g("layer"), None)
+        finally:
+            if src is not None:
+                src.close()
+        summary = links.summary
+    except Exception as e:  # one file's failure is its row, not the job's
+        error = str(e) if isinstance(e, htmlabs.Error) else f"{type(e).__name__}: {e}"
+        yield (path,) + (None,) * (len(LINK_COLUMNS) - 2) + (error,)
+        return
+    if summary.incomplete:
+        # The links before the break are rows; what stopped it is one more.
+        yield (path,) + (None,) * (len(LINK_COLUMNS) - 2) + (_stopped(summary.warnings),)
+
+
+# Rows a record batch: each batch crosses to the JVM whole, as Arrow.
+_BATCH_ROWS = 8192
+
+
+def _arrow_schema():
+    import pyarrow as pa
+
+    kinds = {"string": pa.string(), "long": pa.int64()}
+    return pa.schema([(name, kinds[kind]) for name, kind in LINK_COLUMNS])
+
+
+def _links_batches(batches, options: dict[str, Any]):
+    """mapInArrow's function: the paths of its partition (one file) in,
+    their links out as Arrow record batches of LINK_COLUMNS. Arrow, not
+    pickled rows: the JVM reads the columns as they are, instead of
+    unpickling a row at a time (most of the job's CPU on rows of 17
+    fields)."""
+    import pyarrow as pa
+
+    schema = _arrow_schema()
+
+    def batch(rows):
+        columns = zip(*rows)
+        return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema)],
+                                          schema=schema)
+
+    for paths in batches:
+        for path in paths.column(0).to_pylist():
+            rows = []
+            for row in links_of(path, options):
+                rows.append(row)
+                if len(rows) == _BATCH_ROWS:
+                    yield batch(rows)
+                    rows = []
+            if rows:
+                yield batch(rows)
+
+
+def extract_links(spark, inputs: list[str], **options: Any):
+    """The links of every HTML page of each WARC file of `inputs`: a
+    DataFrame of :data:`LINK_COLUMNS`, one row per URL value, as ``htmlabs
+    --warc --links`` lists them (``path`` is the file's; ``record``,
+    ``target`` and ``date`` its record's ID, URL and ``WARC-Date``), one
+    Spark task per file. A file that cannot be opened or read whole gives
+    one row more, with ``error`` (null on every link's row).
+
+    `options` are :func:`htmlabs.warc_links`'s keywords (``lazy=True``,
+    ``standard=``, …), checked here before any task starts, and so is that
+    the workers can import htmlabs (:func:`check_workers`). Nothing is read
+    until the DataFrame is: write it once (``.write.parquet(DIR)``), or
+    cache it, since each action reads the files again.
+    """
+    inputs = list(inputs)
+    options = dict(options)
+    if options.get("jobs") is None:
+        options["jobs"] = 1
+    # The options are checked once, here, on an empty archive.
+    for _ in htmlabs.warc_links(io.BytesIO(), **options):
+        pass
+    if not inputs:
+        return spark.createDataFrame([], LINK_SCHEMA)
+    check_workers(spark)
+    # One partition a file (parallelize keeps them apart; a DataFrame's
+    # repartition would hash them together).
+    rdd = spark.sparkContext.parallelize([(p,) for p in inputs], numSlices=len(inputs))
+    paths = spark.createDataFrame(rdd, "path string")
+    return paths.mapInArrow(lambda batches: _links_batches(batches, options), LINK_SCHEMA)
+
+
 def _imported(items: Iterable[Any]) -> Iterator[str]:
     """The probe's task: its htmlabs's version. Unpickled in a Python
     worker, it imports htmlabs there: what the probe tries."""
@@ -232,18 +366,28 @@ def rewrite_warcs(spark, inputs: list[str], output_dir: str, **options: Any):
     return spark.createDataFrame([Row(**{n: r[n] for n, _ in COLUMNS}) for r in rows], SCHEMA)
 
 
-def _arguments(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m htmlabs.spark",
-        description="Rewrite WARC files on Spark, one file per task (htmlabs --warc on each).",
-    )
+def _arguments(argv: list[str] | None, links: bool = False) -> argparse.Namespace:
+    if links:
+        p = argparse.ArgumentParser(
+            prog="python -m htmlabs.spark links",
+            description="List the links of WARC files on Spark, one file per task (htmlabs --warc --links on "
+                        "each), into Parquet.",
+        )
+    else:
+        p = argparse.ArgumentParser(
+            prog="python -m htmlabs.spark",
+            description="Rewrite WARC files on Spark, one file per task (htmlabs --warc on each). "
+                        "`python -m htmlabs.spark links --help`: list their links instead.",
+        )
     p.add_argument("inputs", nargs="*", metavar="INPUT", help="WARC files: paths, or s3://, gs://, hdfs://… with fsspec")
     p.add_argument("--inputs-from", metavar="FILE", help="a file of input paths, one a line")
-    p.add_argument("--output", "-o", required=True, metavar="DIR", help="where the rewritten files go")
-    p.add_argument("--mode", default="conversion", choices=["conversion", "replace"])
+    what = "the Parquet files of the links (a new directory)" if links else "where the rewritten files go"
+    p.add_argument("--output", "-o", required=True, metavar="DIR", help=what)
     p.add_argument("--jobs", type=int, help="threads for each file's records (default 1: the tasks are the parallel work)")
-    p.add_argument("--gzip-level", type=int, default=None, metavar="LEVEL", help="gzip level (1 fastest, the default, to 9) of the records written anew")
-    p.add_argument("--zstd-level", type=int, default=None, metavar="LEVEL", help="zstd level (1-19, default 3) of the records written anew in a .warc.zst")
+    if not links:
+        p.add_argument("--mode", default="conversion", choices=["conversion", "replace"])
+        p.add_argument("--gzip-level", type=int, default=None, metavar="LEVEL", help="gzip level (1 fastest, the default, to 9) of the records written anew")
+        p.add_argument("--zstd-level", type=int, default=None, metavar="LEVEL", help="zstd level (1-19, default 3) of the records written anew in a .warc.zst")
     p.add_argument("--standard", default="rfc1808", choices=["rfc1808", "rfc3986"])
     p.add_argument("--encoding", metavar="LABEL")
     p.add_argument("--keep-fragments", action="store_true")
@@ -251,7 +395,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--social", action="store_true")
     p.add_argument("--content-location", action="store_true")
     p.add_argument("--attr", action="append", default=[], metavar="ELEMENT:ATTRIBUTE[:KIND]")
-    p.add_argument("--report", metavar="DIR", help="also write the rows as JSON Lines into DIR (Spark's writer)")
+    if not links:
+        p.add_argument("--report", metavar="DIR", help="also write the rows as JSON Lines into DIR (Spark's writer)")
     return p.parse_args(argv)
 
 
@@ -270,8 +415,10 @@ def _session():
 
 def main(argv: list[str] | None = None, spark=None) -> int:
     """The command line; `spark` is a session to use (and leave running)
-    instead of the one it makes."""
-    args = _arguments(argv)
+    instead of the one it makes. ``links`` first: list the links."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    links = argv[:1] == ["links"]
+    args = _arguments(argv[1:] if links else argv, links)
     inputs = list(args.inputs)
     if args.inputs_from:
         with open(args.inputs_from) as f:
@@ -280,10 +427,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         print("htmlabs.spark: error: no input", file=sys.stderr)
         return 2
     options = dict(
-        mode=args.mode,
         jobs=args.jobs,
-        gzip_level=args.gzip_level,
-        zstd_level=args.zstd_level,
         standard=args.standard,
         encoding=args.encoding,
         keep_fragments=args.keep_fragments,
@@ -292,11 +436,13 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         content_location=args.content_location,
         attr=args.attr,
     )
+    if not links:
+        options.update(mode=args.mode, gzip_level=args.gzip_level, zstd_level=args.zstd_level)
     own = spark is None
     if own:
         spark = _session()
     try:
-        return _run(spark, inputs, args, options)
+        return (_run_links if links else _run)(spark, inputs, args, options)
     finally:
         if own:
             spark.stop()
@@ -320,6 +466,30 @@ def _run(spark, inputs: list[str], args: argparse.Namespace, options: dict[str, 
         f"htmlabs.spark: {len(rows)} files, {len(rows) - failed} rewritten, {failed} failed; "
         f"{sum(r.records or 0 for r in rows)} records, {sum(r.html_rewritten or 0 for r in rows)} HTML rewritten, "
         f"{sum(r.urls_rewritten or 0 for r in rows)} URLs rewritten",
+        file=sys.stderr,
+    )
+    return 2 if failed else 0
+
+
+def _run_links(spark, inputs: list[str], args: argparse.Namespace, options: dict[str, Any]) -> int:
+    if _is_local(args.output) and os.path.lexists(_local(args.output)):
+        print(f"htmlabs.spark: error: `{args.output}` exists: the links go into a new directory", file=sys.stderr)
+        return 2
+    try:
+        df = extract_links(spark, inputs, **options)
+    except (htmlabs.Error, ValueError) as e:
+        print(f"htmlabs.spark: error: {e}", file=sys.stderr)
+        return 2
+    df.write.mode("errorifexists").parquet(args.output)
+    # What was written, read back (the files are not read again).
+    written = spark.read.parquet(args.output)
+    failed = written.where("error is not null").select("path", "error").collect()
+    links = written.where("error is null").count()
+    for row in failed:
+        print(f"htmlabs.spark: {row.path}: error: {row.error}", file=sys.stderr)
+    print(
+        f"htmlabs.spark: {len(inputs)} files, {len(inputs) - len({r.path for r in failed})} read whole, "
+        f"{len(failed)} errors; {links} links, in {args.output}",
         file=sys.stderr,
     )
     return 2 if failed else 0

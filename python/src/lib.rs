@@ -28,6 +28,8 @@ use htmlabs::source::typing::{Clue, FIRST_BYTES, decide};
 use htmlabs::source::{self, Job, Tally};
 use htmlabs::{Config, Layers, SourceError, Type, TypedRewriter};
 
+mod links;
+
 /// How the Python side names a document given as bytes, and its result,
 /// in messages.
 const HTML_NAME: &str = "`html`";
@@ -550,6 +552,8 @@ fn rewrite_warc(
 fn _htmlabs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite_warc, m)?)?;
+    m.add_function(wrap_pyfunction!(links::warc_links, m)?)?;
+    m.add_class::<links::Links>()?;
     m.add_class::<Rewritten>()?;
     m.add_class::<WarcSummary>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -25,6 +25,7 @@ Examples:
   htmlabs -v -r https://example.com/a/b.html page.html > /dev/null
   curl -siL https://example.com/docs | htmlabs --http -r https://example.com/docs
   htmlabs --warc crawl.warc.gz -o crawl-absolute.warc.gz
+  htmlabs --warc crawl.warc.gz --links > links.jsonl
   htmlabs --site public --site-url https://example.com/
   htmlabs --site _site --site-url https://example.com/ --check --report links.jsonl
 
@@ -175,6 +176,12 @@ pub struct Cli {
     #[arg(long, conflicts_with = "output")]
     pub check: bool,
 
+    /// With --warc: write no archive, only the link report (to standard
+    /// output, or --report FILE): a JSON object a line for each URL value
+    /// of each page, with its record's ID, target URI and date.
+    #[arg(long, conflicts_with_all = ["output", "check"])]
+    pub links: bool,
+
     /// Write the link report to FILE (`-`: standard output): a JSON object
     /// a line for each URL value, with its place, what it says, what it
     /// resolves to and what was done with it.
@@ -278,6 +285,15 @@ const MODE_FLAGS: &[(&str, &str, Mode)] = &[
     ("fsync", "--fsync", Mode::Site),
     ("jobs", "--jobs", Mode::SiteOrWarc),
     ("kind", "--type", Mode::Document),
+    ("links", "--links", Mode::Warc),
+];
+
+/// The flags that say how an archive is written: refused with `--links`,
+/// which writes none.
+const WRITING_FLAGS: &[(&str, &str)] = &[
+    ("warc_mode", "--warc-mode"),
+    ("gzip_level", "--gzip-level"),
+    ("zstd_level", "--zstd-level"),
 ];
 
 /// A mode of the command line, as [`MODE_FLAGS`] names it.
@@ -355,9 +371,10 @@ impl Cli {
             Mode::SiteOrWarc => self.site.is_some() || self.warc,
             Mode::Document => self.site.is_none() && !self.warc,
         };
+        let given =
+            |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
         for &(id, flag, mode) in MODE_FLAGS {
-            let given = matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
-            if given && mode == Mode::Document && !on(mode) {
+            if given(id) && mode == Mode::Document && !on(mode) {
                 let (source, what) = if self.warc {
                     ("--warc", "each record's type is its Content-Type's")
                 } else {
@@ -368,12 +385,17 @@ impl Cli {
                     mode.name()
                 )));
             }
-            if given && !on(mode) {
+            if given(id) && !on(mode) {
                 return Err(SourceError::Refused(format!(
                     "{flag} needs {}: without it, it would do nothing",
                     mode.name()
                 )));
             }
+        }
+        if let Some((_, flag)) = WRITING_FLAGS.iter().find(|(id, _)| self.links && given(id)) {
+            return Err(SourceError::Refused(format!(
+                "{flag} says how an archive is written, and --links writes none: it would do nothing"
+            )));
         }
         Ok(())
     }
@@ -430,12 +452,23 @@ impl Cli {
             // One input, one output (a page or an archive), which the
             // report must not share and a check does not write.
             let what = if self.warc { "archive" } else { "page" };
-            if self.report_to_stdout() && self.output.is_none() && !self.check {
+            if self.report_to_stdout() && self.output.is_none() && !self.check && !self.links {
+                let or_links = if self.warc {
+                    ", --check or --links"
+                } else {
+                    " or --check"
+                };
                 return refused(format!(
-                    "--report - would mix the links with the {what} on standard output: give -o FILE or --check"
+                    "--report - would mix the links with the {what} on standard output: give -o FILE{or_links}"
                 ));
             }
-            let (input, output) = (self.input(), self.output());
+            let input = self.input();
+            // A listing writes no archive: nothing is staged.
+            let output = if self.links {
+                Output::Discard
+            } else {
+                self.output()
+            };
             return Ok(if self.warc {
                 Job::Warc { input, output }
             } else if self.http {
@@ -458,10 +491,14 @@ impl Cli {
         Ok(Job::Site(site))
     }
 
-    /// Whether the link report goes to standard output (`--report -`);
-    /// `--check` lines then go to standard error.
+    /// Whether the link report goes to standard output (`--report -`, or
+    /// `--links` without `--report FILE`); `--check` lines then go to
+    /// standard error.
     pub fn report_to_stdout(&self) -> bool {
-        self.report.as_deref().is_some_and(|r| r.as_os_str() == "-")
+        match self.report.as_deref() {
+            Some(report) => report.as_os_str() == "-",
+            None => self.links,
+        }
     }
 
     /// The input: a file, or standard input when absent or `-`.

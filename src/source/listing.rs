@@ -178,7 +178,7 @@ pub fn name(document: &Document<'_>) -> Vec<u8> {
 pub fn place(document: &Document<'_>) -> Map<String, Value> {
     match document {
         Document::Page(path) | Document::File(path) => file_place(path),
-        Document::Record(named) => record_place(&named.id, &named.target),
+        Document::Record(named) => record_place(&named.id, &named.target, &named.date),
         Document::Run => Map::new(),
     }
 }
@@ -198,11 +198,13 @@ pub fn file_place(file: &Path) -> Map<String, Value> {
 }
 
 /// The report's place for a WARC record: `{"record": "<urn:…>",
-/// "target": "http://…"}`.
-pub fn record_place(id: &str, target: &str) -> Map<String, Value> {
+/// "target": "http://…", "date": "2024-05-01T10:00:02Z"}`: its ID, the
+/// page's URL and the capture's date, as the record writes them.
+pub fn record_place(id: &str, target: &str, date: &str) -> Map<String, Value> {
     let mut place = Map::new();
     place.insert("record".to_owned(), id.into());
     place.insert("target".to_owned(), target.into());
+    place.insert("date".to_owned(), date.into());
     place
 }
 

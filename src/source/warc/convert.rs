@@ -148,6 +148,19 @@ pub fn convert<R: Read, W: Write>(
     output: W,
     listener: &dyn Listener,
 ) -> Result<(Tally, W), Error> {
+    convert_to(config, options, input, output, listener, true)
+}
+
+/// [`convert`]; with `write` false the output goes nowhere (`--check`,
+/// `--links`), and the new records are not made, only counted and told.
+pub(crate) fn convert_to<R: Read, W: Write>(
+    config: &Arc<Config>,
+    options: &Options,
+    input: R,
+    output: W,
+    listener: &dyn Listener,
+    write: bool,
+) -> Result<(Tally, W), Error> {
     // What is not a WARC file is refused before a byte is written: an
     // output would be the input under an archive's name.
     let mut first = Vec::new();
@@ -211,6 +224,7 @@ pub fn convert<R: Read, W: Write>(
         tally: Tally::default(),
         listener,
         listening: listener.hears_links(),
+        write,
     };
     if options.jobs <= 1 {
         return run.drive(units, &|work, done| {
@@ -298,6 +312,8 @@ struct Run<'a> {
     listener: &'a dyn Listener,
     /// Whether the listener hears links: each page's are kept for it.
     listening: bool,
+    /// Whether new records are made (else the output goes nowhere).
+    write: bool,
 }
 
 impl Run<'_> {
@@ -409,14 +425,15 @@ impl Run<'_> {
         }
         let document = Document::Record(&done.named);
         for link in &done.links {
+            self.tally.links += 1;
             self.tally.changes += u64::from(would_change(link));
             self.listener.link(&document, link);
         }
-        let Some(mut record) = done.record else {
+        if !done.changed {
             self.tally.urls += done.urls;
             self.page_done(done.page, &done.named, failed, None);
             return Ok(());
-        };
+        }
         if self.broken {
             self.warn(ArchiveWarning::AfterBreak {
                 record: done.named.clone(),
@@ -426,12 +443,14 @@ impl Run<'_> {
             return Ok(());
         }
         self.tally.urls += done.urls;
-        if !self.warcinfo_written {
-            self.write_warcinfo(&done.version, out)
-                .map_err(Error::Write)?;
-            self.warcinfo_written = true;
+        if let Some(mut record) = done.record {
+            if !self.warcinfo_written {
+                self.write_warcinfo(&done.version, out)
+                    .map_err(Error::Write)?;
+                self.warcinfo_written = true;
+            }
+            record.copy_to(out).map_err(Error::Write)?;
         }
-        record.copy_to(out).map_err(Error::Write)?;
         self.tally.rewritten += 1;
         match done.kind {
             Some(Type::Css) => self.tally.rewritten_css += 1,
@@ -527,6 +546,7 @@ impl Run<'_> {
         let named = || Named {
             id: header.record_id(),
             target: header.target_uri().unwrap_or_default(),
+            date: header.date(),
             at,
         };
         if kind == Kind::Other {
@@ -598,6 +618,7 @@ impl Run<'_> {
             packing: self.packing.clone(),
             warcinfo: self.warcinfo.clone(),
             listen: self.listening,
+            write: self.write,
             // Those waiting come to no more than the limit a job.
             keep: self.config.max_memory / RECORDS_PER_JOB,
         };

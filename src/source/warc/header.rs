@@ -150,6 +150,13 @@ impl Header {
             .unwrap_or_default()
     }
 
+    /// `WARC-Date` as written, or empty.
+    pub fn date(&self) -> String {
+        self.get("WARC-Date")
+            .map(Cow::into_owned)
+            .unwrap_or_default()
+    }
+
     /// `WARC-Target-URI` without the angle brackets WARC 1.0's grammar
     /// writes around it (`<http://…>`, as wget does).
     pub fn target_uri(&self) -> Option<String> {

@@ -29,6 +29,7 @@ pub(crate) mod work;
 pub(crate) mod write;
 pub(crate) mod zst;
 
+use convert::convert_to;
 pub use convert::{Error, Options, convert};
 pub use header::Header;
 pub use input::{PEEK, Place, starts_like_archive};
@@ -54,9 +55,12 @@ pub fn run(
 ) -> Result<Tally, SourceError> {
     let input_name = input.name();
     let reader = input.open()?;
+    // Going nowhere, the new records are not made at all.
+    let write = !matches!(output, Output::Discard);
     output::write_to(output, |out, output_name| {
         let out = BufWriter::with_capacity(64 * 1024, out);
-        let (tally, out) = convert(config, options, reader, out, listener).map_err(|e| match e {
+        let converted = convert_to(config, options, reader, out, listener, write);
+        let (tally, out) = converted.map_err(|e| match e {
             Error::Read(e) => SourceError::Read(input_name.clone(), lowercase(&e)),
             Error::Write(e) => SourceError::Write(output_name.to_owned(), e),
             Error::NotWarc(why) => {

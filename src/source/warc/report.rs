@@ -15,6 +15,8 @@ pub struct Named {
     pub id: String,
     /// `WARC-Target-URI`, without angle brackets.
     pub target: String,
+    /// `WARC-Date` as written (the capture's time: `2024-05-01T10:00:02Z`).
+    pub date: String,
     pub at: Place,
 }
 
@@ -156,6 +158,8 @@ pub struct Tally {
     pub failed: u64,
     /// URL values that would change, of the links heard.
     pub changes: u64,
+    /// The links heard (when the listener hears links).
+    pub links: u64,
     /// Conversion records added.
     pub conversions: u64,
     /// Records replaced by their rewritten version (replace mode).
@@ -193,6 +197,26 @@ impl Tally {
             plural(self.conversions),
             self.urls,
             plural(self.urls),
+            self.warnings,
+            plural(self.warnings),
+            self.bytes as f64 / 1e6 / seconds
+        )
+    }
+}
+
+impl Tally {
+    /// The line printed at the end of `--links`, which writes nothing:
+    /// `412 records, 181 pages, 21034 links, …`.
+    pub fn links_line(&self, elapsed: Duration) -> String {
+        let seconds = elapsed.as_secs_f64().max(1e-6);
+        format!(
+            "{} record{}, {} page{}, {} link{}, {} warning{}, {:.1} MB/s",
+            self.records,
+            plural(self.records),
+            self.pages,
+            plural(self.pages),
+            self.links,
+            plural(self.links),
             self.warnings,
             plural(self.warnings),
             self.bytes as f64 / 1e6 / seconds

@@ -106,6 +106,9 @@ pub struct Work {
     pub warcinfo: Vec<u8>,
     /// Whether its links are listed (`--check`, `--report`).
     pub listen: bool,
+    /// Whether its new record is made: not when the output goes nowhere
+    /// (`--check`, `--links`), where it would be compressed for nothing.
+    pub write: bool,
     /// How much of its new record is held in memory while it waits for
     /// the records before it (many may wait): past it, a temporary file.
     pub keep: usize,
@@ -116,8 +119,11 @@ pub struct Done {
     pub named: Named,
     pub warnings: Vec<ArchiveWarning>,
     pub urls: u64,
+    /// Whether the page changed: a new record is made of it (or would
+    /// be, when nothing is written).
+    pub changed: bool,
     /// The new record, as it is written (a gzip member or zstd frame when
-    /// the input is compressed), when the page changed.
+    /// the input is compressed), when the page changed and it is written.
     pub record: Option<Spool>,
     /// Whether it replaces the record read.
     pub replaces: bool,
@@ -142,12 +148,14 @@ pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Don
     let named = Named {
         id: work.header.record_id(),
         target: work.header.target_uri().unwrap_or_default(),
+        date: work.header.date(),
         at: work.at,
     };
     let mut done = Done {
         named,
         warnings: Vec::new(),
         urls: 0,
+        changed: false,
         record: None,
         replaces: false,
         version: work.header.version_line().to_vec(),
@@ -166,6 +174,7 @@ pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Don
         move |link: &Link| heard.borrow_mut().push(link.clone())
     });
     if let Err(e) = rewrite(config, content_location, &mut work, &mut done, hear) {
+        done.changed = false;
         done.record = None;
         done.replaces = false;
         done.failed = Some(e);
@@ -237,12 +246,17 @@ fn rewrite(
     let Some(mut page) = page else {
         return Ok(());
     };
+    done.changed = true;
     let mut record = Spool::new(work.keep);
     if work.replace {
-        replacement(work, &mut page, &mut record)?;
+        if work.write {
+            replacement(work, &mut page, &mut record)?;
+        }
         done.replaces = true;
     } else {
-        conversion(work, &mut page, &mut record)?;
+        if work.write {
+            conversion(work, &mut page, &mut record)?;
+        }
         if let Some(spans) = work.not_alone {
             done.warnings.push(ArchiveWarning::NotReplaced {
                 record: done.named.clone(),
@@ -250,7 +264,7 @@ fn rewrite(
             });
         }
     }
-    done.record = Some(record);
+    done.record = work.write.then_some(record);
     Ok(())
 }
 
