@@ -296,8 +296,9 @@ class Feeder(threading.Thread):
             os.write(fd, self.data[: len(self.data) // 2])
             self.half.set()
             self.killed.wait(JOB)
-            # Closed at once, with its reader gone: the pipe goes with what
-            # it held, and the retry opens a new one.
+            # Closed at once, with its reader gone: the old pipe goes with
+            # what it held, and the retry opens the new one the test put at
+            # the path before the kill.
             os.close(fd)
             fd = self._open()
             view = memoryview(self.data)
@@ -318,7 +319,9 @@ def _reads(pid, fifo):
         return False
     for fd in fds:
         try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(fifo):
+            # The old pipe, once a new one is put at its path, is named
+            # with " (deleted)".
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in (str(fifo), f"{fifo} (deleted)"):
                 return True
         except OSError:
             pass
@@ -369,6 +372,13 @@ def test_spark_submit_to_a_standalone_cluster_with_a_packed_environment(cluster,
         # ... mid-file: its output open, unnamed, in the output directory.
         held = [os.readlink(f"/proc/{worker}/fd/{fd}") for fd in os.listdir(f"/proc/{worker}/fd")]
         assert any(link.startswith(f"{out}/") and link.endswith("(deleted)") for link in held), held
+        # A new pipe at the path before the kill: the retry, which cannot
+        # start before it, opens that one, never the old pipe with what the
+        # killed reader left in it (a retry quick enough to open the old one
+        # read half the file, and the job passed without it).
+        fresh = inputs_dir / "killed.next"
+        os.mkfifo(fresh)
+        os.replace(fresh, fifo)
         os.kill(worker, signal.SIGKILL)
         # Gone (its descriptors closed) before the pipe is let go: a reader
         # still there would keep the old pipe, and what it held, for the retry.
