@@ -309,24 +309,16 @@ pub fn rewrite_parts(
     tell: Option<Tell>,
     hear: Option<Hear>,
 ) -> Result<ResponseReport, Error> {
-    let told: Shared = Rc::new(RefCell::new(Told {
-        list: Vec::new(),
-        tell,
-        hear: hear.map(|hear| Rc::new(RefCell::new(hear))),
-    }));
-    let entity = entity(heads, given, config.standard, options.content_location);
-    for w in entity.warnings.iter().cloned() {
-        warn(&told, w);
-    }
-    let mut outcome = respond(
+    let (mut outcome, told) = held_run(
+        config,
+        given,
+        options,
         heads,
-        &entity,
         body,
         body_offset,
-        config,
-        options,
         out,
-        &told,
+        tell,
+        hear,
     )?;
     outcome.finish(out)?;
     Ok(report(heads, body_offset, body.len(), outcome, &told))
@@ -348,16 +340,48 @@ pub(crate) fn rewrite_parts_held(
     hear: Option<Hear>,
 ) -> Result<(ResponseReport, Option<Spool>), Error> {
     debug_assert!(options.strip_headers, "only the body is written");
+    let (mut outcome, told) = held_run(
+        config,
+        given,
+        options,
+        heads,
+        body,
+        body_offset,
+        out,
+        None,
+        hear,
+    )?;
+    let rewritten = outcome.rewritten.take();
+    Ok((
+        report(heads, body_offset, body.len(), outcome, &told),
+        rewritten,
+    ))
+}
+
+/// What both ways in for a held body share: the entity of its blocks (its
+/// warnings told first), then the body through [`respond`].
+#[allow(clippy::too_many_arguments)]
+fn held_run(
+    config: &Arc<Config>,
+    given: &Layers,
+    options: &Options,
+    heads: &[Head],
+    body: &mut dyn Held,
+    body_offset: usize,
+    out: &mut dyn Write,
+    tell: Option<Tell>,
+    hear: Option<Hear>,
+) -> Result<(Outcome, Shared), Error> {
     let told: Shared = Rc::new(RefCell::new(Told {
         list: Vec::new(),
-        tell: None,
+        tell,
         hear: hear.map(|hear| Rc::new(RefCell::new(hear))),
     }));
     let entity = entity(heads, given, config.standard, options.content_location);
     for w in entity.warnings.iter().cloned() {
         warn(&told, w);
     }
-    let mut outcome = respond(
+    let outcome = respond(
         heads,
         &entity,
         body,
@@ -367,12 +391,9 @@ pub(crate) fn rewrite_parts_held(
         out,
         &told,
     )?;
-    let rewritten = outcome.rewritten.take();
-    Ok((
-        report(heads, body_offset, body.len(), outcome, &told),
-        rewritten,
-    ))
+    Ok((outcome, told))
 }
+
 /// Rewrites a response held in memory: its blocks, then its body; gives
 /// back the new bytes and the report.
 ///
