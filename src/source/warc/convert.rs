@@ -19,7 +19,7 @@ use std::io::{self, Read, Write};
 use std::sync::{Arc, mpsc};
 
 use super::digest::Digest;
-use super::input::{PEEK, Stop, Units, not_archive};
+use super::input::{Inflating, PEEK, Stop, Units, not_archive};
 use super::order::Front;
 use super::report::{ArchiveWarning, Named, Tally};
 use super::work::{self, Done, Kind, Mode, Work};
@@ -175,7 +175,22 @@ pub(crate) fn convert_to<R: Read, W: Write>(
     }
     let input = io::Cursor::new(first).chain(input);
     let hold = options.mode == Mode::Replace;
-    let units = Units::new(input, output, config.max_memory, hold).map_err(Error::Read)?;
+    // With jobs, the pool rewrites and, ahead of the reading, inflates.
+    let pool = match options.jobs {
+        0 | 1 => None,
+        jobs => Some(Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs)
+                .thread_name(|i| format!("htmlabs-warc-{i}"))
+                .build()
+                .map_err(|e| Error::Read(io::Error::other(e)))?,
+        )),
+    };
+    let inflating = pool
+        .as_ref()
+        .map(|pool| Inflating::new(Arc::clone(pool), options.jobs, config.max_memory));
+    let units =
+        Units::new(input, output, config.max_memory, hold, inflating).map_err(Error::Read)?;
     // A level for the other compression would do nothing: refused, before
     // anything is written.
     let is = if units.gzip() {
@@ -226,17 +241,12 @@ pub(crate) fn convert_to<R: Read, W: Write>(
         listening: listener.hears_links(),
         write,
     };
-    if options.jobs <= 1 {
+    let Some(pool) = pool else {
         return run.drive(units, &|work, done| {
             let _ = done.send(work::work(config, options.content_location, work));
         });
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs)
-        .thread_name(|i| format!("htmlabs-warc-{i}"))
-        .build()
-        .map_err(|e| Error::Read(io::Error::other(e)))?;
-    // The reading stays on this thread, the pool only rewrites.
+    };
+    // The reading stays on this thread.
     pool.in_place_scope(|scope| {
         run.drive(units, &|work, done| {
             scope.spawn(move |_| {
@@ -536,7 +546,7 @@ impl Run<'_> {
         let header = units.header()?;
         let length = header
             .content_length()
-            .map_err(|why| Stop::Malformed { at, why })?;
+            .map_err(|why| units.malformed(at, why))?;
         if self.digest.is_none() {
             self.digest = ["WARC-Block-Digest", "WARC-Payload-Digest"]
                 .iter()

@@ -5,6 +5,13 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::LazyLock;
+
+use memchr::memmem;
+
+/// A line's end, its searcher built once (built for each line, it cost
+/// more than the search).
+static CRLF: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"\r\n"));
 
 /// The most a header may take, blank line included; past it the record is
 /// malformed (real headers are well under 4 KiB).
@@ -32,7 +39,7 @@ impl Header {
     /// empty line (`\r\n\r\n`). The error says what is wrong, in the
     /// user's terms.
     pub fn parse(bytes: Vec<u8>) -> Result<Header, String> {
-        let Some(version_end) = memchr::memmem::find(&bytes, b"\r\n") else {
+        let Some(version_end) = CRLF.find(&bytes) else {
             return Err("no line end after the version".to_owned());
         };
         let version = &bytes[..version_end];
@@ -45,7 +52,7 @@ impl Header {
         // The last two bytes are the empty line's.
         let end = bytes.len() - 2;
         while at < end {
-            let line_end = memchr::memmem::find(&bytes[at..], b"\r\n").map_or(end, |i| at + i);
+            let line_end = CRLF.find(&bytes[at..]).map_or(end, |i| at + i);
             let line = &bytes[at..line_end];
             if matches!(line.first(), Some(b' ' | b'\t')) {
                 // A folded line (§4, as in RFC 2616's LWS) goes on the
@@ -89,7 +96,7 @@ impl Header {
 
     /// `WARC/1.1`, as it came.
     pub fn version_line(&self) -> &[u8] {
-        let end = memchr::memmem::find(&self.bytes, b"\r\n").unwrap_or(self.bytes.len());
+        let end = CRLF.find(&self.bytes).unwrap_or(self.bytes.len());
         &self.bytes[..end]
     }
 

@@ -12,8 +12,9 @@
 //!
 //! Here: a record's [`Place`] and why the records [`Stop`]; the raw input
 //! copied out as it is consumed (`tee`); the units, decompressed and
-//! framed (`units`); the records read from them (`records`); and what an
-//! input's first bytes say it is (`sniff`).
+//! framed (`units`); a gzip input cut and inflated on the pool ahead of
+//! the reading, with jobs (`segments`); the records read from them
+//! (`records`); and what an input's first bytes say it is (`sniff`).
 
 use std::fmt;
 use std::io;
@@ -21,13 +22,16 @@ use std::io;
 use flate2::bufread::GzDecoder;
 
 use super::zst::{Dictionary, Frames};
+use segments::Inflated;
 use tee::{Raw, Tee};
 
 mod records;
+mod segments;
 mod sniff;
 mod tee;
 mod units;
 
+pub use segments::Inflating;
 pub use sniff::{PEEK, not_archive, starts_like_archive};
 
 /// Where a record starts, in the input's bytes: what a user can seek to,
@@ -71,10 +75,27 @@ impl fmt::Display for Place {
 
 enum Source<R, W, D> {
     Plain(Tee<Raw<R>, W, D>),
+    /// A gzip member inflated here, as it comes.
     Gzip(Box<GzDecoder<Tee<Raw<R>, W, D>>>),
+    /// A gzip member inflated ahead, on the pool (its data in
+    /// [`Units::buf`]).
+    Ahead(Box<Ahead<R, W, D>>),
+    /// A gzip input with no member to read: over, or to be copied as it
+    /// is.
+    Over(Tee<Raw<R>, W, D>),
     Zstd(Box<Frames<Tee<Raw<R>, W, D>>>),
     /// Between two members, for a moment.
     Taken,
+}
+
+/// The segment a member inflated ahead came from: the raw input, where
+/// the member ends in the segment's raw bytes and in their data (which is
+/// in [`Units::buf`] from its first member on), and the members after it.
+struct Ahead<R, W, D> {
+    tee: Tee<Raw<R>, W, D>,
+    segment: Inflated,
+    end: usize,
+    data_end: usize,
 }
 
 /// Why the records stop before the input does.
@@ -96,7 +117,8 @@ impl From<io::Error> for Stop {
 /// The decoded input, unit by unit; see the module's note.
 pub struct Units<R, W, D> {
     source: Source<R, W, D>,
-    /// Decoded bytes of a gzip member or zstd frame not yet consumed.
+    /// Decoded bytes of a gzip member or zstd frame not yet consumed (of a
+    /// member inflated ahead: all its data).
     buf: Vec<u8>,
     pos: usize,
     end: usize,

@@ -2,9 +2,16 @@
 //! and the empty line after it, each said as a [`Stop`] where it breaks.
 
 use std::io::{Read, Write};
+use std::sync::LazyLock;
+
+use memchr::memmem;
 
 use super::{Place, Stop, Units};
 use crate::source::warc::header::{Header, MAX_HEADER};
+
+/// The empty line that ends a header, searched for once built.
+static HEADER_END: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(b"\r\n\r\n"));
 
 impl<R: Read, W: Write, D> Units<R, W, D> {
     /// Whether the record whose header was just read is its unit's first.
@@ -97,7 +104,7 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
             let available = self.filled(at)?;
             let old = bytes.len();
             bytes.extend_from_slice(available);
-            match memchr::memmem::find(&bytes[searched..], b"\r\n\r\n") {
+            match HEADER_END.find(&bytes[searched..]) {
                 Some(i) => {
                     let end = searched + i + 4;
                     bytes.truncate(end);
@@ -110,15 +117,13 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
                 }
             }
             if bytes.len() > MAX_HEADER {
-                return Err(Stop::Malformed {
+                return Err(self.malformed(
                     at,
-                    why: format!(
-                        "no empty line ends the header within its first {MAX_HEADER} bytes"
-                    ),
-                });
+                    format!("no empty line ends the header within its first {MAX_HEADER} bytes"),
+                ));
             }
         }
-        Header::parse(bytes).map_err(|why| Stop::Malformed { at, why })
+        Header::parse(bytes).map_err(|why| self.malformed(at, why))
     }
 
     /// Reads a block of `length` bytes into `sink` (when it is kept), then
@@ -157,12 +162,12 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
             let n = available.len().min(4 - got);
             end[got..got + n].copy_from_slice(&available[..n]);
             if end[..got + n] != b"\r\n\r\n"[..got + n] {
-                return Err(Stop::Malformed {
+                return Err(self.malformed(
                     at,
-                    why: format!(
+                    format!(
                         "no empty line after the block's {length} bytes: `Content-Length` is not the block's length"
                     ),
-                });
+                ));
             }
             self.consume(n);
             got += n;
@@ -176,6 +181,28 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
             });
         }
         Ok(())
+    }
+
+    /// The record at `at` is malformed for `why`, as its bytes say; but
+    /// where its gzip member (zstd frame) breaks further on, that is what
+    /// is said. Bytes inflated from data that breaks may be anything, and
+    /// how many of them come before the error depends on how the input
+    /// came (its reads, where it was cut to be inflated ahead): the error
+    /// does not.
+    pub fn malformed(&mut self, at: Place, why: String) -> Stop {
+        if self.framed() {
+            loop {
+                match self.fill() {
+                    Ok([]) => break,
+                    Ok(bytes) => {
+                        let n = bytes.len();
+                        self.consume(n);
+                    }
+                    Err(e) => return self.stop(e, at),
+                }
+            }
+        }
+        Stop::Malformed { at, why }
     }
 
     /// [`fill`](Units::fill), with an error said as what it means for the

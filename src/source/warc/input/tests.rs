@@ -7,7 +7,9 @@ use std::path::Path;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
-use super::{Place, Stop, Units};
+use std::sync::Arc;
+
+use super::{Inflating, Place, Stop, Units};
 
 /// A reader that gives at most `sizes[i]` bytes per read, cycled.
 struct Writes<'a> {
@@ -48,14 +50,66 @@ fn member(bytes: &[u8]) -> Vec<u8> {
 type Found = (Place, String, Vec<u8>);
 
 /// Each record read; where the records stop, and why. The output is
-/// checked to be the input whole.
+/// checked to be the input whole. A gzip input is also read cut into
+/// segments inflated on a pool, in segments of every size from a few bytes
+/// on: the same records, places, stop and output, whatever the cuts.
 fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) {
+    let streamed = read_with(input, sizes, None);
+    if input.starts_with(&super::GZIP_MAGIC) {
+        for inflating in inflatings() {
+            let (least, cap, budget) = (inflating.least, inflating.cap, inflating.budget);
+            let cut = read_with(input, sizes, Some(inflating));
+            assert_eq!(
+                cut, streamed,
+                "inflated ahead in segments of {least} to {cap} bytes, {budget} inflated"
+            );
+        }
+    }
+    streamed
+}
+
+/// Ways to cut and inflate ahead: tiny segments (each cut within members,
+/// each member read by the reader), segments of a member or a few, a
+/// budget that stops the inflating within a segment, one segment.
+fn inflatings() -> Vec<Inflating> {
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap(),
+    );
+    [
+        (1, 1, 1, 1 << 20),
+        (1, 7, 30, 1 << 20),
+        (1, 3, 64, 1 << 20),
+        (4, 1, 400, 1 << 20),
+        (2, 40, 1 << 20, 1 << 20),
+        (3, 1, 1 << 20, 100),
+        (8, 1 << 20, 1 << 21, 1 << 20),
+    ]
+    .into_iter()
+    .map(|(ahead, least, cap, budget)| Inflating {
+        pool: Arc::clone(&pool),
+        ahead,
+        least,
+        cap,
+        budget,
+    })
+    .collect()
+}
+
+fn read_with(
+    input: &[u8],
+    sizes: &[usize],
+    inflating: Option<Inflating>,
+) -> (Vec<Found>, Option<(Place, String)>) {
     let reader = Writes {
         bytes: input,
         sizes: sizes.to_vec(),
         i: 0,
     };
-    let mut units: Units<_, _, ()> = Units::new(reader, Vec::new(), 1 << 20, false).unwrap();
+    let mut units: Units<_, _, ()> =
+        Units::new(reader, Vec::new(), 1 << 20, false, inflating).unwrap();
     let mut records = Vec::new();
     let stop = loop {
         match units.more() {
@@ -66,7 +120,9 @@ fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) 
         }
         let at = units.place();
         let result = units.header().and_then(|header| {
-            let length = header.content_length().unwrap();
+            let length = header
+                .content_length()
+                .map_err(|why| units.malformed(at, why))?;
             let mut block = Vec::new();
             units.block(at, length, Some(&mut block))?;
             Ok((header.record_id(), block))
@@ -274,4 +330,180 @@ fn records_and_their_places_in_zstd_frames() {
                 .to_owned()
         ))
     );
+}
+
+// A gzip input cut into segments inflated ahead: every case is checked by
+// `read` against the input inflated as it comes.
+
+fn member_at(bytes: &[u8], level: u32) -> Vec<u8> {
+    let mut gz = GzEncoder::new(Vec::new(), Compression::new(level));
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+fn record_of(id: usize, block: &[u8]) -> Vec<u8> {
+    [
+        format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:x:{id}>\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .as_bytes(),
+        block,
+        b"\r\n\r\n",
+    ]
+    .concat()
+}
+
+/// A gzip header as writers make it: what the scan takes for a member's
+/// start.
+const LOOKS_LIKE_A_MEMBER: &[u8] = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03";
+
+#[test]
+fn a_place_that_only_looks_like_a_member_start_changes_nothing() {
+    // Stored (level 0), the block's bytes are in the member as they are:
+    // the scan cuts there, within the member.
+    let block = [LOOKS_LIKE_A_MEMBER, b"more", LOOKS_LIKE_A_MEMBER].concat();
+    let (a, b) = (record_of(1, &block), record("b", "<p>2</p>"));
+    let first = member_at(&a, 0);
+    assert!(
+        first[1..]
+            .windows(LOOKS_LIKE_A_MEMBER.len())
+            .any(|w| w == LOOKS_LIKE_A_MEMBER),
+        "the first member holds what looks like a member's start"
+    );
+    let input = [first.clone(), member_at(&b, 0), member_at(&a, 6)].concat();
+    for sizes in SIZES {
+        let (records, stop) = read(&input, sizes);
+        assert_eq!(stop, None);
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[0].2, block);
+        assert_eq!(
+            records[1].0,
+            Place::Member {
+                member: first.len() as u64,
+                within: 0
+            }
+        );
+    }
+}
+
+#[test]
+fn a_member_the_scan_does_not_take_for_one_is_inflated_after_the_one_before() {
+    let (a, b) = (record("a", "<p>1</p>"), record("b", "<p>2</p>"));
+    let mut second = member(&b);
+    // An `OS` no writer uses: not a place the scan cuts at; the header's
+    // bytes are not in the member's check.
+    second[9] = 77;
+    let input = [member(&a), second, member(&a)].concat();
+    for sizes in SIZES {
+        let (records, stop) = read(&input, sizes);
+        assert_eq!(stop, None);
+        assert_eq!(records.len(), 3);
+    }
+}
+
+#[test]
+fn a_member_that_breaks_anywhere_stops_the_records_where_it_does_however_cut() {
+    let (a, b, c) = (
+        record("a", "<p>1</p>"),
+        record("b", &"two ".repeat(50)),
+        record("c", "x"),
+    );
+    let members = [member(&a), member_at(&b, 0), member(&c)];
+    let whole = members.concat();
+    // Cut short at every byte, and a byte changed at every byte of the
+    // second member (its header, data, check and length): the records and
+    // the stop as when inflated as it comes, the output the input.
+    for end in 0..whole.len() {
+        if whole[..end].starts_with(&super::GZIP_MAGIC) {
+            read(&whole[..end], &[usize::MAX]);
+        }
+    }
+    let second = members[0].len()..members[0].len() + members[1].len();
+    for at in second {
+        let mut changed = whole.clone();
+        changed[at] ^= 0x55;
+        read(&changed, &[usize::MAX]);
+        read(&changed, &[3, 1, 7]);
+    }
+    // Bytes that are no member between two members.
+    let junk = [members[0].clone(), b"junk\n".to_vec(), members[2].clone()].concat();
+    let (records, stop) = read(&junk, &[usize::MAX]);
+    assert_eq!(records.len(), 1);
+    assert!(stop.unwrap().1.contains("invalid gzip header"));
+}
+
+mod segments {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A record's block: bytes, some of which look like a member's start.
+    fn block() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(
+            prop_oneof![
+                4 => prop::collection::vec(any::<u8>(), 0..40),
+                1 => Just(LOOKS_LIKE_A_MEMBER.to_vec()),
+                1 => Just(b"<a href=x>".to_vec()),
+            ],
+            0..6,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 48,
+            rng_seed: prop::test_runner::RngSeed::Fixed(1808),
+            ..ProptestConfig::default()
+        })]
+
+        /// Records in members of one, two or half of one each (a record
+        /// split over two members), stored or compressed, the input cut
+        /// short or a byte changed somewhere: read the same however the
+        /// input is cut into segments and however it is read.
+        #[test]
+        fn records_read_the_same_however_the_input_is_cut(
+            blocks in prop::collection::vec(block(), 1..8),
+            layout in prop::collection::vec((0..3u8, prop_oneof![Just(0u32), Just(1), Just(9)]), 8),
+            damage in prop::option::of((any::<prop::sample::Index>(), any::<u8>(), any::<bool>())),
+        ) {
+            let records: Vec<Vec<u8>> =
+                blocks.iter().enumerate().map(|(i, b)| record_of(i, b)).collect();
+            let mut input = Vec::new();
+            let mut i = 0;
+            for (shape, level) in layout.iter().cycle() {
+                if i >= records.len() {
+                    break;
+                }
+                match shape {
+                    0 => {
+                        input.extend(member_at(&records[i], *level));
+                        i += 1;
+                    }
+                    1 if i + 1 < records.len() => {
+                        input.extend(member_at(&[records[i].clone(), records[i + 1].clone()].concat(), *level));
+                        i += 2;
+                    }
+                    _ => {
+                        let half = records[i].len() / 2;
+                        input.extend(member_at(&records[i][..half], *level));
+                        input.extend(member_at(&records[i][half..], *level));
+                        i += 1;
+                    }
+                }
+            }
+            if let Some((at, byte, cut)) = damage {
+                let at = at.index(input.len()).max(2);
+                match cut {
+                    true => input.truncate(at),
+                    false => input[at] ^= byte | 1,
+                }
+            }
+            // However the input is read, too.
+            let whole = read(&input, &[usize::MAX]);
+            prop_assert_eq!(read(&input, &[1]), whole.clone());
+            prop_assert_eq!(read(&input, &[5, 1, 64]), whole);
+        }
+    }
 }

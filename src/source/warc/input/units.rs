@@ -2,11 +2,13 @@
 //! (zstd frame) at a time, decoded; where the next byte is; the output
 //! told where each unit ends.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 
 use flate2::bufread::GzDecoder;
 
-use super::{GZIP_MAGIC, Place, Raw, Source, Stop, Tee, Units};
+use super::segments::{Inflating, Segments};
+use super::tee::Aligned;
+use super::{Ahead, GZIP_MAGIC, Place, Raw, Source, Stop, Tee, Units};
 use crate::source::warc::order::Ordered;
 use crate::source::warc::zst::{self, Dictionary, Frames};
 
@@ -15,12 +17,22 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     /// output is kept in memory up to `limit` bytes a unit, in temporary
     /// files past it. With `hold`, each unit is held from its start (see
     /// [`Ordered::hold`]).
-    pub fn new(mut input: R, out: W, limit: usize, hold: bool) -> io::Result<Self> {
+    pub fn new(
+        mut input: R,
+        out: W,
+        limit: usize,
+        hold: bool,
+        inflating: Option<Inflating>,
+    ) -> io::Result<Self> {
         let mut first = Vec::with_capacity(4);
         (&mut input).take(4).read_to_end(&mut first)?;
         let gzip = first.starts_with(&GZIP_MAGIC);
         let zstd = zst::starts(&first);
-        let raw = BufReader::with_capacity(64 * 1024, io::Cursor::new(first).chain(input));
+        let input = io::Cursor::new(first).chain(input);
+        let raw = match inflating {
+            Some(inflating) if gzip => Raw::Cut(Box::new(Segments::new(input, inflating))),
+            _ => Raw::Read(Aligned::new(input)),
+        };
         let mut tee = Tee {
             inner: raw,
             copy: Ordered::new(out, limit),
@@ -39,20 +51,23 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
         if let Some(e) = tee.failed.take() {
             return Err(e);
         }
-        if (gzip || zstd) && hold {
+        if zstd && hold {
             tee.copy.hold();
         }
         let member = tee.at;
-        let source = if gzip {
-            Source::Gzip(Box::new(GzDecoder::new(tee)))
-        } else if zstd {
-            Source::Zstd(Box::new(Frames::new(tee, dictionary.as_ref())?))
+        let (source, first_member) = if zstd {
+            let frames = Frames::new(tee, dictionary.as_ref())?;
+            (Source::Zstd(Box::new(frames)), None)
+        } else if gzip {
+            // Set by the first member, below (a decoder made here would
+            // read its header).
+            (Source::Taken, Some(tee))
         } else {
-            Source::Plain(tee)
+            (Source::Plain(tee), None)
         };
-        Ok(Units {
+        let mut units = Units {
             source,
-            buf: vec![0; if gzip || zstd { 64 * 1024 } else { 0 }],
+            buf: vec![0; if gzip || zstd { BUF } else { 0 }],
             pos: 0,
             end: 0,
             ended: false,
@@ -62,7 +77,11 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
             records_in_unit: 0,
             dictionary,
             broken,
-        })
+        };
+        if let Some(tee) = first_member {
+            units.start_member(tee)?;
+        }
+        Ok(units)
     }
 
     /// Whether writing the output failed (an error is then the output's,
@@ -72,7 +91,10 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     }
 
     pub fn gzip(&self) -> bool {
-        matches!(self.source, Source::Gzip(_))
+        matches!(
+            self.source,
+            Source::Gzip(_) | Source::Ahead(_) | Source::Over(_)
+        )
     }
 
     pub fn zstd(&self) -> bool {
@@ -102,7 +124,7 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
                 frame: self.member,
                 within: self.within,
             },
-            Source::Gzip(_) | Source::Taken => Place::Member {
+            Source::Gzip(_) | Source::Ahead(_) | Source::Over(_) | Source::Taken => Place::Member {
                 member: self.member,
                 within: self.within,
             },
@@ -118,6 +140,8 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
         match &mut self.source {
             Source::Plain(tee) => Ok(tee),
             Source::Gzip(decoder) => Ok(decoder.get_mut()),
+            Source::Ahead(ahead) => Ok(&mut ahead.tee),
+            Source::Over(tee) => Ok(tee),
             Source::Zstd(frames) => Ok(frames.get_mut()),
             Source::Taken => Err(lost()),
         }
@@ -133,6 +157,9 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
             Source::Plain(tee) => return tee.fill_buf(),
             Source::Gzip(decoder) => decoder,
             Source::Zstd(frames) => frames,
+            // All its data is in `buf`.
+            Source::Ahead(_) => return Ok(&self.buf[self.pos..self.end]),
+            Source::Over(_) => return Ok(&[]),
             Source::Taken => return Err(lost()),
         };
         if self.pos == self.end && !self.ended {
@@ -146,7 +173,11 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     pub(super) fn consume(&mut self, n: usize) {
         match &mut self.source {
             Source::Plain(tee) => tee.consume(n),
-            Source::Gzip(_) | Source::Zstd(_) | Source::Taken => self.pos += n,
+            Source::Gzip(_)
+            | Source::Ahead(_)
+            | Source::Over(_)
+            | Source::Zstd(_)
+            | Source::Taken => self.pos += n,
         }
         self.within += n as u64;
     }
@@ -155,52 +186,142 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     /// gzip member or zstd frame; `false` at the end of the input.
     pub(super) fn next_unit(&mut self) -> io::Result<bool> {
         self.unit_end()?;
-        if !self.framed() || self.tee()?.fill_buf()?.is_empty() {
+        if !self.framed() {
             return Ok(false);
         }
-        let hold = self.hold;
-        // The decoder of one member is done; the next starts where it
-        // stopped (flate2's bufread decoder consumes exactly its member,
-        // libzstd its frame).
-        let at = match std::mem::replace(&mut self.source, Source::Taken) {
-            Source::Gzip(decoder) => {
-                let mut tee = decoder.into_inner();
-                if hold {
-                    tee.copy.hold();
-                }
-                let at = tee.at;
-                self.source = Source::Gzip(Box::new(GzDecoder::new(tee)));
-                at
-            }
-            Source::Zstd(mut frames) => {
-                frames.next_frame()?;
-                let tee = frames.get_mut();
-                if hold {
-                    tee.copy.hold();
-                }
-                let at = tee.at;
+        match std::mem::replace(&mut self.source, Source::Taken) {
+            // The decoder of one member is done; the next starts where it
+            // stopped (flate2's bufread decoder consumes exactly its
+            // member).
+            Source::Gzip(decoder) => self.start_member(decoder.into_inner()),
+            Source::Ahead(ahead) if !ahead.segment.members.is_empty() => self.enter(ahead),
+            Source::Ahead(ahead) => self.start_member(ahead.rest()),
+            Source::Zstd(frames) => {
                 self.source = Source::Zstd(frames);
-                at
+                self.next_frame()
             }
             other => {
                 self.source = other;
-                return Ok(false);
+                Ok(false)
             }
+        }
+    }
+
+    /// The next zstd frame (libzstd's decoder consumes exactly its frame).
+    fn next_frame(&mut self) -> io::Result<bool> {
+        if self.tee()?.fill_buf()?.is_empty() {
+            return Ok(false);
+        }
+        let Source::Zstd(frames) = &mut self.source else {
+            return Ok(false);
         };
+        frames.next_frame()?;
+        let tee = frames.get_mut();
+        if self.hold {
+            tee.copy.hold();
+        }
+        let at = tee.at;
+        self.unit_started(at);
+        Ok(true)
+    }
+
+    /// The gzip member that starts at the next raw byte: inflated ahead
+    /// when it was (it starts a segment), else inflated here as it comes;
+    /// `false` at the end of the input.
+    fn start_member(&mut self, mut tee: Tee<Raw<R>, W, D>) -> io::Result<bool> {
+        let mut segment = None;
+        if let Raw::Cut(segments) = &mut tee.inner {
+            if segments.at_boundary() {
+                match segments.next_segment() {
+                    Ok(Some(next)) if next.members.is_empty() => segments.put_back(next, 0),
+                    Ok(Some(next)) => segment = Some(next),
+                    Ok(None) => {
+                        self.source = Source::Over(tee);
+                        return Ok(false);
+                    }
+                    Err(e) => {
+                        self.source = Source::Over(tee);
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        if let Some(segment) = segment {
+            return self.enter(Box::new(Ahead {
+                tee,
+                segment,
+                end: 0,
+                data_end: 0,
+            }));
+        }
+        let more = tee.fill_buf().map(|rest| !rest.is_empty());
+        if !matches!(more, Ok(true)) {
+            self.source = Source::Over(tee);
+            return more;
+        }
+        if self.hold {
+            tee.copy.hold();
+        }
+        let at = tee.at;
+        self.source = Source::Gzip(Box::new(GzDecoder::new(tee)));
+        if self.buf.len() < BUF {
+            self.buf = vec![0; BUF];
+        }
+        self.unit_started(at);
+        Ok(true)
+    }
+
+    /// The next member inflated ahead: its raw bytes to the output, its
+    /// data to be read.
+    fn enter(&mut self, mut ahead: Box<Ahead<R, W, D>>) -> io::Result<bool> {
+        let Some(member) = ahead.segment.members.pop_front() else {
+            return self.start_member(ahead.rest());
+        };
+        let start = ahead.end;
+        let at = ahead.segment.at + start as u64;
+        debug_assert_eq!(ahead.tee.at, at, "every raw byte before it is out");
+        let tee = &mut ahead.tee;
+        if self.hold {
+            tee.copy.hold();
+        }
+        let written = tee.copy.raw(&ahead.segment.raw[start..member.end]);
+        tee.broke |= written.is_err();
+        tee.at += (member.end - start) as u64;
+        ahead.end = member.end;
+        if start == 0 {
+            // The segment's first member: its data is read where it lies.
+            self.buf = std::mem::take(&mut ahead.segment.data);
+        }
+        let data = ahead.data_end..member.data_end;
+        ahead.data_end = member.data_end;
+        self.source = Source::Ahead(ahead);
+        written?;
+        self.unit_started(at);
+        (self.pos, self.end) = (data.start, data.end);
+        // Nothing more to inflate: at its end, the member is over.
+        self.ended = true;
+        Ok(true)
+    }
+
+    /// A unit starts at raw byte `at`, nothing of it read yet.
+    fn unit_started(&mut self, at: u64) {
         self.records_in_unit = 0;
         self.member = at;
         self.within = 0;
         self.ended = false;
         self.pos = 0;
         self.end = 0;
-        Ok(true)
     }
 
     /// A record ended: in a plain input that ends a unit.
     pub fn record_ended(&mut self) -> io::Result<()> {
         match self.source {
             Source::Plain(_) => self.unit_end(),
-            Source::Gzip(_) | Source::Zstd(_) | Source::Taken => Ok(()),
+            Source::Gzip(_)
+            | Source::Ahead(_)
+            | Source::Over(_)
+            | Source::Zstd(_)
+            | Source::Taken => Ok(()),
         }
     }
 
@@ -236,6 +357,11 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
 
     /// After a malformed record: the rest of the raw input, as it is.
     pub fn copy_rest(&mut self) -> io::Result<()> {
+        // What was inflated ahead and not yet read goes out as bytes.
+        self.source = match std::mem::replace(&mut self.source, Source::Taken) {
+            Source::Ahead(ahead) => Source::Over(ahead.rest()),
+            other => other,
+        };
         let tee = self.tee()?;
         loop {
             let n = tee.fill_buf()?.len();
@@ -256,6 +382,8 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
         let mut tee = match self.source {
             Source::Plain(tee) => tee,
             Source::Gzip(decoder) => decoder.into_inner(),
+            Source::Ahead(ahead) => ahead.rest(),
+            Source::Over(tee) => tee,
             Source::Zstd(frames) => frames.into_inner(),
             Source::Taken => return Err(lost()),
         };
@@ -266,6 +394,26 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
         Ok(tee.copy)
     }
 }
+
+impl<R: Read, W: Write, D> Ahead<R, W, D> {
+    /// The raw input, with what is left of the segment (past the member
+    /// read, the members not read) back in it, to be read as bytes.
+    fn rest(self) -> Tee<Raw<R>, W, D> {
+        let Ahead {
+            mut tee,
+            segment,
+            end,
+            ..
+        } = self;
+        if let Raw::Cut(segments) = &mut tee.inner {
+            segments.put_back(segment, end);
+        }
+        tee
+    }
+}
+
+/// How many decoded bytes are read at a time.
+const BUF: usize = 64 * 1024;
 
 /// Never met: the source is only taken between two members, within one
 /// call.
