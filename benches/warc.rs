@@ -27,9 +27,10 @@
 //! by its size and a digest of the pages and this generator's version.
 //!
 //! The `--jobs 2` run is given `-v`, whose last line says the CPU time of
-//! the thread that reads the archive for all the others: its share of a
-//! `--jobs 1` run's CPU time is what more cores cannot divide, and the
-//! bench gives, by Amdahl's law, what 16 and 64 cores could make of it.
+//! the thread that reads the archive for all the others and of the one
+//! that writes the output: their shares of a `--jobs 1` run's CPU time are
+//! what more cores cannot divide, and the bench gives, by Amdahl's law
+//! from the larger, what 16 and 64 cores could make of it.
 //!
 //! Each round runs every way once, starting at a different one, so that the
 //! noise of a shared machine hits all alike; a figure is the median of the
@@ -166,9 +167,9 @@ fn main() {
     }
 
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); ways.len()];
-    // The CPU seconds of the thread that reads the archive, in each round's
-    // --jobs 2 run (its `-v` line).
-    let mut reading: Vec<f64> = Vec::new();
+    // The CPU seconds of the thread that reads the archive and of the one
+    // that writes the output, in each round's --jobs 2 run (its `-v` line).
+    let mut reading: Vec<(f64, f64)> = Vec::new();
     // What each way wrote, in MB (the same every round).
     let mut written: Vec<Option<f64>> = vec![None; ways.len()];
     for round in 0..rounds {
@@ -184,7 +185,7 @@ fn main() {
                         command.args(["--jobs", if way == Way::Jobs2 { "2" } else { "1" }]);
                     }
                     if way == Way::Jobs2 {
-                        // Its last line: the reading thread's CPU time.
+                        // Its last line: the reading and writing threads' CPU time.
                         command.arg("-v");
                     }
                     if way == Way::Level6 {
@@ -310,14 +311,26 @@ fn main() {
         ways.iter().position(|&w| w == Way::Jobs1),
         reading.is_empty(),
     ) {
-        // s: what one thread does for all, as a share of the work.
-        let s = median((0..rounds).map(|r| reading[r] / runs[one][r].cpu).collect());
+        // What one thread does for all, as a share of the work: the
+        // reading thread's, and the writing thread's beside it (the two
+        // work at once, so the larger bounds the run).
+        let share = |of: fn(&(f64, f64)) -> f64| {
+            median(
+                (0..rounds)
+                    .map(|r| of(&reading[r]) / runs[one][r].cpu)
+                    .collect(),
+            )
+        };
+        let (read, write) = (share(|t| t.0), share(|t| t.1));
+        let s = read.max(write);
         let amdahl = |n: f64| 1.0 / (s + (1.0 - s) / n);
         println!(
             "the reading thread's CPU (--jobs 2) ÷ {jobs1}'s CPU: {:.1}% (target ≤ 3%: {}); \
-             by Amdahl's law at most {:.1}× on 16 cores, {:.1}× on 64, {:.1}× on any number",
-            s * 100.0,
-            verdict(s <= 0.03),
+             the writing thread's: {:.1}%; by Amdahl's law at most {:.1}× on 16 cores, \
+             {:.1}× on 64, {:.1}× on any number",
+            read * 100.0,
+            verdict(read <= 0.03),
+            write * 100.0,
             amdahl(16.0),
             amdahl(64.0),
             1.0 / s
@@ -736,11 +749,18 @@ fn timed(command: &mut Command) -> (Run, String, String) {
 /// How `htmlabs -v` starts the line of the reading thread's CPU time.
 const READING: &str = "htmlabs: the reading thread took ";
 
-/// The reading thread's CPU seconds, from a `--jobs 2 -v` run's messages.
-fn reading_cpu(stderr: &str) -> f64 {
+/// The reading thread's and the writing thread's CPU seconds, from a
+/// `--jobs 2 -v` run's messages (`… took R of the run's A CPU s (P%), the
+/// writing thread W (Q%): …`).
+fn reading_cpu(stderr: &str) -> (f64, f64) {
     stderr
         .lines()
         .find_map(|line| line.strip_prefix(READING))
-        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .and_then(|rest| {
+            let reading = rest.split(' ').next()?.parse().ok()?;
+            let (_, after) = rest.split_once(", the writing thread ")?;
+            let writing = after.split(' ').next()?.parse().ok()?;
+            Some((reading, writing))
+        })
         .unwrap_or_else(|| fail(&format!("no reading thread's line from -v in: {stderr}")))
 }

@@ -1203,3 +1203,30 @@ fn check_on_a_page_with_no_base_fails_saying_why() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// An archive's output written on a thread of its own (`--jobs 2`) fails
+/// as it does on the reading thread: one line naming it, status 2.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_stops_an_archive_the_same_whatever_the_jobs() {
+    let archive =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/warc/shapes.warc.gz");
+    for jobs in ["1", "2", "3"] {
+        let full = fs::File::create("/dev/full").unwrap();
+        let out = StdCommand::new(BIN)
+            .args(["--warc"])
+            .arg(&archive)
+            .args(["--jobs", jobs])
+            .stdin(Stdio::null())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--jobs {jobs}");
+        assert_eq!(
+            text(&out.stderr),
+            "htmlabs: error: cannot write standard output: no space left on device (os error 28)\n",
+            "--jobs {jobs}"
+        );
+    }
+}

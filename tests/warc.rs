@@ -1737,7 +1737,7 @@ fn skippable(magic: u32, data: &[u8]) -> Vec<u8> {
 }
 
 #[test]
-fn verbose_says_what_the_reading_thread_took_when_there_are_jobs() {
+fn verbose_says_what_the_reading_and_writing_threads_took_when_there_are_jobs() {
     let input = fixture("shapes.warc.gz");
     let (status, stderr, _, _) = htmlabs(&input, &["-v", "--jobs", "2"]);
     assert_eq!(status, 0, "{stderr}");
@@ -1745,17 +1745,20 @@ fn verbose_says_what_the_reading_thread_took_when_there_are_jobs() {
         .lines()
         .find(|line| line.starts_with("htmlabs: the reading thread took "))
         .unwrap_or_else(|| panic!("no reading thread's line: {stderr}"));
-    // `took R of the run's A CPU s (P%): more cores make it at most N× as fast as one`
+    // `took R of the run's A CPU s (P%), the writing thread W (Q%): more
+    // cores make it at most N× as fast as one`
     let numbers: Vec<f64> = line
         .split(|c: char| !(c.is_ascii_digit() || c == '.'))
         .filter_map(|n| n.trim_matches('.').parse().ok())
         .collect();
-    let [reading, all, percent, most] = numbers[..] else {
+    let [reading, all, percent, writing, writing_percent, most] = numbers[..] else {
         panic!("{line}");
     };
-    assert!(reading <= all, "{line}");
+    assert!(reading + writing <= all, "{line}");
     assert!((0.0..=100.0).contains(&percent), "{line}");
+    assert!((0.0..=100.0).contains(&writing_percent), "{line}");
     assert!(most >= 1.0, "{line}");
+    assert!(line.contains(", the writing thread "), "{line}");
     assert!(line.ends_with("× as fast as one"), "{line}");
     // With no jobs, one thread does everything: nothing to say.
     let (status, stderr, _, _) = htmlabs(&input, &["-v", "--jobs", "1"]);

@@ -160,7 +160,7 @@ pub fn run(
         move |link: &Link| heard.borrow_mut().links.push(link.clone())
     });
     let (mut changes, mut warnings) = (0, 0);
-    let rewrite = |writer: &mut dyn Write, output_name: &str| {
+    let rewrite = |writer: &mut (dyn Write + Send), output_name: &str| {
         let mut telling = telling;
         let result = match http {
             None => {

@@ -11,6 +11,7 @@ use rustix::time::{ClockId, clock_gettime};
 use crate::html::config::Config;
 use crate::request::Request;
 use crate::source::listener::{Done, Listener};
+use crate::source::output::behind::writing_cpu;
 use crate::source::output::{Input, Output, SourceError};
 use crate::source::site::{self, Site};
 use crate::source::{http, page, warc};
@@ -152,12 +153,17 @@ pub fn run(
         Job::Warc { input, output: to } => {
             let options = request.warc().map_err(refused)?;
             let started = Instant::now();
-            let before = (cpu(ClockId::ThreadCPUTime), cpu(ClockId::ProcessCPUTime));
+            let before = (
+                cpu(ClockId::ThreadCPUTime),
+                cpu(ClockId::ProcessCPUTime),
+                writing_cpu(),
+            );
             let tally = warc::run(&config, &options, input, output(to), listener)?;
             let mut details = Vec::new();
             if options.jobs > 1 {
                 details.push(reading_share(
                     cpu(ClockId::ThreadCPUTime) - before.0,
+                    writing_cpu() - before.2,
                     cpu(ClockId::ProcessCPUTime) - before.1,
                 ));
             }
@@ -187,18 +193,20 @@ fn cpu(clock: ClockId) -> Duration {
 }
 
 /// The `-v` line of an archive's run with jobs: the share of its CPU time
-/// that the thread that reads the archive took (reading, inflating,
-/// framing, settling the records in order; the jobs rewrite). That thread
-/// is one for all, so by Amdahl's law no number of cores makes the run
-/// more than 1 ÷ that share faster than one core.
-fn reading_share(reading: Duration, all: Duration) -> String {
-    let share = reading.as_secs_f64() / all.as_secs_f64().max(1e-9);
+/// that the thread that reads the archive took (reading, framing and
+/// settling the records in order; the jobs inflate and rewrite), and the
+/// thread that writes the output. Each is one for all, so by Amdahl's law
+/// no number of cores makes the run more than 1 ÷ the larger share faster
+/// than one core.
+fn reading_share(reading: Duration, writing: Duration, all: Duration) -> String {
+    let all = all.as_secs_f64().max(1e-9);
+    let (reading, writing) = (reading.as_secs_f64(), writing.as_secs_f64());
     let took = format!(
-        "the reading thread took {:.2} of the run's {:.2} CPU s ({:.1}%)",
-        reading.as_secs_f64(),
-        all.as_secs_f64(),
-        share * 100.0,
+        "the reading thread took {reading:.3} of the run's {all:.2} CPU s ({:.1}%), the writing thread {writing:.3} ({:.1}%)",
+        reading / all * 100.0,
+        writing / all * 100.0,
     );
+    let share = reading.max(writing) / all;
     match share > 0.0 {
         true => format!(
             "{took}: more cores make it at most {:.0}× as fast as one",

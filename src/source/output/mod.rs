@@ -2,6 +2,7 @@
 //! writes an output the user named whole or not at all, staged in its
 //! directory and put in its place at the end.
 
+pub(crate) mod behind;
 pub(crate) mod dir;
 pub(crate) mod spool;
 pub(crate) mod staging;
@@ -105,7 +106,7 @@ impl Input {
 /// went well.
 pub fn write_to<T>(
     output: Output,
-    write: impl FnOnce(&mut dyn io::Write, &str) -> Result<T, SourceError>,
+    write: impl FnOnce(&mut (dyn io::Write + Send), &str) -> Result<T, SourceError>,
 ) -> Result<T, SourceError> {
     let flushed = |out: &mut dyn io::Write, name: &str| {
         out.flush()
@@ -114,7 +115,9 @@ pub fn write_to<T>(
     match output {
         Output::Stdout => {
             let name = "standard output";
-            let mut out = io::stdout().lock();
+            // Not locked: a source may write it from a thread of its own
+            // (its writes are buffered, each takes the lock).
+            let mut out = io::stdout();
             let done = write(&mut out, name)?;
             flushed(&mut out, name)?;
             Ok(done)

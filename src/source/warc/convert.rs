@@ -27,6 +27,7 @@ use super::write::{self, Packing, Record, now, record_id};
 use crate::html::config::Config;
 use crate::source::listener::{self, Document, Listener, Progress, SourceWarning};
 use crate::source::listing::would_change;
+use crate::source::output::behind::{Direct, Out, write_behind};
 use crate::source::output::spool::Spool;
 use crate::typed::Type;
 
@@ -141,7 +142,7 @@ impl Window {
 /// Fails when the input cannot be read or the output written, or when
 /// it is not a WARC file (then before anything is written); a malformed
 /// record is a warning, and the rest of the input comes out as it is.
-pub fn convert<R: Read, W: Write>(
+pub fn convert<R: Read, W: Write + Send>(
     config: &Arc<Config>,
     options: &Options,
     input: R,
@@ -153,7 +154,7 @@ pub fn convert<R: Read, W: Write>(
 
 /// [`convert`]; with `write` false the output goes nowhere (`--check`,
 /// `--links`), and the new records are not made, only counted and told.
-pub(crate) fn convert_to<R: Read, W: Write>(
+pub(crate) fn convert_to<R: Read, W: Write + Send>(
     config: &Arc<Config>,
     options: &Options,
     input: R,
@@ -174,23 +175,68 @@ pub(crate) fn convert_to<R: Read, W: Write>(
         return Err(Error::NotWarc(why));
     }
     let input = io::Cursor::new(first).chain(input);
-    let hold = options.mode == Mode::Replace;
-    // With jobs, the pool rewrites and, ahead of the reading, inflates.
-    let pool = match options.jobs {
-        0 | 1 => None,
-        jobs => Some(Arc::new(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(jobs)
-                .thread_name(|i| format!("htmlabs-warc-{i}"))
-                .build()
-                .map_err(|e| Error::Read(io::Error::other(e)))?,
-        )),
+    let submit = |work, done: mpsc::Sender<Done>| {
+        let _ = done.send(work::work(config, options.content_location, work));
     };
-    let inflating = pool
-        .as_ref()
-        .map(|pool| Inflating::new(Arc::clone(pool), options.jobs, config.max_memory));
-    let units =
-        Units::new(input, output, config.max_memory, hold, inflating).map_err(Error::Read)?;
+    let jobs = match options.jobs {
+        0 | 1 => None,
+        jobs => Some(jobs),
+    };
+    let asked = Asked {
+        config,
+        options,
+        listener,
+        write,
+    };
+    let Some(jobs) = jobs else {
+        let read = read_through(&asked, input, Direct(output), None, &submit);
+        return read.map(|(tally, out)| (tally, out.0));
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("htmlabs-warc-{i}"))
+        .build()
+        .map_err(|e| Error::Read(io::Error::other(e)))?;
+    let pool = Arc::new(pool);
+    // The pool rewrites and, ahead of the reading, inflates; the reading
+    // stays on this thread, and the writing has a thread of its own.
+    let inflating = Inflating::new(Arc::clone(&pool), jobs, config.max_memory);
+    let (read, written) = write_behind(output, |behind| {
+        pool.in_place_scope(|scope| {
+            let spawn = |work, done| scope.spawn(move |_| submit(work, done));
+            read_through(&asked, input, behind, Some(inflating), &spawn).map(|(tally, _)| tally)
+        })
+    });
+    let tally = read?;
+    Ok((tally, written.map_err(Error::Write)?))
+}
+
+/// What a run is asked: its documents' setup, its options, who hears what
+/// happens, whether new records are made.
+struct Asked<'a> {
+    config: &'a Arc<Config>,
+    options: &'a Options,
+    listener: &'a dyn Listener,
+    write: bool,
+}
+
+/// [`convert_to`], from the input's first bytes, into `out`; each work
+/// given to `submit`.
+fn read_through<R: Read, O: Out>(
+    asked: &Asked<'_>,
+    input: R,
+    out: O,
+    inflating: Option<Inflating>,
+    submit: &Submit<'_>,
+) -> Result<(Tally, O), Error> {
+    let Asked {
+        config,
+        options,
+        listener,
+        write,
+    } = *asked;
+    let hold = options.mode == Mode::Replace;
+    let units = Units::new(input, out, config.max_memory, hold, inflating).map_err(Error::Read)?;
     // A level for the other compression would do nothing: refused, before
     // anything is written.
     let is = if units.gzip() {
@@ -241,19 +287,7 @@ pub(crate) fn convert_to<R: Read, W: Write>(
         listening: listener.hears_links(),
         write,
     };
-    let Some(pool) = pool else {
-        return run.drive(units, &|work, done| {
-            let _ = done.send(work::work(config, options.content_location, work));
-        });
-    };
-    // The reading stays on this thread.
-    pool.in_place_scope(|scope| {
-        run.drive(units, &|work, done| {
-            scope.spawn(move |_| {
-                let _ = done.send(work::work(config, options.content_location, work));
-            });
-        })
-    })
+    run.drive(units, submit)
 }
 
 /// What stops a run: the input cannot be read, or the output written, or
@@ -343,7 +377,7 @@ impl Run<'_> {
             .warning(&document, &SourceWarning::Archive(&warning));
     }
 
-    fn drive<R: Read, W: Write>(
+    fn drive<R: Read, W: Out>(
         &mut self,
         mut units: Units_<R, W>,
         submit: &Submit<'_>,
@@ -392,7 +426,7 @@ impl Run<'_> {
     /// Writes out what is done at the front of the output; with `all`,
     /// waits for every work whose unit is over, else only while the
     /// window is full.
-    fn settle<W: Write>(
+    fn settle<W: Out>(
         &mut self,
         output: &mut super::order::Ordered<W, Done>,
         all: bool,
@@ -410,11 +444,11 @@ impl Run<'_> {
     /// The unit at the front, its works done: their warnings told, and
     /// its bytes written (a new record in its place, or its bytes as they
     /// came and a conversion after them for each page rewritten).
-    fn settled_one(&mut self, front: Front<Done>, out: &mut dyn Write) -> Result<(), Error> {
-        let Front { mut held, done } = front;
+    fn settled_one(&mut self, front: Front<Done>, out: &mut dyn Out) -> Result<(), Error> {
+        let Front { held, done } = front;
         let replaces = !self.broken && done.iter().any(|d| d.replaces);
         if !replaces {
-            held.copy_to(out).map_err(Error::Write)?;
+            out.hand(held).map_err(Error::Write)?;
         }
         for done in done {
             self.settled += 1;
@@ -425,7 +459,7 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn settled_work(&mut self, done: Done, out: &mut dyn Write) -> Result<(), Error> {
+    fn settled_work(&mut self, done: Done, out: &mut dyn Out) -> Result<(), Error> {
         if let Some(e) = done.failed {
             return Err(Error::Write(e));
         }
@@ -453,13 +487,13 @@ impl Run<'_> {
             return Ok(());
         }
         self.tally.urls += done.urls;
-        if let Some(mut record) = done.record {
+        if let Some(record) = done.record {
             if !self.warcinfo_written {
                 self.write_warcinfo(&done.version, out)
                     .map_err(Error::Write)?;
                 self.warcinfo_written = true;
             }
-            record.copy_to(out).map_err(Error::Write)?;
+            out.hand(record).map_err(Error::Write)?;
         }
         self.tally.rewritten += 1;
         match done.kind {
@@ -534,7 +568,7 @@ impl Run<'_> {
     }
 
     /// Reads one record and hands out its work; `false` at the end.
-    fn record<R: Read, W: Write>(
+    fn record<R: Read, W: Out>(
         &mut self,
         units: &mut Units_<R, W>,
         submit: &Submit<'_>,

@@ -13,12 +13,15 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
+use crate::source::output::behind::{Out, Shared};
 use crate::source::output::spool::Spool;
 
 /// What waits in the queue.
 enum Slot<D> {
     /// Raw bytes to copy as they are.
     Raw(Spool),
+    /// Raw bytes, in a buffer the input was read into (not copied).
+    Shared(Shared),
     /// The raw bytes of a unit whose record may be replaced, until its
     /// header says whether it will be ([`Ordered::release`] when not).
     Held(Spool),
@@ -50,7 +53,7 @@ pub struct Front<D> {
     pub done: Vec<D>,
 }
 
-impl<W: Write, D> Ordered<W, D> {
+impl<W: Out, D> Ordered<W, D> {
     /// A queue that holds up to `limit` bytes in memory, all its slots
     /// together (one slot each was `limit`: a slow page followed by many
     /// long records held many times the limit).
@@ -62,6 +65,23 @@ impl<W: Write, D> Ordered<W, D> {
         }
     }
 
+    /// Raw bytes of the input, in order, in a buffer shared with the
+    /// reader: kept there while they wait, unless a slot that grows takes
+    /// them.
+    pub fn raw_shared(&mut self, piece: Shared) -> io::Result<()> {
+        match self.queue.back_mut() {
+            None => self.out.hand_shared(piece),
+            Some(Slot::Raw(spool) | Slot::Held(spool)) => spool.write_all(piece.bytes()),
+            Some(Slot::Work {
+                held, open: true, ..
+            }) => held.write_all(piece.bytes()),
+            Some(Slot::Work { open: false, .. } | Slot::Shared(_)) => {
+                self.queue.push_back(Slot::Shared(piece));
+                Ok(())
+            }
+        }
+    }
+
     /// Raw bytes of the input, in order.
     pub fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         match self.queue.back_mut() {
@@ -70,7 +90,7 @@ impl<W: Write, D> Ordered<W, D> {
             Some(Slot::Work {
                 held, open: true, ..
             }) => held.write_all(bytes),
-            Some(Slot::Work { open: false, .. }) => {
+            Some(Slot::Work { open: false, .. } | Slot::Shared(_)) => {
                 let mut spool = self.spool();
                 spool.write_all(bytes)?;
                 self.queue.push_back(Slot::Raw(spool));
@@ -163,6 +183,7 @@ impl<W: Write, D> Ordered<W, D> {
                 Slot::Raw(spool) | Slot::Held(spool) | Slot::Work { held: spool, .. } => {
                     spool.in_memory().map_or(0, <[u8]>::len)
                 }
+                Slot::Shared(piece) => piece.keeps(),
             })
             .sum()
     }
@@ -201,11 +222,12 @@ impl<W: Write, D> Ordered<W, D> {
     }
 
     fn write_raw_front(&mut self) -> io::Result<()> {
-        while let Some(Slot::Raw(_)) = self.queue.front() {
-            let Some(Slot::Raw(mut spool)) = self.queue.pop_front() else {
-                unreachable!("matched above")
-            };
-            spool.copy_to(&mut self.out)?;
+        while let Some(Slot::Raw(_) | Slot::Shared(_)) = self.queue.front() {
+            match self.queue.pop_front() {
+                Some(Slot::Raw(spool)) => self.out.hand(spool)?,
+                Some(Slot::Shared(piece)) => self.out.hand_shared(piece)?,
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -247,13 +269,14 @@ fn gone() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::output::behind::Direct;
     use std::sync::mpsc;
 
     /// Slots waiting behind a unit at work hold the limit in memory in all,
     /// and come out in order.
     #[test]
     fn the_queue_holds_its_limit_in_memory_in_all() {
-        let mut ordered: Ordered<Vec<u8>, u8> = Ordered::new(Vec::new(), 100);
+        let mut ordered: Ordered<Direct<Vec<u8>>, u8> = Ordered::new(Direct(Vec::new()), 100);
         let (done, result) = mpsc::channel();
         ordered.work(false, result);
         ordered.raw(&[b'a'; 60]).unwrap();
@@ -274,6 +297,6 @@ mod tests {
         ordered.close().unwrap();
         let expected: Vec<u8> =
             [[b'a'; 60].as_slice(), &[b'b'; 70], &[b'c'; 70], &[b'd'; 70]].concat();
-        assert_eq!(ordered.into_inner(), expected);
+        assert_eq!(ordered.into_inner().0, expected);
     }
 }

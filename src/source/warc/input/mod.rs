@@ -13,8 +13,9 @@
 //! Here: a record's [`Place`] and why the records [`Stop`]; the raw input
 //! copied out as it is consumed (`tee`); the units, decompressed and
 //! framed (`units`); a gzip input cut and inflated on the pool ahead of
-//! the reading, with jobs (`segments`); the records read from them
-//! (`records`); and what an input's first bytes say it is (`sniff`).
+//! the reading, with jobs (`segments`); the raw input handed to decoders
+//! in the same pieces however it came (`aligned`); the records read from
+//! them (`records`); and what an input's first bytes say it is (`sniff`).
 
 use std::fmt;
 use std::io;
@@ -25,6 +26,7 @@ use super::zst::{Dictionary, Frames};
 use segments::Inflated;
 use tee::{Raw, Tee};
 
+mod aligned;
 mod records;
 mod segments;
 mod sniff;

@@ -7,13 +7,17 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use super::{Place, Stop, Units};
+use crate::source::output::behind::Out;
 use crate::source::warc::header::{Header, MAX_HEADER};
+
+/// How much of what is at hand is searched at a time for a header's end.
+const HEADER_STEP: usize = 4096;
 
 /// The empty line that ends a header, searched for once built.
 static HEADER_END: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(b"\r\n\r\n"));
 
-impl<R: Read, W: Write, D> Units<R, W, D> {
+impl<R: Read, W: Out, D> Units<R, W, D> {
     /// Whether the record whose header was just read is its unit's first.
     pub fn first_in_unit(&self) -> bool {
         self.records_in_unit == 1
@@ -101,7 +105,18 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
                     ),
                 });
             }
+            // A few KiB at a time: what is at hand may be a whole member's
+            // data, and a header is short.
             let available = self.filled(at)?;
+            let available = &available[..available.len().min(HEADER_STEP)];
+            if bytes.is_empty() {
+                // The header whole at hand (as it mostly is): copied once.
+                if let Some(i) = HEADER_END.find(available) {
+                    bytes = available[..i + 4].to_vec();
+                    self.consume(i + 4);
+                    break;
+                }
+            }
             let old = bytes.len();
             bytes.extend_from_slice(available);
             match HEADER_END.find(&bytes[searched..]) {

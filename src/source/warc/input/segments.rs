@@ -31,7 +31,7 @@ use std::sync::{Arc, LazyLock};
 use flate2::bufread::GzDecoder;
 use memchr::memmem;
 
-use super::tee::BLOCK;
+use super::aligned::BLOCK;
 
 /// Where segments are inflated, and how far ahead of the reading.
 #[derive(Clone)]
@@ -75,7 +75,8 @@ impl Inflating {
 pub(super) struct Inflated {
     /// Where its first byte is in the input.
     pub(super) at: u64,
-    pub(super) raw: Vec<u8>,
+    /// Its bytes, shared with the output while they wait there.
+    pub(super) raw: Arc<Vec<u8>>,
     /// The members' data, one after another (one buffer a segment: one
     /// allocation made on the pool and freed by the reader, not one a
     /// member).
@@ -283,7 +284,7 @@ impl<R: Read> Read for Segments<R> {
 
 impl<R: Read> BufRead for Segments<R> {
     /// The bytes to the end of the block ([`BLOCK`]) the next one is in,
-    /// as [`Aligned`](super::tee::Aligned) hands them on: joined from the
+    /// as [`Aligned`](super::aligned::Aligned) hands them on: joined from the
     /// segments after this one where it ends first.
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if self.staged < self.stage.len() {
@@ -402,7 +403,7 @@ fn inflate((at, raw): (u64, Vec<u8>), budget: usize) -> Inflated {
     }
     Inflated {
         at,
-        raw,
+        raw: Arc::new(raw),
         data,
         members,
     }

@@ -10,6 +10,7 @@ use flate2::write::GzEncoder;
 use std::sync::Arc;
 
 use super::{Inflating, Place, Stop, Units};
+use crate::source::output::behind::Direct;
 
 /// A reader that gives at most `sizes[i]` bytes per read, cycled.
 struct Writes<'a> {
@@ -109,7 +110,7 @@ fn read_with(
         i: 0,
     };
     let mut units: Units<_, _, ()> =
-        Units::new(reader, Vec::new(), 1 << 20, false, inflating).unwrap();
+        Units::new(reader, Direct(Vec::new()), 1 << 20, false, inflating).unwrap();
     let mut records = Vec::new();
     let stop = loop {
         match units.more() {
@@ -136,7 +137,7 @@ fn read_with(
     if stop.is_some() {
         units.copy_rest().unwrap();
     }
-    let output = units.finish().unwrap().into_inner();
+    let output = units.finish().unwrap().into_inner().0;
     assert_eq!(output, input, "the output is the input, byte for byte");
     (records, stop)
 }

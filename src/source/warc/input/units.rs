@@ -2,17 +2,19 @@
 //! (zstd frame) at a time, decoded; where the next byte is; the output
 //! told where each unit ends.
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Read};
+use std::sync::Arc;
 
 use flate2::bufread::GzDecoder;
 
+use super::aligned::Aligned;
 use super::segments::{Inflating, Segments};
-use super::tee::Aligned;
 use super::{Ahead, GZIP_MAGIC, Place, Raw, Source, Stop, Tee, Units};
+use crate::source::output::behind::{Out, Shared};
 use crate::source::warc::order::Ordered;
 use crate::source::warc::zst::{self, Dictionary, Frames};
 
-impl<R: Read, W: Write, D> Units<R, W, D> {
+impl<R: Read, W: Out, D> Units<R, W, D> {
     /// Reads the first bytes to tell gzip from plain; what waits for the
     /// output is kept in memory up to `limit` bytes a unit, in temporary
     /// files past it. With `hold`, each unit is held from its start (see
@@ -284,7 +286,8 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
         if self.hold {
             tee.copy.hold();
         }
-        let written = tee.copy.raw(&ahead.segment.raw[start..member.end]);
+        let raw = Shared::new(Arc::clone(&ahead.segment.raw), start..member.end);
+        let written = tee.copy.raw_shared(raw);
         tee.broke |= written.is_err();
         tee.at += (member.end - start) as u64;
         ahead.end = member.end;
@@ -395,7 +398,7 @@ impl<R: Read, W: Write, D> Units<R, W, D> {
     }
 }
 
-impl<R: Read, W: Write, D> Ahead<R, W, D> {
+impl<R: Read, W: Out, D> Ahead<R, W, D> {
     /// The raw input, with what is left of the segment (past the member
     /// read, the members not read) back in it, to be read as bytes.
     fn rest(self) -> Tee<Raw<R>, W, D> {
