@@ -33,8 +33,9 @@
 //! files: it must not be held in memory); and archives of four long pages
 //! (30 MiB of links, or of one `srcset`, gzip-encoded bodies of a few
 //! hundred KiB) at `--jobs` 1 and 2, against the bound for `--warc`,
-//! 6 × `--max-memory` + `--max-lookahead` a job, and `--max-memory` +
-//! 16 MiB in all (the output's queue, and the constant).
+//! 7 × `--max-memory` + `--max-lookahead` a job, and 3 × `--max-memory`
+//! and 16 MiB in all (the output's queue, the piece the writing thread
+//! writes and the one waiting for it, and the constant).
 
 mod common;
 
@@ -568,7 +569,7 @@ fn warc_rows(bin: &Path) {
     }
     println!();
     println!(
-        "`{} --warc IN -o OUT [--max-memory N] [--jobs N]`, every core ({cores}) unless said; bound: --jobs × (6 × --max-memory + --max-lookahead) + --max-memory + {}",
+        "`{} --warc IN -o OUT [--max-memory N] [--jobs N]`, every core ({cores}) unless said; bound: --jobs × (7 × --max-memory + --max-lookahead) + 3 × --max-memory + {}",
         bin.display(),
         size(CONSTANT)
     );
@@ -578,7 +579,7 @@ fn warc_rows(bin: &Path) {
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |");
     for (name, size_in, limit, jobs, (status, peak, seconds, summary)) in &runs {
-        let bound = jobs * (bound(limit, 6) - CONSTANT) + bound(limit, 1) - LOOKAHEAD;
+        let bound = jobs * (bound(limit, 7) - CONSTANT) + bound(limit, 3) - LOOKAHEAD;
         println!(
             "| {name} | {} | {limit} | {jobs} | {status} | {} | {} | {seconds:.1} | {summary} |",
             size(*size_in),

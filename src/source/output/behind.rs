@@ -1,6 +1,6 @@
 //! Writing on a thread of its own, behind the one that reads: what a run
 //! writes is handed over (a spool whole, without a copy; small writes in
-//! buffers of [`PIECE`] bytes) and written there, so that the reading
+//! buffers of [`PIECE`] bytes; one at most waits) and written there, so that the reading
 //! thread, which works for all the others, does not also wait on the
 //! kernel's writes (a third of its time, writing an archive to a file).
 //!
@@ -96,9 +96,11 @@ enum Piece {
 /// How many bytes of small writes are handed over at once.
 const PIECE: usize = 256 * 1024;
 
-/// How many pieces may wait for the writing thread: past them, the
-/// reading waits (what waits is in memory, a spool up to its limit).
-const WAITING: usize = 4;
+/// How many pieces may wait for the writing thread, beside the one it
+/// writes: past it, the reading waits (a piece is in memory, a spool up
+/// to its limit: two of them at most, so that the memory bound grows by
+/// two `--max-memory`, not more).
+const WAITING: usize = 1;
 
 /// The handle the reading thread writes to; see the module's note.
 pub struct Behind {

@@ -5,13 +5,20 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::LazyLock;
 
-use memchr::memmem;
-
-/// A line's end, its searcher built once (built for each line, it cost
-/// more than the search).
-static CRLF: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"\r\n"));
+/// Where the first `\r\n` is: found by its `\n` (memchr; a searcher for
+/// the pair costs more than a header's short lines).
+fn crlf(bytes: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\n', &bytes[from..]) {
+        let i = from + i;
+        if i > 0 && bytes[i - 1] == b'\r' {
+            return Some(i - 1);
+        }
+        from = i + 1;
+    }
+    None
+}
 
 /// The most a header may take, blank line included; past it the record is
 /// malformed (real headers are well under 4 KiB).
@@ -39,7 +46,7 @@ impl Header {
     /// empty line (`\r\n\r\n`). The error says what is wrong, in the
     /// user's terms.
     pub fn parse(bytes: Vec<u8>) -> Result<Header, String> {
-        let Some(version_end) = CRLF.find(&bytes) else {
+        let Some(version_end) = crlf(&bytes) else {
             return Err("no line end after the version".to_owned());
         };
         let version = &bytes[..version_end];
@@ -52,7 +59,7 @@ impl Header {
         // The last two bytes are the empty line's.
         let end = bytes.len() - 2;
         while at < end {
-            let line_end = CRLF.find(&bytes[at..]).map_or(end, |i| at + i);
+            let line_end = crlf(&bytes[at..]).map_or(end, |i| at + i);
             let line = &bytes[at..line_end];
             if matches!(line.first(), Some(b' ' | b'\t')) {
                 // A folded line (§4, as in RFC 2616's LWS) goes on the
@@ -96,7 +103,7 @@ impl Header {
 
     /// `WARC/1.1`, as it came.
     pub fn version_line(&self) -> &[u8] {
-        let end = CRLF.find(&self.bytes).unwrap_or(self.bytes.len());
+        let end = crlf(&self.bytes).unwrap_or(self.bytes.len());
         &self.bytes[..end]
     }
 
@@ -121,7 +128,12 @@ impl Header {
         let raw = self.raw(name)?;
         let trimmed = raw.trim_ascii();
         if !trimmed.contains(&b'\n') {
-            return Some(String::from_utf8_lossy(trimmed));
+            // Checked first at memory speed: values are nearly always ASCII
+            // (the lossy decoding walks them in chunks).
+            return Some(match std::str::from_utf8(trimmed) {
+                Ok(text) => Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(trimmed),
+            });
         }
         let joined: Vec<&[u8]> = trimmed
             .split(|&b| b == b'\n')
@@ -179,12 +191,50 @@ impl Header {
 
 /// RFC 2616's token characters: what a field name is made of.
 fn is_token(b: u8) -> bool {
-    b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b)
+    TOKEN[usize::from(b)]
 }
+
+/// [`is_token`] for each byte, made once.
+const TOKEN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        let mut separator = false;
+        let mut i = 0;
+        while i < SEPARATORS.len() {
+            separator |= SEPARATORS[i] == byte;
+            i += 1;
+        }
+        table[b] = byte.is_ascii_graphic() && !separator;
+        b += 1;
+    }
+    table
+};
+
+/// RFC 2616's separators (its token is any visible character but these).
+const SEPARATORS: &[u8] = b"()<>@,;:\\\"/[]?={}";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_is_any_visible_character_but_the_separators() {
+        for b in 0..=255u8 {
+            let visible = (0x21..0x7f).contains(&b);
+            let separator = b"()<>@,;:\\\"/[]?={}".contains(&b);
+            assert_eq!(is_token(b), visible && !separator, "{b:#04x}");
+        }
+    }
+
+    #[test]
+    fn a_line_ends_at_the_first_cr_lf_not_at_a_bare_lf() {
+        assert_eq!(crlf(b"a\nb\r\nc\r\n"), Some(3));
+        assert_eq!(crlf(b"\nx\r"), None);
+        assert_eq!(crlf(b"\r\n"), Some(0));
+        assert_eq!(crlf(b"\r\r\n"), Some(1));
+    }
 
     fn header(text: &str) -> Header {
         Header::parse(text.as_bytes().to_vec()).unwrap()

@@ -13,6 +13,11 @@
 //! `zst`), every byte read copied out as it came (an unchanged record is
 //! its compressed member, never recompressed).
 //!
+//! With jobs, three kinds of thread: the pool inflates (a gzip input cut
+//! where its members may start, `input::segments`) and rewrites; one
+//! thread reads for all (frames the records, hands out their work, settles
+//! them in order); one writes (`output::behind`).
+//!
 //! The way through: `input` (units and records, their places) →
 //! `header` → `convert` (the run: records read, their
 //! work handed out, the units settled in order through `order`) →
