@@ -1766,6 +1766,31 @@ fn verbose_says_what_the_reading_and_writing_threads_took_when_there_are_jobs() 
     assert!(!stderr.contains("reading thread"), "{stderr}");
 }
 
+/// A check writes nothing: its summary says what would change, and no
+/// record added or replaced, in either mode.
+#[test]
+fn a_checks_summary_says_what_would_change_not_what_was_added() {
+    let input = fixture("shapes.warc.gz");
+    // Replace mode warns of the revisit that refers to a record it would
+    // replace, as it does when it writes.
+    for (mode, warnings) in [("conversion", "0 warnings"), ("replace", "1 warning")] {
+        let run = Command::cargo_bin("htmlabs")
+            .unwrap()
+            .args(["--warc"])
+            .arg(&input)
+            .args(["--check", "--warc-mode", mode])
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(1));
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        let summary = stderr.lines().last().unwrap();
+        let expected = format!(
+            "htmlabs: 20 records, 12 HTML would change, 47 URLs would change, {warnings}, "
+        );
+        assert!(summary.starts_with(&expected), "{mode}: {summary}");
+    }
+}
+
 // `--links`: the link graph of an archive, no archive written.
 
 /// `htmlabs --warc IN --links [ARGS]` in a directory of its own: the exit

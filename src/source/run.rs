@@ -178,7 +178,7 @@ pub fn run(
                 changes: count(tally.changes),
                 incomplete: tally.incomplete,
                 interrupted: false,
-                line: Some(tally.line(started.elapsed())),
+                line: Some(tally.line(request.check, started.elapsed())),
                 details,
                 tally: Tally::Warc(tally),
             })

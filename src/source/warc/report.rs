@@ -174,27 +174,36 @@ pub struct Tally {
 
 impl Tally {
     /// The line printed at the end: `412 records, 181 HTML rewritten, …`
-    /// (and `3 CSS rewritten, 2 XML rewritten, ` when there are any).
-    pub fn line(&self, elapsed: Duration) -> String {
+    /// (and `3 CSS rewritten, 2 XML rewritten, ` when there are any); for
+    /// a check (`check`), which writes nothing, what would change:
+    /// `412 records, 181 HTML would change, 9012 URLs would change, …`.
+    pub fn line(&self, check: bool, elapsed: Duration) -> String {
         let seconds = elapsed.as_secs_f64().max(1e-6);
+        let verb = if check { "would change" } else { "rewritten" };
         let mut others = String::new();
         for (n, name) in [(self.rewritten_css, "CSS"), (self.rewritten_xml, "XML")] {
             if n > 0 {
-                others += &format!("{n} {name} rewritten, ");
+                others += &format!("{n} {name} {verb}, ");
             }
         }
+        let added = match (check, self.replaced) {
+            (true, _) => String::new(),
+            (false, 0) => format!(
+                "{} conversion{} added, ",
+                self.conversions,
+                plural(self.conversions)
+            ),
+            (false, replaced) => format!(
+                "{replaced} replaced, {} conversion{} added, ",
+                self.conversions,
+                plural(self.conversions)
+            ),
+        };
         format!(
-            "{} record{}, {} HTML rewritten, {others}{}{} conversion{} added, {} URL{} rewritten, {} warning{}, {:.1} MB/s",
+            "{} record{}, {} HTML {verb}, {others}{added}{} URL{} {verb}, {} warning{}, {:.1} MB/s",
             self.records,
             plural(self.records),
             self.rewritten - self.rewritten_css - self.rewritten_xml,
-            if self.replaced > 0 {
-                format!("{} replaced, ", self.replaced)
-            } else {
-                String::new()
-            },
-            self.conversions,
-            plural(self.conversions),
             self.urls,
             plural(self.urls),
             self.warnings,
