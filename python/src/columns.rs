@@ -34,8 +34,10 @@ impl Strings {
             }
             None => self.nulls += 1,
         }
-        // The caller ends a batch long before 2 GiB (`Columns::bytes`).
-        self.offsets.push(self.data.len() as i32);
+        // Below 2 GiB: the caller ends a batch before a row that does
+        // not fit (`Columns::fits`).
+        self.offsets
+            .push(i32::try_from(self.data.len()).unwrap_or(i32::MAX));
     }
 
     /// `(validity or None, offsets, data, null count)`.
@@ -105,6 +107,13 @@ impl Columns {
         let base = (!link.base.url.is_empty()).then_some(link.base.url.as_str());
         self.base.push(base);
         self.layer.push(Some(link.base.layer.name()));
+    }
+
+    /// Whether the row of `link` fits: no text column past what 32-bit
+    /// offsets can say (its `raw` at most thrice its bytes, encoded).
+    pub fn fits(&self, place: [&str; 3], link: &htmlabs::Link) -> bool {
+        let grows = place.iter().map(|p| p.len()).sum::<usize>() + 3 * link.size();
+        self.bytes().saturating_add(grows) <= i32::MAX as usize
     }
 
     pub fn rows(&self) -> usize {

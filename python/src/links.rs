@@ -191,14 +191,24 @@ impl Links {
             // Filled with the interpreter released: Rust's work alone.
             let full = py.detach(|| {
                 while columns.rows() < rows && columns.bytes() < bytes {
-                    let Some(link) = self.left.pop_front() else {
-                        return false;
+                    let Some(link) = self.left.front() else {
+                        return Some(false);
                     };
                     let [record, target, date] = &self.place;
-                    columns.push([record, target, date], &link);
+                    if !columns.fits([record, target, date], link) {
+                        // Past what a batch's offsets can say: the next
+                        // batch, or, for a link alone, no batch at all.
+                        return (columns.rows() > 0).then_some(true);
+                    }
+                    columns.push([record, target, date], link);
+                    self.left.pop_front();
                 }
-                true
+                Some(true)
             });
+            let Some(full) = full else {
+                let why = "a link's values are too long for an Arrow batch (2 GiB)";
+                return Err(error(py, "Error", why.to_owned()));
+            };
             if full {
                 break;
             }
