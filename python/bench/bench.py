@@ -4,7 +4,7 @@ checkout's root (../shared beside it):
 
     python python/bench/bench.py threads [ROUNDS]   # rewrite() in 1 and 2 threads: the GIL released
     python python/bench/bench.py lxml [ROUNDS]      # the module vs warcio + lxml on the corpus WARC's records
-    python python/bench/bench.py spark [ROUNDS]     # htmlabs.spark in local[1] and local[2] vs the command line
+    python python/bench/bench.py spark [ROUNDS]     # htmlabs.spark in local[1] and local[2] vs the command line and warcio + lxml
     python python/bench/bench.py links [ROUNDS]     # extract_links vs warcio + lxml + urljoin, in the same Spark
 
 (lxml: pip install lxml; spark and links: pyspark and Java 17, and the
@@ -231,8 +231,9 @@ def command_line():
 def bench_spark(rounds):
     """htmlabs.spark in local[1] and local[2] over files of ~67 MB, beside
     the command line's `--warc --jobs 1` on the same files, one after
-    another, and the control: two command-line processes at once, which
-    shows what the machine gives two processes then."""
+    another, the control: two command-line processes at once, which
+    shows what the machine gives two processes then, and the usual job
+    (warcio + lxml, `warcio_lxml_run`) in the same Spark, one task a file."""
     import subprocess
 
     from pyspark.sql import SparkSession
@@ -299,11 +300,30 @@ def bench_spark(rounds):
             assert all(r.error is None for r in rows), rows
             return wall, used
 
+        def run_usual(n):
+            spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
+                     .config("spark.ui.enabled", "false")
+                     .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+            spark.sparkContext.setLogLevel("ERROR")
+            spark.sparkContext.parallelize(range(n), n).map(lambda x: x).collect()
+            fresh()
+            usual_rewrite_job(spark, [str(CORPUS_WARC)], str(work / "warm"))
+            fresh()
+            c0, t0 = cpu() + tree_cpu(os.getpid()), time.perf_counter()
+            usual_rewrite_job(spark, inputs, str(out))
+            wall = time.perf_counter() - t0
+            used = cpu() + tree_cpu(os.getpid()) - c0
+            spark.stop()
+            assert len(os.listdir(out)) == count
+            return wall, used
+
         ways = {
             "Spark `local[1]`": lambda: run_spark(1),
             "Spark `local[2]`": lambda: run_spark(2),
             "command line `--warc --jobs 1`, the files one after another": lambda: run_cli(1),
             "control: two command-line processes at once, half the files each": lambda: run_cli(2),
+            "warcio + lxml, Spark `local[1]`": lambda: run_usual(1),
+            "warcio + lxml, Spark `local[2]`": lambda: run_usual(2),
         }
         names = list(ways)
         times = {name: [] for name in names}
@@ -316,7 +336,9 @@ def bench_spark(rounds):
         print(f"{count} WARC files of {len(data) / 1e6:.1f} MB ({mb:.0f} MB gzip; each the corpus crawl {copies} times), "
               f"each way into a fresh directory, median of {rounds} rounds (interleaved); nproc {cores}, {model}. "
               f"Spark's CPU is its JVM's, its Python workers' and the driver's; before the clock, the session is "
-              f"started, its workers too, and the corpus crawl rewritten once.\n")
+              f"started, its workers too, and the corpus crawl rewritten once. warcio + lxml: the usual script "
+              f"(`warcio_lxml_run`: warcio reads and writes, lxml rewrites each page) on each file, one task a "
+              f"file, as htmlabs.spark's.\n")
         med = {n: statistics.median(w for w, _ in times[n]) for n in names}
         table(["way", "wall s: median (fastest–slowest)", "MB/s", "CPU s", "CPU s ÷ wall s"], [
             [n, f"{med[n]:.2f} ({min(w for w, _ in times[n]):.2f}–{max(w for w, _ in times[n]):.2f})",
@@ -339,8 +361,28 @@ def bench_spark(rounds):
         print(f"- the control, one command line after another ÷ two at once: {control}")
         print(f"- `local[1]` ÷ the command line's `--jobs 1`, wall: **{against}**; target ≤ 1.15×: "
               f"{'met' if a <= 1.15 else 'not met'}; CPU: {against_cpu}")
+        per_core, _ = ratio(4, 0, cpu=True)
+        usual_wall, _ = ratio(4, 0)
+        usual_2, _ = ratio(4, 5)
+        print(f"- throughput per core, htmlabs ÷ warcio + lxml (its CPU s ÷ htmlabs's, `local[1]`): **{per_core}**; "
+              f"wall, `local[1]`: {usual_wall}; warcio + lxml's `local[2]` ÷ `local[1]`, wall: {usual_2}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def usual_rewrite_job(spark, inputs, output_dir):
+    """The usual rewrite job in Spark: `warcio_lxml_run` on each file, one
+    task a file (as htmlabs.spark's), each output under its own name in
+    `output_dir`."""
+
+    def partition(paths):
+        for path in paths:
+            with open(os.path.join(output_dir, os.path.basename(path)), "wb") as dst:
+                warcio_lxml_run(path, dst)
+            yield path
+
+    os.makedirs(output_dir, exist_ok=True)
+    return spark.sparkContext.parallelize(inputs, len(inputs)).mapPartitions(partition).collect()
 
 
 def usual_job(spark, inputs):
@@ -371,13 +413,18 @@ def usual_job(spark, inputs):
 def bench_links(rounds):
     """Link extraction in Spark local[1] and local[2]: htmlabs's
     extract_links beside the usual job (warcio + lxml + urljoin) over the
-    same files, each written as Parquet; and the command line's `--warc
-    --links --jobs 1` on the same files, one after another."""
+    same files, each written as Parquet; the command line's `--warc
+    --links --jobs 1` on the same files, one after another; and what Spark
+    and its Parquet writer alone take of htmlabs's rows (read from Arrow
+    files made before the clock): the part of extract_links's CPU that no
+    work of htmlabs's can make smaller."""
     import subprocess
 
+    import pyarrow as pa
     from pyspark.sql import SparkSession
 
-    from htmlabs.spark import extract_links
+    from htmlabs import spark as htmlabs_spark
+    from htmlabs.spark import LINK_SCHEMA, extract_links
 
     binary = command_line()
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -394,6 +441,31 @@ def bench_links(rounds):
         mb = len(data) * count / 1e6
         out = work / "out"
         found = {}
+        # Each file's rows as extract_links makes them, in an Arrow file.
+        arrow_of = {}
+        for i, path in enumerate(inputs[:1] + [str(CORPUS_WARC)]):
+            arrow_of[path] = str(work / f"rows{i}.arrow")
+            with pa.ipc.new_file(arrow_of[path], htmlabs_spark._arrow_schema()) as rows:
+                for batch in htmlabs_spark._file_batches(path, {"jobs": 1}):
+                    rows.write_batch(batch)
+        for path in inputs[1:]:
+            arrow_of[path] = arrow_of[inputs[0]]  # the same bytes, so the same rows
+
+        def rows_alone(spark, paths):
+            """The rows of each file from its Arrow file, one task a file,
+            into the same mapInArrow as extract_links's."""
+            files = [arrow_of[p] for p in paths]
+
+            def partition(batches):
+                for batch in batches:
+                    for path in batch.column(0).to_pylist():
+                        with pa.memory_map(path) as source:
+                            reader = pa.ipc.open_file(source)
+                            for i in range(reader.num_record_batches):
+                                yield reader.get_batch(i)
+
+            rdd = spark.sparkContext.parallelize([(f,) for f in files], numSlices=len(files))
+            return spark.createDataFrame(rdd, "path string").mapInArrow(partition, LINK_SCHEMA)
 
         def run_spark(n, job):
             spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
@@ -430,6 +502,8 @@ def bench_links(rounds):
             "warcio + lxml + urljoin, Spark `local[1]`": lambda: run_spark(1, usual_job),
             "warcio + lxml + urljoin, Spark `local[2]`": lambda: run_spark(2, usual_job),
             "command line `--warc --links --jobs 1`, the files one after another": run_cli,
+            "htmlabs's rows from Arrow files, Spark `local[1]`: Spark and Parquet alone": lambda: run_spark(
+                1, rows_alone),
         }
         names = list(ways)
         times = {name: [] for name in names}
@@ -466,6 +540,13 @@ def bench_links(rounds):
               f"target ≥ 5×: {'met' if p >= 5 else 'not met'}; wall, `local[1]`: {wall_1}")
         print(f"- `local[2]` ÷ `local[1]`, wall: htmlabs {ours}, the usual job {theirs}")
         print(f"- htmlabs `local[1]` ÷ the command line's `--links --jobs 1`, wall: {against}")
+        cpus = {n: statistics.median(c for _, c in times[n]) for n in names}
+        usual, floor, ours_cpu = cpus[names[2]], cpus[names[5]], cpus[names[0]]
+        print(f"- what bounds it: Spark and its Parquet writer alone take {floor:.2f} CPU s of htmlabs's rows "
+              f"(`local[1]`), {floor / usual:.0%} of the usual job's {usual:.2f}; 5× per core is "
+              f"{usual / 5:.2f} CPU s in all, so it leaves htmlabs's own work {usual / 5 - floor:.2f} CPU s "
+              f"(it takes {ours_cpu - floor:.2f}: extract_links's {ours_cpu:.2f} less the floor); with htmlabs's own "
+              f"work free, the ratio would be {usual / floor:.1f}×")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

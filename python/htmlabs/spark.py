@@ -195,37 +195,20 @@ def _rewrite_partition(items: Iterable[str], output_dir: str, options: dict[str,
         yield rewrite_one(path, output_dir, options)
 
 
+def _error_row(path: str, error: str) -> tuple:
+    """A file's row with its error, its other columns null."""
+    return (path,) + (None,) * (len(LINK_COLUMNS) - 2) + (error,)
+
+
 def links_of(path: str, options: dict[str, Any]) -> Iterator[tuple]:
     """The links of one WARC file, as rows of :data:`LINK_COLUMNS`
     (tuples), streamed; then, when the file could not be read whole, a
     row with its error. Never raises for the file's sake."""
-    try:
-        if _is_local(path):
-            src = None
-            links = htmlabs.warc_links(_local(path), **options)
-        else:
-            src = _open(path, "rb")
-            links = htmlabs.warc_links(src, **options)
-        try:
-            for link in links:
-                g = link.get
-                yield (path, g("record"), g("target"), g("date"), g("line"), g("column"), g("offset"),
-                       g("element"), g("attribute"), g("kind"), g("original"), g("raw"), g("absolute"),
-                       g("outcome"), g("base"), g("layer"), None)
-        finally:
-            if src is not None:
-                src.close()
-        summary = links.summary
-    except Exception as e:  # one file's failure is its row, not the job's
-        error = str(e) if isinstance(e, htmlabs.Error) else f"{type(e).__name__}: {e}"
-        yield (path,) + (None,) * (len(LINK_COLUMNS) - 2) + (error,)
-        return
-    if summary.incomplete:
-        # The links before the break are rows; what stopped it is one more.
-        yield (path,) + (None,) * (len(LINK_COLUMNS) - 2) + (_stopped(summary.warnings),)
+    for batch in _file_batches(path, options):
+        yield from zip(*(column.to_pylist() for column in batch.columns))
 
 
-# Rows a record batch: each batch crosses to the JVM whole, as Arrow.
+# Rows a record batch at most: each batch crosses to the JVM whole, as Arrow.
 _BATCH_ROWS = 8192
 
 
@@ -236,31 +219,65 @@ def _arrow_schema():
     return pa.schema([(name, kinds[kind]) for name, kind in LINK_COLUMNS])
 
 
+def _file_batches(path: str, options: dict[str, Any], rows: int = _BATCH_ROWS, **limits: int):
+    """The links of one WARC file as Arrow record batches of
+    :data:`LINK_COLUMNS`, streamed; then, when the file could not be read
+    whole, a batch of one row with its error. Never raises for the file's
+    sake. The columns are built by the Rust side, in Arrow's layout
+    (``Links._arrow_columns``): no link is a Python object on its way, which
+    was most of a task's CPU in Python (a ``dict``, a tuple, then
+    ``pa.array`` of each column's values)."""
+    import pyarrow as pa
+
+    schema = _arrow_schema()
+    types = [f.type for f in schema][1:-1]
+
+    def error_batch(error):
+        row = _error_row(path, error)
+        return pa.RecordBatch.from_arrays([pa.array([v], type=f.type) for v, f in zip(row, schema)], schema=schema)
+
+    def array(kind, count, column):
+        if kind == pa.int64():
+            return pa.Array.from_buffers(kind, count, [None, pa.py_buffer(column)], null_count=0)
+        valid, offsets, data, nulls = column
+        buffers = [valid and pa.py_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(data)]
+        return pa.Array.from_buffers(kind, count, buffers, null_count=nulls)
+
+    try:
+        if _is_local(path):
+            src = None
+            links = htmlabs.warc_links(_local(path), **options)
+        else:
+            src = _open(path, "rb")
+            links = htmlabs.warc_links(src, **options)
+        try:
+            while (got := links._arrow_columns(rows, **limits)) is not None:
+                count, columns = got
+                arrays = [pa.repeat(pa.scalar(path, pa.string()), count)]
+                arrays += [array(kind, count, column) for kind, column in zip(types, columns)]
+                arrays.append(pa.nulls(count, pa.string()))
+                yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+        finally:
+            if src is not None:
+                src.close()
+        summary = links.summary
+    except Exception as e:  # one file's failure is its row, not the job's
+        yield error_batch(str(e) if isinstance(e, htmlabs.Error) else f"{type(e).__name__}: {e}")
+        return
+    if summary.incomplete:
+        # The links before the break are rows; what stopped it is one more.
+        yield error_batch(_stopped(summary.warnings))
+
+
 def _links_batches(batches, options: dict[str, Any]):
     """mapInArrow's function: the paths of its partition (one file) in,
     their links out as Arrow record batches of LINK_COLUMNS. Arrow, not
     pickled rows: the JVM reads the columns as they are, instead of
     unpickling a row at a time (most of the job's CPU on rows of 17
     fields)."""
-    import pyarrow as pa
-
-    schema = _arrow_schema()
-
-    def batch(rows):
-        columns = zip(*rows)
-        return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, schema)],
-                                          schema=schema)
-
     for paths in batches:
         for path in paths.column(0).to_pylist():
-            rows = []
-            for row in links_of(path, options):
-                rows.append(row)
-                if len(rows) == _BATCH_ROWS:
-                    yield batch(rows)
-                    rows = []
-            if rows:
-                yield batch(rows)
+            yield from _file_batches(path, options)
 
 
 def extract_links(spark, inputs: list[str], **options: Any):

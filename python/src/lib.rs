@@ -28,6 +28,7 @@ use htmlabs::source::typing::{Clue, FIRST_BYTES, decide};
 use htmlabs::source::{self, Job, Tally};
 use htmlabs::{Config, Layers, SourceError, Type, TypedRewriter};
 
+mod columns;
 mod links;
 
 /// How the Python side names a document given as bytes, and its result,

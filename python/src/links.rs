@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use htmlabs::SourceError;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
@@ -24,6 +24,7 @@ use htmlabs::source::output::{Input, Output};
 use htmlabs::source::warc::Place;
 use htmlabs::source::{self, Job, Summary, Tally};
 
+use crate::columns::Columns;
 use crate::{End, PyReader, WarcSummary, end, error, flags, source_error, warc_request};
 
 /// Records whose links may wait for the caller: past it, the run waits.
@@ -127,7 +128,10 @@ impl Read for Stoppable {
 pub struct Links {
     from: Mutex<Option<Receiver<Batch>>>,
     run: Option<JoinHandle<Ended>>,
-    /// The record whose links are being given, and those left of it.
+    /// The record whose links are being given (`record`, `target`,
+    /// `date`; as Python strings once a `dict` needs them), and those
+    /// left of it.
+    place: [String; 3],
     current: Option<(Py<PyString>, Py<PyString>, Py<PyString>)>,
     left: VecDeque<htmlabs::Link>,
     stop: Arc<AtomicBool>,
@@ -152,32 +156,105 @@ impl Links {
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyDict>>> {
         loop {
             if let Some(link) = self.left.pop_front() {
+                if self.current.is_none() {
+                    let [record, target, date] = &self.place;
+                    self.current = Some((
+                        PyString::new(py, record).unbind(),
+                        PyString::new(py, target).unbind(),
+                        PyString::new(py, date).unbind(),
+                    ));
+                }
                 return self.dict(py, &link).map(Some);
             }
-            let Some(from) = self.from().take() else {
-                return Ok(None);
-            };
-            let (got, from) = match from.try_recv() {
-                Ok(batch) => (Some(batch), from),
-                // The caller is ahead of the run: wait for it, released.
-                Err(TryRecvError::Empty) => py.detach(move || (from.recv().ok(), from)),
-                Err(TryRecvError::Disconnected) => (None, from),
-            };
-            let Some(batch) = got else {
-                return self.ended(py).map(|()| None);
-            };
-            *self.from() = Some(from);
-            self.current = Some((
-                PyString::new(py, &batch.record).unbind(),
-                PyString::new(py, &batch.target).unbind(),
-                PyString::new(py, &batch.date).unbind(),
-            ));
-            self.left = batch.links.into();
+            match self.receive(py) {
+                Some(batch) => self.take(batch),
+                None => return self.ended(py).map(|()| None),
+            }
         }
+    }
+
+    /// The next links, at most `rows` of them and fewer once a text
+    /// column holds `bytes`, as the buffers of an Arrow record batch
+    /// (`columns::Columns::into_python`): what `htmlabs.spark` hands the
+    /// JVM, with no link made a Python object. `None` once all are given;
+    /// a run's error is raised after the links before it are given.
+    #[pyo3(signature = (rows, bytes = 64 << 20))]
+    fn _arrow_columns<'py>(
+        &mut self,
+        py: Python<'py>,
+        rows: usize,
+        bytes: usize,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let mut columns = Columns::default();
+        let rows = rows.max(1);
+        loop {
+            // Filled with the interpreter released: Rust's work alone.
+            let full = py.detach(|| {
+                while columns.rows() < rows && columns.bytes() < bytes {
+                    let Some(link) = self.left.front() else {
+                        return Some(false);
+                    };
+                    let [record, target, date] = &self.place;
+                    if !columns.fits([record, target, date], link) {
+                        // Past what a batch's offsets can say: the next
+                        // batch, or, for a link alone, no batch at all.
+                        return (columns.rows() > 0).then_some(true);
+                    }
+                    columns.push([record, target, date], link);
+                    self.left.pop_front();
+                }
+                Some(true)
+            });
+            let Some(full) = full else {
+                let why = "a link's values are too long for an Arrow batch (2 GiB)";
+                return Err(error(py, "Error", why.to_owned()));
+            };
+            if full {
+                break;
+            }
+            match self.receive(py) {
+                Some(batch) => self.take(batch),
+                // The links before the run's end first; its end (or
+                // error) at the next call.
+                None if columns.rows() > 0 => break,
+                None => {
+                    self.ended(py)?;
+                    break;
+                }
+            }
+        }
+        if columns.rows() == 0 {
+            return Ok(None);
+        }
+        columns.into_python(py).map(Some)
     }
 }
 
 impl Links {
+    /// The next record's links, waited for with the interpreter
+    /// released; `None` once the run has sent them all (its end is then
+    /// [`Links::ended`]'s).
+    fn receive(&mut self, py: Python<'_>) -> Option<Batch> {
+        let from = self.from().take()?;
+        let (got, from) = match from.try_recv() {
+            Ok(batch) => (Some(batch), from),
+            // The caller is ahead of the run: wait for it, released.
+            Err(TryRecvError::Empty) => py.detach(move || (from.recv().ok(), from)),
+            Err(TryRecvError::Disconnected) => (None, from),
+        };
+        if got.is_some() {
+            *self.from() = Some(from);
+        }
+        got
+    }
+
+    /// The record whose links are given next.
+    fn take(&mut self, batch: Batch) {
+        self.place = [batch.record, batch.target, batch.date];
+        self.current = None;
+        self.left = batch.links.into();
+    }
+
     /// The channel the links come by (in a mutex only for `Sync`: the
     /// iterator is used through `&mut`).
     fn from(&mut self) -> &mut Option<Receiver<Batch>> {
@@ -297,6 +374,7 @@ pub fn warc_links(
     Ok(Links {
         from: Mutex::new(Some(from)),
         run: Some(run),
+        place: Default::default(),
         current: None,
         left: VecDeque::new(),
         stop,

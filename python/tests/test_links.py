@@ -76,6 +76,72 @@ def test_warc_links_stopped_early_can_be_left(corpus):
     assert [next(again) for _ in range(3)] == first
 
 
+def values_warc(path):
+    """An archive whose links have every kind of value a column holds: text
+    beyond ASCII, bytes that are not (`raw`), no base (`base` and
+    `absolute` null), and a page of 300 links."""
+
+    def record(kind, block, content_type, n, target=None):
+        head = [b"WARC/1.1", b"WARC-Type: " + kind, b"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-%012d>" % n,
+                b"WARC-Date: 2024-05-01T10:00:0%dZ" % n]
+        if target:
+            head.append(b"WARC-Target-URI: " + target)
+        head += [b"Content-Type: " + content_type, b"Content-Length: %d" % len(block)]
+        return b"\r\n".join(head) + b"\r\n\r\n" + block + b"\r\n\r\n"
+
+    def response(body):
+        return b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + body
+
+    http = b"application/http; msgtype=response"
+    page = "<base href=http://b\u00e9.example/d/><a href='caf\u00e9'><img srcset='a.png 1x, b.png 2x'>".encode()
+    many = b"".join(b"<a href='p%d.html'>" % i for i in range(300))
+    path.write_bytes(record(b"response", response(page + b"<a href='x\xff\xfey'>"), http, 1, b"http://example.com/a/")
+                     + record(b"resource", b"<a href=nothing.html>", b"text/html", 2)
+                     + record(b"response", response(many), http, 3, b"http://example.com/many/"))
+    return path
+
+
+def test_extract_links_arrow_batches_are_the_links_in_any_batch_size(cli, corpus, tmp_path):
+    """The Arrow record batches extract_links hands the JVM (their columns
+    built by the Rust side) hold, row by row, the values warc_links gives
+    and the command line's lines, in batches of any number of rows or
+    bytes; a file cut short ends with its error's row, one that cannot be
+    opened is that row alone."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        missing("pyarrow")
+    names = [n for n, _ in job.LINK_COLUMNS]
+    values = values_warc(tmp_path / "values.warc")
+    paths = [values, REPO / "fixtures/warc/cut.warc.gz", corpus / "warc/corpus-wget.warc.gz"]
+    for path in paths + [tmp_path / "missing.warc.gz"]:
+        try:
+            links = htmlabs.warc_links(str(path))
+            expected = [tuple([str(path)] + [d.get(n) for n in names[1:-1]] + [None]) for d in links]
+            if links.summary.incomplete:
+                expected.append(job._error_row(str(path), job._stopped(links.summary.warnings)))
+        except htmlabs.Error as e:
+            expected = [job._error_row(str(path), str(e))]
+        if path in paths:
+            status, lines = cli_links(cli, path)
+            assert [dict(zip(names, row[:-1])) for row in expected if row[-1] is None] == [
+                {"path": str(path), "raw": None, **line} for line in lines], path
+            assert (expected[-1][-1] is not None) == (status == 2)
+        for rows, limits in [(8192, {}), (1, {}), (7, {}), (1000, {"bytes": 100})]:
+            got = []
+            for batch in job._file_batches(str(path), {}, rows, **limits):
+                assert batch.schema == job._arrow_schema()
+                assert 0 < batch.num_rows <= rows
+                batch.validate(full=True)
+                got += zip(*(column.to_pylist() for column in batch.columns))
+            assert got == expected, (path, rows, limits)
+    got = [row for row in job._file_batches(str(values), {}) for row in zip(*(c.to_pylist() for c in row.columns))]
+    assert {row[names.index("raw")] for row in got} == {None, "x%FF%FEy"}
+    assert {row[names.index("original")] for row in got} >= {"caf\u00e9", "nothing.html"}
+    assert [row[names.index("base")] for row in got].count(None) == 1
+    assert len(got) == 306
+
+
 def by_file(rows):
     """Rows of extract_links, by file: each link as the command line's
     line (the keys it has), and the errors."""

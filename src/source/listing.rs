@@ -49,6 +49,67 @@ pub fn report_line(place: Map<String, Value>, link: &Link) -> String {
     Value::Object(object).to_string()
 }
 
+/// Appends [`report_line`]`(place(document), link)` to `out`, the same
+/// bytes written as they go: no map nor value a link (which took most of
+/// a `--links` run's time beside the page engine's).
+fn write_report_line(out: &mut Vec<u8>, document: &Document<'_>, link: &Link) {
+    let mut first = true;
+    let mut key = |out: &mut Vec<u8>, key: &str| {
+        out.extend_from_slice(if first { b"{\"" } else { b",\"" });
+        first = false;
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":");
+    };
+    let text = |out: &mut Vec<u8>, value: Option<&str>| match value {
+        // serde_json's escaping, as the `Value` gives it.
+        Some(value) => serde_json::to_writer(&mut *out, value).expect("a Vec takes every write"),
+        None => out.extend_from_slice(b"null"),
+    };
+    match document {
+        Document::Page(path) | Document::File(path) => {
+            for (name, value) in file_place(path) {
+                key(out, &name);
+                text(out, value.as_str());
+            }
+        }
+        Document::Record(named) => {
+            for (name, value) in [
+                ("record", &named.id),
+                ("target", &named.target),
+                ("date", &named.date),
+            ] {
+                key(out, name);
+                text(out, Some(value));
+            }
+        }
+        Document::Run => {}
+    }
+    let p = link.position;
+    for (name, value) in [("line", p.line), ("column", p.column), ("offset", p.offset)] {
+        key(out, name);
+        serde_json::to_writer(&mut *out, &value).expect("a Vec takes every write");
+    }
+    let base = (!link.base.url.is_empty()).then_some(link.base.url.as_str());
+    for (name, value) in [
+        ("element", Some(link.element.as_str())),
+        ("attribute", Some(link.attribute.as_str())),
+        ("kind", Some(link.kind.name())),
+        ("original", Some(link.original.as_str())),
+        ("absolute", link.absolute.as_deref()),
+        ("outcome", Some(link.outcome.name())),
+        ("base", base),
+        ("layer", Some(link.base.layer.name())),
+    ] {
+        key(out, name);
+        text(out, value);
+    }
+    if let Some(raw) = &link.raw {
+        key(out, "raw");
+        text(out, Some(&percent_encoded(raw)));
+    }
+    out.extend_from_slice(b"}\n");
+}
+
 /// A link as the report gives it (and the Python binding's `links`). A
 /// value whose bytes are not valid in the document's encoding has
 /// `original` with U+FFFD where they did not decode, and `raw`: its bytes,
@@ -100,6 +161,8 @@ struct Writers {
     /// The first write error, and what it could not write; later lines are
     /// dropped.
     error: Option<SourceError>,
+    /// The report line being written (one allocation for all).
+    line: Vec<u8>,
 }
 
 impl Listing {
@@ -114,6 +177,7 @@ impl Listing {
                 check,
                 report,
                 error: None,
+                line: Vec::new(),
             }),
         }
     }
@@ -157,7 +221,9 @@ impl Listener for Listing {
             }
         }
         if let Some((report, name)) = &mut writers.report {
-            if let Err(e) = writeln!(report, "{}", report_line(place(document), link)) {
+            writers.line.clear();
+            write_report_line(&mut writers.line, document, link);
+            if let Err(e) = report.write_all(&writers.line) {
                 writers.error = Some(SourceError::Write(name.clone(), e));
             }
         }
@@ -299,6 +365,52 @@ mod tests {
             Value::Object(place).to_string(),
             "{\"file\":\"s/\u{FFFD}%.html\",\"file_raw\":\"s/%FF%25.html\"}"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_report_line_is_written_as_the_value_gives_it() {
+        use crate::source::warc::{Named, Place};
+        use std::os::unix::ffi::OsStrExt;
+        let named = Named {
+            id: "<urn:uuid:\"x\">".into(),
+            target: "http://h/\u{e9}\u{1F600}\n\t\u{7f}\\".into(),
+            date: "2024-05-01T10:00:02Z".into(),
+            at: Place::Byte(7),
+        };
+        let plain = Path::new("site/a.html");
+        let odd = Path::new(std::ffi::OsStr::from_bytes(b"s/\xff%\n\".html"));
+        let documents = [
+            Document::Record(&named),
+            Document::Page(plain),
+            Document::File(odd),
+            Document::Run,
+        ];
+        let mut links = vec![
+            link(Outcome::Rewritten, None),
+            link(Outcome::Undecodable, Some(b"\xff%x y\x00")),
+        ];
+        let mut odd_link = link(Outcome::NoBase, None);
+        odd_link.absolute = None;
+        odd_link.base.url = String::new();
+        odd_link.base.layer = Layer::Empty;
+        odd_link.original = "\u{0}\u{1f}\"\\/\u{2028}\u{10FFFF}".into();
+        odd_link.element = String::new();
+        odd_link.attribute = String::new();
+        odd_link.position = Position {
+            offset: usize::MAX,
+            line: 0,
+            column: 1 << 40,
+        };
+        links.push(odd_link);
+        for document in &documents {
+            for link in &links {
+                let mut line = Vec::new();
+                write_report_line(&mut line, document, link);
+                let expected = report_line(place(document), link) + "\n";
+                assert_eq!(String::from_utf8(line).unwrap(), expected);
+            }
+        }
     }
 
     #[test]
