@@ -96,25 +96,29 @@ enum Piece {
 /// How many bytes of small writes are handed over at once.
 const PIECE: usize = 256 * 1024;
 
-/// How many pieces may wait for the writing thread, beside the one it
-/// writes: past it, the reading waits (a piece is in memory, a spool up
-/// to its limit: two of them at most, so that the memory bound grows by
-/// two `--max-memory`, not more).
+/// How many batches may wait for the writing thread, beside the one it
+/// writes: past it, the reading waits (a batch holds a spool up to its
+/// limit, or less than two [`PIECE`]s: two of them at most, so that the
+/// memory bound grows by two `--max-memory`, not more).
 const WAITING: usize = 1;
 
 /// The handle the reading thread writes to; see the module's note.
 pub struct Behind {
-    pieces: SyncSender<Piece>,
+    /// Pieces go over in batches of [`PIECE`] bytes or more (one a piece
+    /// was a wake-up of the writing thread for each record).
+    batches: SyncSender<Vec<Piece>>,
     /// Buffers the writing thread is done with, to fill again.
     spare: Receiver<Vec<u8>>,
     buf: Vec<u8>,
+    batch: Vec<Piece>,
+    batched: usize,
     /// The writing thread's error, once it stopped on one.
     failed: Arc<Mutex<Option<io::Error>>>,
 }
 
 impl Behind {
-    fn send(&mut self, piece: Piece) -> io::Result<()> {
-        if self.pieces.send(piece).is_ok() {
+    fn send(&mut self, batch: Vec<Piece>) -> io::Result<()> {
+        if self.batches.send(batch).is_ok() {
             return Ok(());
         }
         // It stopped on an error, which it left here before it went.
@@ -122,7 +126,32 @@ impl Behind {
         Err(failed.unwrap_or_else(|| io::Error::other("the output stopped on an error")))
     }
 
-    /// The bytes written so far, handed over.
+    /// `piece` (of `bytes` bytes) after those before it: in the batch, or
+    /// alone when it is large (so that a batch holds little in memory).
+    fn queue(&mut self, piece: Piece, bytes: usize) -> io::Result<()> {
+        if bytes >= PIECE {
+            self.ship()?;
+            return self.send(vec![piece]);
+        }
+        self.batch.push(piece);
+        self.batched += bytes;
+        match self.batched >= PIECE {
+            true => self.ship(),
+            false => Ok(()),
+        }
+    }
+
+    /// The batch, handed over.
+    fn ship(&mut self) -> io::Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        self.batched = 0;
+        let batch = std::mem::take(&mut self.batch);
+        self.send(batch)
+    }
+
+    /// The bytes written so far, into the batch.
     fn send_buf(&mut self) -> io::Result<()> {
         if self.buf.is_empty() {
             return Ok(());
@@ -132,7 +161,8 @@ impl Behind {
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(PIECE));
         let full = std::mem::replace(&mut self.buf, spare);
-        self.send(Piece::Bytes(full))
+        let bytes = full.len();
+        self.queue(Piece::Bytes(full), bytes)
     }
 }
 
@@ -145,10 +175,11 @@ impl Write for Behind {
         Ok(buf.len())
     }
 
-    /// Hands over what is buffered (the writing thread flushes the writer
-    /// at the end).
+    /// Hands over what is buffered and batched (the writing thread
+    /// flushes the writer at the end).
     fn flush(&mut self) -> io::Result<()> {
-        self.send_buf()
+        self.send_buf()?;
+        self.ship()
     }
 }
 
@@ -160,7 +191,8 @@ impl Out for Behind {
             return write_spool(self, &mut spool);
         }
         self.send_buf()?;
-        self.send(Piece::Spool(spool))
+        let bytes = usize::try_from(spool.len()).unwrap_or(usize::MAX);
+        self.queue(Piece::Spool(spool), bytes)
     }
 
     fn hand_shared(&mut self, piece: Shared) -> io::Result<()> {
@@ -168,7 +200,8 @@ impl Out for Behind {
             return self.write_all(piece.bytes());
         }
         self.send_buf()?;
-        self.send(Piece::Shared(piece))
+        let bytes = piece.range.len();
+        self.queue(Piece::Shared(piece), bytes)
     }
 }
 
@@ -193,9 +226,11 @@ pub fn write_behind<W: Write + Send, T>(
                 // No thread to be had: nothing is written.
                 let (dead, _) = mpsc::sync_channel(0);
                 let mut behind = Behind {
-                    pieces: dead,
+                    batches: dead,
                     spare: spares,
                     buf: Vec::new(),
+                    batch: Vec::new(),
+                    batched: 0,
                     failed: Arc::new(Mutex::new(Some(e))),
                 };
                 let failed = io::Error::other("no thread could be started to write the output");
@@ -203,13 +238,15 @@ pub fn write_behind<W: Write + Send, T>(
             }
         };
         let mut behind = Behind {
-            pieces,
+            batches: pieces,
             spare: spares,
             buf: Vec::with_capacity(PIECE),
+            batch: Vec::new(),
+            batched: 0,
             failed,
         };
         let done = work(&mut behind);
-        let sent = behind.send_buf();
+        let sent = behind.flush();
         // The end of the pieces: the writing thread flushes and returns.
         drop(behind);
         let written = writer
@@ -231,12 +268,12 @@ static WRITING: AtomicU64 = AtomicU64::new(0);
 /// it is left for the reading thread and the writing stops.
 fn write_pieces<W: Write>(
     mut out: W,
-    pieces: Receiver<Piece>,
+    pieces: Receiver<Vec<Piece>>,
     spare: Sender<Vec<u8>>,
     failed: Arc<Mutex<Option<io::Error>>>,
 ) -> io::Result<W> {
     let mut written = Ok(());
-    for piece in pieces.iter() {
+    for piece in pieces.iter().flatten() {
         written = match piece {
             Piece::Bytes(mut bytes) => {
                 let written = out.write_all(&bytes);

@@ -106,6 +106,8 @@ struct Window {
     /// The bytes in memory of each one's block, in order.
     blocks: VecDeque<usize>,
     held: usize,
+    /// It was full, and is not yet half empty.
+    draining: bool,
 }
 
 impl Window {
@@ -116,11 +118,25 @@ impl Window {
             bytes: max_memory.saturating_mul(jobs),
             blocks: VecDeque::new(),
             held: 0,
+            draining: false,
         }
     }
 
     fn full(&self) -> bool {
         self.blocks.len() > self.records || self.held > self.bytes
+    }
+
+    /// Whether the reading waits for the records at the front: from when
+    /// the window is full until it is half empty (waiting for one record
+    /// at a time put the reading thread to sleep and woke it once a
+    /// record, which cost it more than its reading).
+    fn must_wait(&mut self) -> bool {
+        if self.full() {
+            self.draining = true;
+        } else if self.blocks.len() <= self.records / 2 && self.held <= self.bytes / 2 {
+            self.draining = false;
+        }
+        self.draining
     }
 
     fn handed_out(&mut self, block: &Spool) {
@@ -432,7 +448,7 @@ impl Run<'_> {
         all: bool,
     ) -> Result<(), Error> {
         loop {
-            let wait = all || self.window.full();
+            let wait = all || self.window.must_wait();
             let Some(front) = output.front(wait).map_err(Error::Write)? else {
                 self.tell_later(false);
                 return Ok(());
@@ -760,5 +776,24 @@ mod tests {
         window.handed_out(&spilled);
         assert!(!window.full());
         assert_eq!(window.held, 101);
+    }
+
+    #[test]
+    fn once_full_the_window_is_waited_on_until_half_empty() {
+        let mut window = Window::new(1, 1 << 20);
+        for _ in 0..16 {
+            window.handed_out(&block(1, 100));
+            assert!(!window.must_wait());
+        }
+        window.handed_out(&block(1, 100));
+        assert!(window.must_wait(), "17 records: full");
+        for left in (9..17).rev() {
+            window.settled();
+            assert!(window.must_wait(), "{left} records: still draining");
+        }
+        window.settled();
+        assert!(!window.must_wait(), "8 records: half empty");
+        window.handed_out(&block(1, 100));
+        assert!(!window.must_wait(), "9 records, not full: reading on");
     }
 }
