@@ -61,6 +61,11 @@ impl Shared {
     pub fn keeps(&self) -> usize {
         self.buffer.len()
     }
+
+    /// Whether it is a piece of the same buffer as `other`.
+    pub fn shares_with(&self, other: &Shared) -> bool {
+        Arc::ptr_eq(&self.buffer, &other.buffer)
+    }
 }
 
 /// A writer, written on the calling thread.

@@ -175,15 +175,21 @@ impl<W: Out, D> Ordered<W, D> {
         Spool::new(self.limit.saturating_sub(self.in_memory()))
     }
 
-    /// The bytes its slots hold in memory.
+    /// The bytes its slots hold in memory: a buffer that pieces share,
+    /// once (its pieces wait one after another: a segment's members).
     fn in_memory(&self) -> usize {
+        let mut last: Option<&Shared> = None;
         self.queue
             .iter()
             .map(|slot| match slot {
                 Slot::Raw(spool) | Slot::Held(spool) | Slot::Work { held: spool, .. } => {
                     spool.in_memory().map_or(0, <[u8]>::len)
                 }
-                Slot::Shared(piece) => piece.keeps(),
+                Slot::Shared(piece) => {
+                    let counted = last.is_some_and(|last| last.shares_with(piece));
+                    last = Some(piece);
+                    if counted { 0 } else { piece.keeps() }
+                }
             })
             .sum()
     }
@@ -297,6 +303,34 @@ mod tests {
         ordered.close().unwrap();
         let expected: Vec<u8> =
             [[b'a'; 60].as_slice(), &[b'b'; 70], &[b'c'; 70], &[b'd'; 70]].concat();
+        assert_eq!(ordered.into_inner().0, expected);
+    }
+
+    #[test]
+    fn pieces_of_one_buffer_wait_counted_once_and_come_out_in_order() {
+        use crate::source::output::behind::Shared;
+        use std::sync::Arc;
+        let mut ordered: Ordered<Direct<Vec<u8>>, u8> = Ordered::new(Direct(Vec::new()), 1000);
+        let one = Arc::new(vec![b'a'; 300]);
+        let two = Arc::new(vec![b'b'; 200]);
+        let (done, result) = mpsc::channel();
+        ordered.work(false, result);
+        ordered.unit_end().unwrap();
+        // Three members of one segment, then one of the next.
+        for range in [0..100, 100..250, 250..300] {
+            ordered
+                .raw_shared(Shared::new(Arc::clone(&one), range))
+                .unwrap();
+        }
+        ordered
+            .raw_shared(Shared::new(Arc::clone(&two), 0..200))
+            .unwrap();
+        assert_eq!(ordered.in_memory(), 300 + 200);
+        done.send(1).unwrap();
+        let front = ordered.front(true).unwrap().expect("done");
+        assert_eq!(front.done, [1]);
+        ordered.close().unwrap();
+        let expected = [vec![b'a'; 300], vec![b'b'; 200]].concat();
         assert_eq!(ordered.into_inner().0, expected);
     }
 }
