@@ -16,7 +16,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 
 use super::digest::Digest;
 use super::input::{Inflating, PEEK, Stop, Units, not_archive};
@@ -208,12 +208,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
         let read = read_through(&asked, input, Direct(output), None, &submit);
         return read.map(|(tally, out)| (tally, out.0));
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .thread_name(|i| format!("htmlabs-warc-{i}"))
-        .build()
-        .map_err(|e| Error::Read(io::Error::other(e)))?;
-    let pool = Arc::new(pool);
+    let pool = pool(jobs).map_err(Error::Read)?;
     // The pool rewrites and, ahead of the reading, inflates; the reading
     // stays on this thread, and the writing has a thread of its own.
     let inflating = Inflating::new(Arc::clone(&pool), jobs, config.max_memory);
@@ -225,6 +220,29 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     });
     let tally = read?;
     Ok((tally, written.map_err(Error::Write)?))
+}
+
+/// The pool of `jobs` threads: made the first time it is asked for and
+/// kept for the process, each run's. A pool made for a run was dropped at
+/// its end and its threads left to end on their own, still ending while
+/// the next run began (a leak checker took what they held for leaks; a
+/// library user paid the threads' start at each call).
+fn pool(jobs: usize) -> io::Result<Arc<rayon::ThreadPool>> {
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == jobs) {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("htmlabs-warc-{i}"))
+        .build()
+        .map_err(io::Error::other)?;
+    let pool = Arc::new(pool);
+    pools.push((jobs, Arc::clone(&pool)));
+    Ok(pool)
 }
 
 /// What a run is asked: its documents' setup, its options, who hears what
@@ -776,6 +794,14 @@ mod tests {
         window.handed_out(&spilled);
         assert!(!window.full());
         assert_eq!(window.held, 101);
+    }
+
+    #[test]
+    fn runs_with_the_same_jobs_share_one_pool_kept_for_the_process() {
+        let (a, b, c) = (pool(2).unwrap(), pool(2).unwrap(), pool(3).unwrap());
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!((a.current_num_threads(), c.current_num_threads()), (2, 3));
     }
 
     #[test]
