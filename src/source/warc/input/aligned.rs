@@ -36,15 +36,18 @@ impl<R: Read> Aligned<R> {
 
 impl<R: Read> Read for Aligned<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let available = self.fill_buf()?;
-            let n = available.len().min(buf.len());
-            buf[..n].copy_from_slice(&available[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
+}
+
+/// `Read::read` for a reader whose bytes are read through its buffer
+/// (the input's own readers: `Read` comes with `BufRead`).
+pub(super) fn read_buffered(from: &mut impl BufRead, buf: &mut [u8]) -> io::Result<usize> {
+    let available = from.fill_buf()?;
+    let n = available.len().min(buf.len());
+    buf[..n].copy_from_slice(&available[..n]);
+    from.consume(n);
+    Ok(n)
 }
 
 impl<R: Read> BufRead for Aligned<R> {

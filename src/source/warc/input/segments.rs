@@ -31,7 +31,7 @@ use std::sync::{Arc, LazyLock};
 use flate2::bufread::GzDecoder;
 use memchr::memmem;
 
-use super::aligned::BLOCK;
+use super::aligned::{BLOCK, read_buffered};
 
 /// Where segments are inflated, and how far ahead of the reading.
 #[derive(Clone)]
@@ -274,11 +274,7 @@ impl<R: Read> Segments<R> {
 
 impl<R: Read> Read for Segments<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead, Read};
 
-use super::aligned::Aligned;
+use super::aligned::{Aligned, read_buffered};
 use super::segments::Segments;
 use crate::source::output::behind::Out;
 use crate::source::warc::order::Ordered;
@@ -23,14 +23,7 @@ pub(super) struct Tee<R, W, D> {
 
 impl<R: BufRead, W: Out, D> Read for Tee<R, W, D> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let available = self.fill_buf()?;
-            let n = available.len().min(buf.len());
-            buf[..n].copy_from_slice(&available[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
