@@ -228,6 +228,19 @@ def command_line():
     return str(path)
 
 
+def local_session(n):
+    """A Spark session on `n` local cores with its Python workers started:
+    neither is timed."""
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.parallelize(range(n), n).map(lambda x: x).collect()
+    return spark
+
+
 def bench_spark(rounds):
     """htmlabs.spark in local[1] and local[2] over files of ~67 MB, beside
     the command line's `--warc --jobs 1` on the same files, one after
@@ -235,8 +248,6 @@ def bench_spark(rounds):
     shows what the machine gives two processes then, and the usual job
     (warcio + lxml, `warcio_lxml_run`) in the same Spark, one task a file."""
     import subprocess
-
-    from pyspark.sql import SparkSession
 
     from htmlabs.spark import rewrite_warcs
 
@@ -281,49 +292,35 @@ def bench_spark(rounds):
             assert len(os.listdir(out)) == count
             return wall, cpu(children=True) - c0
 
-        def run_spark(n):
-            spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
-                     .config("spark.ui.enabled", "false")
-                     .config("spark.ui.showConsoleProgress", "false").getOrCreate())
-            spark.sparkContext.setLogLevel("ERROR")
-            # The session and its Python workers are up before the clock,
-            # and the JVM has run the job's code once (on the corpus crawl).
-            spark.sparkContext.parallelize(range(n), n).map(lambda x: x).collect()
-            fresh()
-            rewrite_warcs(spark, [str(CORPUS_WARC)], str(work / "warm")).collect()
-            fresh()
-            c0, t0 = cpu() + tree_cpu(os.getpid()), time.perf_counter()
-            rows = rewrite_warcs(spark, inputs, str(out)).collect()
-            wall = time.perf_counter() - t0
-            used = cpu() + tree_cpu(os.getpid()) - c0
-            spark.stop()
+        def htmlabs_job(spark, paths, dest):
+            rows = rewrite_warcs(spark, paths, dest).collect()
             assert all(r.error is None for r in rows), rows
-            return wall, used
 
-        def run_usual(n):
-            spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
-                     .config("spark.ui.enabled", "false")
-                     .config("spark.ui.showConsoleProgress", "false").getOrCreate())
-            spark.sparkContext.setLogLevel("ERROR")
-            spark.sparkContext.parallelize(range(n), n).map(lambda x: x).collect()
+        def usual_job_(spark, paths, dest):
+            usual_rewrite_job(spark, paths, dest)
+            assert len(os.listdir(dest)) == len(paths)
+
+        def run_spark(n, job):
+            spark = local_session(n)
+            # The JVM has run the job's code once (on the corpus crawl)
+            # before the clock.
             fresh()
-            usual_rewrite_job(spark, [str(CORPUS_WARC)], str(work / "warm"))
+            job(spark, [str(CORPUS_WARC)], str(work / "warm"))
             fresh()
             c0, t0 = cpu() + tree_cpu(os.getpid()), time.perf_counter()
-            usual_rewrite_job(spark, inputs, str(out))
+            job(spark, inputs, str(out))
             wall = time.perf_counter() - t0
             used = cpu() + tree_cpu(os.getpid()) - c0
             spark.stop()
-            assert len(os.listdir(out)) == count
             return wall, used
 
         ways = {
-            "Spark `local[1]`": lambda: run_spark(1),
-            "Spark `local[2]`": lambda: run_spark(2),
+            "Spark `local[1]`": lambda: run_spark(1, htmlabs_job),
+            "Spark `local[2]`": lambda: run_spark(2, htmlabs_job),
             "command line `--warc --jobs 1`, the files one after another": lambda: run_cli(1),
             "control: two command-line processes at once, half the files each": lambda: run_cli(2),
-            "warcio + lxml, Spark `local[1]`": lambda: run_usual(1),
-            "warcio + lxml, Spark `local[2]`": lambda: run_usual(2),
+            "warcio + lxml, Spark `local[1]`": lambda: run_spark(1, usual_job_),
+            "warcio + lxml, Spark `local[2]`": lambda: run_spark(2, usual_job_),
         }
         names = list(ways)
         times = {name: [] for name in names}
@@ -421,7 +418,6 @@ def bench_links(rounds):
     import subprocess
 
     import pyarrow as pa
-    from pyspark.sql import SparkSession
 
     from htmlabs import spark as htmlabs_spark
     from htmlabs.spark import LINK_SCHEMA, extract_links
@@ -468,13 +464,8 @@ def bench_links(rounds):
             return spark.createDataFrame(rdd, "path string").mapInArrow(partition, LINK_SCHEMA)
 
         def run_spark(n, job):
-            spark = (SparkSession.builder.master(f"local[{n}]").appName("htmlabs-bench")
-                     .config("spark.ui.enabled", "false")
-                     .config("spark.ui.showConsoleProgress", "false").getOrCreate())
-            spark.sparkContext.setLogLevel("ERROR")
-            # The session, its Python workers and the job's code run once
-            # before the clock (on the corpus crawl).
-            spark.sparkContext.parallelize(range(n), n).map(lambda x: x).collect()
+            spark = local_session(n)
+            # The job's code runs once before the clock (on the corpus crawl).
             shutil.rmtree(out, ignore_errors=True)
             job(spark, [str(CORPUS_WARC)]).write.parquet(str(out))
             shutil.rmtree(out, ignore_errors=True)
