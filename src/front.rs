@@ -5,18 +5,21 @@
 //! page engine does; any other ASCII-compatible encoding goes through as
 //! bytes, for the engine to name (an XML declaration, `@charset`).
 
+use std::cell::Cell;
 use std::io::{self, Read, Write};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
 
+use crate::document::memory::Allowance;
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
 use crate::html::encoding::{Chosen, Source};
 use crate::html::error::Error;
 use crate::html::links::Hear;
-use crate::html::report::{Report, Tell};
-use crate::html::utf16::{Utf16Decoder, Utf16Writer};
+use crate::html::report::{Report, Tell, Warning};
+use crate::html::utf16::{Utf16Decoded, Utf16Decoder, Utf16Writer};
 use crate::url::Layers;
 
 /// Where an engine writes: the output, or a writer that encodes it back to
@@ -59,16 +62,22 @@ impl<W: Write> Write for Output<W> {
 pub(crate) trait Engine<W: Write>: Sized {
     /// An engine for a document read by `config` with its `layers`,
     /// writing to `output`; `transcoded` is its encoding when the first
-    /// bytes chose UTF-16 (its bytes are then UTF-8).
+    /// bytes chose UTF-16 (its bytes are then UTF-8); what it holds is
+    /// taken from `allowance`.
     fn new(
         config: Arc<Config>,
         layers: Layers,
         output: Output<W>,
         transcoded: Option<Chosen>,
+        allowance: Rc<Allowance>,
     ) -> Self;
     fn tell(&mut self, tell: Tell);
     fn listen(&mut self, hear: Hear);
     fn write(&mut self, bytes: &[u8]) -> Result<(), Error>;
+    /// A fault found late (`warning` says which): what came before is
+    /// rewritten as far as it goes, and from here on the input goes out as
+    /// it comes.
+    fn stop(&mut self, warning: Warning) -> Result<(), Error>;
     fn end(self) -> Result<(Report, Output<W>), Error>;
 }
 
@@ -87,9 +96,12 @@ enum Mode<W: Write, E> {
         layers: Layers,
         tell: Option<Tell>,
         hear: Option<Hear>,
+        allowance: Option<Rc<Allowance>>,
     },
     Bytes(E),
-    Utf16(Utf16Decoder, E),
+    /// UTF-16, decoded; once a sequence is not valid, `raw` is set and the
+    /// input goes to the engine, and out, as it came.
+    Utf16(Utf16Decoder, E, Rc<Cell<bool>>),
     /// A write failed: nothing more can be done.
     Failed,
 }
@@ -104,14 +116,23 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
                 layers,
                 tell: None,
                 hear: None,
+                allowance: None,
             },
+        }
+    }
+
+    /// Takes what the engine holds from `allowance`, given before the
+    /// first write.
+    pub fn with_allowance(&mut self, given: Rc<Allowance>) {
+        if let Mode::Start { allowance, .. } = &mut self.mode {
+            *allowance = Some(given);
         }
     }
 
     pub fn on_warning(&mut self, tell: Tell) {
         match &mut self.mode {
             Mode::Start { tell: t, .. } => *t = Some(tell),
-            Mode::Bytes(engine) | Mode::Utf16(_, engine) => engine.tell(tell),
+            Mode::Bytes(engine) | Mode::Utf16(_, engine, _) => engine.tell(tell),
             Mode::Failed => {}
         }
     }
@@ -119,7 +140,7 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
     pub fn on_link(&mut self, hear: Hear) {
         match &mut self.mode {
             Mode::Start { hear: h, .. } => *h = Some(hear),
-            Mode::Bytes(engine) | Mode::Utf16(_, engine) => engine.listen(hear),
+            Mode::Bytes(engine) | Mode::Utf16(_, engine, _) => engine.listen(hear),
             Mode::Failed => {}
         }
     }
@@ -164,18 +185,21 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
                 layers,
                 tell,
                 hear,
+                allowance,
             } = std::mem::replace(&mut self.mode, Mode::Failed)
             else {
                 unreachable!("matched above")
             };
-            self.mode = start::<W, E>(&pending, output, config, layers, tell, hear)?;
+            let allowance =
+                allowance.unwrap_or_else(|| crate::html::rewriter::own_allowance(&config));
+            self.mode = start::<W, E>(&pending, output, config, layers, tell, hear, allowance)?;
             self.write_inner(&pending, end)?;
             return self.write_inner(&chunk[take..], end);
         }
         match &mut self.mode {
             Mode::Bytes(engine) => engine.write(chunk),
             // The decoder's last call is `end`'s.
-            Mode::Utf16(decoder, engine) => decoder.decode(chunk, false, |utf8| engine.write(utf8)),
+            Mode::Utf16(decoder, engine, raw) => utf16(decoder, engine, raw, chunk, false),
             Mode::Start { .. } | Mode::Failed => Err(Error::failed_before()),
         }
     }
@@ -187,8 +211,8 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
         }
         let (report, output) = match self.mode {
             Mode::Bytes(engine) => engine.end()?,
-            Mode::Utf16(mut decoder, mut engine) => {
-                decoder.decode(&[], true, |utf8| engine.write(utf8))?;
+            Mode::Utf16(mut decoder, mut engine, raw) => {
+                utf16(&mut decoder, &mut engine, &raw, &[], true)?;
                 engine.end()?
             }
             Mode::Start { .. } | Mode::Failed => return Err(Error::failed_before()),
@@ -207,6 +231,7 @@ fn start<W: Write, E: Engine<W>>(
     layers: Layers,
     tell: Option<Tell>,
     hear: Option<Hear>,
+    allowance: Rc<Allowance>,
 ) -> Result<Mode<W, E>, Error> {
     let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
         let charset = layers.charset()?;
@@ -225,15 +250,29 @@ fn start<W: Write, E: Engine<W>>(
             // The byte order mark goes out as it came.
             output.write_all(&first[..bom]).map_err(Error::Write)?;
             let chosen = Chosen { encoding, source };
-            let output = Output::Utf16(Utf16Writer::new(output, encoding));
+            let writer = Utf16Writer::new(output, encoding);
+            let raw = writer.raw();
             Mode::Utf16(
                 Utf16Decoder::new(encoding, bom),
-                E::new(config, layers, output, Some(chosen)),
+                E::new(
+                    config,
+                    layers,
+                    Output::Utf16(writer),
+                    Some(chosen),
+                    allowance,
+                ),
+                raw,
             )
         }
-        None => Mode::Bytes(E::new(config, layers, Output::Bytes(output), None)),
+        None => Mode::Bytes(E::new(
+            config,
+            layers,
+            Output::Bytes(output),
+            None,
+            allowance,
+        )),
     };
-    if let Mode::Bytes(engine) | Mode::Utf16(_, engine) = &mut mode {
+    if let Mode::Bytes(engine) | Mode::Utf16(_, engine, _) = &mut mode {
         if let Some(tell) = tell {
             engine.tell(tell);
         }
@@ -242,4 +281,29 @@ fn start<W: Write, E: Engine<W>>(
         }
     }
     Ok(mode)
+}
+
+/// The next bytes of UTF-16 input, decoded for `engine`, or as they came
+/// once a sequence was not valid (the engine stopped there).
+fn utf16<W: Write, E: Engine<W>>(
+    decoder: &mut Utf16Decoder,
+    engine: &mut E,
+    raw: &Cell<bool>,
+    chunk: &[u8],
+    last: bool,
+) -> Result<(), Error> {
+    if raw.get() {
+        return engine.write(chunk);
+    }
+    if let Utf16Decoded::Malformed { at, rest } =
+        decoder.decode(chunk, last, |utf8| engine.write(utf8))?
+    {
+        engine.stop(Warning::Malformed {
+            offset: at,
+            encoding: decoder.encoding().name(),
+        })?;
+        raw.set(true);
+        engine.write(&rest)?;
+    }
+    Ok(())
 }

@@ -35,6 +35,7 @@
 //! - `url/`: [`rfc1808`], [`rfc3986`], [`Standard`], [`BaseUrl`] and the §3
 //!   [`Layers`]; nothing of HTML.
 
+pub(crate) mod document;
 mod front;
 mod html;
 pub mod request;

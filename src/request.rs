@@ -92,6 +92,45 @@ pub enum ConfigError {
     Range(&'static str, &'static str, String),
 }
 
+/// `--max-memory` when none is given: a quarter of the memory this process
+/// may use (its control group's limit where one is set, else the
+/// machine's), and no less than 64 MiB.
+pub fn default_max_memory() -> usize {
+    crate::document::memory::default_total()
+}
+
+/// A size as the user writes it: bytes (`1000000`), or a number with a
+/// unit, `K`, `M`, `G`, `T` (and `KiB`, `MiB`, …) of 1024, `KB`, `MB`,
+/// `GB`, `TB` of 1000, in any case; a whole number, at least 1.
+pub fn size(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => {
+            return Err(format!(
+                "not a size: `{text}` (a number of bytes, or with a unit: 512K, 64M, 2G, 100MB)"
+            ));
+        }
+    };
+    let n: u64 = digits.parse().map_err(|_| {
+        format!("not a size: `{text}` (a number of bytes, or with a unit: 512K, 64M, 2G, 100MB)")
+    })?;
+    n.checked_mul(scale)
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("not a size this machine can hold: `{text}`"))
+}
+
 /// The standard a name (`--standard`'s values) gives.
 pub fn standard(name: &str) -> Option<Standard> {
     match name {
@@ -224,5 +263,28 @@ impl Request {
             options = options.with_zstd_level(level);
         }
         Ok(options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_bytes_or_a_number_with_a_unit() {
+        for (text, bytes) in [
+            ("1000000", 1_000_000),
+            ("64M", 64 << 20),
+            ("64MiB", 64 << 20),
+            ("64mb", 64_000_000),
+            ("512k", 512 << 10),
+            ("2G", 2 << 30),
+            ("7 B", 7),
+        ] {
+            assert_eq!(size(text), Ok(bytes), "{text}");
+        }
+        for text in ["", "M", "10 MBs", "-1", "0", "1.5G", "99999999999T"] {
+            assert!(size(text).is_err(), "{text}");
+        }
     }
 }

@@ -7,8 +7,10 @@
 
 use std::fmt;
 use std::io::{Read, Write};
+use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::document::memory::Allowance;
 use crate::html::config::Config;
 use crate::html::error::Error;
 use crate::html::links::Link;
@@ -169,6 +171,17 @@ impl<W: Write> TypedRewriter<W> {
             Type::Html => Engine::Html(Box::new(Rewriter::new(config, layers, output))),
             Type::Css => Engine::Css(Box::new(stylesheet::Rewriter::new(config, layers, output))),
             Type::Xml => Engine::Xml(Box::new(xml::Rewriter::new(config, layers, output))),
+        };
+        TypedRewriter { engine }
+    }
+
+    /// Takes what the engine holds from `allowance` (a document's share of
+    /// its run's memory), given before the first write.
+    pub(crate) fn with_allowance(self, allowance: Rc<Allowance>) -> Self {
+        let engine = match self.engine {
+            Engine::Html(r) => Engine::Html(Box::new(r.with_allowance(allowance))),
+            Engine::Css(r) => Engine::Css(Box::new(r.with_allowance(allowance))),
+            Engine::Xml(r) => Engine::Xml(Box::new(r.with_allowance(allowance))),
         };
         TypedRewriter { engine }
     }

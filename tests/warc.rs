@@ -253,7 +253,9 @@ fn records_past_the_memory_limit_come_out_as_those_held_in_memory() {
     };
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("big-pages.warc.gz");
-    // Pages of 0 to 38 kB: past 16 kB, a page and its new record spill.
+    // Pages of 0 to 38 kB: with `--max-memory 128K`, past 32 KiB in all
+    // (its quarter for what waits between threads) records and their new
+    // ones spill.
     std::fs::write(&input, generated(40, 60)).unwrap();
     // The same as a `.warc.zst` with a dictionary: a spilled record
     // streams through another zstd compressor.
@@ -267,7 +269,7 @@ fn records_past_the_memory_limit_come_out_as_those_held_in_memory() {
 fn spilled_or_not(python: &Path, input: &Path) {
     let mut pages = Vec::new();
     for mode in [&[][..], &["--warc-mode", "replace"]] {
-        for limit in [None, Some("16384")] {
+        for limit in [None, Some("128K")] {
             let mut args = mode.to_vec();
             if let Some(limit) = limit {
                 args.extend(["--max-memory", limit]);
@@ -283,7 +285,7 @@ fn spilled_or_not(python: &Path, input: &Path) {
         }
     }
     assert_eq!(pages[0].len(), 30);
-    assert!(pages[0].iter().any(|p| p.2.len() > 16384));
+    assert!(pages[0].iter().any(|p| p.2.len() > 16 << 10));
     assert_eq!(
         pages[0], pages[1],
         "conversions: the same in memory and spilled"

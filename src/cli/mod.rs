@@ -98,15 +98,20 @@ pub struct Cli {
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub kind: Option<TypeArg>,
 
-    /// Hold at most this many bytes while looking for `<base href>`.
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    /// Hold at most this many bytes while looking for `<base href>` (a
+    /// size: `1M`, `512K`, `1000000`).
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = size)]
     pub max_lookahead: usize,
 
-    /// The most memory the parser's buffers may take; past it, the rest of
-    /// the input is copied unchanged, with a warning, and the exit status
-    /// is 2.
-    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
-    pub max_memory: usize,
+    /// The most memory the whole run holds at once, whatever the input, its
+    /// type and --jobs (a size: `512M`, `2G`, `64MB`, `100000000`; default:
+    /// a quarter of the memory this process may use, its cgroup's limit if
+    /// it has one, at least 64M). One document may hold half of it; past
+    /// that, the rest of it is copied unchanged, with a warning, and the
+    /// exit status is 2. Peak memory stays within it plus a few MiB a
+    /// thread.
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub max_memory: Option<usize>,
 
     /// The input is a saved HTTP response (`curl -i`, `curl -iL`, `wget
     /// --save-headers`): header blocks, then the document. Its redirects lead
@@ -414,7 +419,9 @@ impl Cli {
             social: self.social,
             attr: self.attr.clone(),
             max_lookahead: self.max_lookahead,
-            max_memory: self.max_memory,
+            max_memory: self
+                .max_memory
+                .unwrap_or_else(htmlabs::request::default_max_memory),
             content_location: self.content_location,
             strip_headers: self.strip_headers,
             warc_mode: match self.warc_mode {
@@ -512,4 +519,9 @@ impl Cli {
     pub fn output(&self) -> Output {
         self.output.clone().map_or(Output::Stdout, Output::File)
     }
+}
+
+/// A size, as `--max-memory` and `--max-lookahead` take it.
+fn size(text: &str) -> Result<usize, String> {
+    htmlabs::request::size(text)
 }

@@ -15,8 +15,12 @@ pub struct Config {
     pub keep_fragments: bool,
     /// How many bytes to hold at most while looking for `<base href>`.
     pub max_lookahead: usize,
-    /// The most memory lol_html's buffers, and ours for one value, may take;
-    /// past it, the rest of the input passes through unchanged.
+    /// `--max-memory`: the most the whole run holds at once. A document may
+    /// hold half of it (the oldest in flight; one beside it a small share,
+    /// and again with half when it needs more); past that, the rest of the
+    /// document passes through unchanged. Default: a quarter of the memory
+    /// this process may use, at least 64 MiB
+    /// (`document::memory::default_total`).
     pub max_memory: usize,
     /// `--encoding`: the document's encoding, unless a byte order mark says
     /// otherwise.
@@ -31,7 +35,7 @@ impl Default for Config {
             standard: Standard::default(),
             keep_fragments: false,
             max_lookahead: 1 << 20,
-            max_memory: 64 << 20,
+            max_memory: crate::document::memory::default_total(),
             encoding: None,
             table: Table::default(),
         }

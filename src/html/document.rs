@@ -26,6 +26,7 @@ use super::resolution::{Nest, Resolution, Splices};
 use super::settings::memory_settings;
 use super::splice::{Sink, Splicer};
 use super::value::{self, Decoded};
+use crate::document::memory::{Allowance, Budget};
 use crate::url::{Layer, Layers};
 
 pub struct Document<W: Write> {
@@ -53,6 +54,12 @@ pub struct Document<W: Write> {
     layers: Layers,
     nesting: Nesting,
     nest: Nest,
+    /// What its holders take from: the parser's limit, taken when it is
+    /// made; the hold, as it grows; the probe's limit, while it reads.
+    allowance: Rc<Allowance>,
+    parser: Budget,
+    held: Budget,
+    probe_limit: Budget,
 }
 
 impl<W: Write> Document<W> {
@@ -67,7 +74,15 @@ impl<W: Write> Document<W> {
         nest: Nest,
         output: W,
         chosen: Option<(Chosen, &'static Encoding)>,
+        allowance: Rc<Allowance>,
     ) -> Self {
+        // lol_html's limit (its buffer, for a tag and its attributes; the
+        // elements open around it) is fixed when it is made: a quarter of
+        // what the document has left, which leaves the rest for the values
+        // it finds (a value's bytes, then its working copies).
+        let mut parser = allowance.budget();
+        let limit = allowance.left() / 4;
+        parser.take(limit).expect("a quarter of what is left");
         let encoding =
             AsciiCompatibleEncoding::new(encoding_rs::UTF_8).expect("UTF-8 is ASCII-compatible");
         let shared = Rc::new(RefCell::new(Shared::default()));
@@ -76,7 +91,7 @@ impl<W: Write> Document<W> {
             output,
             // Nested documents are small, and there may be many.
             if nesting.depth == 0 { CHUNK } else { 1024 },
-            config.max_memory,
+            Rc::clone(&allowance),
             nesting.record_splices,
             Rc::clone(&shared),
             Rc::clone(&bailing),
@@ -105,7 +120,7 @@ impl<W: Write> Document<W> {
                 ElementContentHandlers::default().element(on_element),
             ))
             .with_encoding(encoding)
-            .with_memory_settings(memory_settings(config.max_memory))
+            .with_memory_settings(memory_settings(limit))
             .append_bail_out_handler({
                 let bailing = Rc::clone(&bailing);
                 // Called at the bail-out point, before the unchanged flush.
@@ -139,6 +154,10 @@ impl<W: Write> Document<W> {
             layers,
             nesting,
             nest,
+            held: allowance.budget(),
+            probe_limit: allowance.budget(),
+            allowance,
+            parser,
         }
     }
 
@@ -169,11 +188,32 @@ impl<W: Write> Document<W> {
     }
 
     pub fn write(&mut self, chunk: Cow<'_, [u8]>) -> Result<(), Error> {
+        // A large write is read a chunk at a time, so that what is held of
+        // it (the window lol_html reads, the hold) is never more than a
+        // chunk beyond what the document's allowance took.
+        if chunk.len() > CHUNK {
+            for piece in chunk.chunks(CHUNK) {
+                self.write(Cow::Borrowed(piece))?;
+            }
+            return Ok(());
+        }
         if self.released {
             return self.feed(chunk);
         }
         if let Some(sniffer) = &mut self.sniffer {
             sniffer.push(&chunk);
+        }
+        // Its bytes: the room past them in the last buffer (a read's, at
+        // most a chunk) is the thread's own, as the buffer read into is.
+        if self.held.take(chunk.len()).is_err() {
+            // The document does not fit its share before its base is
+            // known: no value is rewritten, and the hold goes out as it is.
+            self.hold.push(chunk);
+            self.shared.borrow_mut().decision = Some(Decision::Stopped);
+            self.html = None;
+            self.splicer.borrow_mut().stop(0);
+            self.release()?;
+            return self.check(Ok(()));
         }
         self.hold.push(chunk);
         // The probe reads first, so that a `<meta>` it meets is known
@@ -215,11 +255,17 @@ impl<W: Write> Document<W> {
         let base = undecided && self.hold.base_at().is_some_and(|at| at < limit);
         if base || self.meta_open() {
             let encoding = AsciiCompatibleEncoding::new(UTF_8).expect("UTF-8 is ASCII-compatible");
+            // The probe's lol_html, while it reads: a quarter of what is
+            // left, as the rewriter's.
+            let probe_limit = self.allowance.left() / 4;
+            self.probe_limit
+                .take(probe_limit)
+                .expect("a quarter of what is left");
             let mut probe = Probe::new(
                 encoding,
                 limit,
                 self.sniffer.as_ref().map_or(0, Sniffer::window),
-                self.config.max_memory,
+                probe_limit,
                 Rc::clone(&self.template_bases),
             );
             let mut decision = None;
@@ -267,6 +313,7 @@ impl<W: Write> Document<W> {
             Err(RewritingError::MemoryLimitExceeded(_)) => {
                 // lol_html has flushed what it held, unchanged; from here on
                 // the input is copied, so the output is always complete.
+                self.allowance.run_out();
                 self.html = None;
                 let mut splicer = self.splicer.borrow_mut();
                 let stopped_at = self.shared.borrow().stopped_at;
@@ -277,6 +324,33 @@ impl<W: Write> Document<W> {
             }
             result => self.check(result),
         }
+    }
+
+    /// A fault found late, after output went out (`warning` says which and
+    /// where): what came before is rewritten as if the input ended there,
+    /// and from here on everything goes out as it comes.
+    pub fn stop_with(&mut self, warning: Warning) -> Result<(), Error> {
+        if !self.released {
+            let ended = self.probe.as_mut().map(Probe::end);
+            let end = Decision::NoBase {
+                bytes: self.hold.len(),
+                end: true,
+            };
+            self.probe_read(Some(ended.unwrap_or(end)));
+            self.release()?;
+        }
+        // lol_html writes out what it holds (a tag cut short goes out as
+        // it came), and drops its handlers.
+        let ended = self.html.take().map_or(Ok(()), HtmlRewriter::end);
+        {
+            let mut splicer = self.splicer.borrow_mut();
+            splicer.close_content();
+            splicer.stop_with(warning);
+            // Out through the writer before it writes the input's own
+            // bytes.
+            splicer.flush();
+        }
+        self.check(ended)
     }
 
     pub fn end(mut self) -> Result<(Report, W, Splices), Error> {
@@ -364,6 +438,8 @@ impl<W: Write> Document<W> {
             }
         };
         self.probe = None;
+        let probe_limit = self.probe_limit.taken();
+        self.probe_limit.give(probe_limit);
         self.sniffer = None;
         if !bytes_encoding.is_ascii_compatible() {
             return Err(Error::unsupported(bytes_encoding));
@@ -415,6 +491,7 @@ impl<W: Write> Document<W> {
             &self.config,
             self.nesting.depth,
             self.nest,
+            Rc::clone(&self.allowance),
         );
         self.splicer.borrow_mut().resolve_with(resolution);
         {
@@ -426,6 +503,8 @@ impl<W: Write> Document<W> {
         for chunk in self.hold.take() {
             self.feed(Cow::Owned(chunk))?;
         }
+        let held = self.held.taken();
+        self.held.give(held);
         Ok(())
     }
 }

@@ -10,13 +10,12 @@ use std::ops::Range;
 use encoding_rs::{Encoding, UTF_8};
 
 use super::attrs::{Empty, Kind};
-use super::budget::{Budget, OverBudget};
-use super::buffers::CHUNK;
 use super::config::MAX_DEPTH;
 use super::links::{At, Found, Link, Listener, Outcome, Position};
 use super::report::{Counts, Warning, Warnings};
 use super::resolution::{Nested, Resolution};
 use super::value::{self, Decoded, Edit, Quote};
+use crate::document::memory::{Budget, OverBudget};
 use crate::syntax::{Syntax, css, is_html_whitespace, refresh, srcset, tokens};
 use crate::url::{BaseUrl, rfc1808};
 
@@ -502,9 +501,9 @@ impl<'a> Resolver<'a> {
     /// Runs a nested document through a rewriter of its own. Its links
     /// stand at offsets of `bytes`, which `at` places in the value.
     ///
-    /// It may take what the value's budget has left (its parts each have a
-    /// share of it); any of its limits reached means this value does not fit
-    /// its budget.
+    /// It takes from the page's allowance, as the value does, and what it
+    /// gives back stays taken while it is kept; any of its limits reached
+    /// means this value does not fit.
     fn nested(
         &mut self,
         bytes: &[u8],
@@ -518,19 +517,9 @@ impl<'a> Resolver<'a> {
             return Ok(None);
         }
         let listen = self.listener.is_some();
-        // Its input is held (and read by a second parser) until its
-        // lookahead decides; its parts share what is left.
-        let held = 2 * bytes.len().min(self.cx.max_lookahead.saturating_add(CHUNK));
-        self.budget.take(held)?;
-        let left = self.budget.left();
-        self.budget.take(left)?;
-        let nested = (self.cx.nest)(self.cx, bytes, encoding, embedded, listen, left);
-        self.budget.give(left + held);
-        let Some(nested) = nested? else {
+        let Some(nested) = (self.cx.nest)(self.cx, bytes, encoding, embedded, listen)? else {
             return Ok(None);
         };
-        // What is kept of it, from here on.
-        self.budget.take(nested.size())?;
         if let Some(listener) = &mut self.listener {
             for link in &nested.links {
                 listener.found(Found {
@@ -742,7 +731,14 @@ mod tests {
                 standard,
                 ..crate::Config::default()
             };
-            let cx = Resolution::new(base, UTF_8, &config, 0, |_, _, _, _, _, _| Ok(None));
+            let cx = Resolution::new(
+                base,
+                UTF_8,
+                &config,
+                0,
+                |_, _, _, _, _| Ok(None),
+                crate::document::memory::Allowance::standalone(usize::MAX / 4),
+            );
             let mut budget = Budget::new(usize::MAX);
             let resolver = Resolver::new(&cx, &mut counts, &mut warnings, None, &mut budget);
             let absolute = |raw: &[u8]| resolver.starts_with_scheme(raw);

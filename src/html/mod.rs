@@ -9,7 +9,6 @@
 //! and the syntaxes.
 
 pub mod attrs;
-pub mod budget;
 pub mod buffers;
 pub mod config;
 pub mod document;

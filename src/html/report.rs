@@ -268,6 +268,13 @@ pub enum Warning {
         offset: usize,
         name: String,
     },
+    /// The input is not valid in its encoding at this byte of the input (an
+    /// unpaired surrogate in UTF-16), found after output went out:
+    /// rewriting stopped there, and the rest is copied unchanged.
+    Malformed {
+        offset: usize,
+        encoding: &'static str,
+    },
 }
 
 impl Warning {
@@ -276,7 +283,10 @@ impl Warning {
     pub fn stops_rewriting(&self) -> bool {
         matches!(
             self,
-            Warning::MemoryLimit { .. } | Warning::NotWellFormed { .. } | Warning::XmlDepth { .. }
+            Warning::MemoryLimit { .. }
+                | Warning::NotWellFormed { .. }
+                | Warning::XmlDepth { .. }
+                | Warning::Malformed { .. }
         )
     }
 
@@ -338,6 +348,10 @@ impl fmt::Display for Warning {
             Warning::Undecodable { offset, encoding } => {
                 write!(f, "URL value at byte {offset} is not valid {encoding}: left as it is")
             }
+            Warning::Malformed { offset, encoding } => write!(
+                f,
+                "not valid `{encoding}` at byte {offset} (an unpaired surrogate or a lone byte): rewriting stopped there, the rest is copied unchanged"
+            ),
             Warning::WouldClose { element } => write!(
                 f,
                 "a rewritten URL would close `<{element}>` early: its contents are left as they are"

@@ -3,14 +3,15 @@
 //! every value.
 
 use std::ops::Range;
+use std::rc::Rc;
 
 use encoding_rs::Encoding;
 
 use super::attrs::Table;
-use super::budget::OverBudget;
 use super::config::Config;
 use super::links::Link;
 use super::report::Report;
+use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::url::{Base, BaseUrl, Standard};
 
 /// The replacements a document made, in order: each input range and its
@@ -47,35 +48,25 @@ impl Splices {
 
 /// What a nested document's rewrite gives back: its report, its output
 /// (when it is kept), the replacements made (when they are recorded), and
-/// its links (when asked for).
+/// its links (when asked for); what they hold stays taken from the
+/// document's allowance while they are kept.
 pub struct Nested {
     pub report: Report,
     pub output: Vec<u8>,
     pub splices: Splices,
     pub links: Vec<Link>,
-}
-
-impl Nested {
-    /// The memory it holds.
-    pub fn size(&self) -> usize {
-        self.output.len() + self.splices.size() + self.links.iter().map(Link::size).sum::<usize>()
-    }
+    pub held: Budget,
 }
 
 /// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`)
-/// through a rewriter of its own: its bytes, their encoding, whether it is
-/// a document of its own (its own `<base href>` counts, its replacements
-/// are what is kept; else its output), whether its links are listed, and
-/// the memory it may take. `Err` when it would take more. The rewriter provides it, so that the code of values can start
-/// one without depending on it.
-pub type Nest = fn(
-    &Resolution,
-    &[u8],
-    &'static Encoding,
-    bool,
-    bool,
-    usize,
-) -> Result<Option<Nested>, OverBudget>;
+/// through a rewriter of its own, within the page's allowance: its bytes,
+/// their encoding, whether it is a document of its own (its own `<base
+/// href>` counts, its replacements are what is kept; else its output), and
+/// whether its links are listed. `Err` when it does not fit what is left.
+/// The rewriter provides it, so that the code of values can start one
+/// without depending on it.
+pub type Nest =
+    fn(&Resolution, &[u8], &'static Encoding, bool, bool) -> Result<Option<Nested>, OverBudget>;
 
 pub struct Resolution {
     pub base: Base,
@@ -92,6 +83,9 @@ pub struct Resolution {
     /// How deeply this document is nested in others (`srcdoc`).
     pub depth: u8,
     pub nest: Nest,
+    /// What the document's holders take from: its values' working copies,
+    /// the documents nested in them.
+    pub allowance: Rc<Allowance>,
 }
 
 impl Resolution {
@@ -101,6 +95,7 @@ impl Resolution {
         config: &Config,
         depth: u8,
         nest: Nest,
+        allowance: Rc<Allowance>,
     ) -> Self {
         Resolution {
             url: BaseUrl::new(config.standard, &base.url),
@@ -112,6 +107,7 @@ impl Resolution {
             max_lookahead: config.max_lookahead,
             depth,
             nest,
+            allowance,
         }
     }
 }

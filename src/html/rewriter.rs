@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
-use super::budget::OverBudget;
 use super::buffers::{self, CHUNK};
 use super::config::{Config, Nesting};
 use super::document::Document;
@@ -21,6 +20,7 @@ use super::links::{Hear, Link};
 use super::report::{Report, Tell, Warning};
 use super::resolution::{Nested, Resolution, Splices};
 use super::utf16::{Utf16, Utf16Writer};
+use crate::document::memory::{Allowance, Budget, Memory, OverBudget};
 use crate::url::Layers;
 
 /// A streaming rewriter that writes to `W`: give it the input in writes of
@@ -68,6 +68,9 @@ struct Start<W: Write> {
     nesting: Nesting,
     tell: Option<Tell>,
     hear: Option<Hear>,
+    /// What its holders take from: a share of a run's memory, else one of
+    /// its own (half of `--max-memory`, as the oldest document of a run).
+    allowance: Option<Rc<Allowance>>,
 }
 
 impl<W: Write> Rewriter<W> {
@@ -89,8 +92,18 @@ impl<W: Write> Rewriter<W> {
                 nesting,
                 tell: None,
                 hear: None,
+                allowance: None,
             }),
         }
+    }
+
+    /// Takes what it holds from `allowance` (a document's share of its
+    /// run's memory), given before the first write.
+    pub(crate) fn with_allowance(mut self, allowance: Rc<Allowance>) -> Self {
+        if let Mode::Start(start) = &mut self.mode {
+            start.allowance = Some(allowance);
+        }
+        self
     }
 
     /// Tells each warning to `tell` as it happens (a long stream, a site or
@@ -235,8 +248,10 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
         nesting,
         tell,
         hear,
+        allowance,
         ..
     } = start;
+    let allowance = allowance.unwrap_or_else(|| own_allowance(&config));
     let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
         let charset = layers.charset()?;
         Some((charset.encoding, Source::Transport { from: charset.from }))
@@ -256,44 +271,52 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
             output.write_all(&first[..bom]).map_err(Error::Write)?;
             let chosen = Chosen { encoding, source };
             let writer = Utf16Writer::new(output, encoding);
-            let document =
-                Document::new(config, layers, nesting, nest, writer, Some((chosen, UTF_8)));
-            let mut utf16 = Utf16::new(encoding, bom, document);
+            let raw = writer.raw();
+            let document = Document::new(
+                config,
+                layers,
+                nesting,
+                nest,
+                writer,
+                Some((chosen, UTF_8)),
+                allowance,
+            );
+            let mut utf16 = Utf16::new(encoding, bom, document, raw);
             utf16.document_mut().hand_over(tell, hear);
             return Ok(Mode::Utf16(utf16));
         }
-        None => Document::new(config, layers, nesting, nest, output, None),
+        None => Document::new(config, layers, nesting, nest, output, None, allowance),
     };
     document.hand_over(tell, hear);
     Ok(Mode::Bytes(document))
 }
 
+/// The allowance of a document rewritten outside any run: the head share
+/// of a memory of its own, `--max-memory` as the config says.
+pub(crate) fn own_allowance(config: &Config) -> Rc<Allowance> {
+    Allowance::new(Memory::new(config.max_memory).alone())
+}
+
 /// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`):
 /// its base is the page's (RFC 1808 §3.2: the encapsulating entity), its
 /// `<base href>` counts when `embedded`, and only its replacements matter
-/// then (else its output). It may take `budget` bytes: a share to each of
-/// its parts (its limit, for lol_html's buffers, a value's bytes and a
-/// value's working copies; its output or its replacements; its links, when
-/// listened to), but no less than [`MIN_SHARE`]; `Err` when one of them
-/// reaches its share (the value it stands in does not fit the page's
-/// limit).
+/// then (else its output). It takes from the page's allowance, as the page
+/// does (its parser's buffers, its hold, its values, its output or its
+/// replacements, its links when listened to); `Err` when any of them finds
+/// too little left (the value it stands in does not fit).
 pub(crate) fn nest(
     cx: &Resolution,
     bytes: &[u8],
     encoding: &'static Encoding,
     embedded: bool,
     listen: bool,
-    budget: usize,
 ) -> Result<Option<Nested>, OverBudget> {
-    // A floor, so that a document nested in one nested in another still
-    // has room to be read: eight levels deep at most, it costs little.
-    let share = (budget / if listen { 5 } else { 4 }).max(MIN_SHARE);
     // Every field, so that no default table is built for each one.
     let config = Config {
         standard: cx.standard,
         keep_fragments: cx.keep_fragments,
         max_lookahead: cx.max_lookahead,
-        max_memory: share,
+        max_memory: cx.allowance.total(),
         encoding: Some(encoding),
         table: cx.table.clone(),
     };
@@ -303,27 +326,28 @@ pub(crate) fn nest(
         record_splices: embedded,
     };
     // A `srcdoc`'s output is not needed (its replacements are), a
-    // `<noscript>`'s is, up to its share.
+    // `<noscript>`'s is.
     let output = Capped {
         bytes: Vec::new(),
         keep: !embedded,
-        cap: share,
+        budget: cx.allowance.budget(),
     };
+    let allowance = Rc::clone(&cx.allowance);
     let mut rewriter =
-        Rewriter::nested(Arc::new(config), Layers::around(&cx.base), nesting, output);
-    let links = Rc::new(RefCell::new((Vec::new(), 0, false)));
+        Rewriter::nested(Arc::new(config), Layers::around(&cx.base), nesting, output)
+            .with_allowance(Rc::clone(&allowance));
+    let links = Rc::new(RefCell::new((Vec::new(), allowance.budget(), false)));
     if listen {
         let links = Rc::clone(&links);
         rewriter = rewriter.on_link(move |link: &Link| {
-            let (list, size, over) = &mut *links.borrow_mut();
-            *size += link.size();
-            *over |= *size > share;
+            let (list, budget, over) = &mut *links.borrow_mut();
+            *over |= *over || budget.take(link.size()).is_err();
             if !*over {
                 list.push(link.clone());
             }
         });
     }
-    // In the writes a page is read in, so that a part past its share is
+    // In the writes a page is read in, so that a part past what is left is
     // known soon, not after all of a long value.
     for chunk in bytes.chunks(CHUNK) {
         match rewriter.write(chunk) {
@@ -339,7 +363,10 @@ pub(crate) fn nest(
         Err(Error::Write(_)) => return Err(OverBudget),
         Err(_) => return Ok(None),
     };
-    let (links, _, over) = links.take();
+    let (links, links_held, over) = Rc::try_unwrap(links)
+        .ok()
+        .expect("the rewriter, and its handler, are gone")
+        .into_inner();
     let limited = report
         .warnings
         .iter()
@@ -347,30 +374,38 @@ pub(crate) fn nest(
     if over || limited {
         return Err(OverBudget);
     }
+    // What is kept stays taken: the output and the links as they were
+    // taken, the replacements again (the nested splicer gave them back).
+    let mut held = output.budget;
+    held.absorb(links_held);
+    held.take(splices.size())?;
     Ok(Some(Nested {
         report,
         output: output.bytes,
         splices,
         links,
+        held,
     }))
 }
 
-/// The least each part of a nested document may take, whatever is left of
-/// the value's budget.
-const MIN_SHARE: usize = 64 << 10;
-
-/// A nested document's output: kept or not, and failing past its cap.
+/// A nested document's output: kept or not, each byte kept taken from
+/// the page's allowance (a write fails past it).
 struct Capped {
     bytes: Vec<u8>,
     keep: bool,
-    cap: usize,
+    budget: Budget,
 }
 
 impl Write for Capped {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if self.keep {
-            if self.bytes.len() + buf.len() > self.cap {
-                return Err(std::io::Error::other("past the memory limit"));
+            let grown = self.bytes.len() + buf.len();
+            if grown > self.bytes.capacity() {
+                let capacity = grown.max(2 * self.bytes.capacity());
+                self.budget
+                    .take(capacity - self.bytes.capacity())
+                    .map_err(|OverBudget| std::io::Error::other("past the memory limit"))?;
+                self.bytes.reserve_exact(capacity - self.bytes.len());
             }
             self.bytes.extend_from_slice(buf);
         }

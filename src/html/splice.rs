@@ -11,13 +11,13 @@ use std::rc::Rc;
 use lol_html::OutputSink;
 
 use super::attrs::Kind;
-use super::budget::{Budget, OverBudget};
 use super::edit::{Done, Element, Resolver};
 use super::links::{At, Found, Lines, Link, Outcome, Position};
 use super::record::{OPEN, Role, Shared, Span};
 use super::report::Warning;
 use super::resolution::{Resolution, Splices};
 use super::value::{self, Decoded, Quote};
+use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::url::Layer;
 
 /// lol_html's output sink, shared with the document's rewriter.
@@ -57,10 +57,14 @@ pub struct Splicer<W: Write> {
     lines: Option<Lines>,
     /// Where the range being collected starts, when they are followed.
     value_start: Position,
-    /// How large a range may grow before it is let through as it is; what
-    /// a value's working copies may take; and what the replacements kept
-    /// may.
-    max_memory: usize,
+    /// What its buffers take from (the range being collected, the
+    /// replacement kept for the next, the replacements recorded), and a
+    /// value's working copies.
+    allowance: Rc<Allowance>,
+    /// What its buffers hold: their capacity, and the replacements kept.
+    held: Budget,
+    /// The capacities of `buffer` and `replacement` that `held` counts.
+    counted: usize,
     /// Rewriting stopped at the memory limit: everything goes out as it
     /// comes.
     stopped: bool,
@@ -76,7 +80,7 @@ impl<W: Write> Splicer<W> {
     pub fn new(
         output: W,
         capacity: usize,
-        max_memory: usize,
+        allowance: Rc<Allowance>,
         record_splices: bool,
         shared: Rc<RefCell<Shared>>,
         bailing: Rc<Cell<bool>>,
@@ -93,7 +97,9 @@ impl<W: Write> Splicer<W> {
             abandoned: false,
             lines: None,
             value_start: Position::default(),
-            max_memory,
+            held: allowance.budget(),
+            allowance,
+            counted: 0,
             stopped: false,
             resolution: None,
             shared,
@@ -144,19 +150,21 @@ impl<W: Write> Splicer<W> {
                 let take = end.saturating_sub(self.pos).min(chunk.len());
                 if self.abandoned {
                     self.emit(&chunk[..take]);
-                } else {
+                } else if self.room(take).is_ok() {
                     self.buffer.extend_from_slice(&chunk[..take]);
-                    if self.buffer.len() > self.max_memory {
-                        // Too large to hold (a huge `<style>`): what came
-                        // goes out as it was, and the rest as it comes.
-                        let held = std::mem::take(&mut self.buffer);
-                        self.emit(&held);
-                        self.abandoned = true;
-                        self.shared.borrow_mut().warnings.push(Warning::TooLarge {
-                            offset: start,
-                            limit: self.max_memory,
-                        });
-                    }
+                } else {
+                    // Too large to hold (a huge `<style>`): what came goes
+                    // out as it was, and the rest as it comes.
+                    let held = std::mem::take(&mut self.buffer);
+                    self.emit(&held);
+                    self.buffer = held;
+                    self.buffer.clear();
+                    self.abandoned = true;
+                    self.shared.borrow_mut().warnings.push(Warning::TooLarge {
+                        offset: start,
+                        limit: self.allowance.total(),
+                    });
+                    self.emit(&chunk[..take]);
                 }
                 self.advance(&chunk[..take]);
                 chunk = &chunk[take..];
@@ -220,6 +228,14 @@ impl<W: Write> Splicer<W> {
     /// as it was, and from here on everything goes out as it comes, with
     /// the warning (once).
     pub fn stop(&mut self, offset: usize) {
+        let limit = self.allowance.total();
+        self.stop_with(Warning::MemoryLimit { limit, offset });
+    }
+
+    /// Rewriting stops, for the reason `warning` says: what is being
+    /// collected is written as it was, and from here on everything goes
+    /// out as it comes, with the warning (once).
+    pub fn stop_with(&mut self, warning: Warning) {
         if self.current.take().is_some() {
             let raw = std::mem::take(&mut self.buffer);
             self.emit(&raw);
@@ -232,10 +248,17 @@ impl<W: Write> Splicer<W> {
         }
         if !std::mem::replace(&mut self.stopped, true) {
             shared.stopped = true;
-            shared.warnings.push(Warning::MemoryLimit {
-                limit: self.max_memory,
-                offset,
-            });
+            shared.warnings.push(warning);
+        }
+    }
+
+    /// Writes out what its buffer holds (before the writer under it
+    /// changes how it writes).
+    pub fn flush(&mut self) {
+        if self.error.is_none()
+            && let Err(e) = self.out.flush()
+        {
+            self.error = Some(e);
         }
     }
 
@@ -256,7 +279,7 @@ impl<W: Write> Splicer<W> {
         let raw = std::mem::take(&mut self.buffer);
         let mut new = std::mem::take(&mut self.replacement);
         new.clear();
-        let mut budget = Budget::new(self.max_memory);
+        let mut budget = self.allowance.budget();
         match self.rewrite(
             &span,
             Quote::from_preceding(before),
@@ -266,12 +289,14 @@ impl<W: Write> Splicer<W> {
         ) {
             Ok(true) => {
                 self.emit(&new);
+                // The working copies are gone; the replacements recorded
+                // are kept to the end.
+                drop(budget);
                 if let Some(splices) = &mut self.splices {
-                    // Kept to the end: within the same limit.
-                    if splices.size() + new.len() > self.max_memory {
+                    let size = splices.size();
+                    splices.push(span.range.clone(), &new);
+                    if self.held.take(splices.size() - size).is_err() {
                         self.stop(span.range.start);
-                    } else {
-                        splices.push(span.range, &new);
                     }
                 }
             }
@@ -284,6 +309,38 @@ impl<W: Write> Splicer<W> {
         // What one long value needed is not kept for the next ones.
         self.buffer = kept(raw);
         self.replacement = kept(new);
+        self.count_buffers();
+    }
+
+    /// Room for `more` bytes in the range being collected, taken from the
+    /// allowance before it is made.
+    fn room(&mut self, more: usize) -> Result<(), OverBudget> {
+        let need = self.buffer.len() + more;
+        if need > self.buffer.capacity() {
+            let capacity = need.max(2 * self.buffer.capacity());
+            self.held.take(capacity - self.buffer.capacity())?;
+            self.counted += capacity - self.buffer.capacity();
+            self.buffer.reserve_exact(capacity - self.buffer.len());
+        }
+        Ok(())
+    }
+
+    /// Counts in `held` the buffers kept for the next value as they are now
+    /// (the replacement grew within the value's own budget, given back).
+    fn count_buffers(&mut self) {
+        let now = self.buffer.capacity() + self.replacement.capacity();
+        if now > self.counted && self.held.take(now - self.counted).is_err() {
+            // Not kept: the next value starts from nothing.
+            self.buffer = Vec::new();
+            self.replacement = Vec::new();
+            self.held.give(self.counted);
+            self.counted = 0;
+            return;
+        }
+        if now < self.counted {
+            self.held.give(self.counted - now);
+        }
+        self.counted = now;
     }
 
     /// Writes the new bytes for a range into `out`, or says to leave it as

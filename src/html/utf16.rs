@@ -3,21 +3,27 @@
 //! encoded back.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::io::{self, Write};
+use std::rc::Rc;
 
 use encoding_rs::{DecoderResult, Encoding, UTF_16BE};
 
 use super::document::Document;
 use super::error::Error;
-use super::report::Report;
+use super::report::{Report, Warning};
 use super::resolution::Splices;
 
 /// UTF-16 input: decoded to UTF-8 for the rewrite, and the output encoded
 /// back. Valid UTF-16 goes there and back exactly; an unpaired surrogate
-/// would not, so it is refused.
+/// would not: rewriting stops there, and from there on the input goes out
+/// as it came (what came before is out already: nothing is refused after
+/// output went out).
 pub struct Utf16<W: Write> {
     input: Utf16Decoder,
     document: Document<Utf16Writer<W>>,
+    /// The output's writer writes bytes as they come, not UTF-8 to encode.
+    raw: Rc<Cell<bool>>,
 }
 
 impl<W: Write> Utf16<W> {
@@ -27,10 +33,12 @@ impl<W: Write> Utf16<W> {
         encoding: &'static Encoding,
         bom: usize,
         document: Document<Utf16Writer<W>>,
+        raw: Rc<Cell<bool>>,
     ) -> Self {
         Utf16 {
             input: Utf16Decoder::new(encoding, bom),
             document,
+            raw,
         }
     }
 
@@ -39,18 +47,42 @@ impl<W: Write> Utf16<W> {
     }
 
     pub fn write(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.decode(chunk, false)
+    }
+
+    fn decode(&mut self, chunk: &[u8], last: bool) -> Result<(), Error> {
+        if self.raw.get() {
+            return self.document.write(Cow::Borrowed(chunk));
+        }
         let document = &mut self.document;
-        self.input
-            .decode(chunk, false, |utf8| document.write(Cow::Borrowed(utf8)))
+        let decoded = self
+            .input
+            .decode(chunk, last, |utf8| document.write(Cow::Borrowed(utf8)))?;
+        if let Utf16Decoded::Malformed { at, rest } = decoded {
+            self.document.stop_with(Warning::Malformed {
+                offset: at,
+                encoding: self.input.encoding().name(),
+            })?;
+            self.raw.set(true);
+            self.document.write(Cow::Owned(rest))?;
+        }
+        Ok(())
     }
 
     pub fn end(mut self) -> Result<(Report, W, Splices), Error> {
-        let document = &mut self.document;
-        self.input
-            .decode(&[], true, |utf8| document.write(Cow::Borrowed(utf8)))?;
+        self.decode(&[], true)?;
         let (report, writer, splices) = self.document.end()?;
         Ok((report, writer.finish()?, splices))
     }
+}
+
+/// What a write of UTF-16 gave: all of it decoded, or UTF-8 up to the
+/// first sequence that is not valid, at byte `at` of the input, and the
+/// input's bytes from there to the end of the write (`rest`), as they came.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Utf16Decoded {
+    Whole,
+    Malformed { at: usize, rest: Vec<u8> },
 }
 
 /// UTF-16 input decoded to UTF-8, in writes of any size: the front of
@@ -60,6 +92,9 @@ pub struct Utf16Decoder {
     /// Bytes of the byte order mark still to skip.
     skip: usize,
     read: usize,
+    /// The last bytes read (a sequence the decoder holds may have started
+    /// in an earlier write), at most four.
+    tail: Vec<u8>,
 }
 
 impl Utf16Decoder {
@@ -69,24 +104,32 @@ impl Utf16Decoder {
             decoder: encoding.new_decoder_without_bom_handling(),
             skip: bom,
             read: 0,
+            tail: Vec::new(),
         }
     }
 
+    pub fn encoding(&self) -> &'static Encoding {
+        self.decoder.encoding()
+    }
+
     /// Decodes the next bytes of the input (the last ones when `last`),
-    /// handing the UTF-8 to `sink` a part at a time; an unpaired surrogate
-    /// or a lone byte is refused, naming where it stands.
+    /// handing the UTF-8 to `sink` a part at a time, up to an unpaired
+    /// surrogate or a lone byte: from there on the input is the caller's,
+    /// as it came.
     pub fn decode(
         &mut self,
         chunk: &[u8],
         last: bool,
         mut sink: impl FnMut(&[u8]) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    ) -> Result<Utf16Decoded, Error> {
         let skip = self.skip.min(chunk.len());
         self.skip -= skip;
         self.read += skip;
-        let mut chunk = &chunk[skip..];
+        let whole = &chunk[skip..];
+        let start = self.read;
+        let mut chunk = whole;
         let mut buf = [0u8; 8192];
-        loop {
+        let result = loop {
             let (result, read, written) = self
                 .decoder
                 .decode_to_utf8_without_replacement(chunk, &mut buf, last);
@@ -94,26 +137,39 @@ impl Utf16Decoder {
             self.read += read;
             chunk = &chunk[read..];
             match result {
-                DecoderResult::InputEmpty => return Ok(()),
+                DecoderResult::InputEmpty => break Utf16Decoded::Whole,
                 DecoderResult::OutputFull => {}
                 DecoderResult::Malformed(bad, after) => {
                     let at = self.read - usize::from(bad) - usize::from(after);
-                    return Err(Error::Encoding(format!(
-                        "not valid `{}` at byte {at}: an unpaired surrogate or a lone byte; it is refused rather than changed",
-                        self.decoder.encoding().name(),
-                    )));
+                    // From the tail of the writes before, where it started
+                    // there, then the rest of this one.
+                    let rest = match at.checked_sub(start) {
+                        Some(i) => whole[i..].to_vec(),
+                        None => {
+                            let from = self.tail.len() - (start - at).min(self.tail.len());
+                            [&self.tail[from..], whole].concat()
+                        }
+                    };
+                    break Utf16Decoded::Malformed { at, rest };
                 }
             }
-        }
+        };
+        let keep = whole.len().min(4);
+        self.tail.extend_from_slice(&whole[whole.len() - keep..]);
+        let over = self.tail.len().saturating_sub(4);
+        self.tail.drain(..over);
+        Ok(result)
     }
 }
 
-/// Takes UTF-8 and writes UTF-16 of the given byte order.
+/// Takes UTF-8 and writes UTF-16 of the given byte order; once `raw` is
+/// set, the input's own bytes as they come.
 pub struct Utf16Writer<W: Write> {
     inner: W,
     big_endian: bool,
     /// The start of a character cut off at the end of the last write.
     partial: Vec<u8>,
+    raw: Rc<Cell<bool>>,
 }
 
 impl<W: Write> Utf16Writer<W> {
@@ -122,7 +178,13 @@ impl<W: Write> Utf16Writer<W> {
             inner,
             big_endian: encoding == UTF_16BE,
             partial: Vec::new(),
+            raw: Rc::default(),
         }
+    }
+
+    /// What says it writes bytes as they come, from when it is set.
+    pub fn raw(&self) -> Rc<Cell<bool>> {
+        Rc::clone(&self.raw)
     }
 
     /// The output, once all is written: UTF-16 ends at a character.
@@ -139,6 +201,10 @@ impl<W: Write> Utf16Writer<W> {
 
 impl<W: Write> Write for Utf16Writer<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.raw.get() && self.partial.is_empty() {
+            self.inner.write_all(buf)?;
+            return Ok(buf.len());
+        }
         self.partial.extend_from_slice(buf);
         let valid = match std::str::from_utf8(&self.partial) {
             Ok(s) => s.len(),

@@ -8,8 +8,8 @@ use std::ops::Range;
 use encoding_rs::{Encoding, UTF_8};
 use memchr::{memchr, memchr2};
 
-use super::budget::{Budget, OverBudget};
 use super::encoding;
+use crate::document::memory::{Budget, OverBudget};
 use crate::syntax::is_html_whitespace;
 
 /// How the value was written: the byte before it tells.
@@ -311,7 +311,11 @@ pub fn apply_into(
         let offset = |at| decoded.raw_offset(at).expect("mapped before");
         offset(e.range.start)..offset(e.range.end)
     };
-    let mut out = Out { bytes: out, budget };
+    let mut out = Out {
+        bytes: out,
+        budget,
+        took: 0,
+    };
     // The usual case, one URL in a value that stays as quoted as it was: its
     // new text in place of its bytes. Where the value holds references, only
     // at its start: no reference before the new text can reach into it.
@@ -373,15 +377,25 @@ pub fn apply_into(
     }
 }
 
-/// New bytes, each taken from the value's budget before it is written.
+/// New bytes, the room for them taken from the value's budget before it
+/// is made.
 struct Out<'o> {
     bytes: &'o mut Vec<u8>,
     budget: &'o mut Budget,
+    /// What it took.
+    took: usize,
 }
 
 impl Out<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<(), OverBudget> {
-        self.budget.take(bytes.len())?;
+        let need = self.bytes.len() + bytes.len();
+        if need > self.bytes.capacity() {
+            let capacity = need.max(2 * self.bytes.capacity());
+            let more = capacity - self.bytes.capacity();
+            self.budget.take(more)?;
+            self.took += more;
+            self.bytes.reserve_exact(capacity - self.bytes.len());
+        }
         self.bytes.extend_from_slice(bytes);
         Ok(())
     }
@@ -403,6 +417,7 @@ fn reads_back(
     let mut spliced = Out {
         bytes: &mut bytes,
         budget,
+        took: 0,
     };
     let ranges = edits.iter().map(raw_range);
     let result = splice(
@@ -413,7 +428,7 @@ fn reads_back(
         encoding,
         &mut spliced,
     );
-    let taken = bytes.len();
+    let taken = spliced.took;
     let cost = Decoded::cost(&bytes, encoding);
     let same = result.and_then(|()| budget.take(cost)).map(|()| {
         let same = Decoded::new(&bytes, encoding)
@@ -553,7 +568,7 @@ mod tests {
         String::from_utf8(apply(&decoded, &[edit], quote)).unwrap()
     }
 
-    /// Every byte written comes from the budget first: a budget one byte
+    /// The room for every byte written comes from the budget first: a budget one byte
     /// short writes no more than it has.
     #[test]
     fn the_new_bytes_come_from_the_budget() {
@@ -569,12 +584,14 @@ mod tests {
         ] {
             let need = apply(&decoded, &edits, quote).len();
             let mut out = Vec::new();
-            let mut budget = Budget::new(need);
+            let mut budget = Budget::new(usize::MAX);
             assert_eq!(
                 apply_into(&decoded, &edits, quote, &mut out, &mut budget),
                 Ok(())
             );
             assert_eq!(out.len(), need);
+            // Every byte of room made for them, not only those written.
+            assert!(budget.taken() >= out.capacity(), "{quote:?}");
             let mut short = Budget::new(need - 1);
             let mut out = Vec::new();
             assert_eq!(

@@ -1,18 +1,22 @@
-//! One stylesheet: held whole (within `--max-memory`: past it, what is held
-//! and the rest go out as they came), then read once its encoding is known,
-//! its URLs found by the page engine's CSS scanner and resolved against the
-//! stylesheet's own base, and each written in place of its bytes.
+//! One stylesheet: held whole (its bytes, its decoded text and the URLs
+//! found in it, within the document's share of `--max-memory`: past it,
+//! what is held and the rest go out as they came), then read once its
+//! encoding is known, its URLs found by the page engine's CSS scanner and
+//! resolved against the stylesheet's own base, and each written in place
+//! of its bytes as it is made (the new sheet is never held whole: one URL
+//! at a time).
 
 use std::io::Write;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8};
 
 use super::charset;
 use super::text::Text;
+use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::front::{Engine, Output};
 use crate::html::attrs::Kind;
-use crate::html::budget::{Budget, OverBudget};
 use crate::html::config::Config;
 use crate::html::edit::{Resolver, css_found};
 use crate::html::encoding::{self, Chosen, Source};
@@ -37,6 +41,9 @@ pub(crate) struct Sheet<W: Write> {
     counts: Counts,
     warnings: Warnings,
     listener: Option<Listener>,
+    allowance: Rc<Allowance>,
+    /// What `held` takes of the allowance.
+    budget: Budget,
 }
 
 impl<W: Write> Engine<W> for Sheet<W> {
@@ -45,8 +52,11 @@ impl<W: Write> Engine<W> for Sheet<W> {
         layers: Layers,
         output: Output<W>,
         transcoded: Option<Chosen>,
+        allowance: Rc<Allowance>,
     ) -> Self {
         Sheet {
+            budget: allowance.budget(),
+            allowance,
             config,
             layers,
             out: output,
@@ -71,15 +81,36 @@ impl<W: Write> Engine<W> for Sheet<W> {
         if self.through {
             return self.out.write_all(bytes).map_err(Error::Write);
         }
-        self.held.extend_from_slice(bytes);
-        let limit = self.config.max_memory;
-        if self.held.len() > limit {
-            self.warnings
-                .push(Warning::MemoryLimit { limit, offset: 0 });
-            self.through = true;
-            let held = std::mem::take(&mut self.held);
-            self.out.write_all(&held).map_err(Error::Write)?;
+        let need = self.held.len() + bytes.len();
+        if need > self.held.capacity() {
+            let capacity = need.max(2 * self.held.capacity());
+            if self.budget.take(capacity - self.held.capacity()).is_err() {
+                self.warnings.push(Warning::MemoryLimit {
+                    limit: self.allowance.total(),
+                    offset: 0,
+                });
+                self.through = true;
+                let held = std::mem::take(&mut self.held);
+                self.out.write_all(&held).map_err(Error::Write)?;
+                return self.out.write_all(bytes).map_err(Error::Write);
+            }
+            self.held.reserve_exact(capacity - self.held.len());
         }
+        self.held.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn stop(&mut self, warning: Warning) -> Result<(), Error> {
+        if self.through {
+            return Ok(());
+        }
+        // What came before is rewritten, as if the sheet ended there.
+        let chosen = self.encoding();
+        let held = std::mem::take(&mut self.held);
+        let encoding = self.transcoded.map_or(chosen.encoding, |_| UTF_8);
+        self.rewrite(&held, encoding)?;
+        self.warnings.push(warning);
+        self.through = true;
         Ok(())
     }
 
@@ -92,16 +123,7 @@ impl<W: Write> Engine<W> for Sheet<W> {
         if !self.through {
             let held = std::mem::take(&mut self.held);
             let encoding = self.transcoded.map_or(chosen.encoding, |_| UTF_8);
-            let limit = self.config.max_memory;
-            let new = self.rewrite(&held, encoding).unwrap_or_else(|OverBudget| {
-                // The documented bail-out: the stylesheet as it came.
-                self.warnings
-                    .push(Warning::MemoryLimit { limit, offset: 0 });
-                None
-            });
-            self.out
-                .write_all(new.as_deref().unwrap_or(&held))
-                .map_err(Error::Write)?;
+            self.rewrite(&held, encoding)?;
         }
         let report = Report {
             base,
@@ -136,14 +158,11 @@ impl<W: Write> Sheet<W> {
         Chosen { encoding, source }
     }
 
-    /// The stylesheet's new bytes, or `None` to leave it as it is; `Err`
-    /// when what rewriting it takes besides its bytes (what is found, the
-    /// edits, the links heard) would exceed `--max-memory`.
-    fn rewrite(
-        &mut self,
-        raw: &[u8],
-        encoding: &'static Encoding,
-    ) -> Result<Option<Vec<u8>>, OverBudget> {
+    /// Writes the stylesheet, each URL rewritten as it is made. Where what
+    /// rewriting it takes besides its bytes (its text, what is found, the
+    /// links heard) would pass the document's share, what was not yet
+    /// written goes out as it came, with the warning.
+    fn rewrite(&mut self, raw: &[u8], encoding: &'static Encoding) -> Result<(), Error> {
         // A byte order mark is no text; offsets are the input's still.
         let bom = if raw.starts_with(b"\xEF\xBB\xBF") {
             3
@@ -151,21 +170,45 @@ impl<W: Write> Sheet<W> {
             0
         };
         let (head, body) = raw.split_at(bom);
-        let Some(text) = Text::decode(body, encoding) else {
+        let mut budget = self.allowance.budget();
+        let text = match budget.take(Text::cost(body, encoding)) {
+            Ok(()) => Text::decode(body, encoding),
+            Err(OverBudget) => {
+                self.over(0);
+                return self.out.write_all(raw).map_err(Error::Write);
+            }
+        };
+        let Some(text) = text else {
             self.warnings.push(Warning::Undecodable {
                 offset: 0,
                 encoding: encoding.name(),
             });
-            return Ok(None);
+            return self.out.write_all(raw).map_err(Error::Write);
         };
-        let cx = Resolution::new(self.layers.outer(), encoding, &self.config, 0, nest);
-        let mut budget = Budget::new(self.config.max_memory);
-        let mut edits = Vec::new();
-        for found in css_found(&text.text, &mut budget)? {
+        let cx = Resolution::new(
+            self.layers.outer(),
+            encoding,
+            &self.config,
+            0,
+            nest,
+            Rc::clone(&self.allowance),
+        );
+        self.out.write_all(head).map_err(Error::Write)?;
+        // Up to where the input is written.
+        let mut copied = 0;
+        let found = match css_found(&text.text, &mut budget) {
+            Ok(found) => found,
+            Err(OverBudget) => {
+                self.over(bom);
+                return self.out.write_all(body).map_err(Error::Write);
+            }
+        };
+        for found in found {
             if text.holds_invalid(&found.range) {
                 self.undecodable(&text, &found, body, bom, &cx, encoding);
                 continue;
             }
+            let start = found.range.start;
             let mut resolver = Resolver::new(
                 &cx,
                 &mut self.counts,
@@ -173,13 +216,36 @@ impl<W: Write> Sheet<W> {
                 self.listener.as_mut(),
                 &mut budget,
             );
-            if cx.base.is_empty() {
-                resolver.css_without_base(&text.text, &found)?;
-            } else if let Some(edit) = resolver.css_url(&text.text, found, Kind::Css)? {
-                // Owned: the edit outlives this resolver's borrows.
-                edits.push(edit.into_owned());
-            }
+            let edit = if cx.base.is_empty() {
+                resolver.css_without_base(&text.text, &found).map(|()| None)
+            } else {
+                resolver.css_url(&text.text, found, Kind::Css)
+            };
+            let edit = match edit {
+                Ok(edit) => edit,
+                Err(OverBudget) => {
+                    let at = text.raw_offset(start).unwrap_or(copied);
+                    self.over(bom + at.max(copied));
+                    break;
+                }
+            };
+            // Every edit stands at characters of valid text.
+            let Some(edit) = edit else { continue };
+            let (Some(start), Some(end)) = (
+                text.raw_offset(edit.range.start),
+                text.raw_offset(edit.range.end),
+            ) else {
+                continue;
+            };
+            self.out
+                .write_all(&body[copied..start])
+                .map_err(Error::Write)?;
+            let mut new = Vec::new();
+            encoding::encode_onto(&edit.text, encoding, &mut new);
+            self.out.write_all(&new).map_err(Error::Write)?;
+            copied = end;
         }
+        self.out.write_all(&body[copied..]).map_err(Error::Write)?;
         if let Some(listener) = &mut self.listener {
             let mut lines = Lines::new(encoding, Position::default());
             lines.advance(head);
@@ -187,27 +253,20 @@ impl<W: Write> Sheet<W> {
                 text.raw_offset(at)
             });
         }
-        if edits.is_empty() {
-            return Ok(None);
+        Ok(())
+    }
+
+    /// The document's share is reached at byte `offset`: rewriting stops
+    /// there, and the rest goes out as it came.
+    fn over(&mut self, offset: usize) {
+        self.allowance.run_out();
+        if let Some(listener) = &mut self.listener {
+            listener.forget();
         }
-        let mut out =
-            Vec::with_capacity(raw.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
-        out.extend_from_slice(head);
-        let mut copied = 0;
-        for edit in &edits {
-            // Every edit stands at characters of valid text.
-            let (Some(start), Some(end)) = (
-                text.raw_offset(edit.range.start),
-                text.raw_offset(edit.range.end),
-            ) else {
-                continue;
-            };
-            out.extend_from_slice(&body[copied..start]);
-            encoding::encode_onto(&edit.text, encoding, &mut out);
-            copied = end;
-        }
-        out.extend_from_slice(&body[copied..]);
-        Ok(Some(out))
+        self.warnings.push(Warning::MemoryLimit {
+            limit: self.allowance.total(),
+            offset,
+        });
     }
 
     /// A URL that holds bytes not valid in the stylesheet's encoding: left

@@ -29,6 +29,20 @@ struct Run {
 }
 
 impl Text {
+    /// The most memory [`Text::decode`] takes for `raw`.
+    pub fn cost(raw: &[u8], encoding: &'static Encoding) -> usize {
+        if encoding != UTF_8 {
+            // The decoded text, and its copy.
+            return Decoded::cost(raw, encoding).saturating_mul(2);
+        }
+        let invalid = raw
+            .utf8_chunks()
+            .filter(|c| !c.invalid().is_empty())
+            .count();
+        let runs = (2 * invalid + 1) * std::mem::size_of::<Run>();
+        raw.len() + 2 * invalid + runs
+    }
+
     /// `None` when `raw` is not valid in `encoding`, other than UTF-8.
     pub fn decode(raw: &[u8], encoding: &'static Encoding) -> Option<Text> {
         if encoding != UTF_8 {

@@ -4,6 +4,9 @@
 //! scope is layer 3.1 for what its element holds, and is made ready for
 //! resolution once, when a value first needs it.
 
+use std::rc::Rc;
+
+use crate::document::memory::Allowance;
 use encoding_rs::Encoding;
 
 use crate::html::config::Config;
@@ -76,12 +79,20 @@ impl Scopes {
         encoding: &'static Encoding,
         config: &Config,
         nest: Nest,
+        allowance: &Rc<Allowance>,
     ) -> &Resolution {
         let scope = &mut self.scopes[index];
         let base = &scope.base;
-        scope
-            .resolution
-            .get_or_insert_with(|| Resolution::new(base.clone(), encoding, config, 0, nest))
+        scope.resolution.get_or_insert_with(|| {
+            Resolution::new(
+                base.clone(),
+                encoding,
+                config,
+                0,
+                nest,
+                Rc::clone(allowance),
+            )
+        })
     }
 }
 

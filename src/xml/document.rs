@@ -13,6 +13,7 @@
 
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8};
@@ -23,9 +24,9 @@ use super::construct::{Attribute, Item, Unparsed, parse};
 use super::feed_html;
 use super::text::{Piece, Text, Unreadable};
 use super::vocabulary::{self, Content, Name, Ns, Root};
+use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::front::{Engine, Output};
 use crate::html::attrs::{Empty, Kind};
-use crate::html::budget::{Budget, OverBudget};
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
 use crate::html::edit::{Element, Resolver};
@@ -66,6 +67,9 @@ pub(crate) struct Document<W: Write> {
     elements: Vec<Open>,
     /// The bytes the element stack holds, counted against `--max-memory`.
     stack_bytes: usize,
+    /// What its holders take from; what `held` and the element stack take.
+    allowance: Rc<Allowance>,
+    holding: Budget,
     namespaces: NamespaceResolver,
     scopes: Scopes,
     collecting: Option<Collect>,
@@ -132,6 +136,7 @@ impl<W: Write> Engine<W> for Document<W> {
         layers: Layers,
         output: Output<W>,
         transcoded: Option<Chosen>,
+        allowance: Rc<Allowance>,
     ) -> Self {
         let mut namespaces = NamespaceResolver::default();
         // What a start tag declares is bounded by `--max-memory`.
@@ -153,6 +158,8 @@ impl<W: Write> Engine<W> for Document<W> {
             transcoded,
             elements: Vec::new(),
             stack_bytes: 0,
+            holding: allowance.budget(),
+            allowance,
             namespaces,
             collecting: None,
             root: None,
@@ -193,6 +200,21 @@ impl<W: Write> Engine<W> for Document<W> {
         }
         self.held.extend_from_slice(bytes);
         self.run(false);
+        self.check()
+    }
+
+    fn stop(&mut self, warning: Warning) -> Result<(), Error> {
+        if !self.stopped {
+            self.stop(warning);
+        }
+        let to = self.held_end();
+        self.emit_to(to);
+        // Out through the writer before it writes the input's own bytes.
+        if self.write_error.is_none()
+            && let Err(e) = self.out.flush()
+        {
+            self.write_error = Some(e);
+        }
         self.check()
     }
 
@@ -292,14 +314,19 @@ impl<W: Write> Document<W> {
     }
 
     /// The memory limit is passed if holding what is held up to `to`, and
-    /// the element stack, needs more than `--max-memory`.
+    /// the element stack, needs more than the document's allowance has.
     fn over_limit(&mut self, to: usize) -> bool {
-        let limit = self.config.max_memory;
-        if (to - self.emitted) + self.stack_bytes <= limit {
+        let need = (to - self.emitted) + self.stack_bytes;
+        let taken = self.holding.taken();
+        if need <= taken {
+            self.holding.give(taken - need);
+            return false;
+        }
+        if self.holding.take(need - taken).is_ok() {
             return false;
         }
         self.stop(Warning::MemoryLimit {
-            limit,
+            limit: self.allowance.total(),
             offset: self.emitted,
         });
         true
@@ -840,15 +867,16 @@ impl<W: Write> Document<W> {
             counts,
             warnings,
             listener,
+            allowance,
             ..
         } = self;
         let raw = &held[span.start - held_at..span.end - held_at];
-        let cx = scopes.resolution(scope, encoding, config, nest);
+        let cx = scopes.resolution(scope, encoding, config, nest, allowance);
         // What the value's working copies may take; past it, rewriting
         // stops at the value, as the page engine's does.
-        let mut budget = Budget::new(config.max_memory);
+        let mut budget = allowance.budget();
         let over = |OverBudget| Warning::MemoryLimit {
-            limit: config.max_memory,
+            limit: allowance.total(),
             offset: span.start,
         };
         let text = match Text::read(raw, pieces, encoding) {
@@ -885,7 +913,10 @@ impl<W: Write> Document<W> {
             }
         };
         let edits = if reading == Reading::Page {
-            let done = feed_html::rewrite(&text.text, &cx.base, config, listener.is_some());
+            let mut done =
+                feed_html::rewrite(&text.text, &cx.base, config, listener.is_some(), allowance);
+            // Its edits stay taken while they are written.
+            budget.absorb(std::mem::replace(&mut done.held, allowance.budget()));
             counts.add(&done.counts);
             let to_raw = |at: usize| span.start + text.raw_offset(at).unwrap_or(0);
             for warning in done.warnings {
@@ -955,8 +986,13 @@ mod tests {
     /// writes of 4 KiB holds at most a write and an entry's value.
     #[test]
     fn what_is_held_stays_flat_in_the_documents_size() {
-        let mut document: Document<Vec<u8>> =
-            Engine::new(Arc::default(), layers(), Output::Bytes(Vec::new()), None);
+        let mut document: Document<Vec<u8>> = Engine::new(
+            Arc::default(),
+            layers(),
+            Output::Bytes(Vec::new()),
+            None,
+            crate::document::memory::Allowance::standalone(64 << 20),
+        );
         let item = "<item><link>a.html</link><description>&lt;a href=\"b.html\"&gt;b&lt;/a&gt; \
                     text text text text text text text text text text</description></item>\n";
         let mut feed = String::from("<rss version='2.0'><channel>\n");

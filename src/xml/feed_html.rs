@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use encoding_rs::UTF_8;
 
+use crate::document::memory::{Allowance, Budget};
 use crate::html::config::{Config, Nesting};
 use crate::html::links::Link;
 use crate::html::report::{Counts, Warning};
@@ -32,11 +33,21 @@ pub struct Rewritten {
     pub warnings: Vec<Warning>,
     /// Its links, at offsets of the text, their element as the HTML names it.
     pub links: Vec<Link>,
+    /// What the edits and the links take of the feed's allowance, while
+    /// they are kept.
+    pub held: Budget,
 }
 
 /// Runs `html` through the page engine with `base` (the base in scope) as
-/// its retrieval layer; `listen` says whether its links are wanted.
-pub fn rewrite(html: &str, base: &Base, config: &Config, listen: bool) -> Rewritten {
+/// its retrieval layer, within the feed's `allowance`; `listen` says
+/// whether its links are wanted.
+pub fn rewrite(
+    html: &str,
+    base: &Base,
+    config: &Config,
+    listen: bool,
+    allowance: &Rc<Allowance>,
+) -> Rewritten {
     let layers = if base.is_empty() {
         Layers::default()
     } else {
@@ -53,25 +64,44 @@ pub fn rewrite(html: &str, base: &Base, config: &Config, listen: bool) -> Rewrit
         depth: 1,
         record_splices: true,
     };
-    let mut rewriter = Rewriter::nested(Arc::new(config), layers, nesting, Vec::new());
-    let links = Rc::new(RefCell::new(Vec::new()));
+    let mut rewriter = Rewriter::nested(Arc::new(config), layers, nesting, Vec::new())
+        .with_allowance(Rc::clone(allowance));
+    let links = Rc::new(RefCell::new((Vec::new(), allowance.budget(), false)));
     if listen {
         let links = Rc::clone(&links);
-        rewriter = rewriter.on_link(move |link| links.borrow_mut().push(link.clone()));
+        rewriter = rewriter.on_link(move |link| {
+            let (list, budget, over) = &mut *links.borrow_mut();
+            // Past what is left, the rest are not kept: the document is
+            // over its share, and its rewriting stops.
+            *over |= *over || budget.take(link.size()).is_err();
+            if !*over {
+                list.push(link.clone());
+            }
+        });
     }
     let done = rewriter
         .write(html.as_bytes())
         .and_then(|()| rewriter.end_with_splices());
     // Into a `Vec`, from a `&str`: a page engine that fails has changed
     // nothing.
+    let (links, mut held, _) = Rc::try_unwrap(links)
+        .ok()
+        .expect("the rewriter, and its handler, are gone")
+        .into_inner();
     let Ok((report, _, splices)) = done else {
         return Rewritten {
             edits: Vec::new(),
             counts: Counts::default(),
             warnings: Vec::new(),
             links: Vec::new(),
+            held,
         };
     };
+    // The edits are kept as the replacements were (the page engine gave
+    // those back with its splicer).
+    if held.take(splices.size()).is_err() {
+        allowance.run_out();
+    }
     let edits = splices
         .iter()
         .filter_map(|(range, new)| {
@@ -80,7 +110,6 @@ pub fn rewrite(html: &str, base: &Base, config: &Config, listen: bool) -> Rewrit
         })
         .collect();
     let links = links
-        .take()
         .into_iter()
         .map(|mut link| {
             if link.base.layer == (Layer::Retrieval { from: FEED }) {
@@ -98,6 +127,7 @@ pub fn rewrite(html: &str, base: &Base, config: &Config, listen: bool) -> Rewrit
             .filter(|w| *w != Warning::NoBase)
             .collect(),
         links,
+        held,
     }
 }
 
@@ -145,7 +175,13 @@ mod tests {
     #[test]
     fn the_page_engine_rewrites_the_html_and_only_what_changed_comes_back() {
         let html = "<p><a href=\"/x?a=1&amp;b=2\">x</a><img src=y.png srcset=\"z.png 2x\"></p>";
-        let done = rewrite(html, &base("http://h/d/feed"), &Config::default(), false);
+        let done = rewrite(
+            html,
+            &base("http://h/d/feed"),
+            &Config::default(),
+            false,
+            &Allowance::standalone(1 << 30),
+        );
         let edits: Vec<(usize, &str)> = done
             .edits
             .iter()
@@ -165,7 +201,13 @@ mod tests {
     fn a_base_of_its_own_counts() {
         let html = "<base href=\"/b/\"><a href=\"x\">";
         let feed = base("http://h/d/feed");
-        let done = rewrite(html, &feed, &Config::default(), true);
+        let done = rewrite(
+            html,
+            &feed,
+            &Config::default(),
+            true,
+            &Allowance::standalone(1 << 30),
+        );
         let bases: Vec<(String, Option<String>)> = done
             .links
             .iter()
@@ -181,7 +223,13 @@ mod tests {
         );
         // Without one, a link's base is the one in scope around the HTML,
         // named as its layer names it.
-        let done = rewrite("<a href=\"x\">", &feed, &Config::default(), true);
+        let done = rewrite(
+            "<a href=\"x\">",
+            &feed,
+            &Config::default(),
+            true,
+            &Allowance::standalone(1 << 30),
+        );
         assert_eq!(done.links[0].base, feed);
     }
 

@@ -47,6 +47,7 @@ use std::sync::Arc;
 
 pub use sniff::{XmlKind, sniff};
 
+use crate::document::memory::Allowance;
 use crate::front::Front;
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
@@ -93,6 +94,13 @@ impl<W: Write> Rewriter<W> {
         Rewriter {
             front: Front::new(config.into(), layers, output),
         }
+    }
+
+    /// Takes what it holds from `allowance` (a document's share of its
+    /// run's memory), given before the first write.
+    pub(crate) fn with_allowance(mut self, allowance: std::rc::Rc<Allowance>) -> Self {
+        self.front.with_allowance(allowance);
+        self
     }
 
     /// Tells each warning to `tell` as it happens; the report still lists

@@ -325,7 +325,7 @@ mod tests {
     use super::*;
 
     fn spool(bytes: &[u8], limit: usize) -> Spool {
-        let mut spool = Spool::new(limit);
+        let mut spool = Spool::with_limit(limit);
         spool.write_all(bytes).unwrap();
         spool
     }

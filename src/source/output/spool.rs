@@ -1,10 +1,13 @@
-//! Bytes held until they are complete: in memory up to a limit, in an
+//! Bytes held until they are complete: in memory while the run's memory
+//! has room for them (its quarter for what waits between threads), in an
 //! anonymous temporary file past it. What a source holds when something
 //! that comes first (a `Content-Length`, a WARC record's digests) depends on
 //! what comes after, or when the bytes as they came may still be needed.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+
+use crate::document::memory::{Drawn, Memory};
 
 /// Bytes held whole, that can be read again from the start: a [`Spool`],
 /// or a slice of a buffer in memory.
@@ -65,8 +68,8 @@ impl Held for Spool {
 /// How much of a spilled spool's file is written or read at a time.
 const BUFFER: usize = 64 * 1024;
 
-/// A buffer that spills to a temporary file once it holds more than its
-/// limit; write to it, then read it back from the start, as often as
+/// A buffer that spills to a temporary file once its memory has no more
+/// room; write to it, then read it back from the start, as often as
 /// needed.
 #[derive(Debug)]
 pub struct Spool {
@@ -77,28 +80,71 @@ pub struct Spool {
     /// A reader moved the file's position from its end.
     moved: bool,
     len: u64,
-    limit: usize,
+    room: Room,
+}
+
+/// Where a spool's memory comes from.
+#[derive(Debug)]
+enum Room {
+    /// Drawn from the run's memory as its buffer grows (its capacity).
+    Drawn(Drawn),
+    /// A fixed number of bytes of its own.
+    Fixed(usize),
 }
 
 impl Spool {
-    /// A spool that keeps up to `limit` bytes in memory.
-    pub fn new(limit: usize) -> Self {
+    /// A spool that keeps what the run's `memory` has room for.
+    pub fn new(memory: &Memory) -> Self {
+        Spool::with_room(Room::Drawn(memory.drawn()))
+    }
+
+    /// A spool that keeps up to `limit` bytes in memory, whatever the run
+    /// holds (what is bounded elsewhere, and tests).
+    pub fn with_limit(limit: usize) -> Self {
+        Spool::with_room(Room::Fixed(limit))
+    }
+
+    fn with_room(room: Room) -> Self {
         Spool {
             memory: Vec::new(),
             file: None,
             moved: false,
             len: 0,
-            limit,
+            room,
         }
     }
 
-    /// A spool that keeps up to `limit` bytes in memory, in `memory` (a
-    /// buffer kept from an earlier one, emptied).
-    pub fn reusing(mut memory: Vec<u8>, limit: usize) -> Self {
-        memory.clear();
-        Spool {
-            memory,
-            ..Spool::new(limit)
+    /// A spool that keeps what the run's `memory` has room for, in
+    /// `buffer` (one kept from an earlier spool, emptied) when there is
+    /// room for all of it.
+    pub fn reusing(mut buffer: Vec<u8>, memory: &Memory) -> Self {
+        let mut spool = Spool::new(memory);
+        if spool.room(buffer.capacity()) {
+            buffer.clear();
+            spool.memory = buffer;
+        }
+        spool
+    }
+
+    /// Takes room for `bytes` more of capacity; `false` when there is none.
+    fn room(&mut self, bytes: usize) -> bool {
+        match &mut self.room {
+            Room::Drawn(drawn) => drawn.grow(bytes).is_ok(),
+            Room::Fixed(left) => match left.checked_sub(bytes) {
+                Some(l) => {
+                    *left = l;
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Gives back all the room its buffer took.
+    fn give_back(&mut self) {
+        match &mut self.room {
+            Room::Drawn(drawn) => drawn.shrink(drawn.bytes()),
+            Room::Fixed(left) => *left += self.memory.capacity(),
         }
     }
 
@@ -147,11 +193,18 @@ impl Spool {
 
 impl Write for Spool {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.file.is_none() && self.memory.len() + buf.len() > self.limit {
-            let mut file = BufWriter::with_capacity(BUFFER, tempfile::tempfile()?);
-            file.write_all(&self.memory)?;
-            self.memory = Vec::new();
-            self.file = Some(file);
+        let need = self.memory.len() + buf.len();
+        if self.file.is_none() && need > self.memory.capacity() {
+            let capacity = need.max(2 * self.memory.capacity());
+            if self.room(capacity - self.memory.capacity()) {
+                self.memory.reserve_exact(capacity - self.memory.len());
+            } else {
+                let mut file = BufWriter::with_capacity(BUFFER, tempfile::tempfile()?);
+                file.write_all(&self.memory)?;
+                self.give_back();
+                self.memory = Vec::new();
+                self.file = Some(file);
+            }
         }
         match &mut self.file {
             None => self.memory.extend_from_slice(buf),
@@ -179,7 +232,7 @@ mod tests {
 
     #[test]
     fn it_spills_past_its_limit_and_reads_back_whole_again_and_again() {
-        let mut spool = Spool::new(10);
+        let mut spool = Spool::with_limit(10);
         spool.write_all(b"0123456789").unwrap();
         assert!(!spool.spilled());
         assert_eq!(spool.in_memory(), Some(&b"0123456789"[..]));
@@ -196,5 +249,24 @@ mod tests {
         assert_eq!(spool.copy_to(&mut out).unwrap(), 15);
         assert_eq!(out, b"0123456789abcde");
         assert_eq!(spool.len(), 15);
+    }
+
+    #[test]
+    fn what_it_keeps_in_memory_is_drawn_from_the_run_and_given_back() {
+        // A quarter of 4,000 bytes for what waits between threads.
+        let memory = Memory::new(4000);
+        let mut a = Spool::new(&memory);
+        a.write_all(&[1; 600]).unwrap();
+        assert!(!a.spilled());
+        let mut b = Spool::new(&memory);
+        b.write_all(&[2; 600]).unwrap();
+        assert!(b.spilled(), "no room left beside the first");
+        drop(a);
+        let mut c = Spool::new(&memory);
+        c.write_all(&[3; 600]).unwrap();
+        assert!(!c.spilled(), "the first gave its room back");
+        let mut back = Vec::new();
+        b.reader().unwrap().read_to_end(&mut back).unwrap();
+        assert_eq!(back, [2; 600]);
     }
 }

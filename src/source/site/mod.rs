@@ -25,9 +25,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::document::memory::{Allowance, Drawn, Memory};
 use crate::html::buffers::CHUNK;
 use crate::html::config::Config;
-use crate::html::links::Link;
+use crate::html::links::{Heard, Link};
 use crate::html::report::{Report, Warning};
 use crate::html::xhtml;
 use crate::source::listener::{Document, Done, Listener, Progress, SourceWarning};
@@ -160,6 +161,7 @@ impl Site {
 }
 
 /// A file's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Did {
     Rewritten {
         urls: usize,
@@ -169,6 +171,9 @@ enum Did {
     /// An XML file whose root is no vocabulary htmlabs reads: left as it
     /// is (copied as it is into `--out-dir`).
     Left,
+    /// It outgrew a small share of the run's memory: to be done again,
+    /// with the head's (nothing of it was written or told).
+    Again,
 }
 
 /// What a site's run did.
@@ -259,21 +264,107 @@ impl Tally {
 }
 
 /// The links of the files done, told in the files' order as soon as all
-/// before them are done.
+/// before them are done. Those of a file done before its turn wait,
+/// drawn from the run's memory; where there is no room, its worker waits
+/// for its turn (the files start in order, so the one whose turn it is is
+/// being done, and never waits).
 struct Sequence<'a> {
+    told: Mutex<Told<'a>>,
+    turn: std::sync::Condvar,
+}
+
+struct Told<'a> {
     next: usize,
-    waiting: std::collections::BTreeMap<usize, (&'a Path, Vec<Link>)>,
+    waiting: std::collections::BTreeMap<usize, (&'a Path, Vec<Link>, Option<Drawn>)>,
 }
 
 impl<'a> Sequence<'a> {
-    fn done(&mut self, index: usize, path: &'a Path, links: Vec<Link>, listener: &dyn Listener) {
-        self.waiting.insert(index, (path, links));
-        while let Some((path, links)) = self.waiting.remove(&self.next) {
-            self.next += 1;
+    fn new() -> Self {
+        Sequence {
+            told: Mutex::new(Told {
+                next: 0,
+                waiting: Default::default(),
+            }),
+            turn: std::sync::Condvar::new(),
+        }
+    }
+
+    fn done(&self, index: usize, path: &'a Path, links: Heard, memory: &Memory, on: &dyn Listener) {
+        let mut told = self.told.lock().expect("no worker panics");
+        if index == told.next {
+            let (links, _) = links.take();
+            told.waiting.insert(index, (path, links, None));
+        } else {
+            match links.draw(memory) {
+                Ok((links, drawn)) => {
+                    told.waiting.insert(index, (path, links, Some(drawn)));
+                }
+                Err((links, _)) => {
+                    while told.next != index {
+                        told = self.turn.wait(told).expect("no worker panics");
+                    }
+                    told.waiting.insert(index, (path, links, None));
+                }
+            }
+        }
+        let Told { next, waiting } = &mut *told;
+        while let Some((path, links, _drawn)) = waiting.remove(next) {
+            *next += 1;
             let document = Document::File(path);
             for link in &links {
-                listener.link(&document, link);
+                on.link(&document, link);
             }
+        }
+        drop(told);
+        self.turn.notify_all();
+    }
+}
+
+/// What a file's attempt told, told to the run only once the attempt
+/// stands (an attempt that outgrew its small share is done again).
+#[derive(Default)]
+struct Attempt {
+    told: Mutex<Vec<(PathBuf, Said)>>,
+}
+
+enum Said {
+    Warning(Warning),
+    Failure(String),
+    Note(String),
+}
+
+impl Attempt {
+    fn tell(self, on: &dyn Listener) {
+        for (path, said) in self.told.into_inner().expect("no worker panics") {
+            let document = Document::File(&path);
+            match said {
+                Said::Warning(w) => on.warning(&document, &SourceWarning::Document(&w)),
+                Said::Failure(e) => on.failure(&document, &SourceError::Refused(e)),
+                Said::Note(n) => on.note(&document, &n),
+            }
+        }
+    }
+}
+
+impl Listener for Attempt {
+    fn warning(&self, document: &Document<'_>, warning: &SourceWarning<'_>) {
+        if let (Document::File(path), SourceWarning::Document(w)) = (document, warning) {
+            let said = (path.to_path_buf(), Said::Warning((*w).clone()));
+            self.told.lock().expect("no worker panics").push(said);
+        }
+    }
+
+    fn failure(&self, document: &Document<'_>, error: &SourceError) {
+        if let Document::File(path) = document {
+            let said = (path.to_path_buf(), Said::Failure(error.to_string()));
+            self.told.lock().expect("no worker panics").push(said);
+        }
+    }
+
+    fn note(&self, document: &Document<'_>, note: &str) {
+        if let Document::File(path) = document {
+            let said = (path.to_path_buf(), Said::Note(note.to_owned()));
+            self.told.lock().expect("no worker panics").push(said);
         }
     }
 }
@@ -342,10 +433,9 @@ pub fn run(
         summary.linked = linked;
     }
     let listening = on.hears_links();
-    let sequence = Mutex::new(Sequence {
-        next: 0,
-        waiting: Default::default(),
-    });
+    let sequence = Sequence::new();
+    // The run's memory: `--max-memory`, for every file in flight.
+    let memory = Memory::new(config.max_memory);
     let totals = Mutex::new(Tally::default());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(site.jobs)
@@ -357,28 +447,42 @@ pub fn run(
             |buffers, (index, entry)| {
                 let path = entry.path.as_path();
                 if stop.load(Ordering::Relaxed) {
-                    sequence
-                        .lock()
-                        .expect("no worker panics")
-                        .done(index, path, Vec::new(), on);
+                    let none = Heard::new(&Allowance::standalone(0));
+                    sequence.done(index, path, none, &memory, on);
                     return;
                 }
-                let mut links = listening.then(Vec::new);
-                let (did, warnings, kind) = page(
-                    site,
-                    written.as_ref(),
-                    config,
-                    entry,
-                    buffers,
-                    &mut links,
-                    on,
-                );
-                let links = links.unwrap_or_default();
-                let changes = links.iter().filter(|l| would_change(l)).count();
-                sequence
-                    .lock()
-                    .expect("no worker panics")
-                    .done(index, path, links, on);
+                // A share of the run's memory: a small one beside the
+                // others, the head's for the oldest in flight; a file that
+                // outgrows a small one is done again with the head's,
+                // nothing of the first attempt told.
+                let ticket = memory.enter(index as u64);
+                let mut share = ticket.share();
+                let (did, warnings, kind, heard, attempt) = loop {
+                    let allowance = Allowance::new(share);
+                    let heard = Heard::new(&allowance);
+                    let attempt = Attempt::default();
+                    let (did, warnings, kind) = page(
+                        site,
+                        written.as_ref(),
+                        config,
+                        entry,
+                        buffers,
+                        listening.then_some(&heard),
+                        &attempt,
+                        &allowance,
+                    );
+                    if did == Did::Again {
+                        drop((heard, allowance));
+                        share = ticket.head_share();
+                        continue;
+                    }
+                    break (did, warnings, kind, heard, attempt);
+                };
+                drop(ticket);
+                attempt.tell(on);
+                let changes = heard.count(would_change);
+                // Its links go on, in order; its share with them.
+                sequence.done(index, path, heard, &memory, on);
                 let mut t = totals.lock().expect("no worker panics");
                 t.warnings += warnings;
                 t.changes += changes;
@@ -405,6 +509,7 @@ pub fn run(
                         t.left += 1;
                         Done::Unchanged
                     }
+                    Did::Again => unreachable!("done again with the head share"),
                 };
                 drop(t);
                 on.done(&Document::File(path), &done);
@@ -454,23 +559,26 @@ struct Buffers {
 }
 
 /// The most a buffer of [`Buffers`] keeps from one file to the next.
-const KEPT: usize = 4 << 20;
+const KEPT: usize = 1 << 20;
 
 /// One document: rewritten, and written only if it changed. What became of
 /// it, its warnings, and the type it was read as.
 ///
-/// A file of up to half `--max-memory` is read whole; a longer one streams
-/// from its file. Either way its output is held up to half the limit, and
+/// A file of up to an eighth of what its `allowance` has is read whole
+/// (taken from it); a longer one streams from its file. Either way its
+/// output is held in memory while the run's memory has room for it, and
 /// in a temporary file past it (a file's output is compared with it before
 /// it is written): a long file costs no more memory than a short one.
+#[allow(clippy::too_many_arguments)]
 fn page(
     site: &Site,
     written: Option<&Dir>,
     config: &Arc<Config>,
     entry: &Entry,
     buffers: &mut Buffers,
-    links: &mut Option<Vec<Link>>,
+    heard: Option<&Heard>,
     on: &dyn Listener,
+    allowance: &Rc<Allowance>,
 ) -> (Did, usize, Option<Type>) {
     let path = &entry.path;
     let failed = |e: SourceError| {
@@ -482,10 +590,13 @@ fn page(
         Ok(opened) => opened,
         Err(e) => return (failed(e), 0, None),
     };
-    let limit = config.max_memory / 2;
-    let whole = metadata.len() <= limit as u64;
     let mut input = std::mem::take(&mut buffers.input);
     input.clear();
+    let mut whole_held = allowance.budget();
+    let whole = metadata.len() <= (allowance.left() / 8) as u64
+        && whole_held
+            .take(input.capacity().max(metadata.len() as usize))
+            .is_ok();
     if whole {
         if let Err(e) = file.read_to_end(&mut input) {
             return (failed(read_error(e)), 0, None);
@@ -504,9 +615,10 @@ fn page(
         &mut source,
         &metadata,
         &mut buffers.output,
-        links,
+        heard,
         &mut kind,
         on,
+        allowance,
     )
     .unwrap_or_else(|e| (failed(e), 0));
     buffers.input = kept(input);
@@ -567,16 +679,22 @@ fn rewrite_page(
     source: &mut Source<'_>,
     metadata: &Metadata,
     output: &mut Vec<u8>,
-    links: &mut Option<Vec<Link>>,
+    heard: Option<&Heard>,
     kind: &mut Option<Type>,
     on: &dyn Listener,
+    allowance: &Rc<Allowance>,
 ) -> Result<(Did, usize), SourceError> {
     let path = &entry.path;
     let document = Document::File(path);
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
     if entry.xhtml {
         let reader = source.reader().map_err(read_error)?;
-        if let Some(warning) = xhtml::reads_otherwise(reader, config.max_memory) {
+        // Its parser's limit, as the page engine's: a quarter of what is
+        // left.
+        let mut limit = allowance.budget();
+        let quarter = allowance.left() / 4;
+        limit.take(quarter).expect("a quarter of what is left");
+        if let Some(warning) = xhtml::reads_otherwise(reader, quarter) {
             on.warning(&document, &SourceWarning::Document(&warning));
             return Ok((put(site, written, entry, source, metadata, true, 0)?, 1));
         }
@@ -605,19 +723,18 @@ fn rewrite_page(
     let layers = Layers::default()
         .with_retrieval(config.standard, &url, FROM)
         .map_err(|e| SourceError::Refused(e.to_string()))?;
-    let heard = Rc::new(RefCell::new(Vec::new()));
-    let mut spool = Spool::reusing(std::mem::take(output), config.max_memory / 2);
+    let mut spool = Spool::reusing(std::mem::take(output), allowance.memory());
     // The rewriter's hooks live as long as it does, longer than `on` is
     // known to: warnings are gathered and told after each write.
     let told = Rc::new(RefCell::new(Vec::new()));
     let mut rewriter = TypedRewriter::new(of_type, Arc::clone(config), layers, &mut spool)
+        .with_allowance(Rc::clone(allowance))
         .on_warning({
             let told = Rc::clone(&told);
             move |w| told.borrow_mut().push(w.clone())
         });
-    if links.is_some() {
-        let heard = Rc::clone(&heard);
-        rewriter = rewriter.on_link(move |link| heard.borrow_mut().push(link.clone()));
+    if let Some(heard) = heard {
+        rewriter = rewriter.on_link(heard.hook());
     }
     let mut warnings = 0;
     let mut tell = || {
@@ -654,17 +771,16 @@ fn rewrite_page(
             };
             if let Err(e) = fed() {
                 // The links heard before are the file's all the same.
-                if let Some(links) = links {
-                    *links = heard.take();
-                }
                 return Err(read_error(e));
             }
         }
     }
     let ended = result.and_then(|()| rewriter.end());
     tell();
-    if let Some(links) = links {
-        *links = heard.take();
+    // Past a small share: again, with the head's, before anything is
+    // written.
+    if allowance.ran_out() && !allowance.is_head() {
+        return Ok((Did::Again, warnings));
     }
     let report = match ended {
         Ok((report, _)) => report,
@@ -675,12 +791,12 @@ fn rewrite_page(
             return Ok((Did::Failed, warnings));
         }
     };
-    if report.incomplete() {
-        let e = SourceError::Refused(format!(
-            "{}: left as it was: {}",
-            quoted(path),
-            stopped(&report)
-        ));
+    if report.incomplete() || heard.is_some_and(Heard::over) {
+        let why = match report.incomplete() {
+            true => stopped(&report),
+            false => "its links do not fit the memory limit (--max-memory)",
+        };
+        let e = SourceError::Refused(format!("{}: left as it was: {why}", quoted(path)));
         on.failure(&document, &e);
         return Ok((Did::Failed, warnings));
     }
@@ -696,6 +812,9 @@ fn stopped(report: &Report) -> &'static str {
     match report.warnings.iter().find(|w| w.stops_rewriting()) {
         Some(Warning::NotWellFormed { .. }) => "it is not well-formed XML",
         Some(Warning::XmlDepth { .. }) => "its elements nest deeper than htmlabs follows",
+        Some(Warning::Malformed { .. }) => {
+            "it is not valid in its encoding (an unpaired surrogate or a lone byte)"
+        }
         _ => "rewriting stopped at the memory limit (--max-memory)",
     }
 }

@@ -24,6 +24,7 @@ use super::order::Front;
 use super::report::{ArchiveWarning, Named, Tally};
 use super::work::{self, Done, Kind, Mode, Work};
 use super::write::{self, Packing, Record, now, record_id};
+use crate::document::memory::Memory;
 use crate::html::config::Config;
 use crate::source::listener::{self, Document, Listener, Progress, SourceWarning};
 use crate::source::listing::would_change;
@@ -93,37 +94,30 @@ impl Default for Options {
 /// How many records may wait for their work, per thread. Many, so that a
 /// slow page at the front does not leave a thread without work while the
 /// pages after it are done (with 4, `--jobs 2` on two cores was 4-7%
-/// slower on the bench archive); what bounds memory is [`Window::bytes`].
+/// slower on the bench archive); what bounds memory is the run's memory,
+/// which their blocks draw from (in temporary files past it).
 const RECORDS_PER_JOB: usize = 16;
 
 /// The records handed out and not yet settled (written out, in order):
-/// no more than `records` of them, and no more than `bytes` of their
-/// blocks in memory (a block past `--max-memory` is in a temporary file),
-/// `--max-memory` per thread; past either, the reading waits.
+/// no more than `records` of them; past it, the reading waits.
 struct Window {
     records: usize,
-    bytes: usize,
-    /// The bytes in memory of each one's block, in order.
-    blocks: VecDeque<usize>,
-    held: usize,
+    waiting: usize,
     /// It was full, and is not yet half empty.
     draining: bool,
 }
 
 impl Window {
-    fn new(jobs: usize, max_memory: usize) -> Self {
-        let jobs = jobs.max(1);
+    fn new(jobs: usize) -> Self {
         Window {
-            records: RECORDS_PER_JOB * jobs,
-            bytes: max_memory.saturating_mul(jobs),
-            blocks: VecDeque::new(),
-            held: 0,
+            records: RECORDS_PER_JOB * jobs.max(1),
+            waiting: 0,
             draining: false,
         }
     }
 
     fn full(&self) -> bool {
-        self.blocks.len() > self.records || self.held > self.bytes
+        self.waiting > self.records
     }
 
     /// Whether the reading waits for the records at the front: from when
@@ -133,20 +127,18 @@ impl Window {
     fn must_wait(&mut self) -> bool {
         if self.full() {
             self.draining = true;
-        } else if self.blocks.len() <= self.records / 2 && self.held <= self.bytes / 2 {
+        } else if self.waiting <= self.records / 2 {
             self.draining = false;
         }
         self.draining
     }
 
-    fn handed_out(&mut self, block: &Spool) {
-        let bytes = block.in_memory().map_or(0, <[u8]>::len);
-        self.blocks.push_back(bytes);
-        self.held += bytes;
+    fn handed_out(&mut self) {
+        self.waiting += 1;
     }
 
     fn settled(&mut self) {
-        self.held -= self.blocks.pop_front().unwrap_or_default();
+        self.waiting = self.waiting.saturating_sub(1);
     }
 }
 
@@ -198,11 +190,15 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
         0 | 1 => None,
         jobs => Some(jobs),
     };
+    // The run's memory: `--max-memory`, for every record in flight and all
+    // that waits between the threads.
+    let memory = Memory::new(config.max_memory);
     let asked = Asked {
         config,
         options,
         listener,
         write,
+        memory: memory.clone(),
     };
     let Some(jobs) = jobs else {
         let read = read_through(&asked, input, Direct(output), None, &submit);
@@ -211,7 +207,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     let pool = pool(jobs).map_err(Error::Read)?;
     // The pool rewrites and, ahead of the reading, inflates; the reading
     // stays on this thread, and the writing has a thread of its own.
-    let inflating = Inflating::new(Arc::clone(&pool), jobs, config.max_memory);
+    let inflating = Inflating::new(Arc::clone(&pool), jobs, memory);
     let (read, written) = write_behind(output, |behind| {
         pool.in_place_scope(|scope| {
             let spawn = |work, done| scope.spawn(move |_| submit(work, done));
@@ -252,6 +248,7 @@ struct Asked<'a> {
     options: &'a Options,
     listener: &'a dyn Listener,
     write: bool,
+    memory: Memory,
 }
 
 /// [`convert_to`], from the input's first bytes, into `out`; each work
@@ -268,9 +265,10 @@ fn read_through<R: Read, O: Out>(
         options,
         listener,
         write,
+        ref memory,
     } = *asked;
     let hold = options.mode == Mode::Replace;
-    let units = Units::new(input, out, config.max_memory, hold, inflating).map_err(Error::Read)?;
+    let units = Units::new(input, out, memory.clone(), hold, inflating).map_err(Error::Read)?;
     // A level for the other compression would do nothing: refused, before
     // anything is written.
     let is = if units.gzip() {
@@ -313,7 +311,8 @@ fn read_through<R: Read, O: Out>(
         broken: false,
         submitted: 0,
         settled: 0,
-        window: Window::new(options.jobs, config.max_memory),
+        window: Window::new(options.jobs),
+        memory: memory.clone(),
         replaced: HashMap::new(),
         later: VecDeque::new(),
         tally: Tally::default(),
@@ -392,6 +391,7 @@ struct Run<'a> {
     listening: bool,
     /// Whether new records are made (else the output goes nowhere).
     write: bool,
+    memory: Memory,
 }
 
 impl Run<'_> {
@@ -666,7 +666,7 @@ impl Run<'_> {
             return Ok(true);
         }
         let first = units.first_in_unit();
-        let mut block = Spool::new(self.config.max_memory);
+        let mut block = Spool::new(&self.memory);
         units.block(at, length, Some(&mut block))?;
         self.tally.records += 1;
         let asked = self.options.mode == Mode::Replace;
@@ -697,13 +697,13 @@ impl Run<'_> {
             warcinfo: self.warcinfo.clone(),
             listen: self.listening,
             write: self.write,
-            // Those waiting come to no more than the limit a job.
-            keep: self.config.max_memory / RECORDS_PER_JOB,
+            memory: self.memory.clone(),
+            place: self.submitted,
         };
         let (sender, receiver) = mpsc::channel();
         units.output()?.work(alone, receiver);
         self.submitted += 1;
-        self.window.handed_out(&work.block);
+        self.window.handed_out();
         submit(work, sender);
         if let Some(stop) = breaks {
             return Err(stop);
@@ -760,40 +760,18 @@ impl Run<'_> {
 mod tests {
     use super::*;
 
-    fn block(bytes: usize, limit: usize) -> Spool {
-        let mut spool = Spool::new(limit);
-        spool.write_all(&vec![b'x'; bytes]).unwrap();
-        spool
-    }
-
     #[test]
-    fn the_window_is_full_past_its_records_or_its_bytes_in_memory() {
-        // Two jobs, 100 bytes of --max-memory: 32 records, 200 bytes.
-        let mut window = Window::new(2, 100);
+    fn the_window_is_full_past_its_records() {
+        // Two jobs: 32 records.
+        let mut window = Window::new(2);
         for _ in 0..32 {
-            window.handed_out(&block(1, 100));
+            window.handed_out();
         }
         assert!(!window.full());
-        window.handed_out(&block(1, 100));
+        window.handed_out();
         assert!(window.full(), "33 records");
         window.settled();
         assert!(!window.full());
-
-        let mut window = Window::new(2, 100);
-        window.handed_out(&block(100, 100));
-        window.handed_out(&block(100, 100));
-        assert!(!window.full());
-        window.handed_out(&block(1, 100));
-        assert!(window.full(), "201 bytes");
-        // What is settled first is the first block.
-        window.settled();
-        assert!(!window.full());
-        // A block in a temporary file takes no memory.
-        let spilled = block(101, 100);
-        assert!(spilled.spilled());
-        window.handed_out(&spilled);
-        assert!(!window.full());
-        assert_eq!(window.held, 101);
     }
 
     #[test]
@@ -806,12 +784,12 @@ mod tests {
 
     #[test]
     fn once_full_the_window_is_waited_on_until_half_empty() {
-        let mut window = Window::new(1, 1 << 20);
+        let mut window = Window::new(1);
         for _ in 0..16 {
-            window.handed_out(&block(1, 100));
+            window.handed_out();
             assert!(!window.must_wait());
         }
-        window.handed_out(&block(1, 100));
+        window.handed_out();
         assert!(window.must_wait(), "17 records: full");
         for left in (9..17).rev() {
             window.settled();
@@ -819,7 +797,7 @@ mod tests {
         }
         window.settled();
         assert!(!window.must_wait(), "8 records: half empty");
-        window.handed_out(&block(1, 100));
+        window.handed_out();
         assert!(!window.must_wait(), "9 records, not full: reading on");
     }
 }

@@ -1,9 +1,10 @@
 //! The output, in input order, while some units wait for their fate: the
 //! raw bytes of the input go straight out until a unit must be held (a
 //! page being rewritten, whose record may be replaced or followed by a
-//! conversion); from then on they wait in a queue, in memory up to a
-//! limit and in temporary files past it, until the work on the unit at
-//! the front is done, which says what takes its place.
+//! conversion); from then on they wait in a queue, in memory while the
+//! run's memory has room (drawn from it) and in temporary files past it,
+//! until the work on the unit at the front is done, which says what takes
+//! its place.
 //!
 //! A queue and not a write per record, because records are rewritten in
 //! parallel (`--jobs`): the reader goes on while the pages before are
@@ -13,6 +14,7 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
+use crate::document::memory::{Drawn, Memory};
 use crate::source::output::behind::{Out, Shared};
 use crate::source::output::spool::Spool;
 
@@ -20,8 +22,10 @@ use crate::source::output::spool::Spool;
 enum Slot<D> {
     /// Raw bytes to copy as they are.
     Raw(Spool),
-    /// Raw bytes, in a buffer the input was read into (not copied).
-    Shared(Shared),
+    /// Raw bytes, in a buffer the input was read into (not copied), and
+    /// what its buffer draws of the run's memory (none for a piece of the
+    /// buffer the slot before it draws for).
+    Shared(Shared, Option<Drawn>),
     /// The raw bytes of a unit whose record may be replaced, until its
     /// header says whether it will be ([`Ordered::release`] when not).
     Held(Spool),
@@ -41,7 +45,7 @@ enum Slot<D> {
 pub struct Ordered<W, D> {
     out: W,
     queue: VecDeque<Slot<D>>,
-    limit: usize,
+    memory: Memory,
 }
 
 /// A unit whose works are done, at the front of the queue: its raw bytes
@@ -54,14 +58,14 @@ pub struct Front<D> {
 }
 
 impl<W: Out, D> Ordered<W, D> {
-    /// A queue that holds up to `limit` bytes in memory, all its slots
-    /// together (one slot each was `limit`: a slow page followed by many
-    /// long records held many times the limit).
-    pub fn new(out: W, limit: usize) -> Self {
+    /// A queue whose slots hold in memory what the run's `memory` has room
+    /// for, all of them together (one slot each had a limit of its own: a
+    /// slow page followed by many long records held many times the limit).
+    pub fn new(out: W, memory: Memory) -> Self {
         Ordered {
             out,
             queue: VecDeque::new(),
-            limit,
+            memory,
         }
     }
 
@@ -75,8 +79,26 @@ impl<W: Out, D> Ordered<W, D> {
             Some(Slot::Work {
                 held, open: true, ..
             }) => held.write_all(piece.bytes()),
-            Some(Slot::Work { open: false, .. } | Slot::Shared(_)) => {
-                self.queue.push_back(Slot::Shared(piece));
+            Some(Slot::Work { open: false, .. } | Slot::Shared(..)) => {
+                // A piece of the buffer the slot before keeps is drawn for
+                // already; a new buffer is drawn for, or copied to a spool
+                // (which spills) when there is no room.
+                let counted = matches!(
+                    self.queue.back(),
+                    Some(Slot::Shared(last, _)) if last.shares_with(&piece)
+                );
+                if counted {
+                    self.queue.push_back(Slot::Shared(piece, None));
+                    return Ok(());
+                }
+                match self.memory.draw(piece.keeps()) {
+                    Ok(drawn) => self.queue.push_back(Slot::Shared(piece, Some(drawn))),
+                    Err(_) => {
+                        let mut spool = self.spool();
+                        spool.write_all(piece.bytes())?;
+                        self.queue.push_back(Slot::Raw(spool));
+                    }
+                }
                 Ok(())
             }
         }
@@ -90,7 +112,7 @@ impl<W: Out, D> Ordered<W, D> {
             Some(Slot::Work {
                 held, open: true, ..
             }) => held.write_all(bytes),
-            Some(Slot::Work { open: false, .. } | Slot::Shared(_)) => {
+            Some(Slot::Work { open: false, .. } | Slot::Shared(..)) => {
                 let mut spool = self.spool();
                 spool.write_all(bytes)?;
                 self.queue.push_back(Slot::Raw(spool));
@@ -169,14 +191,14 @@ impl<W: Out, D> Ordered<W, D> {
         Ok(())
     }
 
-    /// A spool for a slot at the back, the only one that grows: it may hold
-    /// in memory what the others leave of the limit.
+    /// A spool for a slot at the back, the only one that grows.
     fn spool(&self) -> Spool {
-        Spool::new(self.limit.saturating_sub(self.in_memory()))
+        Spool::new(&self.memory)
     }
 
     /// The bytes its slots hold in memory: a buffer that pieces share,
     /// once (its pieces wait one after another: a segment's members).
+    #[cfg(test)]
     fn in_memory(&self) -> usize {
         let mut last: Option<&Shared> = None;
         self.queue
@@ -185,7 +207,7 @@ impl<W: Out, D> Ordered<W, D> {
                 Slot::Raw(spool) | Slot::Held(spool) | Slot::Work { held: spool, .. } => {
                     spool.in_memory().map_or(0, <[u8]>::len)
                 }
-                Slot::Shared(piece) => {
+                Slot::Shared(piece, _) => {
                     let counted = last.is_some_and(|last| last.shares_with(piece));
                     last = Some(piece);
                     if counted { 0 } else { piece.keeps() }
@@ -228,10 +250,10 @@ impl<W: Out, D> Ordered<W, D> {
     }
 
     fn write_raw_front(&mut self) -> io::Result<()> {
-        while let Some(Slot::Raw(_) | Slot::Shared(_)) = self.queue.front() {
+        while let Some(Slot::Raw(_) | Slot::Shared(..)) = self.queue.front() {
             match self.queue.pop_front() {
                 Some(Slot::Raw(spool)) => self.out.hand(spool)?,
-                Some(Slot::Shared(piece)) => self.out.hand_shared(piece)?,
+                Some(Slot::Shared(piece, _drawn)) => self.out.hand_shared(piece)?,
                 _ => {}
             }
         }
@@ -256,7 +278,7 @@ impl<W: Out, D> Ordered<W, D> {
                 *open = false;
             }
             if let Slot::Held(spool) = slot {
-                *slot = Slot::Raw(std::mem::replace(spool, Spool::new(0)));
+                *slot = Slot::Raw(std::mem::replace(spool, Spool::with_limit(0)));
             }
         }
         self.write_raw_front()
@@ -278,11 +300,12 @@ mod tests {
     use crate::source::output::behind::Direct;
     use std::sync::mpsc;
 
-    /// Slots waiting behind a unit at work hold the limit in memory in all,
-    /// and come out in order.
+    /// Slots waiting behind a unit at work hold in memory what the run's
+    /// memory has room for in all (a quarter of it), and come out in order.
     #[test]
-    fn the_queue_holds_its_limit_in_memory_in_all() {
-        let mut ordered: Ordered<Direct<Vec<u8>>, u8> = Ordered::new(Direct(Vec::new()), 100);
+    fn the_queue_holds_its_room_in_memory_in_all() {
+        let memory = Memory::new(400);
+        let mut ordered: Ordered<Direct<Vec<u8>>, u8> = Ordered::new(Direct(Vec::new()), memory);
         let (done, result) = mpsc::channel();
         ordered.work(false, result);
         ordered.raw(&[b'a'; 60]).unwrap();
@@ -310,7 +333,9 @@ mod tests {
     fn pieces_of_one_buffer_wait_counted_once_and_come_out_in_order() {
         use crate::source::output::behind::Shared;
         use std::sync::Arc;
-        let mut ordered: Ordered<Direct<Vec<u8>>, u8> = Ordered::new(Direct(Vec::new()), 1000);
+        let memory = Memory::new(4000);
+        let mut ordered: Ordered<Direct<Vec<u8>>, u8> =
+            Ordered::new(Direct(Vec::new()), memory.clone());
         let one = Arc::new(vec![b'a'; 300]);
         let two = Arc::new(vec![b'b'; 200]);
         let (done, result) = mpsc::channel();
@@ -326,6 +351,11 @@ mod tests {
             .raw_shared(Shared::new(Arc::clone(&two), 0..200))
             .unwrap();
         assert_eq!(ordered.in_memory(), 300 + 200);
+        assert_eq!(
+            memory.peak(),
+            300 + 200,
+            "drawn from the run, each buffer once"
+        );
         done.send(1).unwrap();
         let front = ordered.front(true).unwrap().expect("done");
         assert_eq!(front.done, [1]);

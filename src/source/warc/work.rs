@@ -4,7 +4,6 @@
 //! input is. Everything it tells goes into its [`Done`], told in input
 //! order by the run.
 
-use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -16,10 +15,11 @@ use super::header::Header;
 use super::input::Place;
 use super::report::{ArchiveWarning, Named};
 use super::write::{self, Packing, Record, now, record_id};
+use crate::document::memory::{Allowance, Drawn, Memory};
 use crate::html::config::Config;
 use crate::html::encoding;
 use crate::html::error::Error as DocumentError;
-use crate::html::links::Link;
+use crate::html::links::{Heard, Link};
 use crate::source::http::{self, Edit, HeadReader, media};
 use crate::source::output::spool::{Held, Spool};
 use crate::source::typing::{Clue, FIRST_BYTES, decide, may_be_read, media_type_of};
@@ -109,9 +109,13 @@ pub struct Work {
     /// Whether its new record is made: not when the output goes nowhere
     /// (`--check`, `--links`), where it would be compressed for nothing.
     pub write: bool,
-    /// How much of its new record is held in memory while it waits for
-    /// the records before it (many may wait): past it, a temporary file.
-    pub keep: usize,
+    /// The run's memory: the record's share of it while it is worked on,
+    /// and what its new record holds while it waits for the records before
+    /// it (past the room there is, a temporary file).
+    pub memory: Memory,
+    /// Its place among the works handed out: the oldest in flight has the
+    /// head share.
+    pub place: u64,
 }
 
 /// What a record's work gave.
@@ -140,11 +144,40 @@ pub struct Done {
     pub page: bool,
     /// The type its document was read as.
     pub kind: Option<Type>,
+    /// What its links draw of the run's memory while they wait.
+    pub drawn: Option<Drawn>,
 }
 
 /// Does a record's work; never fails: an error reading or writing its
 /// temporary files is carried in `Done::failed`.
+///
+/// Within a share of the run's memory: a small one beside the others, the
+/// head's for the oldest in flight. A page that outgrows a small one is
+/// rewritten again with the head's (its block is held, and nothing of the
+/// first attempt was told), so what becomes of it does not depend on the
+/// jobs.
 pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Done {
+    let ticket = work.memory.enter(work.place);
+    let mut share = ticket.share();
+    loop {
+        let allowance = Allowance::new(share);
+        let done = attempt(config, content_location, &mut work, &allowance);
+        if allowance.ran_out() && !allowance.is_head() {
+            drop((done, allowance));
+            share = ticket.head_share();
+            continue;
+        }
+        return done;
+    }
+}
+
+/// One attempt at a record's work, within `allowance`.
+fn attempt(
+    config: &Arc<Config>,
+    content_location: bool,
+    work: &mut Work,
+    allowance: &Rc<Allowance>,
+) -> Done {
     let named = Named {
         id: work.header.record_id(),
         target: work.header.target_uri().unwrap_or_default(),
@@ -167,19 +200,26 @@ pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Don
         links: Vec::new(),
         page: false,
         kind: None,
+        drawn: None,
     };
-    let heard = Rc::new(RefCell::new(Vec::new()));
-    let hear = work.listen.then(|| {
-        let heard = Rc::clone(&heard);
-        move |link: &Link| heard.borrow_mut().push(link.clone())
-    });
-    if let Err(e) = rewrite(config, content_location, &mut work, &mut done, hear) {
+    let heard = Heard::new(allowance);
+    let hear = work.listen.then(|| heard.hook());
+    if let Err(e) = rewrite(config, content_location, work, &mut done, hear, allowance) {
         done.changed = false;
         done.record = None;
         done.replaces = false;
         done.failed = Some(e);
     }
-    done.links = std::mem::take(&mut heard.borrow_mut());
+    // The links wait with the record for the ones before it: drawn from
+    // the run's memory where it has room (else held all the same: they are
+    // within the record's share, which they leave).
+    done.links = match heard.draw(&work.memory) {
+        Ok((links, drawn)) => {
+            done.drawn = Some(drawn);
+            links
+        }
+        Err((links, _)) => links,
+    };
     done
 }
 
@@ -214,6 +254,7 @@ fn rewrite(
     work: &mut Work,
     done: &mut Done,
     hear: Option<impl FnMut(&Link) + 'static>,
+    allowance: &Rc<Allowance>,
 ) -> io::Result<()> {
     let heads = match work.kind {
         Kind::Response => match read_heads(&mut work.block)? {
@@ -235,11 +276,11 @@ fn rewrite(
         (Kind::Response, Some((heads, offset))) => {
             let hear = hear.map(|h| Box::new(h) as http::Hear);
             let body = Body { heads, offset };
-            response(config, content_location, work, body, done, hear)?
+            response(config, content_location, work, body, done, hear, allowance)?
         }
         (Kind::Resource { essence, charset }, _) => {
             let (essence, charset) = (essence.clone(), charset.clone());
-            resource(config, work, &essence, charset, done, hear)?
+            resource(config, work, &essence, charset, done, hear, allowance)?
         }
         _ => None,
     };
@@ -247,7 +288,7 @@ fn rewrite(
         return Ok(());
     };
     done.changed = true;
-    let mut record = Spool::new(work.keep);
+    let mut record = Spool::new(&work.memory);
     if work.replace {
         if work.write {
             replacement(work, &mut page, &mut record)?;
@@ -298,6 +339,7 @@ fn response(
     body: Body,
     done: &mut Done,
     hear: Option<http::Hear>,
+    allowance: &Rc<Allowance>,
 ) -> io::Result<Option<Page>> {
     let Body {
         heads,
@@ -333,6 +375,7 @@ fn response(
         body_offset,
         &mut io::sink(),
         hear,
+        Rc::clone(allowance),
     ) {
         // A type no engine reads after all (`application/xml` of another
         // root): no document, as any other type.
@@ -426,6 +469,7 @@ fn resource(
     charset: Option<String>,
     done: &mut Done,
     hear: Option<impl FnMut(&Link) + 'static>,
+    allowance: &Rc<Allowance>,
 ) -> io::Result<Option<Page>> {
     let mut first = Vec::new();
     work.block
@@ -440,8 +484,9 @@ fn resource(
     if let Some(encoding) = charset.as_deref().and_then(encoding::for_label) {
         layers = layers.with_charset(encoding, "the record's Content-Type");
     }
-    let mut spool = Spool::new(config.max_memory);
-    let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers, &mut spool);
+    let mut spool = Spool::new(&work.memory);
+    let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers, &mut spool)
+        .with_allowance(Rc::clone(allowance));
     if let Some(hear) = hear {
         rewriter = rewriter.on_link(hear);
     }
@@ -725,7 +770,7 @@ mod tests {
         let agree = |before: &[u8], from: usize| {
             let expected = digest.of(&mut before.chain(&bytes[from..])).unwrap();
             for limit in [1 << 20, 4] {
-                let mut spool = Spool::new(limit);
+                let mut spool = Spool::with_limit(limit);
                 spool.write_all(bytes).unwrap();
                 assert_eq!(spool.spilled(), limit == 4);
                 let is = digest_of(&digest, before, &mut spool, from as u64).unwrap();
@@ -736,7 +781,7 @@ mod tests {
             }
         };
         // FIPS 180's "abc" example: the digest itself, not only agreement.
-        let mut abc = Spool::new(1 << 20);
+        let mut abc = Spool::with_limit(1 << 20);
         abc.write_all(b"xabc").unwrap();
         assert_eq!(
             digest_of(&digest, b"", &mut abc, 1).unwrap(),

@@ -10,6 +10,8 @@
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
+use crate::document::memory::{Drawn, Memory};
+
 use zstd::stream::raw::{Decoder, Operation};
 
 /// A zstd frame's first bytes.
@@ -25,6 +27,9 @@ const MAX_DICTIONARY: usize = 32 << 20;
 /// limit; the specification asks readers for 2^23): what one frame can
 /// make the reader hold.
 const WINDOW_LOG_MAX: u32 = 27;
+/// The window every reader is asked to allow (2^23, 8 MiB): allowed under
+/// any `--max-memory`.
+const WINDOW_LOG_ASKED: u32 = 23;
 
 /// Whether `first` (at least 4 bytes of the input) starts a zstd WARC.
 pub fn starts(first: &[u8]) -> bool {
@@ -39,6 +44,15 @@ pub type Dictionary = Arc<Vec<u8>>;
 /// are consumed (and so copied) like any other. The error says why the
 /// dictionary cannot be had.
 pub fn read_dictionary(input: &mut impl BufRead) -> io::Result<Result<Option<Dictionary>, String>> {
+    read_dictionary_of(input, MAX_DICTIONARY)
+}
+
+/// [`read_dictionary`], of `most` bytes at most, compressed or not.
+pub fn read_dictionary_of(
+    input: &mut impl BufRead,
+    most: usize,
+) -> io::Result<Result<Option<Dictionary>, String>> {
+    let most = most.min(MAX_DICTIONARY);
     if !input.fill_buf()?.starts_with(&DICTIONARY_FRAME_MAGIC) {
         return Ok(Ok(None));
     }
@@ -50,9 +64,9 @@ pub fn read_dictionary(input: &mut impl BufRead) -> io::Result<Result<Option<Dic
         };
     }
     let size = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
-    if size > MAX_DICTIONARY {
+    if size > most {
         return Ok(Err(format!(
-            "its dictionary of {size} bytes is over the {MAX_DICTIONARY} read"
+            "its dictionary of {size} bytes is over the {most} read (a sixteenth of --max-memory, at most {MAX_DICTIONARY})"
         )));
     }
     let mut data = Vec::with_capacity(size);
@@ -65,7 +79,7 @@ pub fn read_dictionary(input: &mut impl BufRead) -> io::Result<Result<Option<Dic
     }
     if data.starts_with(&FRAME_MAGIC) {
         // Compressed, as one frame without a dictionary.
-        data = match zstd::bulk::decompress(&data, MAX_DICTIONARY) {
+        data = match zstd::bulk::decompress(&data, most) {
             Ok(data) => data,
             Err(e) => return Ok(Err(format!("its compressed dictionary breaks: {e}"))),
         };
@@ -92,6 +106,11 @@ pub struct Frames<R> {
     over: bool,
     /// Some of the current frame was read.
     begun: bool,
+    /// The dictionary's size: it is held twice (as read, and as the
+    /// decoder prepared it).
+    dictionary_len: usize,
+    /// What its window and the dictionary draw of the run's memory.
+    _drawn: Option<Drawn>,
 }
 
 impl<R: BufRead> Frames<R> {
@@ -108,7 +127,27 @@ impl<R: BufRead> Frames<R> {
             pending: false,
             over: false,
             begun: false,
+            dictionary_len: dictionary.map_or(0, |d| d.len()),
+            _drawn: None,
         })
+    }
+
+    /// Frames whose window fits an eighth of the run's `memory`, or the 8
+    /// MiB every reader is asked to allow (RFC 8878 §3.1.1.1.2) when that
+    /// is more (a frame that asks for more is an error of the data, as one
+    /// past libzstd's own limit is); the window and the dictionary drawn
+    /// from it where there is room.
+    pub fn within(mut self, memory: &Memory) -> io::Result<Self> {
+        let eighth = (memory.total() / 8).max(1 << 10);
+        let log =
+            (usize::BITS - 1 - eighth.leading_zeros()).clamp(WINDOW_LOG_ASKED, WINDOW_LOG_MAX);
+        self.decoder
+            .set_parameter(zstd::stream::raw::DParameter::WindowLogMax(log))?;
+        // Room there is, for a window of an eighth (the dictionary is at
+        // most a sixteenth, twice) while nothing else is drawn yet; the 8
+        // MiB asked of every reader are held whatever the room.
+        self._drawn = memory.draw((1 << log) + 2 * self.dictionary_len).ok();
+        Ok(self)
     }
 
     /// On to the next frame (the same dictionary).

@@ -7,6 +7,7 @@ use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::document::memory::Allowance;
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
 use crate::source::http::coding::{self, Broken, Decision, Plan, Planned};
@@ -19,8 +20,8 @@ use crate::typed::Type;
 use crate::url::Layers;
 
 use super::shared::{
-    Error, Hear, Options, Outcome, Shared, Tell, Told, as_it_came, body_start, content_length,
-    decided, document_rewriter, report, type_note, warn, written,
+    Error, Hear, Options, Outcome, Shared, Tell, Told, allowance, as_it_came, body_start,
+    content_length, decided, document_rewriter, report, type_note, warn, written,
 };
 
 /// Where a break is, in the user's terms: a byte of the input when no
@@ -166,7 +167,7 @@ pub(super) fn decoded(
         notes.push("content type: none, and the body starts like HTML".to_owned());
     }
     notes.extend(type_note(&decided));
-    let limit = config.max_memory / 2;
+    let memory = allowance(told, config).memory().clone();
     let Some(kind) = decided.kind else {
         let not_read = Body::NotRead(entity.media.as_ref().map(|m| m.essence.clone()));
         if options.strip_headers
@@ -176,7 +177,7 @@ pub(super) fn decoded(
                 .any(|l| matches!(l.decision, Decision::Decode(_)))
         {
             // The body alone, decoded: held, so that a break leaves it whole.
-            let mut decoded = Spool::new(limit);
+            let mut decoded = Spool::new(&memory);
             let copied = io::copy(
                 &mut coding::decoder(&plan, body).map_err(written)?,
                 &mut decoded,
@@ -213,7 +214,7 @@ pub(super) fn decoded(
     }
 
     // The rewrite, into the body's codings (none with --strip-headers).
-    let mut encoded = Spool::new(limit);
+    let mut encoded = Spool::new(&memory);
     let document = {
         let none = Plan::default();
         let writing = if options.strip_headers { &none } else { &plan };
@@ -317,8 +318,8 @@ pub fn rewrite_parts(
         body,
         body_offset,
         out,
-        tell,
-        hear,
+        (tell, hear),
+        None,
     )?;
     outcome.finish(out)?;
     Ok(report(heads, body_offset, body.len(), outcome, &told))
@@ -327,7 +328,8 @@ pub fn rewrite_parts(
 /// [`rewrite_parts`] with the headers stripped, for a caller that holds
 /// the body it rewrote: the rewritten body comes back as the spool it was
 /// written to (in memory up to half `--max-memory`, in a temporary file
-/// past it), not copied to `out`.
+/// past it), not copied to `out`; the document takes what it holds from
+/// `allowance`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rewrite_parts_held(
     config: &Arc<Config>,
@@ -338,6 +340,7 @@ pub(crate) fn rewrite_parts_held(
     body_offset: usize,
     out: &mut dyn Write,
     hear: Option<Hear>,
+    allowance: Rc<Allowance>,
 ) -> Result<(ResponseReport, Option<Spool>), Error> {
     debug_assert!(options.strip_headers, "only the body is written");
     let (mut outcome, told) = held_run(
@@ -348,8 +351,8 @@ pub(crate) fn rewrite_parts_held(
         body,
         body_offset,
         out,
-        None,
-        hear,
+        (None, hear),
+        Some(allowance),
     )?;
     let rewritten = outcome.rewritten.take();
     Ok((
@@ -369,13 +372,14 @@ fn held_run(
     body: &mut dyn Held,
     body_offset: usize,
     out: &mut dyn Write,
-    tell: Option<Tell>,
-    hear: Option<Hear>,
+    (tell, hear): (Option<Tell>, Option<Hear>),
+    allowance: Option<Rc<Allowance>>,
 ) -> Result<(Outcome, Shared), Error> {
     let told: Shared = Rc::new(RefCell::new(Told {
         list: Vec::new(),
         tell,
         hear: hear.map(|hear| Rc::new(RefCell::new(hear))),
+        allowance,
     }));
     let entity = entity(heads, given, config.standard, options.content_location);
     for w in entity.warnings.iter().cloned() {

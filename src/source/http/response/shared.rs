@@ -7,10 +7,12 @@ use std::io::{self, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::document::memory::Allowance;
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
 use crate::html::report::Report as DocumentReport;
+use crate::html::rewriter::own_allowance;
 use crate::source::http::head::{Head, HeadError};
 use crate::source::http::media::MediaType;
 use crate::source::http::report::{Block, Body, ResponseReport, ResponseWarning};
@@ -53,6 +55,19 @@ pub(super) struct Told {
     pub(super) tell: Option<Tell>,
     /// Hears each URL value of the document (the link report), when set.
     pub(super) hear: Option<Rc<RefCell<Hear>>>,
+    /// What the document and the body held for its codings take from: a
+    /// share of the run's memory (made of the config's own when none is
+    /// given).
+    pub(super) allowance: Option<Rc<Allowance>>,
+}
+
+/// The response's allowance: the one given, else one of its own, made once.
+pub(super) fn allowance(told: &Shared, config: &Config) -> Rc<Allowance> {
+    Rc::clone(
+        told.borrow_mut()
+            .allowance
+            .get_or_insert_with(|| own_allowance(config)),
+    )
 }
 
 /// What hears each URL value of the document.
@@ -72,6 +87,7 @@ pub(super) fn document_rewriter<W: Write>(
 ) -> TypedRewriter<W> {
     let told_here = Rc::clone(told);
     let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers, writer)
+        .with_allowance(allowance(told, config))
         .on_warning(move |w| warn(&told_here, ResponseWarning::Document(w.clone())));
     if let Some(hear) = told.borrow().hear.clone() {
         rewriter = rewriter.on_link(move |link| match shift {

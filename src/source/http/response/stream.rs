@@ -8,6 +8,7 @@ use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::document::memory::Allowance;
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
@@ -23,8 +24,8 @@ use crate::url::Layers;
 
 use super::held::{coding_note, respond};
 use super::shared::{
-    Error, Options, Outcome, Shared, body_start, content_length, decided, document_rewriter,
-    report, type_note, warn, written,
+    Error, Options, Outcome, Shared, allowance, body_start, content_length, decided,
+    document_rewriter, report, type_note, warn, written,
 };
 
 /// Rewrites the response `input` gives into `output`, reading 64 KiB at a
@@ -96,6 +97,14 @@ impl<W: Write> ResponseRewriter<W> {
             body_len: 0,
             notes: Vec::new(),
         }
+    }
+
+    /// Takes what its document and the body held for its codings hold from
+    /// `allowance` (a document's share of its run's memory), given before
+    /// the first write.
+    pub(crate) fn with_allowance(self, allowance: Rc<Allowance>) -> Self {
+        self.told.borrow_mut().allowance = Some(allowance);
+        self
     }
 
     /// Tells each warning to `tell` as it happens; the report still lists
@@ -223,7 +232,7 @@ impl<W: Write> ResponseRewriter<W> {
         );
         if way == Way::Hold {
             return Ok(State::Hold {
-                body: Spool::new(self.config.max_memory / 2),
+                body: Spool::new(allowance(&self.told, &self.config).memory()),
                 output,
             });
         }

@@ -20,8 +20,10 @@
 //! input was cut.
 //!
 //! Memory: at most [`Inflating::ahead`] segments in flight, each at most
-//! [`Inflating::cap`] raw bytes and [`Inflating::budget`] inflated ones;
-//! what is past either is inflated by the reader, as it comes.
+//! [`Inflating::cap`] raw bytes and [`Inflating::budget`] inflated ones,
+//! drawn from the run's memory: where it has no room, no more are set
+//! going until those in flight are read (one is always cut, for the
+//! reader); what is past either is inflated by the reader, as it comes.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
@@ -32,6 +34,7 @@ use flate2::bufread::GzDecoder;
 use memchr::memmem;
 
 use super::aligned::{BLOCK, read_buffered};
+use crate::document::memory::{Drawn, Memory};
 
 /// Where segments are inflated, and how far ahead of the reading.
 #[derive(Clone)]
@@ -50,23 +53,25 @@ pub struct Inflating {
     /// A segment's most inflated bytes: the members past them are
     /// inflated by the reader.
     pub(super) budget: usize,
+    /// What segments in flight draw from.
+    pub(super) memory: Memory,
 }
 
 impl Inflating {
-    /// On `pool`, for a run of `jobs` threads with `max_memory` a job:
-    /// four segments a thread in flight, of 256 KiB or more (half the
-    /// most, if less), and at most
-    /// an eighth of the limit each, raw and inflated, so that they hold at
-    /// most the limit a job (and a record's member of more than an eighth
-    /// of the limit is inflated by the reader).
-    pub fn new(pool: Arc<rayon::ThreadPool>, jobs: usize, max_memory: usize) -> Self {
-        let share = (max_memory / 8).max(64 * 1024);
+    /// On `pool`, for a run of `jobs` threads within `memory`: up to four
+    /// segments a thread in flight, as the run's memory has room for, of
+    /// 256 KiB or more (half the most, if less), and at most a
+    /// sixty-fourth of `--max-memory` each (64 KiB to 8 MiB), raw and
+    /// inflated (a record's member longer is inflated by the reader).
+    pub fn new(pool: Arc<rayon::ThreadPool>, jobs: usize, memory: Memory) -> Self {
+        let share = (memory.total() / 64).clamp(64 << 10, 8 << 20);
         Inflating {
             pool,
             ahead: 4 * jobs.max(1),
             least: (share / 2).min(256 * 1024),
             cap: share,
             budget: share,
+            memory,
         }
     }
 }
@@ -85,6 +90,8 @@ pub(super) struct Inflated {
     /// first byte: where each ends in `raw` and in `data`. What is past
     /// the last one is inflated by the reader.
     pub(super) members: VecDeque<Member>,
+    /// What it draws of the run's memory, while it is read.
+    _drawn: Option<Drawn>,
 }
 
 pub(super) struct Member {
@@ -202,13 +209,26 @@ impl<R: Read> Segments<R> {
     /// or the input is over.
     fn top_up(&mut self) {
         while self.in_flight.len() < self.inflating.ahead {
+            // Its raw bytes and what they inflate to (a buffer that grows
+            // by doubling), drawn before it is cut; one is cut whatever the
+            // draw says: the reader reads it, and inflates it itself.
+            let most = self.inflating.cap + 2 * self.inflating.budget;
+            let drawn = self.inflating.memory.draw(most).ok();
+            if drawn.is_none() && !self.in_flight.is_empty() {
+                return;
+            }
             let Some(segment) = self.cut() else {
                 return;
             };
             let (sender, receiver) = mpsc::channel();
-            let budget = self.inflating.budget;
+            let budget = match drawn {
+                Some(_) => self.inflating.budget,
+                None => 0,
+            };
             self.inflating.pool.spawn(move || {
-                let _ = sender.send(inflate(segment, budget));
+                let mut inflated = inflate(segment, budget);
+                inflated._drawn = drawn;
+                let _ = sender.send(inflated);
             });
             self.in_flight.push_back(receiver);
         }
@@ -402,6 +422,7 @@ fn inflate((at, raw): (u64, Vec<u8>), budget: usize) -> Inflated {
         raw: Arc::new(raw),
         data,
         members,
+        _drawn: None,
     }
 }
 

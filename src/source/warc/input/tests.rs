@@ -95,6 +95,8 @@ fn inflatings() -> Vec<Inflating> {
         least,
         cap,
         budget,
+        // Room for every segment: how the input is cut is what varies.
+        memory: crate::document::memory::Memory::new(1 << 40),
     })
     .collect()
 }
@@ -109,8 +111,14 @@ fn read_with(
         sizes: sizes.to_vec(),
         i: 0,
     };
-    let mut units: Units<_, _, ()> =
-        Units::new(reader, Direct(Vec::new()), 1 << 20, false, inflating).unwrap();
+    let mut units: Units<_, _, ()> = Units::new(
+        reader,
+        Direct(Vec::new()),
+        crate::document::memory::Memory::new(4 << 20),
+        false,
+        inflating,
+    )
+    .unwrap();
     let mut records = Vec::new();
     let stop = loop {
         match units.more() {

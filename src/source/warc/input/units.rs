@@ -10,19 +10,20 @@ use flate2::bufread::GzDecoder;
 use super::aligned::Aligned;
 use super::segments::{Inflating, Segments};
 use super::{Ahead, GZIP_MAGIC, Place, Raw, Source, Stop, Tee, Units};
+use crate::document::memory::Memory;
 use crate::source::output::behind::{Out, Shared};
 use crate::source::warc::order::Ordered;
 use crate::source::warc::zst::{self, Dictionary, Frames};
 
 impl<R: Read, W: Out, D> Units<R, W, D> {
     /// Reads the first bytes to tell gzip from plain; what waits for the
-    /// output is kept in memory up to `limit` bytes a unit, in temporary
-    /// files past it. With `hold`, each unit is held from its start (see
+    /// output is kept in memory while the run's `memory` has room, in
+    /// temporary files past it. With `hold`, each unit is held from its start (see
     /// [`Ordered::hold`]).
     pub fn new(
         mut input: R,
         out: W,
-        limit: usize,
+        memory: Memory,
         hold: bool,
         inflating: Option<Inflating>,
     ) -> io::Result<Self> {
@@ -35,16 +36,17 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
             Some(inflating) if gzip => Raw::Cut(Box::new(Segments::new(input, inflating))),
             _ => Raw::Read(Aligned::new(input)),
         };
+        let memory_total = memory.total();
         let mut tee = Tee {
             inner: raw,
-            copy: Ordered::new(out, limit),
+            copy: Ordered::new(out, memory.clone()),
             at: 0,
             failed: None,
             broke: false,
         };
         // The dictionary frame, copied as it comes, before any unit.
         let (dictionary, broken) = match zstd {
-            true => match zst::read_dictionary(&mut tee)? {
+            true => match zst::read_dictionary_of(&mut tee, memory_total / 16)? {
                 Ok(dictionary) => (dictionary, None),
                 Err(why) => (None, Some(format!("its dictionary frame breaks: {why}"))),
             },
@@ -58,7 +60,7 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         }
         let member = tee.at;
         let (source, first_member) = if zstd {
-            let frames = Frames::new(tee, dictionary.as_ref())?;
+            let frames = Frames::new(tee, dictionary.as_ref())?.within(&memory)?;
             (Source::Zstd(Box::new(frames)), None)
         } else if gzip {
             // Set by the first member, below (a decoder made here would
