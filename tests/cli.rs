@@ -308,6 +308,31 @@ fn output_into_a_fifo_is_written_into_it_and_it_stays_a_fifo() {
     assert_eq!(names(dir.path()), ["in.html", "pipe"]);
 }
 
+/// `-o -` is standard output, as `-` is for the input and for `--report`
+/// (it made a file named `-`); so the report cannot take standard output
+/// beside it.
+#[test]
+fn output_dash_is_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "-o", "-", "in.html"])
+        .assert()
+        .code(0)
+        .stdout(PAGE_OUT)
+        .stderr("");
+    assert_eq!(names(dir.path()), ["in.html"]);
+    htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "-o", "-", "--report", "-", "in.html"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("htmlabs: error: --report - would mix the links with the page on standard output: give -o FILE or --check\n");
+    assert_eq!(names(dir.path()), ["in.html"]);
+}
+
 #[test]
 fn output_file_may_be_the_input_file() {
     // The README's in-place example (`-o page.html page.html`).

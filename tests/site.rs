@@ -587,7 +587,7 @@ fn links_one_run_copied_into_out_dir_are_not_written_through_by_the_next() {
 fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
     use htmlabs::SourceError;
     use htmlabs::source::listener::{Document, Listener, Progress};
-    use htmlabs::source::site::{self, Site};
+    use htmlabs::source::site::Site;
     use std::sync::atomic::AtomicBool;
     /// Swaps the directory once the tree is walked; keeps the failures.
     struct Swapping<F> {
@@ -627,7 +627,7 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             swap,
             failed: Default::default(),
         };
-        let mut site = Site::new(
+        let site = Site::new(
             &root,
             URL,
             htmlabs::Standard::Rfc1808,
@@ -635,9 +635,12 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             &[],
         )
         .unwrap();
-        site.jobs = 1;
-        let config = std::sync::Arc::new(htmlabs::Config::default());
-        let summary = site::run(&site, &config, &on, &AtomicBool::new(false)).unwrap();
+        let request = htmlabs::request::Request {
+            jobs: Some(1),
+            ..Default::default()
+        };
+        let job = htmlabs::source::Job::Site(site);
+        let summary = htmlabs::source::run(&request, job, &on, &AtomicBool::new(false)).unwrap();
         assert_eq!(
             fs::read_to_string(outside.join("b.html")).unwrap(),
             "<a href=o>"

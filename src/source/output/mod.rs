@@ -293,7 +293,7 @@ impl Staged {
 
 /// `path`, its last component's symbolic links followed (as many as the
 /// kernel follows, 40), dangling or not: where `> path` would write.
-fn followed(path: &Path) -> PathBuf {
+pub(crate) fn followed(path: &Path) -> PathBuf {
     let mut path = path.to_owned();
     for _ in 0..40 {
         match std::fs::read_link(&path) {

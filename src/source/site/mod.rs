@@ -9,7 +9,6 @@
 //! that a failure or an interruption leaves every file old or new and
 //! nothing is written outside the tree.
 
-mod overlap;
 mod tree;
 mod url;
 
@@ -40,8 +39,8 @@ use crate::source::output::{SourceError, lowercase, quoted};
 use crate::source::typing::{Clue, FIRST_BYTES, decide};
 use crate::typed::{Type, TypedRewriter};
 use crate::url::{Layers, Standard};
-use overlap::Overlap;
 pub use tree::Entry;
+pub(crate) use tree::{Met, Walked, walk};
 pub use url::retrieval_url;
 
 /// What the retrieval URLs of a site's files are said to come from.
@@ -70,10 +69,9 @@ pub struct Site {
 
 impl Site {
     /// The site in `dir`, served at `url` (absolute, without a query or a
-    /// fragment), rewritten in place, or into `out_dir` (which must not
-    /// overlap `dir`, by where either really leads); files matching an
-    /// exclude (a `.gitignore` glob) are left out. Refused with a one-line
-    /// message before anything is read.
+    /// fragment), rewritten in place, or into `out_dir` (which the run's
+    /// plan, `source::plan`, refuses where it overlaps `dir`); files matching an exclude (a `.gitignore` glob) are left
+    /// out. Refused with a one-line message before anything is read.
     pub fn new(
         dir: &Path,
         url: &str,
@@ -106,30 +104,6 @@ impl Site {
                 "--site-url must not hold a query or a fragment: `{url}`"
             ));
         }
-        if let Some(out) = out_dir {
-            let found = overlap::overlap(dir, out);
-            let (out, dir) = (quoted(out), quoted(dir));
-            let why = match found {
-                Ok(None) => None,
-                Ok(Some(Overlap::OutInside)) => Some(format!(
-                    " is inside the site {dir}: the copy would be rewritten again"
-                )),
-                Ok(Some(Overlap::SiteInside)) => Some(format!(
-                    " holds the site {dir}: the copy would be written over it"
-                )),
-                Ok(Some(Overlap::Same)) => Some(format!(
-                    " is the site {dir}: the copy would be written over it (to rewrite in place, give no --out-dir)"
-                )),
-                // Not known to be apart: not written.
-                Err(e) => Some(format!(
-                    ": cannot tell whether it overlaps the site {dir}: {}",
-                    lowercase(&e)
-                )),
-            };
-            if let Some(why) = why {
-                return refused(format!("--out-dir {out}{why}"));
-            }
-        }
         tree::overrides(dir, excludes)?;
         let mut url = url.to_owned();
         if !url.ends_with('/') {
@@ -151,6 +125,16 @@ impl Site {
     /// Whether it is rewritten into a copy (`--out-dir`), not in place.
     pub fn copies(&self) -> bool {
         self.out_dir.is_some()
+    }
+
+    /// Its directory, as the user named it.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The copy's directory (`--out-dir`), as the user named it.
+    pub fn out_dir(&self) -> Option<&Path> {
+        self.out_dir.as_deref()
     }
 
     /// The URL a file of the site (by its path under the root) is served at.
@@ -315,12 +299,13 @@ impl Listener for Counting<'_> {
     }
 }
 
-/// Rewrites the site: each HTML file with `config`, at its own retrieval
-/// URL, telling `listener` what happens (each file's links together, the
-/// files in the order of their paths). Stops between files once `stop` is
-/// set.
-pub fn run(
+/// Rewrites the site, its tree as the plan walked it: each document with
+/// `config`, at its own retrieval URL, telling `listener` what happens
+/// (what the walk met first, then each file's links together, the files
+/// in the order of their paths). Stops between files once `stop` is set.
+pub(crate) fn run(
     site: &Site,
+    walked: Walked,
     config: &Arc<Config>,
     listener: &dyn Listener,
     stop: &AtomicBool,
@@ -330,9 +315,15 @@ pub fn run(
         listener,
         errors: AtomicUsize::new(0),
     };
-    let written = written(site)?;
-    let entries = tree::walk(site, on)?;
     let mut summary = Tally::default();
+    for met in walked.met {
+        match met {
+            Met::Failure(path, e) => on.failure(&Document::File(&path), &e),
+            Met::Note(path, note) => on.note(&Document::File(&path), note),
+        }
+    }
+    let entries = walked.entries;
+    let written = written(site)?;
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.document).collect();
     summary.seen = pages.len();
     on.progress(Progress::Found(pages.len()));
