@@ -29,7 +29,7 @@ use crate::html::config::Config;
 use crate::html::links::Link;
 use crate::html::report::{Report, Warning};
 use crate::html::xhtml;
-use crate::source::listener::{Document, Done, Listener, Progress, SourceWarning};
+use crate::source::listener::{Document, Done, Listener, Passed, Progress, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::names;
 use crate::source::output::dir::Dir;
@@ -181,6 +181,13 @@ pub struct Tally {
     /// With `--out-dir`: other files copied, and hard-linked.
     pub copied: usize,
     pub linked: usize,
+    /// With `--follow-links`, in place: documents reached through a link
+    /// that lie outside the site, not written (each with a warning).
+    pub outside: usize,
+    /// Files that are not regular (FIFOs, sockets, devices), left out of
+    /// `--out-dir` or, named like a document, left as they are in place
+    /// (each with a warning).
+    pub not_regular: usize,
     /// URL values rewritten (with `--check`: that would be), in all files.
     pub urls_rewritten: usize,
     pub warnings: usize,
@@ -230,6 +237,20 @@ impl Tally {
                 "; other files: {} hard-linked, {} copied",
                 s.linked, s.copied
             );
+        }
+        let files = |n: usize| if n == 1 { "file" } else { "files" };
+        if s.outside > 0 {
+            let n = s.outside;
+            line += &format!("; {n} {} outside the site not written", files(n));
+        }
+        if s.not_regular > 0 {
+            let n = s.not_regular;
+            let left = match (copy, n) {
+                (true, _) => "left out",
+                (false, 1) => "left as it is",
+                (false, _) => "left as they are",
+            };
+            line += &format!("; {n} non-regular {} {left}", files(n));
         }
         if s.errors > s.failed {
             line += &format!("; {} other errors", s.errors - s.failed);
@@ -320,6 +341,14 @@ pub(crate) fn run(
         match met {
             Met::Failure(path, e) => on.failure(&Document::File(&path), &e),
             Met::Note(path, note) => on.note(&Document::File(&path), note),
+            Met::Passed(path, passed) => {
+                on.warning(&Document::File(&path), &SourceWarning::Site(&passed));
+                summary.warnings += 1;
+                match passed {
+                    Passed::Outside => summary.outside += 1,
+                    Passed::NotRegular { .. } => summary.not_regular += 1,
+                }
+            }
         }
     }
     let entries = walked.entries;
@@ -412,7 +441,7 @@ pub(crate) fn run(
     summary.failed = t.failed;
     summary.errors = on.errors.load(Ordering::Relaxed);
     summary.urls_rewritten = t.urls_rewritten;
-    summary.warnings = t.warnings;
+    summary.warnings += t.warnings;
     summary.changes = t.changes;
     summary.interrupted = stop.load(Ordering::Relaxed);
     summary.seconds = started.elapsed().as_secs_f64();

@@ -15,7 +15,7 @@ use rustix::fs::{AtFlags, CWD};
 use rustix::io::Errno;
 
 use super::Site;
-use crate::source::listener::{Document, Listener};
+use crate::source::listener::{Document, Listener, Passed};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::staging::{self, Staging};
@@ -72,13 +72,16 @@ pub(crate) enum Met {
     Failure(PathBuf, SourceError),
     /// A path passed over, said with `-v` (a symbolic link not followed).
     Note(PathBuf, &'static str),
+    /// A file passed over, with a warning.
+    Passed(PathBuf, Passed),
 }
 
 /// Every file under the site's directory but the excluded, sorted by path:
 /// the order of the check lines and the report, whatever the workers do.
 /// A symbolic link is passed over (in place) or kept as a link (in a
 /// copy), unless links are followed; a file whose real place is outside the
-/// site is never written in place.
+/// site is never written in place; what is not a regular file is never
+/// opened (a FIFO would block the run).
 pub(crate) fn walk(site: &Site) -> Result<Walked, SourceError> {
     let root = site
         .dir
@@ -130,10 +133,15 @@ pub(crate) fn walk(site: &Site) -> Result<Walked, SourceError> {
         if kind.is_dir() {
             continue;
         }
+        let document = is_document(&path);
         if !kind.is_file() {
+            let copy = site.out_dir.is_some();
+            if writes && (copy || document) {
+                let kind = special(&kind);
+                met.push(Met::Passed(path, Passed::NotRegular { kind, copy }));
+            }
             continue;
         }
-        let document = is_document(&path);
         let mut place = relative.clone();
         if document && site.out_dir.is_none() && writes {
             // In place, a file is written only where it really is, inside
@@ -142,7 +150,7 @@ pub(crate) fn walk(site: &Site) -> Result<Walked, SourceError> {
                 continue;
             };
             let Ok(under) = real.strip_prefix(&root) else {
-                met.push(Met::Note(path, "outside the site: not written"));
+                met.push(Met::Passed(path, Passed::Outside));
                 continue;
             };
             place = under.to_path_buf();
@@ -168,8 +176,24 @@ pub(crate) fn walk(site: &Site) -> Result<Walked, SourceError> {
 impl Met {
     fn path(&self) -> &Path {
         match self {
-            Met::Failure(path, _) | Met::Note(path, _) => path,
+            Met::Failure(path, _) | Met::Note(path, _) | Met::Passed(path, _) => path,
         }
+    }
+}
+
+/// What a file that is neither regular nor a directory nor a link is.
+fn special(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else {
+        "of no kind known"
     }
 }
 
