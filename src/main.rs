@@ -43,6 +43,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             .map_err(|e| SourceError::Write(name.to_owned(), e))?;
         return Ok(ExitCode::SUCCESS);
     }
+    on_file_size_limit();
     let request = cli.request();
     // Every path the run writes, checked against every input and each
     // other before anything is read or written: the job's, then the
@@ -140,6 +141,16 @@ fn listing(cli: &Cli, staged: Option<&Staged>) -> Result<Option<Listing>, Source
         _ => None,
     };
     Ok(Some(Listing::new(check, report)))
+}
+
+/// SIGXFSZ, sent when a write would pass the largest file the process may
+/// write (`ulimit -f`), ends it by default with nothing said (status 153),
+/// its staged output under a hidden name left behind. Caught, it does
+/// nothing, and the write fails with EFBIG instead: an error like a full
+/// disk's, one line, the staged output dropped.
+fn on_file_size_limit() {
+    let caught = Arc::new(AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, caught);
 }
 
 /// SIGINT (Ctrl-C) and SIGTERM: a site's run (`between_files`) stops
