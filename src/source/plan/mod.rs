@@ -1,9 +1,10 @@
 //! One plan of every path a run writes, made before anything is read or
-//! written, for every source alike ([`run`](crate::source::run) takes
-//! nothing else): the job's output (`-o`, an archive's, standard output),
+//! written, for every source alike ([`run`](crate::source::run) plans the
+//! job it is given; [`Plan::new`] names every source's paths, so a new one
+//! cannot be left out): the job's output (`-o`, an archive's, standard output),
 //! the link report (`--report`), a site's files written in place, the copy
 //! `--out-dir` fills; each resolved as the filesystem will take it
-//! (symbolic links, `..`, directories yet to be made: [`place`]) and known
+//! (symbolic links, `..`, directories yet to be made: `place.rs`) and known
 //! by device and inode where it is there (a hard link, a bind mount), then
 //! checked against every input (the document's file or standard input,
 //! every file of a site's tree that the run reads) and every other output.
@@ -56,12 +57,14 @@ struct Named {
     name: String,
 }
 
-/// A file written: its place and name, and whether it may be its job's
-/// own input, replaced whole at the end (`-o page.html page.html`).
+/// A file written, as one piece.
 #[derive(Debug)]
 struct Written {
     named: Named,
+    /// It may be its job's own input, which it replaces whole at the end
+    /// (`-o page.html page.html`).
     replaces_input: bool,
+    /// It is standard output.
     stdout: bool,
 }
 
@@ -196,8 +199,9 @@ impl Plan {
     fn add(&mut self, written: Written) -> Result<(), SourceError> {
         let refused = |s: String| Err(SourceError::Refused(s));
         let this = &written.named;
+        // Its own input, replaced whole: not a FIFO, which is written into.
+        let own = written.replaces_input && !this.place.is_fifo();
         for input in &self.reads {
-            let own = written.replaces_input && !this.place.is_fifo();
             if this.place.same(&input.place) && !own {
                 return refused(format!(
                     "{} is the same file as {}: the input would be written over",
@@ -276,8 +280,8 @@ impl Plan {
         }
         // What stands in the copy is replaced, a link too, never followed.
         let there = place.there.filter(|_| place.keeps())?;
+        let mut relatives = relatives;
         relatives
-            .into_iter()
             .find(|r| {
                 fs::symlink_metadata(copy.real.join(r)).is_ok_and(|m| There::of(&m).id == there.id)
             })
