@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use cli::{ArchiveBar, Bar, Cli, Said};
 use htmlabs::source::listing::Listing;
 use htmlabs::source::output::Input;
+use htmlabs::source::plan::Plan;
 use htmlabs::source::{self, Job, names};
 use htmlabs::{SourceError, Staged};
 
@@ -42,8 +43,19 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
             .map_err(|e| SourceError::Write(name.to_owned(), e))?;
         return Ok(ExitCode::SUCCESS);
     }
+    on_file_size_limit();
     let request = cli.request();
-    let job = cli.job(&request)?;
+    // Every path the run writes, checked against every input and each
+    // other before anything is read or written: the job's, then the
+    // report's, then standard output (the check lines).
+    let mut plan = Plan::new(cli.job(&request)?, request.check)?;
+    if let Some(report) = &cli.report {
+        plan.report(report)?;
+    }
+    if cli.check || cli.report_to_stdout() {
+        plan.stdout()?;
+    }
+    let job = plan.job();
     let stop = Arc::new(AtomicBool::new(false));
     let signal = Arc::new(AtomicI32::new(0));
     on_signal(matches!(job, Job::Site(_)), &stop, &signal);
@@ -55,7 +67,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     let mut said = Said {
         quiet: cli.quiet,
         verbose: cli.verbose,
-        bar: match &job {
+        bar: match job {
             Job::Page { .. } | Job::Http { .. } => Bar::None,
             Job::Site(_) => Bar::files(cli.quiet),
             Job::Warc { input, .. } => {
@@ -69,7 +81,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         listing: listing(cli, staged.as_ref())?,
     };
     let started = std::time::Instant::now();
-    let summary = source::run(&request, job, &said, &stop);
+    let summary = source::run_planned(&request, plan, &said, &stop);
     said.bar.finish();
     let mut summary = summary?;
     if let (true, source::Tally::Warc(tally)) = (cli.links, &summary.tally) {
@@ -129,6 +141,16 @@ fn listing(cli: &Cli, staged: Option<&Staged>) -> Result<Option<Listing>, Source
         _ => None,
     };
     Ok(Some(Listing::new(check, report)))
+}
+
+/// SIGXFSZ, sent when a write would pass the largest file the process may
+/// write (`ulimit -f`), ends it by default with nothing said (status 153),
+/// its staged output under a hidden name left behind. Caught, it does
+/// nothing, and the write fails with EFBIG instead: an error like a full
+/// disk's, one line, the staged output dropped.
+fn on_file_size_limit() {
+    let caught = Arc::new(AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, caught);
 }
 
 /// SIGINT (Ctrl-C) and SIGTERM: a site's run (`between_files`) stops

@@ -5,6 +5,8 @@
 //! Messages are snapshotted as literals: their wording is part of the
 //! interface (DESIGN.md, "Error text is part of the interface").
 
+mod common;
+
 use std::fs;
 use std::io::Read;
 use std::path::Path;
@@ -308,6 +310,31 @@ fn output_into_a_fifo_is_written_into_it_and_it_stays_a_fifo() {
     assert_eq!(names(dir.path()), ["in.html", "pipe"]);
 }
 
+/// `-o -` is standard output, as `-` is for the input and for `--report`
+/// (it made a file named `-`); so the report cannot take standard output
+/// beside it.
+#[test]
+fn output_dash_is_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.html"), PAGE).unwrap();
+    htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "-o", "-", "in.html"])
+        .assert()
+        .code(0)
+        .stdout(PAGE_OUT)
+        .stderr("");
+    assert_eq!(names(dir.path()), ["in.html"]);
+    htmlabs()
+        .current_dir(dir.path())
+        .args(["-r", "http://h/d/p", "-o", "-", "--report", "-", "in.html"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("htmlabs: error: --report - would mix the links with the page on standard output: give -o FILE or --check\n");
+    assert_eq!(names(dir.path()), ["in.html"]);
+}
+
 #[test]
 fn output_file_may_be_the_input_file() {
     // The README's in-place example (`-o page.html page.html`).
@@ -447,6 +474,146 @@ fn a_full_disk_is_an_error_naming_standard_output() {
         text(&out.stderr),
         "htmlabs: error: cannot write standard output: no space left on device (os error 28)\n"
     );
+}
+
+/// The outputs a size limit or a full disk meets: a page's (`-o`), the
+/// link report, an archive's with its writing on the reading thread
+/// (`--jobs 1`) and on a thread of its own (`--jobs 2`), a listing's
+/// report. Each: its arguments, with `{dir}` where the file goes, and the
+/// file its error names.
+const WRITTEN: &[(&[&str], &str)] = &[
+    (
+        &["-r", "http://h/", "big.html", "-o", "{dir}out.html"],
+        "{dir}out.html",
+    ),
+    (
+        &[
+            "-r",
+            "http://h/",
+            "big.html",
+            "-o",
+            "/dev/null",
+            "--report",
+            "{dir}r.json",
+        ],
+        "{dir}r.json",
+    ),
+    (
+        &["--warc", "t.warc", "--jobs", "1", "-o", "{dir}out.warc"],
+        "{dir}out.warc",
+    ),
+    (
+        &["--warc", "t.warc", "--jobs", "2", "-o", "{dir}out.warc"],
+        "{dir}out.warc",
+    ),
+    (
+        &["--warc", "t.warc", "--links", "--report", "{dir}r.json"],
+        "{dir}r.json",
+    ),
+];
+
+/// A page of 200 KB and an archive whose output is 20 KB, in `dir`.
+fn big_inputs(dir: &Path) {
+    fs::write(dir.join("big.html"), "<a href=x>".repeat(20_000)).unwrap();
+    let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/warc/shapes-1.0.warc");
+    fs::copy(archive, dir.join("t.warc")).unwrap();
+}
+
+/// `ulimit -f` ended a run by SIGXFSZ, status 153 and not a word, and a
+/// file staged under a hidden name stayed behind. Now a write past the
+/// limit fails as on a full disk: one line naming the file, status 2,
+/// nothing left (staged with no name, or under a hidden name).
+#[test]
+fn a_file_size_limit_is_one_error_and_leaves_nothing_behind() {
+    for staging in ["unnamed", "named"] {
+        for (args, file) in WRITTEN {
+            let dir = tempfile::tempdir().unwrap();
+            big_inputs(dir.path());
+            let args: Vec<String> = args.iter().map(|a| a.replace("{dir}", "")).collect();
+            let mut command = StdCommand::new("sh");
+            // 16 blocks of 512 bytes: 8 KiB, the most a file may grow to.
+            command
+                .current_dir(dir.path())
+                .args(["-c", "ulimit -f 16 && exec \"$0\" \"$@\"", BIN])
+                .args(&args);
+            if staging == "named" {
+                command.env("HTMLABS_NAMED_STAGING", "1");
+            }
+            let out = command.stdin(Stdio::null()).output().unwrap();
+            let file = file.replace("{dir}", "");
+            assert_eq!(
+                (out.status.code(), text(&out.stderr)),
+                (
+                    Some(2),
+                    format!(
+                        "htmlabs: error: cannot write `{file}`: file too large (os error 27): larger than this process may write (`ulimit -f`) or the filesystem holds\n"
+                    )
+                    .as_str()
+                ),
+                "{staging}: {args:?}"
+            );
+            assert_eq!(
+                names(dir.path()),
+                ["big.html", "t.warc"],
+                "{staging}: {args:?}"
+            );
+        }
+    }
+}
+
+/// The same on a full disk (a tmpfs of 64 KiB, in a mount namespace of
+/// its own: `unshare -rm`, skipped with a note where the system allows
+/// none): one line, status 2, nothing left on the disk.
+#[test]
+fn a_full_disk_is_one_error_and_leaves_nothing_behind() {
+    let namespace = StdCommand::new("unshare").args(["-rm", "true"]).output();
+    if !namespace.is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`unshare -rm` cannot make a mount namespace, and CI must run this test"
+        );
+        common::skipped("a full disk skipped: `unshare -rm` cannot make a mount namespace here");
+        return;
+    }
+    for staging in ["unnamed", "named"] {
+        for (args, file) in WRITTEN {
+            let dir = tempfile::tempdir().unwrap();
+            big_inputs(dir.path());
+            fs::create_dir(dir.path().join("full")).unwrap();
+            // A 64 KiB disk, a file of 60 KiB on it: the run's output
+            // finds it full. What is left on it is listed after the run.
+            let script = "mount -t tmpfs -o size=64k tmpfs full \
+                && head -c 61440 /dev/zero > full/filler \
+                && { \"$0\" \"$@\"; status=$?; ls -A full; exit $status; }";
+            let args: Vec<String> = args.iter().map(|a| a.replace("{dir}", "full/")).collect();
+            let mut command = StdCommand::new("unshare");
+            command
+                .current_dir(dir.path())
+                .args(["-rm", "sh", "-c", script, BIN])
+                .args(&args);
+            if staging == "named" {
+                command.env("HTMLABS_NAMED_STAGING", "1");
+            }
+            let out = command.stdin(Stdio::null()).output().unwrap();
+            let file = file.replace("{dir}", "full/");
+            assert_eq!(
+                (out.status.code(), text(&out.stderr)),
+                (
+                    Some(2),
+                    format!(
+                        "htmlabs: error: cannot write `{file}`: no space left on device (os error 28)\n"
+                    )
+                    .as_str()
+                ),
+                "{staging}: {args:?}"
+            );
+            assert_eq!(
+                text(&out.stdout),
+                "filler\n",
+                "{staging}: {args:?}: left behind"
+            );
+        }
+    }
 }
 
 /// A warning is printed when it is found, not after the run: here while

@@ -590,7 +590,7 @@ fn links_one_run_copied_into_out_dir_are_not_written_through_by_the_next() {
 fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
     use htmlabs::SourceError;
     use htmlabs::source::listener::{Document, Listener, Progress};
-    use htmlabs::source::site::{self, Site};
+    use htmlabs::source::site::Site;
     use std::sync::atomic::AtomicBool;
     /// Swaps the directory once the tree is walked; keeps the failures.
     struct Swapping<F> {
@@ -630,7 +630,7 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             swap,
             failed: Default::default(),
         };
-        let mut site = Site::new(
+        let site = Site::new(
             &root,
             URL,
             htmlabs::Standard::Rfc1808,
@@ -638,9 +638,12 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             &[],
         )
         .unwrap();
-        site.jobs = 1;
-        let config = std::sync::Arc::new(htmlabs::Config::default());
-        let summary = site::run(&site, &config, &on, &AtomicBool::new(false)).unwrap();
+        let request = htmlabs::request::Request {
+            jobs: Some(1),
+            ..Default::default()
+        };
+        let job = htmlabs::source::Job::Site(site);
+        let summary = htmlabs::source::run(&request, job, &on, &AtomicBool::new(false)).unwrap();
         assert_eq!(
             fs::read_to_string(outside.join("b.html")).unwrap(),
             "<a href=o>"
@@ -1310,6 +1313,61 @@ fn with_follow_links_a_link_loop_and_a_link_to_nothing_fail_the_run() {
         lines.sort();
         assert_eq!(lines, errors, "{flags:?}");
     }
+}
+
+/// What a run passes over is said and counted, never skipped in silence:
+/// with `--follow-links`, a page reached through a link that lies outside
+/// the site is not written in place (it was a `-v` note, uncounted); a FIFO
+/// is never opened, so it is left out of `--out-dir` and, named like a
+/// page, left as it is in place (both were skipped without a word). A
+/// warning each, naming it, and a count in the summary; nothing fails.
+#[test]
+fn files_passed_over_are_each_said_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    fs::create_dir_all(top.join("s")).unwrap();
+    fs::create_dir_all(top.join("ext")).unwrap();
+    fs::write(top.join("s/a.html"), "<a href=x>").unwrap();
+    fs::write(top.join("ext/e.html"), "<a href=e>").unwrap();
+    std::os::unix::fs::symlink("../ext", top.join("s/ext")).unwrap();
+    for fifo in ["s/pipe", "s/pipe.html"] {
+        let made = Command::new("mkfifo").arg(top.join(fifo)).status().unwrap();
+        assert!(made.success());
+    }
+    let site = ["--site", "s", "--site-url", URL];
+    for (flags, said) in [
+        (
+            &["--follow-links"][..],
+            "htmlabs: warning: s/ext/e.html: it lies outside the site (reached through a link): not written in place\n\
+             htmlabs: warning: s/pipe.html: not a regular file (a FIFO): left as it is\n\
+             htmlabs: 1 HTML files: 1 rewritten, 0 unchanged, 0 failed; 1 URLs rewritten; 2 warnings; \
+             1 file outside the site not written; 1 non-regular file left as it is; ",
+        ),
+        (
+            &["--out-dir", "copy"],
+            "htmlabs: warning: s/pipe: not a regular file (a FIFO): left out of --out-dir\n\
+             htmlabs: warning: s/pipe.html: not a regular file (a FIFO): left out of --out-dir\n\
+             htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed; 0 URLs rewritten; 2 warnings; \
+             other files: 0 hard-linked, 1 copied; 2 non-regular files left out; ",
+        ),
+    ] {
+        let args = os(&[&site[..], flags].concat());
+        let out = htmlabs_in(top, &args.iter().map(|a| a.as_os_str()).collect::<Vec<_>>());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{flags:?}: {stderr}");
+        assert!(stderr.starts_with(said), "{flags:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 3, "{flags:?}: {stderr}");
+    }
+    assert_eq!(
+        fs::read_to_string(top.join("ext/e.html")).unwrap(),
+        "<a href=e>"
+    );
+    let mut copied: Vec<_> = fs::read_dir(top.join("copy"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    copied.sort();
+    assert_eq!(copied, ["a.html", "ext"]);
 }
 
 /// A file that cannot be put into `--out-dir` (a directory stands where it

@@ -51,9 +51,11 @@ pub struct Cli {
     #[arg(short = 'r', long, value_name = "URL")]
     pub retrieved_from: Option<String>,
 
-    /// Write to FILE instead of standard output (staged in its directory,
-    /// put in its place whole at the end: a failed or interrupted run
-    /// leaves it as it was, and nothing beside it).
+    /// Write to FILE instead of standard output (`-`: standard output;
+    /// staged in its directory, put in its place whole at the end: a
+    /// failed or interrupted run leaves it as it was, and nothing beside
+    /// it). FILE may be the input itself, replaced whole; no other output
+    /// nor input may be the same file.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -459,7 +461,8 @@ impl Cli {
             // One input, one output (a page or an archive), which the
             // report must not share and a check does not write.
             let what = if self.warc { "archive" } else { "page" };
-            if self.report_to_stdout() && self.output.is_none() && !self.check && !self.links {
+            let to_stdout = matches!(self.output(), Output::Stdout);
+            if self.report_to_stdout() && to_stdout && !self.check && !self.links {
                 let or_links = if self.warc {
                     ", --check or --links"
                 } else {
@@ -516,8 +519,12 @@ impl Cli {
         }
     }
 
+    /// The output: a file, or standard output when absent or `-`.
     pub fn output(&self) -> Output {
-        self.output.clone().map_or(Output::Stdout, Output::File)
+        match &self.output {
+            Some(file) if file.as_os_str() != "-" => Output::File(file.clone()),
+            _ => Output::Stdout,
+        }
     }
 }
 

@@ -79,6 +79,33 @@ pub trait Listener: Sync {
 /// A listener that hears nothing.
 impl Listener for () {}
 
+/// A file of the site's tree that the run passes over, with a warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Passed {
+    /// Reached through a symbolic link (`--follow-links`), it lies outside
+    /// the site: in place, it is not written.
+    Outside,
+    /// Not a regular file (a FIFO, a socket, a device): never opened, so
+    /// not copied into `--out-dir` (`copy`), nor rewritten in place.
+    NotRegular { kind: &'static str, copy: bool },
+}
+
+impl fmt::Display for Passed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Passed::Outside => f.write_str(
+                "it lies outside the site (reached through a link): not written in place",
+            ),
+            Passed::NotRegular { kind, copy: true } => {
+                write!(f, "not a regular file ({kind}): left out of --out-dir")
+            }
+            Passed::NotRegular { kind, copy: false } => {
+                write!(f, "not a regular file ({kind}): left as it is")
+            }
+        }
+    }
+}
+
 /// The document a message is about.
 #[derive(Debug, Clone, Copy)]
 pub enum Document<'a> {
@@ -103,6 +130,8 @@ pub enum SourceWarning<'a> {
     Page(&'a ResponseWarning),
     /// An archive's: on a record, or on the input from a place on.
     Archive(&'a ArchiveWarning),
+    /// A site's: a file of its tree passed over.
+    Site(&'a Passed),
 }
 
 impl SourceWarning<'_> {
@@ -113,6 +142,7 @@ impl SourceWarning<'_> {
             SourceWarning::Document(w) => w.stops_rewriting(),
             SourceWarning::Page(w) => w.stops_rewriting(),
             SourceWarning::Archive(w) => w.stops_rewriting(),
+            SourceWarning::Site(_) => false,
         }
     }
 }
@@ -125,6 +155,7 @@ impl fmt::Display for SourceWarning<'_> {
             SourceWarning::Document(w) => w.fmt(f),
             SourceWarning::Page(w) => w.fmt(f),
             SourceWarning::Archive(w) => w.fmt(f),
+            SourceWarning::Site(w) => w.fmt(f),
         }
     }
 }

@@ -8,22 +8,26 @@
 //! - [`warc`]: web archives (`--warc`), each HTML response a document,
 //!   its HTTP block read by [`http`];
 //! - what every source shares: one way to run it ([`run()`], a [`Job`] and
-//!   the [`Request`](crate::request::Request)) and to hear from it (a
+//!   the [`Request`](crate::request::Request)), after one plan of every
+//!   path it reads and writes ([`plan`]), and to hear from it (a
 //!   [`Listener`]), the same [`Summary`] at the end; how a document is
 //!   named in a line ([`names`]), its links as check lines and a report
 //!   ([`listing`]), and output staged whole or not at all ([`output`]);
 //!   what decides each document's type ([`typing`]).
 
 pub mod http;
+mod job;
 pub mod listener;
 pub mod listing;
 pub mod names;
 pub mod output;
 pub mod page;
+pub mod plan;
 mod run;
 pub mod site;
 pub mod typing;
 pub mod warc;
 
+pub use job::Job;
 pub use listener::Listener;
-pub use run::{Job, Summary, Tally, run};
+pub use run::{Summary, Tally, run, run_planned};

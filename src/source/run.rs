@@ -10,25 +10,13 @@ use rustix::time::{ClockId, clock_gettime};
 
 use crate::html::config::Config;
 use crate::request::Request;
+use crate::source::job::Job;
 use crate::source::listener::{Done, Listener};
 use crate::source::output::behind::writing_cpu;
 use crate::source::output::{Input, Output, SourceError};
-use crate::source::site::{self, Site};
+use crate::source::plan::Plan;
+use crate::source::site;
 use crate::source::{http, page, warc};
-
-/// What to run: a source, and where its documents come from and go.
-#[derive(Debug)]
-pub enum Job {
-    /// One page, from a file or standard input (the filter).
-    Page { input: Input, output: Output },
-    /// One saved HTTP response around a page (`--http`).
-    Http { input: Input, output: Output },
-    /// A static site's tree (`--site`); its jobs and whether it is a check
-    /// come from the request.
-    Site(Site),
-    /// A web archive (`--warc`).
-    Warc { input: Input, output: Output },
-}
 
 /// What a run did, in the counts every source has, and its own.
 #[derive(Debug, Clone)]
@@ -74,7 +62,9 @@ pub enum Tally {
 }
 
 /// Runs `job` as `request` asks, telling `listener` what happens; a site
-/// stops between files once `stop` is set.
+/// stops between files once `stop` is set. Its [`Plan`] first: an output
+/// that is an input or another output is refused before anything is read
+/// or written.
 ///
 /// With `--check` ([`Request::check`]) nothing is written: pages go
 /// nowhere, a site's files stay as they are, and the listener hears what
@@ -113,8 +103,20 @@ pub fn run(
     listener: &dyn Listener,
     stop: &AtomicBool,
 ) -> Result<Summary, SourceError> {
+    run_planned(request, Plan::new(job, request.check)?, listener, stop)
+}
+
+/// [`run`], its plan made already (with the link report in it: what the
+/// command line does).
+pub fn run_planned(
+    request: &Request,
+    plan: Plan,
+    listener: &dyn Listener,
+    stop: &AtomicBool,
+) -> Result<Summary, SourceError> {
     let refused = |e: crate::request::ConfigError| SourceError::Refused(e.to_string());
     let config = Arc::new(request.config().map_err(refused)?);
+    let (job, walked) = plan.into_parts();
     // A check writes nothing.
     let output = |output: Output| {
         if request.check {
@@ -134,7 +136,7 @@ pub fn run(
         Job::Site(mut site) => {
             site.check = request.check;
             site.jobs = request.jobs();
-            let tally = site::run(&site, &config, listener, stop)?;
+            let tally = site::run(&site, walked.unwrap_or_default(), &config, listener, stop)?;
             Ok(Summary {
                 documents: tally.seen,
                 rewritten: tally.rewritten,

@@ -300,14 +300,17 @@ fn write_pieces<W: Write>(
     match written {
         Ok(()) => Ok(out),
         Err(e) => {
-            let kind = e.kind();
-            let said = e.to_string();
+            // A copy for the thread's end, the system's error as it came.
+            let copy = match e.raw_os_error() {
+                Some(code) => io::Error::from_raw_os_error(code),
+                None => io::Error::new(e.kind(), e.to_string()),
+            };
             if let Ok(mut failed) = failed.lock() {
                 *failed = Some(e);
             }
             // Dropping the receiver (on return) makes the next send fail,
             // which then takes the error above.
-            Err(io::Error::new(kind, said))
+            Err(copy)
         }
     }
 }

@@ -140,7 +140,7 @@ pub enum SourceError {
     Open(String, String),
     #[error("cannot read {0}: {1}")]
     Read(String, String),
-    #[error("cannot write {0}: {msg}", msg = lowercase(.1))]
+    #[error("cannot write {0}: {msg}", msg = write_error(.1))]
     Write(String, io::Error),
     #[error("cannot parse {0}: {1}")]
     Parse(String, String),
@@ -177,6 +177,19 @@ impl SourceError {
 /// A file's name as messages give it: in backticks, quoted C-style
 /// within them when it is not plain (see [`names`](crate::source::names)).
 pub(crate) use crate::source::names::quoted;
+
+/// A write's error as a message says it: [`lowercase`], and a file size
+/// limit said for what it is (EFBIG: with SIGXFSZ caught, a write past
+/// `ulimit -f` fails so, rather than ending the process).
+fn write_error(e: &io::Error) -> String {
+    let said = lowercase(e);
+    match e.raw_os_error() == Some(rustix::io::Errno::FBIG.raw_os_error()) {
+        true => format!(
+            "{said}: larger than this process may write (`ulimit -f`) or the filesystem holds"
+        ),
+        false => said,
+    }
+}
 
 /// io errors read "No such file or directory (os error 2)"; ours are
 /// lowercase.
@@ -293,7 +306,7 @@ impl Staged {
 
 /// `path`, its last component's symbolic links followed (as many as the
 /// kernel follows, 40), dangling or not: where `> path` would write.
-fn followed(path: &Path) -> PathBuf {
+pub(crate) fn followed(path: &Path) -> PathBuf {
     let mut path = path.to_owned();
     for _ in 0..40 {
         match std::fs::read_link(&path) {

@@ -9,7 +9,6 @@
 //! that a failure or an interruption leaves every file old or new and
 //! nothing is written outside the tree.
 
-mod overlap;
 mod tree;
 mod url;
 
@@ -31,7 +30,7 @@ use crate::html::config::Config;
 use crate::html::links::{Heard, Link};
 use crate::html::report::{Report, Warning};
 use crate::html::xhtml;
-use crate::source::listener::{Document, Done, Listener, Progress, SourceWarning};
+use crate::source::listener::{Document, Done, Listener, Passed, Progress, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::names;
 use crate::source::output::dir::Dir;
@@ -41,8 +40,8 @@ use crate::source::output::{SourceError, lowercase, quoted};
 use crate::source::typing::{Clue, FIRST_BYTES, decide};
 use crate::typed::{Type, TypedRewriter};
 use crate::url::{Layers, Standard};
-use overlap::Overlap;
 pub use tree::Entry;
+pub(crate) use tree::{Met, Walked, walk};
 pub use url::retrieval_url;
 
 /// What the retrieval URLs of a site's files are said to come from.
@@ -71,10 +70,9 @@ pub struct Site {
 
 impl Site {
     /// The site in `dir`, served at `url` (absolute, without a query or a
-    /// fragment), rewritten in place, or into `out_dir` (which must not
-    /// overlap `dir`, by where either really leads); files matching an
-    /// exclude (a `.gitignore` glob) are left out. Refused with a one-line
-    /// message before anything is read.
+    /// fragment), rewritten in place, or into `out_dir` (which the run's
+    /// plan, `source::plan`, refuses where it overlaps `dir`); files matching an exclude (a `.gitignore` glob) are left
+    /// out. Refused with a one-line message before anything is read.
     pub fn new(
         dir: &Path,
         url: &str,
@@ -107,30 +105,6 @@ impl Site {
                 "--site-url must not hold a query or a fragment: `{url}`"
             ));
         }
-        if let Some(out) = out_dir {
-            let found = overlap::overlap(dir, out);
-            let (out, dir) = (quoted(out), quoted(dir));
-            let why = match found {
-                Ok(None) => None,
-                Ok(Some(Overlap::OutInside)) => Some(format!(
-                    " is inside the site {dir}: the copy would be rewritten again"
-                )),
-                Ok(Some(Overlap::SiteInside)) => Some(format!(
-                    " holds the site {dir}: the copy would be written over it"
-                )),
-                Ok(Some(Overlap::Same)) => Some(format!(
-                    " is the site {dir}: the copy would be written over it (to rewrite in place, give no --out-dir)"
-                )),
-                // Not known to be apart: not written.
-                Err(e) => Some(format!(
-                    ": cannot tell whether it overlaps the site {dir}: {}",
-                    lowercase(&e)
-                )),
-            };
-            if let Some(why) = why {
-                return refused(format!("--out-dir {out}{why}"));
-            }
-        }
         tree::overrides(dir, excludes)?;
         let mut url = url.to_owned();
         if !url.ends_with('/') {
@@ -152,6 +126,16 @@ impl Site {
     /// Whether it is rewritten into a copy (`--out-dir`), not in place.
     pub fn copies(&self) -> bool {
         self.out_dir.is_some()
+    }
+
+    /// Its directory, as the user named it.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The copy's directory (`--out-dir`), as the user named it.
+    pub fn out_dir(&self) -> Option<&Path> {
+        self.out_dir.as_deref()
     }
 
     /// The URL a file of the site (by its path under the root) is served at.
@@ -202,6 +186,13 @@ pub struct Tally {
     /// With `--out-dir`: other files copied, and hard-linked.
     pub copied: usize,
     pub linked: usize,
+    /// With `--follow-links`, in place: documents reached through a link
+    /// that lie outside the site, not written (each with a warning).
+    pub outside: usize,
+    /// Files that are not regular (FIFOs, sockets, devices), left out of
+    /// `--out-dir` or, named like a document, left as they are in place
+    /// (each with a warning).
+    pub not_regular: usize,
     /// URL values rewritten (with `--check`: that would be), in all files.
     pub urls_rewritten: usize,
     pub warnings: usize,
@@ -251,6 +242,20 @@ impl Tally {
                 "; other files: {} hard-linked, {} copied",
                 s.linked, s.copied
             );
+        }
+        let files = |n: usize| if n == 1 { "file" } else { "files" };
+        if s.outside > 0 {
+            let n = s.outside;
+            line += &format!("; {n} {} outside the site not written", files(n));
+        }
+        if s.not_regular > 0 {
+            let n = s.not_regular;
+            let left = match (copy, n) {
+                (true, _) => "left out",
+                (false, 1) => "left as it is",
+                (false, _) => "left as they are",
+            };
+            line += &format!("; {n} non-regular {} {left}", files(n));
         }
         if s.errors > s.failed {
             line += &format!("; {} other errors", s.errors - s.failed);
@@ -406,12 +411,13 @@ impl Listener for Counting<'_> {
     }
 }
 
-/// Rewrites the site: each HTML file with `config`, at its own retrieval
-/// URL, telling `listener` what happens (each file's links together, the
-/// files in the order of their paths). Stops between files once `stop` is
-/// set.
-pub fn run(
+/// Rewrites the site, its tree as the plan walked it: each document with
+/// `config`, at its own retrieval URL, telling `listener` what happens
+/// (what the walk met first, then each file's links together, the files
+/// in the order of their paths). Stops between files once `stop` is set.
+pub(crate) fn run(
     site: &Site,
+    walked: Walked,
     config: &Arc<Config>,
     listener: &dyn Listener,
     stop: &AtomicBool,
@@ -421,9 +427,23 @@ pub fn run(
         listener,
         errors: AtomicUsize::new(0),
     };
-    let written = written(site)?;
-    let entries = tree::walk(site, on)?;
     let mut summary = Tally::default();
+    for met in walked.met {
+        match met {
+            Met::Failure(path, e) => on.failure(&Document::File(&path), &e),
+            Met::Note(path, note) => on.note(&Document::File(&path), note),
+            Met::Passed(path, passed) => {
+                on.warning(&Document::File(&path), &SourceWarning::Site(&passed));
+                summary.warnings += 1;
+                match passed {
+                    Passed::Outside => summary.outside += 1,
+                    Passed::NotRegular { .. } => summary.not_regular += 1,
+                }
+            }
+        }
+    }
+    let entries = walked.entries;
+    let written = written(site)?;
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.document).collect();
     summary.seen = pages.len();
     on.progress(Progress::Found(pages.len()));
@@ -526,7 +546,7 @@ pub fn run(
     summary.failed = t.failed;
     summary.errors = on.errors.load(Ordering::Relaxed);
     summary.urls_rewritten = t.urls_rewritten;
-    summary.warnings = t.warnings;
+    summary.warnings += t.warnings;
     summary.changes = t.changes;
     summary.interrupted = stop.load(Ordering::Relaxed);
     summary.seconds = started.elapsed().as_secs_f64();

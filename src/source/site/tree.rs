@@ -15,7 +15,7 @@ use rustix::fs::{AtFlags, CWD};
 use rustix::io::Errno;
 
 use super::Site;
-use crate::source::listener::{Document, Listener};
+use crate::source::listener::{Document, Listener, Passed};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::staging::{self, Staging};
@@ -57,12 +57,32 @@ pub fn overrides(dir: &Path, excludes: &[String]) -> Result<Override, SourceErro
         .map_err(|e| SourceError::Refused(format!("--exclude: {}", lowercase(&e))))
 }
 
+/// The site's tree as walked: its files, and what the walk met on the way
+/// (told by the run, in the order met).
+#[derive(Debug, Default)]
+pub(crate) struct Walked {
+    pub entries: Vec<Entry>,
+    pub met: Vec<Met>,
+}
+
+/// What the walk met on the way.
+#[derive(Debug)]
+pub(crate) enum Met {
+    /// A path it could not read.
+    Failure(PathBuf, SourceError),
+    /// A path passed over, said with `-v` (a symbolic link not followed).
+    Note(PathBuf, &'static str),
+    /// A file passed over, with a warning.
+    Passed(PathBuf, Passed),
+}
+
 /// Every file under the site's directory but the excluded, sorted by path:
 /// the order of the check lines and the report, whatever the workers do.
 /// A symbolic link is passed over (in place) or kept as a link (in a
 /// copy), unless links are followed; a file whose real place is outside the
-/// site is never written in place.
-pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
+/// site is never written in place; what is not a regular file is never
+/// opened (a FIFO would block the run).
+pub(crate) fn walk(site: &Site) -> Result<Walked, SourceError> {
     let root = site
         .dir
         .canonicalize()
@@ -72,15 +92,17 @@ pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
         .follow_links(site.follow_links)
         .overrides(overrides(&site.dir, &site.excludes)?)
         .build();
-    let mut entries = Vec::new();
+    let mut walked = Walked::default();
+    let (entries, met) = (&mut walked.entries, &mut walked.met);
     let mut seen = HashSet::new();
+    let writes = !site.check;
     for result in walker {
         let entry = match result {
             Ok(entry) => entry,
             Err(e) => {
                 let path = ignore_path(&e).unwrap_or_else(|| site.dir.clone());
                 let e = SourceError::Read(quoted(&path), walk_error(&e));
-                on.failure(&Document::File(&path), &e);
+                met.push(Met::Failure(path, e));
                 continue;
             }
         };
@@ -93,10 +115,10 @@ pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
             // Not followed: in place it is left alone; a copy keeps it.
             let target = fs::read_link(&path).ok();
             if site.out_dir.is_none() {
-                on.note(
-                    &Document::File(&path),
+                met.push(Met::Note(
+                    path.clone(),
                     "a symbolic link: not followed (--follow-links)",
-                );
+                ));
             }
             entries.push(Entry {
                 place: relative.clone(),
@@ -108,19 +130,27 @@ pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
             });
             continue;
         }
-        if !kind.is_file() {
+        if kind.is_dir() {
             continue;
         }
         let document = is_document(&path);
+        if !kind.is_file() {
+            let copy = site.out_dir.is_some();
+            if writes && (copy || document) {
+                let kind = special(&kind);
+                met.push(Met::Passed(path, Passed::NotRegular { kind, copy }));
+            }
+            continue;
+        }
         let mut place = relative.clone();
-        if document && site.out_dir.is_none() && !site.check {
+        if document && site.out_dir.is_none() && writes {
             // In place, a file is written only where it really is, inside
             // the site, and once.
             let Ok(real) = path.canonicalize() else {
                 continue;
             };
             let Ok(under) = real.strip_prefix(&root) else {
-                on.note(&Document::File(&path), "outside the site: not written");
+                met.push(Met::Passed(path, Passed::Outside));
                 continue;
             };
             place = under.to_path_buf();
@@ -138,7 +168,33 @@ pub fn walk(site: &Site, on: &dyn Listener) -> Result<Vec<Entry>, SourceError> {
         });
     }
     entries.sort_by(|a, b| a.relative.cmp(&b.relative));
-    Ok(entries)
+    // Told in the order of their paths too, not the directories' own.
+    met.sort_by(|a, b| a.path().cmp(b.path()));
+    Ok(walked)
+}
+
+impl Met {
+    fn path(&self) -> &Path {
+        match self {
+            Met::Failure(path, _) | Met::Note(path, _) | Met::Passed(path, _) => path,
+        }
+    }
+}
+
+/// What a file that is neither regular nor a directory nor a link is.
+fn special(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else {
+        "of no kind known"
+    }
 }
 
 /// The path an error of the walk concerns, if it names one.

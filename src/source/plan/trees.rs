@@ -1,11 +1,12 @@
-//! Whether a copy's tree (`--out-dir`) and the site's overlap, judged by
+//! Whether a copy's tree (`--out-dir`) and the site's overlap as trees, judged by
 //! where the paths really lead: symbolic links and `..` followed as the
 //! kernel follows them, and directories compared by device and inode, so
 //! that the same directory by another name (a bind mount) is still seen.
 
-use std::fs;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
+
+use crate::source::plan::place::{Id, identity, resolved};
 
 /// How the copy's tree stands to the site's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,73 +40,17 @@ pub fn overlap(site: &Path, out: &Path) -> io::Result<Option<Overlap>> {
     Ok(None)
 }
 
-/// `path` resolved as the kernel would once its missing directories are
-/// made (as `create_dir_all` makes them): its deepest existing directory,
-/// canonical, and the part below it that does not exist yet, if any. A
-/// `..` after a missing directory returns to the one it is made in.
-fn resolved(path: &Path) -> io::Result<(PathBuf, Option<PathBuf>)> {
-    let mut at = std::env::current_dir()?;
-    // The components below `at` that do not exist.
-    let mut missing: Vec<&std::ffi::OsStr> = Vec::new();
-    for component in path.components() {
-        match component {
-            Component::Prefix(_) | Component::RootDir => {
-                at = PathBuf::from(component.as_os_str());
-                missing.clear();
-            }
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if missing.pop().is_none() {
-                    // `at` is canonical: its parent is where `..` leads.
-                    at.pop();
-                }
-            }
-            Component::Normal(name) => {
-                if !missing.is_empty() {
-                    missing.push(name);
-                    continue;
-                }
-                match at.join(name).canonicalize() {
-                    Ok(real) => at = real,
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => missing.push(name),
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-    }
-    let made = (!missing.is_empty()).then(|| missing.iter().collect());
-    Ok((at, made))
-}
-
 /// The identities of `dir` and of every directory above it, `dir` first.
-fn ancestors(dir: &Path) -> io::Result<Vec<Identity>> {
+fn ancestors(dir: &Path) -> io::Result<Vec<Id>> {
     dir.ancestors().map(identity).collect()
 }
 
-/// What names a directory whatever path leads to it: its device and inode.
-#[cfg(unix)]
-type Identity = (u64, u64);
-
-#[cfg(unix)]
-fn identity(dir: &Path) -> io::Result<Identity> {
-    use std::os::unix::fs::MetadataExt;
-    let m = fs::metadata(dir)?;
-    Ok((m.dev(), m.ino()))
-}
-
-/// Elsewhere, its canonical path.
-#[cfg(not(unix))]
-type Identity = PathBuf;
-
-#[cfg(not(unix))]
-fn identity(dir: &Path) -> io::Result<Identity> {
-    dir.canonicalize()
-}
-
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::fs;
+    use std::path::PathBuf;
 
     /// `top/ov/a/a`, `top/ov/b`, `top/link` → `ov`, `top/ov/b/up` → `../a`.
     fn tree() -> (tempfile::TempDir, PathBuf) {
