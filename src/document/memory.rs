@@ -148,16 +148,19 @@ impl Memory {
     }
 
     /// The head share's size: what one document may hold at most.
+    #[cfg(test)]
     pub fn head_size(&self) -> usize {
         self.0.head()
     }
 
     /// A small share's size.
+    #[cfg(test)]
     pub fn small_size(&self) -> usize {
         self.0.small()
     }
 
     /// The most the run has held at once, by its accounts.
+    #[cfg(test)]
     pub fn peak(&self) -> usize {
         self.0.lock().peak
     }
@@ -286,12 +289,14 @@ impl Share {
         }
     }
 
+    #[cfg(test)]
     pub fn size(&self) -> usize {
         self.size
     }
 
     /// Whether it is the head share (the most a document may hold), not a
     /// small one that a document outgrowing it gives up for the head's.
+    #[cfg(test)]
     pub fn is_head(&self) -> bool {
         self.head
     }
@@ -375,11 +380,6 @@ impl Allowance {
     /// An allowance of `size` bytes of a memory of its own.
     pub fn standalone(size: usize) -> Rc<Allowance> {
         Allowance::new(Share::standalone(size))
-    }
-
-    /// The share's size.
-    pub fn size(&self) -> usize {
-        self.share.size
     }
 
     /// `--max-memory`: what the whole run may hold, for messages.

@@ -57,7 +57,7 @@ pub struct Document<W: Write> {
     /// What its holders take from: the parser's limit, taken when it is
     /// made; the hold, as it grows; the probe's limit, while it reads.
     allowance: Rc<Allowance>,
-    parser: Budget,
+    _parser: Budget,
     held: Budget,
     probe_limit: Budget,
 }
@@ -157,7 +157,7 @@ impl<W: Write> Document<W> {
             held: allowance.budget(),
             probe_limit: allowance.budget(),
             allowance,
-            parser,
+            _parser: parser,
         }
     }
 

@@ -55,7 +55,8 @@ pub struct Nested {
     pub output: Vec<u8>,
     pub splices: Splices,
     pub links: Vec<Link>,
-    pub held: Budget,
+    /// Given back when it is dropped.
+    pub _held: Budget,
 }
 
 /// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`)

@@ -364,7 +364,7 @@ pub(crate) fn nest(
         Err(_) => return Ok(None),
     };
     let (links, links_held, over) = Rc::try_unwrap(links)
-        .ok()
+        .map_err(|_| ())
         .expect("the rewriter, and its handler, are gone")
         .into_inner();
     let limited = report
@@ -384,7 +384,7 @@ pub(crate) fn nest(
         output: output.bytes,
         splices,
         links,
-        held,
+        _held: held,
     }))
 }
 

@@ -85,7 +85,7 @@ pub fn rewrite(
     // Into a `Vec`, from a `&str`: a page engine that fails has changed
     // nothing.
     let (links, mut held, _) = Rc::try_unwrap(links)
-        .ok()
+        .map_err(|_| ())
         .expect("the rewriter, and its handler, are gone")
         .into_inner();
     let Ok((report, _, splices)) = done else {

@@ -194,7 +194,6 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     // that waits between the threads.
     let memory = Memory::new(config.max_memory);
     let asked = Asked {
-        config,
         options,
         listener,
         write,
@@ -244,7 +243,6 @@ fn pool(jobs: usize) -> io::Result<Arc<rayon::ThreadPool>> {
 /// What a run is asked: its documents' setup, its options, who hears what
 /// happens, whether new records are made.
 struct Asked<'a> {
-    config: &'a Arc<Config>,
     options: &'a Options,
     listener: &'a dyn Listener,
     write: bool,
@@ -261,7 +259,6 @@ fn read_through<R: Read, O: Out>(
     submit: &Submit<'_>,
 ) -> Result<(Tally, O), Error> {
     let Asked {
-        config,
         options,
         listener,
         write,
@@ -293,7 +290,6 @@ fn read_through<R: Read, O: Out>(
         });
     }
     let mut run = Run {
-        config,
         options,
         packing: if units.gzip() {
             Packing::Gzip(options.gzip_level.unwrap_or(super::write::LEVEL))
@@ -363,7 +359,6 @@ enum Told {
 }
 
 struct Run<'a> {
-    config: &'a Arc<Config>,
     options: &'a Options,
     /// How new records are compressed: as the input's.
     packing: Packing,

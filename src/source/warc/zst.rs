@@ -43,6 +43,7 @@ pub type Dictionary = Arc<Vec<u8>>;
 /// Reads the dictionary frame that starts `input`, when it does: its bytes
 /// are consumed (and so copied) like any other. The error says why the
 /// dictionary cannot be had.
+#[cfg(test)]
 pub fn read_dictionary(input: &mut impl BufRead) -> io::Result<Result<Option<Dictionary>, String>> {
     read_dictionary_of(input, MAX_DICTIONARY)
 }

@@ -8,7 +8,6 @@ use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::document::memory::Allowance;
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
@@ -97,14 +96,6 @@ impl<W: Write> ResponseRewriter<W> {
             body_len: 0,
             notes: Vec::new(),
         }
-    }
-
-    /// Takes what its document and the body held for its codings hold from
-    /// `allowance` (a document's share of its run's memory), given before
-    /// the first write.
-    pub(crate) fn with_allowance(self, allowance: Rc<Allowance>) -> Self {
-        self.told.borrow_mut().allowance = Some(allowance);
-        self
     }
 
     /// Tells each warning to `tell` as it happens; the report still lists
