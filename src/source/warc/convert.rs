@@ -324,6 +324,23 @@ fn read_through<R: Read, O: Out>(
     run.drive(units, submit)
 }
 
+/// Whether a block that no record follows is whole all the same: its
+/// `WARC-Block-Digest` is its digest. Then what follows it is bytes that
+/// are no record, told on their own, and the record is read; else its
+/// `Content-Length` may have cut it short, and it is copied as it is
+/// (never rewritten from a guess). Hashed here, on the reading thread,
+/// only then.
+fn whole_by_digest(header: &super::header::Header, block: &mut Spool) -> io::Result<bool> {
+    let Some(says) = header.get("WARC-Block-Digest") else {
+        return Ok(false);
+    };
+    let Some(digest) = Digest::like(&says) else {
+        return Ok(false);
+    };
+    let is = digest.of(&mut block.reader()?)?;
+    Ok(is.eq_ignore_ascii_case(says.trim()))
+}
+
 /// What stops a run: the input cannot be read, or the output written, or
 /// it is not a WARC file (why: what it starts with).
 #[derive(Debug)]
@@ -405,7 +422,7 @@ impl Run<'_> {
             | ArchiveWarning::NotReplaced { record, .. }
             | ArchiveWarning::Revisit { record, .. }
             | ArchiveWarning::AfterBreak { record } => Document::Record(record),
-            ArchiveWarning::Malformed { .. } => Document::Run,
+            ArchiveWarning::Malformed { .. } | ArchiveWarning::Misframed { .. } => Document::Run,
         };
         self.listener
             .warning(&document, &SourceWarning::Archive(&warning));
@@ -424,11 +441,35 @@ impl Run<'_> {
             }
         };
         loop {
-            match self.record(&mut units, submit) {
-                Ok(true) => {}
+            let mut stop = match self.record(&mut units, submit) {
+                Ok(true) => None,
                 Ok(false) => break,
-                Err(Stop::Io(e)) => return Err(failed(&mut units, e)),
-                Err(Stop::Malformed { at, why }) => {
+                Err(stop) => Some(stop),
+            };
+            if let Some(Stop::Misframed { at, why }) = stop {
+                // The record is copied as it came (held for nothing, in
+                // replace mode), and so is what follows it up to the next
+                // record; told after the records before it.
+                let output = units.output().map_err(Error::Write)?;
+                output.release().map_err(Error::Write)?;
+                stop = match units.read_on(at) {
+                    Ok(next) => {
+                        self.later.push_back(Later {
+                            after: self.submitted,
+                            what: Told::Warning(ArchiveWarning::Misframed { at, why, next }),
+                        });
+                        if let Err(e) = units.record_ended() {
+                            return Err(failed(&mut units, e));
+                        }
+                        None
+                    }
+                    Err(stop) => Some(stop),
+                };
+            }
+            match stop {
+                None | Some(Stop::Misframed { .. }) => {}
+                Some(Stop::Io(e)) => return Err(failed(&mut units, e)),
+                Some(Stop::Malformed { at, why }) => {
                     // What comes before is told first, whatever the jobs;
                     // the units over are written out with their new
                     // records, all but the one that breaks.
@@ -614,7 +655,7 @@ impl Run<'_> {
         let header = units.header()?;
         let length = header
             .content_length()
-            .map_err(|why| units.malformed(at, why))?;
+            .map_err(|why| Stop::Misframed { at, why })?;
         if self.digest.is_none() {
             self.digest = ["WARC-Block-Digest", "WARC-Payload-Digest"]
                 .iter()
@@ -645,10 +686,17 @@ impl Run<'_> {
             // is over what the payload is, not over the bytes).
             let says = header.get("WARC-Block-Digest");
             let mut hasher = says.as_deref().and_then(Digest::like).map(|d| d.hasher());
-            units.block(at, length, hasher.as_mut().map(|h| h as &mut dyn Write))?;
+            let read = units.block(at, length, hasher.as_mut().map(|h| h as &mut dyn Write));
             if let (Some(says), Some(hasher)) = (says, hasher) {
                 let is = hasher.value();
-                if !is.eq_ignore_ascii_case(says.trim()) {
+                let whole = is.eq_ignore_ascii_case(says.trim());
+                // Not followed by a record, and yet whole (see
+                // `whole_by_digest`): what follows it is told on its own.
+                match read {
+                    Err(Stop::Misframed { .. }) if whole => {}
+                    read => read?,
+                }
+                if !whole {
                     self.later.push_back(Later {
                         after: self.submitted,
                         what: Told::Warning(ArchiveWarning::Digest {
@@ -660,6 +708,8 @@ impl Run<'_> {
                         }),
                     });
                 }
+            } else {
+                read?;
             }
             self.tally.records += 1;
             units.record_ended()?;
@@ -667,7 +717,13 @@ impl Run<'_> {
         }
         let first = units.first_in_unit();
         let mut block = Spool::new(self.config.max_memory);
-        units.block(at, length, Some(&mut block))?;
+        match units.block(at, length, Some(&mut block)) {
+            Err(Stop::Misframed { at, why }) if !whole_by_digest(&header, &mut block)? => {
+                return Err(Stop::Misframed { at, why });
+            }
+            Err(Stop::Misframed { .. }) | Ok(()) => {}
+            Err(stop) => return Err(stop),
+        }
         self.tally.records += 1;
         let asked = self.options.mode == Mode::Replace;
         let spans = units.spanned_units();

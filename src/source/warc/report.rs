@@ -43,9 +43,18 @@ pub enum ArchiveWarning {
     /// A record that could not be read as a response (its HTTP head is
     /// bad): it is kept as it is, and no conversion is added.
     NotRewritten { record: Named, why: String },
-    /// From here on the input is not records: the rest is copied byte
+    /// From here on the input cannot be read: the rest is copied byte
     /// for byte, and the run fails.
     Malformed { at: Place, why: String },
+    /// A record not framed as its header says (or bytes that are no
+    /// record): copied byte for byte, not rewritten, up to `next`, the
+    /// next line that starts with `WARC/` (`None`: the end of the input),
+    /// where the records go on; the run fails.
+    Misframed {
+        at: Place,
+        why: String,
+        next: Option<Place>,
+    },
     /// A digest of the input that its record's bytes do not have: told,
     /// and kept as it is.
     Digest {
@@ -79,6 +88,7 @@ impl ArchiveWarning {
             ArchiveWarning::Record { warning, .. } => warning.stops_rewriting(),
             ArchiveWarning::NotRewritten { .. }
             | ArchiveWarning::Malformed { .. }
+            | ArchiveWarning::Misframed { .. }
             | ArchiveWarning::AfterBreak { .. } => true,
             ArchiveWarning::Digest { .. }
             | ArchiveWarning::NotReplaced { .. }
@@ -97,6 +107,22 @@ impl fmt::Display for ArchiveWarning {
             ArchiveWarning::Malformed { at, why } => write!(
                 f,
                 "malformed record at {at}: {why}: the rest of the input is copied as it is"
+            ),
+            ArchiveWarning::Misframed {
+                at,
+                why,
+                next: Some(next),
+            } => write!(
+                f,
+                "malformed record at {at}: {why}: copied as it is, up to the next record, at {next}"
+            ),
+            ArchiveWarning::Misframed {
+                at,
+                why,
+                next: None,
+            } => write!(
+                f,
+                "malformed record at {at}: {why}: copied as it is, with the rest of the input (no record starts after it)"
             ),
             ArchiveWarning::Digest {
                 record,
