@@ -35,8 +35,9 @@ resource: `htmlabs -r TARGET`).
 With --quirks, FastWARC reads in its quirks mode (for an input it reads
 only so: header lines in CR CR LF). With --damaged (an input with records
 that are not framed as their headers say, or bytes that are no record):
-OUT without the records htmlabs added is IN byte for byte, and each
-conversion is checked as above, read by warcio where it reads OUT to its
+OUT without the records htmlabs added is IN byte for byte (with --replace,
+of a gzip input: each member of OUT is IN's, or its replacement, as
+above), and each conversion is checked as above, read by warcio where it reads OUT to its
 end (a record a gzip member, it reads past a Content-Length too long),
 else by FastWARC in its quirks mode (which reads on past lines that are no
 record).
@@ -362,6 +363,11 @@ def check_conversion(htmlabs, records, i, warcinfo_id, flags):
 
 
 def check_damaged(htmlabs, data_in, data_out, flags):
+    if "--replace" in flags:
+        # A gzip input: each member is the input's, or its record's
+        # replacement.
+        check_replaced(htmlabs, units(data_in), units(data_out), [f for f in flags if f != "--replace"])
+        return
     if data_in[:2] == b"\x1f\x8b" or is_zst(data_in):
         kept = without_added(data_out)
     else:

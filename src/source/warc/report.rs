@@ -190,6 +190,9 @@ pub struct Tally {
     pub conversions: u64,
     /// Records replaced by their rewritten version (replace mode).
     pub replaced: u64,
+    /// Pages left as they are because the archive holds their conversion
+    /// by htmlabs already, right after them (a second run).
+    pub converted: u64,
     pub urls: u64,
     pub warnings: u64,
     /// Whether a warning said the run could not do all it was asked.
@@ -211,6 +214,9 @@ impl Tally {
             if n > 0 {
                 others += &format!("{n} {name} {verb}, ");
             }
+        }
+        if self.converted > 0 {
+            others += &format!("{} already converted, ", self.converted);
         }
         let added = match (check, self.replaced) {
             (true, _) => String::new(),

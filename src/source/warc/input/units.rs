@@ -119,6 +119,12 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         self.tee().map_or(0, |tee| tee.at)
     }
 
+    /// Whether nothing of the current gzip member or zstd frame was read
+    /// yet (never in a plain input, whose unit is a record).
+    pub fn at_unit_start(&self) -> bool {
+        self.framed() && self.within == 0
+    }
+
     /// Where the next decoded byte is.
     pub fn place(&self) -> Place {
         match self.source {
