@@ -587,6 +587,64 @@ fn a_second_run_over_its_own_output_changes_nothing() {
     }
 }
 
+/// Records their crawler marked cut short (`WARC-Truncated`): a cut feed
+/// and a page whose gzip coding is cut are kept as they are, each with a
+/// warning that names the mark, and the run does not fail; a cut HTML page
+/// is rewritten as far as it goes, its conversion marked as the original.
+/// The same records without the mark fail the run.
+#[test]
+fn records_marked_truncated_are_kept_with_a_warning_and_fail_nothing() {
+    let Some(python) = common::warc_python("records_marked_truncated") else {
+        return;
+    };
+    let input = fixture("truncated.warc.gz");
+    let (status, stderr, out, output) = htmlabs(&input, &[]);
+    assert_eq!(status, 0, "{stderr}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("htmlabs: warning: "))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{stderr}");
+    for (warning, page) in warnings.iter().zip(["/feed.xml", "/cut-gzip.html"]) {
+        assert!(
+            warning.contains(&format!("(`http://shapes.example{page}`)"))
+                && warning.contains(": its crawler cut it short (`WARC-Truncated: length`): "),
+            "{warning}"
+        );
+    }
+    assert_eq!(
+        summary(&stderr),
+        "3 records, 1 HTML rewritten, 1 conversion added, 8 URLs rewritten, 2 warnings"
+    );
+    let conversions = checked(&python, &input, &output, &[]);
+    assert_eq!(conversions.len(), 1);
+    assert_eq!(conversions[0].0, "http://shapes.example/cut.html");
+    let records = normalized(&out);
+    let conversion = records
+        .iter()
+        .find(|r| contains(r, "WARC-Type: conversion\r\n"))
+        .unwrap();
+    assert!(contains(conversion, "\r\nWARC-Truncated: time\r\n"));
+    // Without the mark, the same pages fail the run.
+    let bytes = std::fs::read(&input).unwrap();
+    let (units, _) = members_of(&bytes);
+    let unmarked: Vec<u8> = units
+        .iter()
+        .flat_map(|record| {
+            let text = String::from_utf8_lossy(record).into_owned();
+            let start = text.find("WARC-Truncated: ").unwrap();
+            let end = start + text[start..].find("\r\n").unwrap() + 2;
+            member(&[&record[..start], &record[end..]].concat())
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let unmarked_path = dir.path().join("unmarked.warc.gz");
+    std::fs::write(&unmarked_path, unmarked).unwrap();
+    let (status, stderr, _, _) = htmlabs(&unmarked_path, &[]);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(!stderr.contains("WARC-Truncated"), "{stderr}");
+}
+
 #[test]
 fn an_input_that_is_not_a_warc_file_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -1023,6 +1081,48 @@ fn plain_record(fields: &[(&str, &str)], block: &[u8]) -> Vec<u8> {
     out.extend_from_slice(block);
     out.extend_from_slice(b"\r\n\r\n");
     out
+}
+
+/// A page whose record has no `WARC-Record-ID` (or an empty one) gets no
+/// conversion: it could not name its original (`WARC-Refers-To`). It is
+/// kept as it is, with a warning, and its links are not listed; the run
+/// fails. In replace mode it is replaced as any other (the new record has
+/// an ID of its own, and no `WARC-Concurrent-To` to add).
+#[test]
+fn a_page_without_a_record_id_gets_no_conversion_but_may_be_replaced() {
+    let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x.html>x</a>";
+    let fields = [
+        ("WARC-Type", "response"),
+        ("WARC-Target-URI", "http://h/d/p.html"),
+        ("WARC-Date", "2024-05-01T10:00:00Z"),
+        ("Content-Type", "application/http; msgtype=response"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for id in [None, Some("")] {
+        let mut fields = fields.to_vec();
+        if let Some(id) = id {
+            fields.push(("WARC-Record-ID", id));
+        }
+        let input = dir.path().join("no-id.warc");
+        std::fs::write(&input, plain_record(&fields, page)).unwrap();
+        let report = dir.path().join("report.jsonl");
+        let (status, stderr, out, _) = htmlabs(&input, &["--report", report.to_str().unwrap()]);
+        assert_eq!(status, 2, "{stderr}");
+        assert_eq!(std::fs::read_to_string(&report).unwrap(), "");
+        assert!(
+            stderr.contains(": kept as it is, not rewritten: it has no `WARC-Record-ID` for its conversion record to refer to (`WARC-Refers-To`)\n"),
+            "{stderr}"
+        );
+        assert_eq!(out, std::fs::read(&input).unwrap());
+        assert_eq!(
+            summary(&stderr),
+            "1 record, 0 HTML rewritten, 0 conversions added, 0 URLs rewritten, 1 warning"
+        );
+        let (status, stderr, out, _) = htmlabs(&input, &["--warc-mode", "replace"]);
+        assert_eq!(status, 0, "{stderr}");
+        assert!(contains(&out, "<a href=http://h/d/x.html>"), "{stderr}");
+        assert!(!contains(&out, "WARC-Concurrent-To"));
+    }
 }
 
 #[test]

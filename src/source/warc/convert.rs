@@ -550,6 +550,7 @@ impl Run<'_> {
             | ArchiveWarning::Digest { record, .. }
             | ArchiveWarning::NotReplaced { record, .. }
             | ArchiveWarning::Revisit { record, .. }
+            | ArchiveWarning::Truncated { record, .. }
             | ArchiveWarning::AfterBreak { record } => Document::Record(record),
             ArchiveWarning::Malformed { .. } | ArchiveWarning::Misframed { .. } => Document::Run,
         };

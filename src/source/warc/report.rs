@@ -73,6 +73,14 @@ pub enum ArchiveWarning {
     /// In replace mode, a revisit of a record that was replaced: its
     /// payload digest (or `WARC-Refers-To`) names what is no longer there.
     Revisit { record: Named, replaced: Named },
+    /// A record its crawler marked cut short (`WARC-Truncated`) whose page
+    /// could not be read whole (`why`): kept as it is; the run does not
+    /// fail for it.
+    Truncated {
+        record: Named,
+        truncated: String,
+        why: String,
+    },
     /// A page rewritten whose unit (a gzip member, a zstd frame) breaks
     /// after it: its new record is not written, since nothing may follow
     /// broken bytes (a reader takes what follows for their end, and loses
@@ -92,7 +100,8 @@ impl ArchiveWarning {
             | ArchiveWarning::AfterBreak { .. } => true,
             ArchiveWarning::Digest { .. }
             | ArchiveWarning::NotReplaced { .. }
-            | ArchiveWarning::Revisit { .. } => false,
+            | ArchiveWarning::Revisit { .. }
+            | ArchiveWarning::Truncated { .. } => false,
         }
     }
 }
@@ -158,6 +167,14 @@ impl fmt::Display for ArchiveWarning {
             ArchiveWarning::Revisit { record, replaced } => write!(
                 f,
                 "revisit {record}: it refers to {replaced}, which was replaced: its digest no longer matches a record here"
+            ),
+            ArchiveWarning::Truncated {
+                record,
+                truncated,
+                why,
+            } => write!(
+                f,
+                "{record}: its crawler cut it short (`WARC-Truncated: {truncated}`): {why}"
             ),
             ArchiveWarning::AfterBreak { record } => write!(
                 f,
