@@ -60,7 +60,7 @@ pub enum Version {
 
 impl Header {
     /// Parses a header: `bytes` runs from the version line through the
-    /// empty line ([`header_end`]). The error says what is wrong, in the
+    /// empty line (`header_end`). The error says what is wrong, in the
     /// user's terms.
     pub fn parse(bytes: Vec<u8>) -> Result<Header, String> {
         let Some((version_end, mut at)) = line(&bytes) else {
