@@ -32,6 +32,16 @@ X-Archive-Orig-Interim field, and a true Content-Length; its payload what
 `htmlabs --http --strip-headers -r TARGET` makes of the original (a
 resource: `htmlabs -r TARGET`).
 
+With --quirks, FastWARC reads in its quirks mode (for an input it reads
+only so: header lines in CR CR LF). With --damaged (an input with records
+that are not framed as their headers say, or bytes that are no record):
+OUT without the records htmlabs added is IN byte for byte (with --replace,
+of a gzip input: each member of OUT is IN's, or its replacement, as
+above), and each conversion is checked as above, read by warcio where it reads OUT to its
+end (a record a gzip member, it reads past a Content-Length too long),
+else by FastWARC in its quirks mode (which reads on past lines that are no
+record).
+
 Prints one line per conversion: target URI, Content-Type, base64 of the
 block; with --replace, one per replaced record too: target URI,
 `replaced`, base64 of its payload."""
@@ -318,12 +328,79 @@ def check_replaced(htmlabs, units_in, units_out, flags):
               base64.b64encode(payload).decode(), sep="\t")
 
 
+class Headers:
+    """FastWARC's headers, read as warcio's are."""
+
+    def __init__(self, headers):
+        self.headers = list(headers)
+
+    def get_header(self, name):
+        return next((v for n, v in self.headers if n.lower() == name.lower()), None)
+
+
+def check_conversion(htmlabs, records, i, warcinfo_id, flags):
+    """records[i], a conversion (type, headers, block): it follows the
+    record it refers to, has its target URI, names htmlabs's warcinfo, has
+    a true Content-Length, and its block is what htmlabs makes of the
+    original; printed."""
+    kind, headers, block = records[i]
+    refers = headers.get_header("WARC-Refers-To")
+    before = {r[1].get_header("WARC-Record-ID"): r for r in records[:i]}
+    original = before.get(refers)
+    if original is None:
+        fail("conversion %s refers to %s, which does not come before it" % (headers.get_header("WARC-Record-ID"), refers))
+    target = headers.get_header("WARC-Target-URI")
+    if target != original[1].get_header("WARC-Target-URI"):
+        fail("conversion of %s has another target URI" % refers)
+    if headers.get_header("WARC-Warcinfo-ID") != warcinfo_id:
+        fail("conversion of %s names another warcinfo" % refers)
+    if int(headers.get_header("Content-Length")) != len(block):
+        fail("conversion of %s: its Content-Length is not its block's" % refers)
+    made, command = run_htmlabs(htmlabs, original[0], original[1], original[2], flags)
+    if made != block:
+        fail("conversion of %s is not what %s makes of it" % (refers, " ".join(command[1:])))
+    print(target.strip("<>"), headers.get_header("Content-Type"), base64.b64encode(block).decode(), sep="\t")
+
+
+def check_damaged(htmlabs, data_in, data_out, flags):
+    if "--replace" in flags:
+        # A gzip input: each member is the input's, or its record's
+        # replacement.
+        check_replaced(htmlabs, units(data_in), units(data_out), [f for f in flags if f != "--replace"])
+        return
+    if data_in[:2] == b"\x1f\x8b" or is_zst(data_in):
+        kept = without_added(data_out)
+    else:
+        kept = without_added_plain(data_out)
+    if kept != data_in:
+        fail("the input does not come out byte for byte")
+    try:
+        records = [(r.rec_type, r.rec_headers, r.raw_stream.read())
+                   for r in ArchiveIterator(io.BytesIO(data_out), no_record_parse=True)]
+    except ArchiveLoadFailed:
+        records = []
+        for record in FastIterator(io.BytesIO(data_out), parse_http=False, record_types=WarcRecordType.any_type,
+                                   quirks_mode=True):
+            kind = str(record.record_type).rsplit(".", 1)[-1]
+            records.append((kind, Headers(record.headers), record.reader.read()))
+    infos = [r for r in records if r[0] == "warcinfo" and b"software: htmlabs/" in r[2]]
+    conversions = [i for i, r in enumerate(records) if r[0] == "conversion"]
+    if len(infos) != (1 if conversions else 0):
+        fail("%d warcinfo records of htmlabs for %d conversions" % (len(infos), len(conversions)))
+    for i in conversions:
+        check_conversion(htmlabs, records, i, infos[0][1].get_header("WARC-Record-ID"), flags)
+
+
 def main():
     htmlabs, path_in, path_out, *flags = sys.argv[1:]
     data_in = open(path_in, "rb").read()
     data_out = open(path_out, "rb").read()
     replace = "--replace" in flags
-    flags = [f for f in flags if f != "--replace"]
+    quirks = "--quirks" in flags
+    if "--damaged" in flags:
+        check_damaged(htmlabs, data_in, data_out, [f for f in flags if f != "--damaged"])
+        return
+    flags = [f for f in flags if f not in ("--replace", "--quirks")]
     if flags == ["--broken"]:
         # An input cut or malformed: the records before the break come
         # out as they came, with their conversions; the rest as it is.
@@ -373,20 +450,23 @@ def main():
     ours |= {r[1].get_header("WARC-Record-ID") for r in records if r[1].get_header("WARC-Warcinfo-ID") in ours}
     fast = []
     with open(path_out, "rb") as f:
-        for record in FastIterator(f, parse_http=False, record_types=WarcRecordType.any_type):
+        for record in FastIterator(f, parse_http=False, record_types=WarcRecordType.any_type,
+                                   quirks_mode=quirks):
             if record.record_id in ours and not record.verify_block_digest():
                 fail("FastWARC: the block digest of %s fails" % record.record_id)
             fast.append(record.record_id)
     # (FastWARC verifies payload digests of HTTP records only, their HTTP
     # header read; warcio check verifies the conversions' below.)
     with open(path_out, "rb") as f:
-        for record in FastIterator(f, parse_http=True, record_types=WarcRecordType.response):
+        for record in FastIterator(f, parse_http=True, record_types=WarcRecordType.response,
+                                   quirks_mode=quirks):
             if record.record_id in ours and not record.verify_payload_digest():
                 fail("FastWARC: the payload digest of %s fails" % record.record_id)
     if [r[1].get_header("WARC-Record-ID") for r in records] != fast:
         fail("warcio and FastWARC read different records")
     with open(path_in, "rb") as f:
-        count_in = sum(1 for _ in FastIterator(f, parse_http=False, record_types=WarcRecordType.any_type))
+        count_in = sum(1 for _ in FastIterator(f, parse_http=False, record_types=WarcRecordType.any_type,
+                                               quirks_mode=quirks))
 
     check = subprocess.run([sys.executable, "-m", "warcio.cli", "check", "-v", path_out],
                            capture_output=True, text=True)
@@ -408,29 +488,10 @@ def main():
     if index.returncode != 0:
         fail("cdxj-indexer: " + index.stderr[-2000:])
 
-    by_id = {}
     warcinfo_id = infos[0][1].get_header("WARC-Record-ID") if infos else None
     for i, (kind, headers, block) in enumerate(records):
-        by_id[headers.get_header("WARC-Record-ID")] = (kind, headers, block)
-        if kind != "conversion":
-            continue
-        refers = headers.get_header("WARC-Refers-To")
-        original = by_id.get(refers)
-        if original is None:
-            fail("conversion %s refers to %s, which does not come before it" % (headers.get_header("WARC-Record-ID"), refers))
-        target = headers.get_header("WARC-Target-URI")
-        if target != original[1].get_header("WARC-Target-URI"):
-            fail("conversion of %s has another target URI" % refers)
-        if headers.get_header("WARC-Warcinfo-ID") != warcinfo_id:
-            fail("conversion of %s names another warcinfo" % refers)
-        if int(headers.get_header("Content-Length")) != len(block):
-            fail("conversion of %s: its Content-Length is not its block's" % refers)
-        bare = target.strip("<>")
-        made, command = run_htmlabs(htmlabs, original[0], original[1], original[2], flags)
-        if made != block:
-            fail("conversion of %s is not what %s makes of it" % (refers, " ".join(command[1:])))
-        print(bare, headers.get_header("Content-Type"), base64.b64encode(block).decode(), sep="\t")
-
+        if kind == "conversion":
+            check_conversion(htmlabs, records, i, warcinfo_id, flags)
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,9 @@ as it is (no zstd; in gzip, a member's first record only), and decompressed
 a member or frame at a time (python-zstandard's stream reader may end at a
 frame's end before the input does); FastWARC reads it as it is.
 
-Usage: python warc_records.py IN OUT [IN OUT...]. Prints one line a pair
+Usage: python warc_records.py [--quirks] IN OUT [IN OUT...]; with --quirks,
+FastWARC in its quirks mode too (which reads on past lines that are no
+record to the next `WARC/1.x` line). Prints one line a pair
 (the records each reader read from IN); exits non-zero naming every pair
 and reader that loses a record."""
 
@@ -70,10 +72,11 @@ def by_warcio(data):
     return records
 
 
-def by_fastwarc(data):
+def by_fastwarc(data, quirks=False):
     records = []
     try:
-        for record in FastIterator(io.BytesIO(data), record_types=WarcRecordType.any_type):
+        for record in FastIterator(io.BytesIO(data), record_types=WarcRecordType.any_type,
+                                   quirks_mode=quirks):
             headers = record.headers
             kind = str(record.record_type).rsplit(".", 1)[-1]
             records.append((kind, record.record_id, digest(record.reader.read()),
@@ -99,6 +102,8 @@ def lost(records_in, records_out):
 
 def main():
     paths = sys.argv[1:]
+    quirks = paths[:1] == ["--quirks"]
+    paths = paths[quirks:]
     failures = []
     for path_in, path_out in zip(paths[::2], paths[1::2]):
         data_in = open(path_in, "rb").read()
@@ -110,6 +115,8 @@ def main():
         if data_in[:2] == b"\x1f\x8b" or data_in[:4] in ZSTD:
             readers.append(("warcio decompressed", lambda data: by_warcio(decoded(data))))
         readers.append(("FastWARC", by_fastwarc))
+        if quirks:
+            readers.append(("FastWARC quirks", lambda data: by_fastwarc(data, quirks=True)))
         for name, read in readers:
             records_in = read(data_in)
             records_out = read(data_out)

@@ -14,11 +14,12 @@
 //! follows it, not even one for a page read before the break in the
 //! same unit.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{self, Read, Write};
 use std::sync::{Arc, Mutex, mpsc};
 
 use super::digest::Digest;
+use super::header::Header;
 use super::input::{Inflating, PEEK, Stop, Units, not_archive};
 use super::order::Front;
 use super::report::{ArchiveWarning, Named, Tally};
@@ -305,6 +306,7 @@ fn read_through<R: Read, O: Out>(
         warcinfo: record_id(),
         warcinfo_written: false,
         broken: false,
+        converted: Converted::default(),
         submitted: 0,
         settled: 0,
         window: Window::new(options.jobs),
@@ -317,6 +319,47 @@ fn read_through<R: Read, O: Out>(
         write,
     };
     run.drive(units, submit)
+}
+
+/// Where an unchanged record's block goes as it streams by: its digest,
+/// and a `warcinfo` record's first bytes.
+struct Sinks<'a> {
+    hasher: Option<&'a mut super::digest::Hasher>,
+    start: Option<&'a mut Vec<u8>>,
+}
+
+impl Write for Sinks<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if let Some(hasher) = &mut self.hasher {
+            hasher.write_all(bytes)?;
+        }
+        if let Some(start) = &mut self.start {
+            let n = bytes.len().min(64_usize.saturating_sub(start.len()));
+            start.extend_from_slice(&bytes[..n]);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Whether a block that no record follows is whole all the same: its
+/// `WARC-Block-Digest` is its digest. Then what follows it is bytes that
+/// are no record, told on their own, and the record is read; else its
+/// `Content-Length` may have cut it short, and it is copied as it is
+/// (never rewritten from a guess). Hashed here, on the reading thread,
+/// only then.
+fn whole_by_digest(header: &Header, block: &mut Spool) -> io::Result<bool> {
+    let Some(says) = header.get("WARC-Block-Digest") else {
+        return Ok(false);
+    };
+    let Some(digest) = Digest::like(&says) else {
+        return Ok(false);
+    };
+    let is = digest.of(&mut block.reader()?)?;
+    Ok(is.eq_ignore_ascii_case(says.trim()))
 }
 
 /// What stops a run: the input cannot be read, or the output written, or
@@ -358,6 +401,107 @@ enum Told {
     },
 }
 
+/// What tells that a page was converted by an earlier run: the records
+/// after its unit. htmlabs writes a page's conversion after the unit that
+/// holds the page (the `warcinfo` naming htmlabs before the first); a
+/// second run over its output finds it there, tied to the page by its
+/// fields: the conversion's `WARC-Refers-To` is the page's `WARC-Record-ID`,
+/// its `WARC-Target-URI` the page's, and its `WARC-Warcinfo-ID` names a
+/// `warcinfo` record of this archive whose block says `software:
+/// htmlabs/`. Such a page gets no new record: a second run adds nothing.
+///
+/// Until the records after its unit say, a page's work waits to be
+/// settled (it is done meanwhile): a few records (its conversion and that
+/// `warcinfo`), whose bytes wait behind it.
+#[derive(Default)]
+struct Converted {
+    /// The `warcinfo` records of htmlabs read so far, by ID.
+    infos: HashSet<Vec<u8>>,
+    /// The pages read since the last record that was none of theirs, in
+    /// order.
+    pending: Vec<Pending>,
+    /// A `warcinfo` record was read since then: another one decides.
+    info_read: bool,
+    /// The works whose new record is not written: their page is converted.
+    skip: HashSet<u64>,
+}
+
+struct Pending {
+    /// Its `WARC-Record-ID` and `WARC-Target-URI`, as written.
+    id: Vec<u8>,
+    target: Vec<u8>,
+    /// Which work it is, in the order they were handed out.
+    work: u64,
+    converted: bool,
+}
+
+impl Converted {
+    /// The record whose header is `header` is read, the first of its
+    /// unit when `starts_unit`.
+    fn read(&mut self, header: &Header, starts_unit: bool) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let field = |name| header.raw(name).map(<[u8]>::trim_ascii);
+        match header.record_type().as_str() {
+            "conversion" if field("WARC-Warcinfo-ID").is_some_and(|id| self.infos.contains(id)) => {
+                let page = self.pending.iter_mut().find(|page| {
+                    field("WARC-Refers-To") == Some(&page.id)
+                        && field("WARC-Target-URI") == Some(&page.target)
+                });
+                if let Some(page) = page {
+                    page.converted = true;
+                    return;
+                }
+            }
+            "warcinfo" if !self.info_read => {
+                self.info_read = true;
+                return;
+            }
+            _ => {}
+        }
+        if starts_unit {
+            self.decide();
+        }
+    }
+
+    /// A `warcinfo` record of htmlabs, its block starting with `start`.
+    fn info(&mut self, header: &Header, start: &[u8]) {
+        if start.starts_with(b"software: htmlabs/") {
+            if let Some(id) = header.raw("WARC-Record-ID") {
+                self.infos.insert(id.trim_ascii().to_vec());
+            }
+        }
+    }
+
+    /// A page read, and handed out as work `work`.
+    fn page(&mut self, header: &Header, work: u64) {
+        let field = |name| header.raw(name).map(<[u8]>::trim_ascii).unwrap_or_default();
+        self.pending.push(Pending {
+            id: field("WARC-Record-ID").to_vec(),
+            target: field("WARC-Target-URI").to_vec(),
+            work,
+            converted: false,
+        });
+    }
+
+    /// The records after the pages' units are not theirs (or there are
+    /// none): the pages' fate is known.
+    fn decide(&mut self) {
+        for page in self.pending.drain(..) {
+            if page.converted {
+                self.skip.insert(page.work);
+            }
+        }
+        self.info_read = false;
+    }
+
+    /// The first work whose fate is not yet known.
+    fn first_pending(&self) -> Option<u64> {
+        self.pending.first().map(|page| page.work)
+    }
+}
+
 struct Run<'a> {
     options: &'a Options,
     /// How new records are compressed: as the input's.
@@ -372,6 +516,8 @@ struct Run<'a> {
     /// reader would take it for the rest of the broken unit, and lose the
     /// records before it), so nothing new is written from then on.
     broken: bool,
+    /// The pages whose conversion may already follow them.
+    converted: Converted,
     /// Works handed out, and settled (written out, in order).
     submitted: u64,
     settled: u64,
@@ -399,8 +545,9 @@ impl Run<'_> {
             | ArchiveWarning::Digest { record, .. }
             | ArchiveWarning::NotReplaced { record, .. }
             | ArchiveWarning::Revisit { record, .. }
+            | ArchiveWarning::Truncated { record, .. }
             | ArchiveWarning::AfterBreak { record } => Document::Record(record),
-            ArchiveWarning::Malformed { .. } => Document::Run,
+            ArchiveWarning::Malformed { .. } | ArchiveWarning::Misframed { .. } => Document::Run,
         };
         self.listener
             .warning(&document, &SourceWarning::Archive(&warning));
@@ -419,11 +566,42 @@ impl Run<'_> {
             }
         };
         loop {
-            match self.record(&mut units, submit) {
-                Ok(true) => {}
+            let mut stop = match self.record(&mut units, submit) {
+                Ok(true) => None,
                 Ok(false) => break,
-                Err(Stop::Io(e)) => return Err(failed(&mut units, e)),
-                Err(Stop::Malformed { at, why }) => {
+                Err(stop) => Some(stop),
+            };
+            if stop.is_some() {
+                // No conversion follows the pages before.
+                self.converted.decide();
+            }
+            if let Some(Stop::Misframed { at, why }) = stop {
+                // The record is copied as it came (its unit held for
+                // nothing, in replace mode: unless the unit is a new one,
+                // its block having run on into it), and so is what follows
+                // it up to the next record; told after the records before.
+                if !units.at_unit_start() {
+                    let output = units.output().map_err(Error::Write)?;
+                    output.release().map_err(Error::Write)?;
+                }
+                stop = match units.read_on(at) {
+                    Ok(next) => {
+                        self.later.push_back(Later {
+                            after: self.submitted,
+                            what: Told::Warning(ArchiveWarning::Misframed { at, why, next }),
+                        });
+                        if let Err(e) = units.record_ended() {
+                            return Err(failed(&mut units, e));
+                        }
+                        None
+                    }
+                    Err(stop) => Some(stop),
+                };
+            }
+            match stop {
+                None | Some(Stop::Misframed { .. }) => {}
+                Some(Stop::Io(e)) => return Err(failed(&mut units, e)),
+                Some(Stop::Malformed { at, why }) => {
                     // What comes before is told first, whatever the jobs;
                     // the units over are written out with their new
                     // records, all but the one that breaks.
@@ -444,6 +622,7 @@ impl Run<'_> {
             let output = units.output().map_err(Error::Write)?;
             self.settle(output, false)?;
         }
+        self.converted.decide();
         self.tally.bytes = units.raw_offset();
         let mut output = units.finish().map_err(Error::Write)?;
         self.settle(&mut output, true)?;
@@ -462,6 +641,14 @@ impl Run<'_> {
     ) -> Result<(), Error> {
         loop {
             let wait = all || self.window.must_wait();
+            // Not a unit with a page whose fate is not yet known.
+            if let Some(first) = self.converted.first_pending() {
+                let works = output.front_works().map_err(Error::Write)?;
+                if works.is_some_and(|n| self.settled + n as u64 > first) {
+                    self.tell_later(false);
+                    return Ok(());
+                }
+            }
             let Some(front) = output.front(wait).map_err(Error::Write)? else {
                 self.tell_later(false);
                 return Ok(());
@@ -475,22 +662,38 @@ impl Run<'_> {
     /// came and a conversion after them for each page rewritten).
     fn settled_one(&mut self, front: Front<Done>, out: &mut dyn Out) -> Result<(), Error> {
         let Front { held, done } = front;
-        let replaces = !self.broken && done.iter().any(|d| d.replaces);
+        let skip: Vec<bool> = (self.settled..)
+            .take(done.len())
+            .map(|work| self.converted.skip.remove(&work))
+            .collect();
+        let replaces = !self.broken && done.iter().zip(&skip).any(|(d, &s)| d.replaces && !s);
         if !replaces {
             out.hand(held).map_err(Error::Write)?;
         }
-        for done in done {
+        for (done, converted) in done.into_iter().zip(skip) {
             self.settled += 1;
             self.window.settled();
-            self.settled_work(done, out)?;
+            self.settled_work(done, converted, out)?;
             self.tell_later(false);
         }
         Ok(())
     }
 
-    fn settled_work(&mut self, done: Done, out: &mut dyn Out) -> Result<(), Error> {
+    /// A work settled: what it tells, told, and its new record written,
+    /// unless its page is `converted` already.
+    fn settled_work(
+        &mut self,
+        mut done: Done,
+        converted: bool,
+        out: &mut dyn Out,
+    ) -> Result<(), Error> {
         if let Some(e) = done.failed {
             return Err(Error::Write(e));
+        }
+        if converted && done.changed {
+            // Nothing is added after it.
+            done.warnings
+                .retain(|w| !matches!(w, ArchiveWarning::NotReplaced { .. }));
         }
         let mut failed = done.warnings.iter().any(ArchiveWarning::stops_rewriting);
         for warning in done.warnings {
@@ -504,6 +707,11 @@ impl Run<'_> {
         }
         if !done.changed {
             self.tally.urls += done.urls;
+            self.page_done(done.page, &done.named, failed, None);
+            return Ok(());
+        }
+        if converted {
+            self.tally.converted += 1;
             self.page_done(done.page, &done.named, failed, None);
             return Ok(());
         }
@@ -607,9 +815,10 @@ impl Run<'_> {
         }
         let at = units.place();
         let header = units.header()?;
+        self.converted.read(&header, units.first_in_unit());
         let length = header
             .content_length()
-            .map_err(|why| units.malformed(at, why))?;
+            .map_err(|why| Stop::Misframed { at, why })?;
         if self.digest.is_none() {
             self.digest = ["WARC-Block-Digest", "WARC-Payload-Digest"]
                 .iter()
@@ -640,10 +849,26 @@ impl Run<'_> {
             // is over what the payload is, not over the bytes).
             let says = header.get("WARC-Block-Digest");
             let mut hasher = says.as_deref().and_then(Digest::like).map(|d| d.hasher());
-            units.block(at, length, hasher.as_mut().map(|h| h as &mut dyn Write))?;
+            // A `warcinfo`'s first bytes: whether htmlabs wrote it.
+            let mut start = (header.record_type() == "warcinfo").then(Vec::new);
+            let mut sinks = Sinks {
+                hasher: hasher.as_mut(),
+                start: start.as_mut(),
+            };
+            let read = units.block(at, length, Some(&mut sinks));
+            if let Some(start) = start {
+                self.converted.info(&header, &start);
+            }
             if let (Some(says), Some(hasher)) = (says, hasher) {
                 let is = hasher.value();
-                if !is.eq_ignore_ascii_case(says.trim()) {
+                let whole = is.eq_ignore_ascii_case(says.trim());
+                // Not followed by a record, and yet whole (see
+                // `whole_by_digest`): what follows it is told on its own.
+                match read {
+                    Err(Stop::Misframed { .. }) if whole => {}
+                    read => read?,
+                }
+                if !whole {
                     self.later.push_back(Later {
                         after: self.submitted,
                         what: Told::Warning(ArchiveWarning::Digest {
@@ -655,6 +880,8 @@ impl Run<'_> {
                         }),
                     });
                 }
+            } else {
+                read?;
             }
             self.tally.records += 1;
             units.record_ended()?;
@@ -662,7 +889,13 @@ impl Run<'_> {
         }
         let first = units.first_in_unit();
         let mut block = Spool::new(&self.memory);
-        units.block(at, length, Some(&mut block))?;
+        match units.block(at, length, Some(&mut block)) {
+            Err(Stop::Misframed { at, why }) if !whole_by_digest(&header, &mut block)? => {
+                return Err(Stop::Misframed { at, why });
+            }
+            Err(Stop::Misframed { .. }) | Ok(()) => {}
+            Err(stop) => return Err(stop),
+        }
         self.tally.records += 1;
         let asked = self.options.mode == Mode::Replace;
         let spans = units.spanned_units();
@@ -680,6 +913,7 @@ impl Run<'_> {
                 }
                 over => over?,
             };
+        self.converted.page(&header, self.submitted);
         let work = Work {
             header,
             block,

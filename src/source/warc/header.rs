@@ -6,18 +6,35 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-/// Where the first `\r\n` is: found by its `\n` (memchr; a searcher for
-/// the pair costs more than a header's short lines).
-fn crlf(bytes: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(i) = memchr::memchr(b'\n', &bytes[from..]) {
-        let i = from + i;
-        if i > 0 && bytes[i - 1] == b'\r' {
-            return Some(i - 1);
+/// Where the first line ends: the content before its `\n` and the `\r`s
+/// right before that (`\r\n`, as the standard writes it; `\n` alone or
+/// `\r\r\n`, as some writers do and warcio reads), and where the next line
+/// starts. A `\r` elsewhere is part of the line.
+fn line(bytes: &[u8]) -> Option<(usize, usize)> {
+    let lf = memchr::memchr(b'\n', bytes)?;
+    let content = bytes[..lf]
+        .iter()
+        .rposition(|&b| b != b'\r')
+        .map_or(0, |i| i + 1);
+    Some((content, lf + 1))
+}
+
+/// Where the empty line that ends a header ends, in `bytes` (which start
+/// at a header's first byte, or at a line end within it): the first line
+/// end followed by one with nothing before it. Else how far the search
+/// may go on from once more bytes come (a line end followed by `\r`s
+/// only may yet be one).
+pub fn header_end(bytes: &[u8]) -> Result<usize, usize> {
+    for lf in memchr::memchr_iter(b'\n', bytes) {
+        let after = &bytes[lf + 1..];
+        let crs = after.iter().take_while(|&&b| b == b'\r').count();
+        match after.get(crs) {
+            Some(b'\n') => return Ok(lf + 1 + crs + 1),
+            Some(_) => {}
+            None => return Err(lf),
         }
-        from = i + 1;
     }
-    None
+    Err(bytes.len())
 }
 
 /// The most a header may take, blank line included; past it the record is
@@ -43,10 +60,10 @@ pub enum Version {
 
 impl Header {
     /// Parses a header: `bytes` runs from the version line through the
-    /// empty line (`\r\n\r\n`). The error says what is wrong, in the
+    /// empty line (`header_end`). The error says what is wrong, in the
     /// user's terms.
     pub fn parse(bytes: Vec<u8>) -> Result<Header, String> {
-        let Some(version_end) = crlf(&bytes) else {
+        let Some((version_end, mut at)) = line(&bytes) else {
             return Err("no line end after the version".to_owned());
         };
         let version = &bytes[..version_end];
@@ -55,12 +72,13 @@ impl Header {
             return Err(format!("`{shown}` is not a WARC version line"));
         }
         let mut fields: Vec<(Range<usize>, Range<usize>)> = Vec::new();
-        let mut at = version_end + 2;
-        // The last two bytes are the empty line's.
-        let end = bytes.len() - 2;
-        while at < end {
-            let line_end = crlf(&bytes[at..]).map_or(end, |i| at + i);
+        while let Some((content, next)) = line(&bytes[at..]) {
+            let line_end = at + content;
             let line = &bytes[at..line_end];
+            if line.is_empty() {
+                // The empty line: the header's last.
+                break;
+            }
             if matches!(line.first(), Some(b' ' | b'\t')) {
                 // A folded line (§4, as in RFC 2616's LWS) goes on the
                 // value above it.
@@ -82,7 +100,7 @@ impl Header {
                 }
                 fields.push((at..at + colon, at + colon + 1..line_end));
             }
-            at = line_end + 2;
+            at += next;
         }
         Ok(Header { bytes, fields })
     }
@@ -103,7 +121,7 @@ impl Header {
 
     /// `WARC/1.1`, as it came.
     pub fn version_line(&self) -> &[u8] {
-        let end = crlf(&self.bytes).unwrap_or(self.bytes.len());
+        let end = line(&self.bytes).map_or(self.bytes.len(), |(end, _)| end);
         &self.bytes[..end]
     }
 
@@ -229,11 +247,38 @@ mod tests {
     }
 
     #[test]
-    fn a_line_ends_at_the_first_cr_lf_not_at_a_bare_lf() {
-        assert_eq!(crlf(b"a\nb\r\nc\r\n"), Some(3));
-        assert_eq!(crlf(b"\nx\r"), None);
-        assert_eq!(crlf(b"\r\n"), Some(0));
-        assert_eq!(crlf(b"\r\r\n"), Some(1));
+    fn a_line_ends_at_its_lf_without_the_crs_before_it() {
+        assert_eq!(line(b"a\nb\r\nc\r\n"), Some((1, 2)));
+        assert_eq!(line(b"ab\r\nc"), Some((2, 4)));
+        assert_eq!(line(b"ab\r\r\n"), Some((2, 5)));
+        assert_eq!(line(b"a\rb\n"), Some((3, 4)));
+        assert_eq!(line(b"\r\n"), Some((0, 2)));
+        assert_eq!(line(b"x\r"), None);
+    }
+
+    #[test]
+    fn a_header_ends_at_its_first_empty_line_however_its_lines_end() {
+        for (bytes, end) in [
+            (&b"WARC/1.1\r\nA: b\r\n\r\nHTTP/1.1 200\r\n\r\n"[..], Ok(18)),
+            (
+                b"WARC/1.1\r\r\nA: b\r\r\n\r\r\nHTTP/1.1 200\r\n\r\n",
+                Ok(21),
+            ),
+            (b"WARC/1.1\nA: b\n\nx\r\n\r\n", Ok(15)),
+            (b"WARC/1.1\r\nA: b\n\r\nx", Ok(17)),
+            // Not yet: the bytes after the last line end may be `\r`s of
+            // an empty line.
+            (b"WARC/1.1\r\nA: b\r\n\r", Err(15)),
+            (b"WARC/1.1\r\nA: b\r\nC", Err(17)),
+            (b"WARC/1.1", Err(8)),
+        ] {
+            assert_eq!(
+                header_end(bytes),
+                end,
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
     }
 
     fn header(text: &str) -> Header {
@@ -259,6 +304,26 @@ mod tests {
         assert_eq!(h.get("x-note").unwrap(), "a b");
         assert_eq!(h.content_length(), Ok(5));
         assert_eq!(h.version(), Some(Version::V1_0));
+    }
+
+    #[test]
+    fn lines_in_cr_cr_lf_or_lf_alone_read_as_lines_in_crlf() {
+        let crlf = header(
+            "WARC/1.0\r\nWARC-Type: response\r\nX-Note: a\r\n b\r\nContent-Length: 5\r\n\r\n",
+        );
+        for text in [
+            "WARC/1.0\r\r\nWARC-Type: response\r\r\nX-Note: a\r\r\n b\r\r\nContent-Length: 5\r\r\n\r\r\n",
+            "WARC/1.0\nWARC-Type: response\nX-Note: a\n b\nContent-Length: 5\n\n",
+        ] {
+            let h = header(text);
+            assert_eq!(h.version_line(), b"WARC/1.0");
+            assert_eq!(h.record_type(), "response");
+            assert_eq!(h.get("X-Note"), crlf.get("X-Note"));
+            assert_eq!(h.content_length(), Ok(5));
+            let names: Vec<&[u8]> = h.fields().map(|(name, _)| name).collect();
+            assert_eq!(names, [&b"WARC-Type"[..], b"X-Note", b"Content-Length"]);
+            assert_eq!(h.raw("WARC-Type"), Some(&b" response"[..]));
+        }
     }
 
     #[test]

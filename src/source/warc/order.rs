@@ -249,6 +249,16 @@ impl<W: Out, D> Ordered<W, D> {
         Ok(Some(Front { held, done: got }))
     }
 
+    /// Writes out the raw bytes at the front; how many works the unit at
+    /// the front has, if one waits there.
+    pub fn front_works(&mut self) -> io::Result<Option<usize>> {
+        self.write_raw_front()?;
+        Ok(match self.queue.front() {
+            Some(Slot::Work { done, got, .. }) => Some(done.len() + got.len()),
+            _ => None,
+        })
+    }
+
     fn write_raw_front(&mut self) -> io::Result<()> {
         while let Some(Slot::Raw(_) | Slot::Shared(..)) = self.queue.front() {
             match self.queue.pop_front() {

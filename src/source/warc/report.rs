@@ -43,9 +43,18 @@ pub enum ArchiveWarning {
     /// A record that could not be read as a response (its HTTP head is
     /// bad): it is kept as it is, and no conversion is added.
     NotRewritten { record: Named, why: String },
-    /// From here on the input is not records: the rest is copied byte
+    /// From here on the input cannot be read: the rest is copied byte
     /// for byte, and the run fails.
     Malformed { at: Place, why: String },
+    /// A record not framed as its header says (or bytes that are no
+    /// record): copied byte for byte, not rewritten, up to `next`, the
+    /// next line that starts with `WARC/` (`None`: the end of the input),
+    /// where the records go on; the run fails.
+    Misframed {
+        at: Place,
+        why: String,
+        next: Option<Place>,
+    },
     /// A digest of the input that its record's bytes do not have: told,
     /// and kept as it is.
     Digest {
@@ -64,6 +73,14 @@ pub enum ArchiveWarning {
     /// In replace mode, a revisit of a record that was replaced: its
     /// payload digest (or `WARC-Refers-To`) names what is no longer there.
     Revisit { record: Named, replaced: Named },
+    /// A record its crawler marked cut short (`WARC-Truncated`) whose page
+    /// could not be read whole (`why`): kept as it is; the run does not
+    /// fail for it.
+    Truncated {
+        record: Named,
+        truncated: String,
+        why: String,
+    },
     /// A page rewritten whose unit (a gzip member, a zstd frame) breaks
     /// after it: its new record is not written, since nothing may follow
     /// broken bytes (a reader takes what follows for their end, and loses
@@ -79,10 +96,12 @@ impl ArchiveWarning {
             ArchiveWarning::Record { warning, .. } => warning.stops_rewriting(),
             ArchiveWarning::NotRewritten { .. }
             | ArchiveWarning::Malformed { .. }
+            | ArchiveWarning::Misframed { .. }
             | ArchiveWarning::AfterBreak { .. } => true,
             ArchiveWarning::Digest { .. }
             | ArchiveWarning::NotReplaced { .. }
-            | ArchiveWarning::Revisit { .. } => false,
+            | ArchiveWarning::Revisit { .. }
+            | ArchiveWarning::Truncated { .. } => false,
         }
     }
 }
@@ -97,6 +116,22 @@ impl fmt::Display for ArchiveWarning {
             ArchiveWarning::Malformed { at, why } => write!(
                 f,
                 "malformed record at {at}: {why}: the rest of the input is copied as it is"
+            ),
+            ArchiveWarning::Misframed {
+                at,
+                why,
+                next: Some(next),
+            } => write!(
+                f,
+                "malformed record at {at}: {why}: copied as it is, up to the next record, at {next}"
+            ),
+            ArchiveWarning::Misframed {
+                at,
+                why,
+                next: None,
+            } => write!(
+                f,
+                "malformed record at {at}: {why}: copied as it is, with the rest of the input (no record starts after it)"
             ),
             ArchiveWarning::Digest {
                 record,
@@ -133,6 +168,14 @@ impl fmt::Display for ArchiveWarning {
                 f,
                 "revisit {record}: it refers to {replaced}, which was replaced: its digest no longer matches a record here"
             ),
+            ArchiveWarning::Truncated {
+                record,
+                truncated,
+                why,
+            } => write!(
+                f,
+                "{record}: its crawler cut it short (`WARC-Truncated: {truncated}`): {why}"
+            ),
             ArchiveWarning::AfterBreak { record } => write!(
                 f,
                 "{record}: its {} breaks after it: its rewritten page is not written, since nothing may follow broken bytes",
@@ -164,6 +207,9 @@ pub struct Tally {
     pub conversions: u64,
     /// Records replaced by their rewritten version (replace mode).
     pub replaced: u64,
+    /// Pages left as they are because the archive holds their conversion
+    /// by htmlabs already, right after them (a second run).
+    pub converted: u64,
     pub urls: u64,
     pub warnings: u64,
     /// Whether a warning said the run could not do all it was asked.
@@ -185,6 +231,9 @@ impl Tally {
             if n > 0 {
                 others += &format!("{n} {name} {verb}, ");
             }
+        }
+        if self.converted > 0 {
+            others += &format!("{} already converted, ", self.converted);
         }
         let added = match (check, self.replaced) {
             (true, _) => String::new(),

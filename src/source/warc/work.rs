@@ -139,6 +139,9 @@ pub struct Done {
     pub failed: Option<io::Error>,
     /// Each URL value of its page, when listened for.
     pub links: Vec<Link>,
+    /// Its page was rewritten, and then not written: its links are not
+    /// told.
+    pub unheard: bool,
     /// Whether it holds a page (an HTML response or resource, read as one
     /// or kept as it is): a document.
     pub page: bool,
@@ -198,6 +201,7 @@ fn attempt(
             .map(|d| d.into_owned()),
         failed: None,
         links: Vec::new(),
+        unheard: false,
         page: false,
         kind: None,
         drawn: None,
@@ -210,17 +214,45 @@ fn attempt(
         done.replaces = false;
         done.failed = Some(e);
     }
+    if let Some(value) = work.header.get("WARC-Truncated") {
+        cut_short(&mut done, &value);
+    }
     // The links wait with the record for the ones before it: drawn from
     // the run's memory where it has room (else held all the same: they are
     // within the record's share, which they leave).
-    done.links = match heard.draw(&work.memory) {
-        Ok((links, drawn)) => {
-            done.drawn = Some(drawn);
-            links
-        }
-        Err((links, _)) => links,
+    let (links, drawn) = match heard.draw(&work.memory) {
+        Ok((links, drawn)) => (links, Some(drawn)),
+        Err((links, _)) => (links, None),
     };
+    if !done.unheard {
+        done.links = links;
+        done.drawn = drawn;
+    }
     done
+}
+
+/// A record its crawler marked cut short (`WARC-Truncated`, with `value`):
+/// that its page could not be read whole is what the mark says, not a
+/// fault of the archive. It is kept as it is, with a warning that does
+/// not fail the run. (A page that could be rewritten as far as it goes,
+/// as HTML can, is, and its new record says it is of a cut page.)
+fn cut_short(done: &mut Done, value: &str) {
+    for warning in &mut done.warnings {
+        let why = match warning {
+            ArchiveWarning::Record { warning, .. } if warning.stops_rewriting() => {
+                warning.to_string()
+            }
+            ArchiveWarning::NotRewritten { why, .. } => {
+                format!("kept as it is, not rewritten: {why}")
+            }
+            _ => continue,
+        };
+        *warning = ArchiveWarning::Truncated {
+            record: done.named.clone(),
+            truncated: value.to_owned(),
+            why,
+        };
+    }
 }
 
 /// What became of a record's page.
@@ -287,6 +319,20 @@ fn rewrite(
     let Some(mut page) = page else {
         return Ok(());
     };
+    let id = work.header.raw("WARC-Record-ID").map(<[u8]>::trim_ascii);
+    if !work.replace && id.is_none_or(<[u8]>::is_empty) {
+        // A conversion that cannot name its original: which record it is
+        // of would be a guess (and a second run, finding none tied to the
+        // record, would add another).
+        done.warnings.push(ArchiveWarning::NotRewritten {
+            record: done.named.clone(),
+            why: "it has no `WARC-Record-ID` for its conversion record to refer to (`WARC-Refers-To`)"
+                .to_owned(),
+        });
+        done.urls = 0;
+        done.unheard = true;
+        return Ok(());
+    }
     done.changed = true;
     let mut record = Spool::new(&work.memory);
     if work.replace {
@@ -558,6 +604,10 @@ fn conversion(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<(
         fields.push(("WARC-Refers-To", id.trim_ascii().to_vec()));
     }
     fields.push(("WARC-Warcinfo-ID", work.warcinfo.clone()));
+    if let Some(truncated) = original.raw("WARC-Truncated") {
+        // A version of what the crawler kept of it: cut short too.
+        fields.push(("WARC-Truncated", truncated.trim_ascii().to_vec()));
+    }
     fields.push(("WARC-Block-Digest", sum.clone()));
     fields.push(("WARC-Payload-Digest", sum));
     fields.push((
@@ -593,7 +643,9 @@ fn replacement(work: &Work, page: &mut Page, out: &mut dyn Write) -> io::Result<
     };
     let concurrent: Vec<(&str, Vec<u8>)> = original
         .raw("WARC-Record-ID")
-        .map(|id| ("WARC-Concurrent-To", id.trim_ascii().to_vec()))
+        .map(<[u8]>::trim_ascii)
+        .filter(|id| !id.is_empty())
+        .map(|id| ("WARC-Concurrent-To", id.to_vec()))
         .into_iter()
         .collect();
     let head = write::edited(

@@ -34,6 +34,31 @@ impl<R: Read> Aligned<R> {
     }
 }
 
+impl<R: Read> Aligned<R> {
+    /// Reads the next piece into the buffer after the bytes at hand (the
+    /// piece then ends where the next block does, as every piece does);
+    /// whether any bytes came. For a look at a few bytes past the end of a
+    /// piece (of a plain input, whose pieces no decoder is handed).
+    pub(super) fn fill_more(&mut self) -> io::Result<bool> {
+        if self.failed.is_some() {
+            // Told at the next fill, after the bytes before it.
+            return Ok(false);
+        }
+        self.buf.drain(..self.pos);
+        self.at += self.pos as u64;
+        self.pos = 0;
+        let before = self.buf.len();
+        let want = BLOCK - (self.at + before as u64) % BLOCK;
+        if let Err(e) = (&mut self.inner).take(want).read_to_end(&mut self.buf) {
+            match self.buf.len() == before {
+                true => return Err(e),
+                false => self.failed = Some(e),
+            }
+        }
+        Ok(self.buf.len() > before)
+    }
+}
+
 impl<R: Read> Read for Aligned<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         read_buffered(self, buf)

@@ -105,9 +105,14 @@ struct Ahead<R, W, D> {
 pub enum Stop {
     /// The input cannot be read, or the output written: the run fails.
     Io(io::Error),
-    /// The input is not a record from here on (or its gzip breaks): the
-    /// rest is copied as it is.
+    /// The input cannot be read on from here (its gzip or zstd data
+    /// breaks, or it ends within a record): the rest is copied as it is.
     Malformed { at: Place, why: String },
+    /// The record at `at` is not framed as its header says (its
+    /// `Content-Length` is not its block's length), or is no record: it is
+    /// copied as it is, and the records go on at the next line that starts
+    /// with `WARC/` ([`Units::read_on`]).
+    Misframed { at: Place, why: String },
 }
 
 impl From<io::Error> for Stop {
@@ -140,6 +145,10 @@ pub struct Units<R, W, D> {
     /// Why a zstd input's dictionary frame cannot be read: nothing after
     /// it can be decoded.
     broken: Option<String>,
+    /// Data that broke right after a record, met while looking past it:
+    /// given again as the next read's error, which is where it is told
+    /// (the record itself is whole).
+    broke_after: Option<(io::ErrorKind, String)>,
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];

@@ -69,6 +69,18 @@ pub(super) enum Raw<R> {
     Cut(Box<Segments<Input<R>>>),
 }
 
+impl<R: Read> Raw<R> {
+    /// More of the input after the bytes at hand, kept with them; whether
+    /// any came. Only a plain input is read so (a gzip one cut into
+    /// segments is never plain).
+    pub(super) fn fill_more(&mut self) -> io::Result<bool> {
+        match self {
+            Raw::Read(inner) => inner.fill_more(),
+            Raw::Cut(_) => Ok(false),
+        }
+    }
+}
+
 impl<R: Read> Read for Raw<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {

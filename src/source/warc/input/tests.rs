@@ -50,11 +50,18 @@ fn member(bytes: &[u8]) -> Vec<u8> {
 /// A record as read: its place, ID and block.
 type Found = (Place, String, Vec<u8>);
 
+/// A record misframed: its place, why, and where the records went on.
+type Misframed = (Place, String, Option<Place>);
+
+/// What was read: the records, the misframed ones, and where (and why)
+/// the records stop before the input does.
+type Read_ = (Vec<Found>, Vec<Misframed>, Option<(Place, String)>);
+
 /// Each record read; where the records stop, and why. The output is
 /// checked to be the input whole. A gzip input is also read cut into
 /// segments inflated on a pool, in segments of every size from a few bytes
 /// on: the same records, places, stop and output, whatever the cuts.
-fn read(input: &[u8], sizes: &[usize]) -> (Vec<Found>, Option<(Place, String)>) {
+fn read(input: &[u8], sizes: &[usize]) -> Read_ {
     let streamed = read_with(input, sizes, None);
     if input.starts_with(&super::GZIP_MAGIC) {
         for inflating in inflatings() {
@@ -101,11 +108,7 @@ fn inflatings() -> Vec<Inflating> {
     .collect()
 }
 
-fn read_with(
-    input: &[u8],
-    sizes: &[usize],
-    inflating: Option<Inflating>,
-) -> (Vec<Found>, Option<(Place, String)>) {
+fn read_with(input: &[u8], sizes: &[usize], inflating: Option<Inflating>) -> Read_ {
     let reader = Writes {
         bytes: input,
         sizes: sizes.to_vec(),
@@ -120,26 +123,40 @@ fn read_with(
     )
     .unwrap();
     let mut records = Vec::new();
+    let mut misframed = Vec::new();
     let stop = loop {
-        match units.more() {
-            Ok(true) => {}
-            Ok(false) => break None,
-            Err(Stop::Malformed { at, why }) => break Some((at, why)),
-            Err(Stop::Io(e)) => panic!("{e}"),
-        }
-        let at = units.place();
-        let result = units.header().and_then(|header| {
+        let result = units.more().and_then(|more| {
+            if !more {
+                return Ok(None);
+            }
+            let at = units.place();
+            let header = units.header()?;
             let length = header
                 .content_length()
-                .map_err(|why| units.malformed(at, why))?;
+                .map_err(|why| Stop::Misframed { at, why })?;
             let mut block = Vec::new();
             units.block(at, length, Some(&mut block))?;
-            Ok((header.record_id(), block))
+            Ok(Some((at, header.record_id(), block)))
         });
-        match result {
-            Ok((id, block)) => records.push((at, id, block)),
-            Err(Stop::Malformed { at, why }) => break Some((at, why)),
-            Err(Stop::Io(e)) => panic!("{e}"),
+        let stop = match result {
+            Ok(Some(record)) => {
+                records.push(record);
+                continue;
+            }
+            Ok(None) => break None,
+            Err(Stop::Misframed { at, why }) => match units.read_on(at) {
+                Ok(next) => {
+                    misframed.push((at, why, next));
+                    continue;
+                }
+                Err(stop) => stop,
+            },
+            Err(stop) => stop,
+        };
+        match stop {
+            Stop::Malformed { at, why } => break Some((at, why)),
+            Stop::Misframed { .. } => unreachable!("not from read_on"),
+            Stop::Io(e) => panic!("{e}"),
         }
     };
     if stop.is_some() {
@@ -147,7 +164,7 @@ fn read_with(
     }
     let output = units.finish().unwrap().into_inner().0;
     assert_eq!(output, input, "the output is the input, byte for byte");
-    (records, stop)
+    (records, misframed, stop)
 }
 
 const SIZES: [&[usize]; 4] = [&[usize::MAX], &[1], &[3, 1, 7, 2, 64, 5], &[4096, 13]];
@@ -164,7 +181,7 @@ fn records_and_their_places_in_gzip_members_and_plain() {
     let gzip = [first.clone(), both].concat();
     let plain = [a.clone(), b.clone(), c.clone()].concat();
     for sizes in SIZES {
-        let (records, stop) = read(&gzip, sizes);
+        let (records, _, stop) = read(&gzip, sizes);
         assert_eq!(stop, None);
         let places: Vec<Place> = records.iter().map(|r| r.0).collect();
         let m = first.len() as u64;
@@ -187,7 +204,7 @@ fn records_and_their_places_in_gzip_members_and_plain() {
         );
         assert_eq!(records[2].1, "<urn:x:c>");
         assert_eq!(records[2].2, b"x\r\n\r\ny");
-        let (records, stop) = read(&plain, sizes);
+        let (records, _, stop) = read(&plain, sizes);
         assert_eq!(stop, None);
         let places: Vec<Place> = records.iter().map(|r| r.0).collect();
         assert_eq!(
@@ -202,24 +219,15 @@ fn records_and_their_places_in_gzip_members_and_plain() {
 }
 
 #[test]
-fn a_cut_or_lying_record_stops_the_records_at_its_place() {
+fn a_cut_record_stops_the_records_at_its_place() {
     let (a, b) = (record("a", "<p>1</p>"), record("b", "two"));
     let cut = [a.clone(), b[..b.len() - 6].to_vec()].concat();
-    let mut lying = b.clone();
-    let at = memchr::memmem::find(&lying, b"Length: 3").unwrap();
-    lying[at + 8] = b'2';
-    let lying = [a.clone(), lying, a.clone()].concat();
     let gzip_cut = [member(&a), member(&b)[..20].to_vec()].concat();
     let cases = [
         (
             &cut,
             Place::Byte(a.len() as u64),
             "the input ends within the record's block, after 1 of its 3 bytes (`Content-Length`)",
-        ),
-        (
-            &lying,
-            Place::Byte(a.len() as u64),
-            "no empty line after the block's 2 bytes: `Content-Length` is not the block's length",
         ),
         (
             &gzip_cut,
@@ -232,9 +240,191 @@ fn a_cut_or_lying_record_stops_the_records_at_its_place() {
     ];
     for sizes in SIZES {
         for (input, place, why) in &cases {
-            let (records, stop) = read(input, sizes);
+            let (records, misframed, stop) = read(input, sizes);
             assert_eq!(records.len(), 1);
+            assert!(misframed.is_empty());
             assert_eq!(stop, Some((*place, why.to_string())), "{sizes:?}");
+        }
+    }
+}
+
+/// `record(id, block)` with its header's lines ending in `eol` and the
+/// line ends after its block `after`.
+fn framed(id: &str, block: &str, eol: &str, after: &str) -> Vec<u8> {
+    format!(
+        "WARC/1.1{eol}WARC-Type: resource{eol}WARC-Record-ID: <urn:x:{id}>{eol}Content-Length: {}{eol}{eol}{block}{after}",
+        block.len()
+    )
+    .into_bytes()
+}
+
+/// Each input as plain records, as gzip members (one a record, inflated
+/// as it comes and ahead in segments of every size: `read`), as one gzip
+/// member, and as zstd frames (one a record).
+fn packed(records: &[Vec<u8>]) -> [(&'static str, Vec<u8>); 4] {
+    [
+        ("plain", records.concat()),
+        ("gzip", records.iter().flat_map(|r| member(r)).collect()),
+        ("one member", member(&records.concat())),
+        (
+            "zstd",
+            records.iter().flat_map(|r| zframe(r, None)).collect(),
+        ),
+    ]
+}
+
+#[test]
+fn records_framed_as_other_writers_frame_them_are_read_as_warcio_reads_them() {
+    for (eol, after) in [
+        // node-warc: one CRLF after a block.
+        ("\r\n", "\r\n"),
+        // A CRLF written through a text-mode stream.
+        ("\r\r\n", "\r\r\n\r\r\n"),
+        ("\n", "\n\n"),
+        // None: the next record, or the unit's end, right after a block.
+        ("\r\n", ""),
+    ] {
+        let records = [
+            framed("a", "<p>1</p>", eol, after),
+            framed("b", "x\r\n\r\ny", eol, after),
+            framed("c", "", eol, after),
+        ];
+        for (packing, input) in packed(&records) {
+            for sizes in SIZES {
+                let (found, misframed, stop) = read(&input, sizes);
+                let blocks: Vec<&[u8]> = found.iter().map(|r| &r.2[..]).collect();
+                let case = format!("{eol:?} {after:?}, {packing}, {sizes:?}");
+                assert_eq!(blocks, [&b"<p>1</p>"[..], b"x\r\n\r\ny", b""], "{case}");
+                assert_eq!(found[2].1, "<urn:x:c>", "{case}");
+                assert_eq!((misframed, stop), (vec![], None), "{case}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_misframed_record_is_passed_over_to_the_next_line_that_starts_with_warc() {
+    let (a, b, c) = (
+        record("a", "<p>1</p>"),
+        record("b", "two\nlines"),
+        record("c", "x"),
+    );
+    let length = |record: &[u8], from: &str, to: &str| {
+        let at = memchr::memmem::find(record, from.as_bytes()).unwrap();
+        [&record[..at], to.as_bytes(), &record[at + from.len()..]].concat()
+    };
+    let no_empty_line = |n: usize| {
+        format!(
+            "no empty line after the block's {n} bytes: `Content-Length` is not the block's length"
+        )
+    };
+    // (what stands between `a` and `c`, why it is misframed, and whether
+    // the members of `packed` say otherwise). Lines that are no record
+    // right after a block, in a plain input (or in one member), make that
+    // block misframed: its `Content-Length` may have cut it short (the
+    // run reads it all the same where its digest says it is whole).
+    let cases = [
+        // Too short: the rest of the block follows.
+        (length(&b, "Length: 9", "Length: 5"), no_empty_line(5), None),
+        // Too long: into the empty lines and the next record's `WA`, in
+        // a plain input; in gzip and zstd, up to the end of its member
+        // (frame), where the next one starts with a record.
+        (
+            length(&b, "Length: 9", "Length: 15"),
+            no_empty_line(15),
+            Some(
+                "its block runs on into a record that starts a new {unit}, after 13 of its 15 bytes: `Content-Length` is not the block's length",
+            ),
+        ),
+        // Lines that are no record.
+        (
+            b"<html>no record</html>\r\nWARC-Type: x\r\n".to_vec(),
+            "`<html>no record</html>` is not a WARC version line".to_owned(),
+            None,
+        ),
+        (
+            b"xWARC/1.1\r\n".to_vec(),
+            "`xWARC/1.1` is not a WARC version line".to_owned(),
+            None,
+        ),
+        // A header that is not one.
+        (
+            b"WARC/1.1\r\nno colon\r\n\r\n".to_vec(),
+            "header line `no colon` has no colon".to_owned(),
+            None,
+        ),
+        (
+            b"WARC/1.1\r\nContent-Length: x\r\n\r\n".to_vec(),
+            "`Content-Length: x` is not a length".to_owned(),
+            None,
+        ),
+    ];
+    for (between, why, in_units) in &cases {
+        let records = [a.clone(), between.clone(), c.clone()];
+        for (packing, input) in packed(&records) {
+            let unit = match packing {
+                "plain" => "record",
+                "zstd" => "zstd frame",
+                _ => "gzip member",
+            };
+            let starts: Vec<u64> = match packing {
+                "plain" | "one member" => {
+                    let (a, b) = (a.len() as u64, between.len() as u64);
+                    vec![0, a, a + b]
+                }
+                _ => {
+                    let units: Vec<Vec<u8>> = match packing {
+                        "gzip" => records.iter().map(|r| member(r)).collect(),
+                        _ => records.iter().map(|r| zframe(r, None)).collect(),
+                    };
+                    units
+                        .iter()
+                        .scan(0, |at, unit| {
+                            *at += unit.len() as u64;
+                            Some(*at - unit.len() as u64)
+                        })
+                        .collect()
+                }
+            };
+            let place = |i: usize| match packing {
+                "plain" => Place::Byte(starts[i]),
+                "one member" => Place::Member {
+                    member: 0,
+                    within: starts[i],
+                },
+                "gzip" => Place::Member {
+                    member: starts[i],
+                    within: 0,
+                },
+                _ => Place::Frame {
+                    frame: starts[i],
+                    within: 0,
+                },
+            };
+            let garbage = !between.starts_with(b"WARC/");
+            let in_one = matches!(packing, "plain" | "one member");
+            let (why, first) = match (in_units, packing) {
+                (Some(why), "gzip" | "zstd") => (why.replace("{unit}", unit), 1),
+                _ if garbage && in_one => (no_empty_line(8), 0),
+                _ => (why.clone(), 1),
+            };
+            // Too long, in a plain input: `c`'s start is within the block,
+            // and the records go on at none.
+            let lost = in_units.is_some() && matches!(packing, "plain" | "one member");
+            for sizes in SIZES {
+                let case = format!("{why}, {packing}, {sizes:?}");
+                let (found, misframed, stop) = read(&input, sizes);
+                let ids: Vec<&str> = found.iter().map(|r| &r.1[..]).collect();
+                let next = (!lost).then(|| place(2));
+                assert_eq!(stop, None, "{case}");
+                assert_eq!(misframed, [(place(first), why.clone(), next)], "{case}");
+                let expected: &[&str] = match (lost, first) {
+                    (true, _) => &["<urn:x:a>"],
+                    (false, 0) => &["<urn:x:c>"],
+                    (false, _) => &["<urn:x:a>", "<urn:x:c>"],
+                };
+                assert_eq!(ids, expected, "{case}");
+            }
         }
     }
 }
@@ -311,7 +501,7 @@ fn records_and_their_places_in_zstd_frames() {
         within: 0,
     };
     for sizes in SIZES {
-        let (records, stop) = read(&input, sizes);
+        let (records, _, stop) = read(&input, sizes);
         assert_eq!(stop, None);
         let places: Vec<Place> = records.iter().map(|r| r.0).collect();
         assert_eq!(places, [frame(1), frame(3), frame(5)], "{sizes:?}");
@@ -320,13 +510,13 @@ fn records_and_their_places_in_zstd_frames() {
     }
     // Without a dictionary.
     let plain = [zframe(&a, None), zframe(&c, None)].concat();
-    let (records, stop) = read(&plain, &[usize::MAX]);
+    let (records, _, stop) = read(&plain, &[usize::MAX]);
     assert_eq!(stop, None);
     assert_eq!(records.len(), 2);
     // A dictionary frame that holds none: nothing after it can be read,
     // and all of it comes out as it came (checked by `read`).
     let broken = [skippable(0x184d_2a5d, b"junk"), zframe(&a, None)].concat();
-    let (records, stop) = read(&broken, &[usize::MAX]);
+    let (records, _, stop) = read(&broken, &[usize::MAX]);
     assert!(records.is_empty());
     assert_eq!(
         stop,
@@ -382,7 +572,7 @@ fn a_place_that_only_looks_like_a_member_start_changes_nothing() {
     );
     let input = [first.clone(), member_at(&b, 0), member_at(&a, 6)].concat();
     for sizes in SIZES {
-        let (records, stop) = read(&input, sizes);
+        let (records, _, stop) = read(&input, sizes);
         assert_eq!(stop, None);
         assert_eq!(records.len(), 3);
         assert_eq!(records[0].2, block);
@@ -405,7 +595,7 @@ fn a_member_the_scan_does_not_take_for_one_is_inflated_after_the_one_before() {
     second[9] = 77;
     let input = [member(&a), second, member(&a)].concat();
     for sizes in SIZES {
-        let (records, stop) = read(&input, sizes);
+        let (records, _, stop) = read(&input, sizes);
         assert_eq!(stop, None);
         assert_eq!(records.len(), 3);
     }
@@ -437,7 +627,7 @@ fn a_member_that_breaks_anywhere_stops_the_records_where_it_does_however_cut() {
     }
     // Bytes that are no member between two members.
     let junk = [members[0].clone(), b"junk\n".to_vec(), members[2].clone()].concat();
-    let (records, stop) = read(&junk, &[usize::MAX]);
+    let (records, _, stop) = read(&junk, &[usize::MAX]);
     assert_eq!(records.len(), 1);
     assert!(stop.unwrap().1.contains("invalid gzip header"));
 }

@@ -81,6 +81,7 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
             records_in_unit: 0,
             dictionary,
             broken,
+            broke_after: None,
         };
         if let Some(tee) = first_member {
             units.start_member(tee)?;
@@ -120,6 +121,12 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         self.tee().map_or(0, |tee| tee.at)
     }
 
+    /// Whether nothing of the current gzip member or zstd frame was read
+    /// yet (never in a plain input, whose unit is a record).
+    pub fn at_unit_start(&self) -> bool {
+        self.framed() && self.within == 0
+    }
+
     /// Where the next decoded byte is.
     pub fn place(&self) -> Place {
         match self.source {
@@ -157,6 +164,9 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         if let Some(why) = &self.broken {
             return Err(io::Error::new(io::ErrorKind::InvalidData, why.clone()));
         }
+        if let Some((kind, why)) = &self.broke_after {
+            return Err(io::Error::new(*kind, why.clone()));
+        }
         let decoder: &mut dyn Read = match &mut self.source {
             Source::Plain(tee) => return tee.fill_buf(),
             Source::Gzip(decoder) => decoder,
@@ -172,6 +182,38 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
             self.ended = self.end == 0;
         }
         Ok(&self.buf[self.pos..self.end])
+    }
+
+    /// At least `n` decoded bytes of this unit at hand, when it has them
+    /// (a plain input: when the input has them), for a look at what starts
+    /// there before it is consumed: the bytes at hand moved to the front of
+    /// the buffer and more decoded after them, in the rare case that too
+    /// few are left of it.
+    pub(super) fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        while self.fill()?.len() < n {
+            let more = match &mut self.source {
+                Source::Plain(tee) => tee.inner.fill_more()?,
+                Source::Gzip(_) | Source::Zstd(_) if !self.ended => {
+                    self.buf.copy_within(self.pos..self.end, 0);
+                    self.end -= self.pos;
+                    self.pos = 0;
+                    let decoder: &mut dyn Read = match &mut self.source {
+                        Source::Gzip(decoder) => decoder,
+                        Source::Zstd(frames) => frames,
+                        _ => unreachable!("matched above"),
+                    };
+                    let read = decoder.read(&mut self.buf[self.end..])?;
+                    self.end += read;
+                    self.ended = read == 0;
+                    read > 0
+                }
+                _ => false,
+            };
+            if !more {
+                break;
+            }
+        }
+        self.fill()
     }
 
     pub(super) fn consume(&mut self, n: usize) {
@@ -345,11 +387,7 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
     /// cut short: what flate2 says of them) or zstd data (libzstd's) makes
     /// the record malformed; a failed read or write stops the run.
     pub(super) fn stop(&mut self, e: io::Error, at: Place) -> Stop {
-        let broken = matches!(
-            e.kind(),
-            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::UnexpectedEof
-        );
-        if broken && self.framed() && !self.write_broke() {
+        if self.data_broke(&e) {
             let format = if self.zstd() { "zstd" } else { "gzip" };
             Stop::Malformed {
                 at,
@@ -358,6 +396,16 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         } else {
             Stop::Io(e)
         }
+    }
+
+    /// Whether `e` says that the gzip (zstd) data breaks, not that the input
+    /// cannot be read or the output written.
+    pub(super) fn data_broke(&mut self, e: &io::Error) -> bool {
+        let broken = matches!(
+            e.kind(),
+            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::UnexpectedEof
+        );
+        broken && self.framed() && !self.write_broke()
     }
 
     /// After a malformed record: the rest of the raw input, as it is.
