@@ -79,10 +79,14 @@ impl<W: Write> Document<W> {
         // lol_html's limit (its buffer, for a tag and its attributes; the
         // elements open around it) is fixed when it is made: a quarter of
         // what the document has left, which leaves the rest for the values
-        // it finds (a value's bytes, then its working copies).
+        // it finds (a value's bytes, then its working copies); half, for a
+        // document nested in a value, which its page holds already.
         let mut parser = allowance.budget();
-        let limit = allowance.left() / 4;
-        parser.take(limit).expect("a quarter of what is left");
+        let limit = match nesting.depth {
+            0 => allowance.left() / 4,
+            _ => allowance.left() / 2,
+        };
+        parser.take(limit).expect("a part of what is left");
         let encoding =
             AsciiCompatibleEncoding::new(encoding_rs::UTF_8).expect("UTF-8 is ASCII-compatible");
         let shared = Rc::new(RefCell::new(Shared::default()));

@@ -278,12 +278,14 @@ pub enum Warning {
 }
 
 impl Warning {
-    /// Whether rewriting stopped there (the memory limit): the output is
-    /// complete, but not all of it is rewritten, and the run fails.
+    /// Whether rewriting stopped there (the memory limit), or a text past
+    /// what a document may hold was left as it is: the output is complete,
+    /// but not all of it is rewritten, and the run fails.
     pub fn stops_rewriting(&self) -> bool {
         matches!(
             self,
             Warning::MemoryLimit { .. }
+                | Warning::TooLarge { .. }
                 | Warning::NotWellFormed { .. }
                 | Warning::XmlDepth { .. }
                 | Warning::Malformed { .. }

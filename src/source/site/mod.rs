@@ -832,6 +832,7 @@ fn stopped(report: &Report) -> &'static str {
     match report.warnings.iter().find(|w| w.stops_rewriting()) {
         Some(Warning::NotWellFormed { .. }) => "it is not well-formed XML",
         Some(Warning::XmlDepth { .. }) => "its elements nest deeper than htmlabs follows",
+        Some(Warning::TooLarge { .. }) => "a text in it is past the memory limit (--max-memory)",
         Some(Warning::Malformed { .. }) => {
             "it is not valid in its encoding (an unpaired surrogate or a lone byte)"
         }
