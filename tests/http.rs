@@ -814,11 +814,12 @@ fn a_script_base_from_any_header_is_passed_over_with_a_warning_naming_it() {
             "http://cdn.example/b/x.html",
             "`Base: vbscript:msgbox(1)` at byte 42 is not a base URL (a `vbscript:` URL is never a base: links against it would run script or replace the page): ignored".to_owned(),
         ),
+        // RFC 1808's `<URL:…>` form loses its spaces: still script.
         (
-            ok("Base: mailto:a@h\r\n"),
+            ok("Base: <URL: java script:alert(1)//>\r\n"),
             &[],
             "http://h/d/x.html",
-            "`Base: mailto:a@h` at byte 42 is not a base URL (it is not hierarchical (no `/` after its scheme): nothing resolves against it): ignored".to_owned(),
+            "`Base: <URL: java script:alert(1)//>` at byte 42 is not a base URL (a `javascript:` URL is never a base: links against it would run script or replace the page): ignored".to_owned(),
         ),
         // The last URL used is not known after a redirect to script: no
         // base at all, every link left as it is.
@@ -845,6 +846,22 @@ fn a_script_base_from_any_header_is_passed_over_with_a_warning_naming_it() {
             "{input}"
         );
     }
+}
+
+/// A base's shape is no reason to pass it over: RFC 1808 §4 resolves
+/// against `news:comp.lang.misc` as against any other (issue: every base
+/// without `/` after its scheme was refused, and the links left relative).
+#[test]
+fn a_header_base_without_a_slash_after_its_scheme_is_a_base() {
+    let input = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Base: news:comp.lang.misc\r\n\r\n<a href=\"x.html\">x</a> <a href=\"//x\">y</a>";
+    let run = htmlabs(input.as_bytes(), &["--http", "-r", "http://h/d/p.html"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let (_, body) = split(&run.stdout, b"<a ");
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        "<a href=\"news:x.html\">x</a> <a href=\"news://x\">y</a>"
+    );
 }
 
 /// Every length field in the output tells the truth: `Content-Length`
