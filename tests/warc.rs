@@ -1616,6 +1616,43 @@ fn a_script_base_in_a_record_is_passed_over_with_a_warning_naming_the_record() {
     }
 }
 
+/// A `WARC-Target-URI` that is not UTF-8 is no retrieval URL: it was
+/// decoded with U+FFFD and used as the base, silently, so the links
+/// pointed elsewhere. It is passed over with a warning naming it (quoted,
+/// its bytes exact), and the record's page has no base below it: left as
+/// it is, no conversion added.
+#[test]
+fn a_target_uri_that_is_not_utf_8_is_named_and_never_a_base() {
+    let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=\"x.html\">x</a>";
+    let mut record = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\xffd\xe9/\r\nWARC-Record-ID: <urn:x:a>\r\nContent-Type: application/http; msgtype=response\r\n".to_vec();
+    record.extend_from_slice(format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes());
+    record.extend_from_slice(block);
+    record.extend_from_slice(b"\r\n\r\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("target.warc");
+    std::fs::write(&path, &record).unwrap();
+    for mode in [&[][..], &REPLACE[..]] {
+        let (status, stderr, output, _) = htmlabs(&path, mode);
+        assert_eq!(status, 0, "{stderr}");
+        assert_eq!(
+            output, record,
+            "{mode:?}: the record as it came, nothing added"
+        );
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("htmlabs: warning:"))
+            .collect();
+        assert_eq!(warnings.len(), 2, "{stderr}");
+        assert!(
+            warnings[0].ends_with(
+                r#": `WARC-Target-URI "http://h/\377d\351/"` at byte 0 is not a base URL (it is not UTF-8): ignored"#
+            ),
+            "{stderr}"
+        );
+        assert!(warnings[1].ends_with(": no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged"), "{stderr}");
+    }
+}
+
 /// Fault 9 of issue 30: a record's ID and target URI come from the input;
 /// one with a control character or a quote is quoted C-style, as file
 /// names are, in check lines and in warnings.

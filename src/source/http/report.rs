@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::head::Version;
 use crate::html::report::{Report as DocumentReport, Warning as DocumentWarning};
+use crate::source::names;
 use crate::typed::Type;
 
 /// Something the user should know about a response, printed to standard
@@ -28,7 +29,8 @@ pub enum ResponseWarning {
     /// not a URL: ignored, never guessed at.
     NotAUrl {
         field: &'static str,
-        value: String,
+        /// As it came, trimmed.
+        value: Vec<u8>,
         offset: usize,
         why: String,
     },
@@ -36,7 +38,8 @@ pub enum ResponseWarning {
     /// is not known after it.
     Location {
         status: u16,
-        value: String,
+        /// As it came, trimmed.
+        value: Vec<u8>,
         offset: usize,
         why: String,
     },
@@ -96,7 +99,8 @@ impl fmt::Display for ResponseWarning {
                 why,
             } => write!(
                 f,
-                "`{field} {value}` at byte {offset} is not a base URL ({why}): ignored"
+                "`{field} {}` at byte {offset} is not a base URL ({why}): ignored",
+                names::shown(value)
             ),
             ResponseWarning::Location {
                 status,
@@ -105,7 +109,8 @@ impl fmt::Display for ResponseWarning {
                 why,
             } => write!(
                 f,
-                "`Location: {value}` of the {status} at byte {offset} cannot be followed ({why}): the retrieval URL is not known after it"
+                "`Location: {}` of the {status} at byte {offset} cannot be followed ({why}): the retrieval URL is not known after it",
+                names::shown(value)
             ),
             ResponseWarning::Broken { claim, at, why } => write!(
                 f,

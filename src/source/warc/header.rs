@@ -176,6 +176,18 @@ impl Header {
             .unwrap_or_default()
     }
 
+    /// `WARC-Target-URI` as its bytes came, trimmed, without the angle
+    /// brackets WARC 1.0's grammar writes around it: the one a base is
+    /// taken from, never decoded lossily.
+    pub fn target_uri_bytes(&self) -> Option<&[u8]> {
+        let value = self.raw("WARC-Target-URI")?.trim_ascii();
+        let bare = value
+            .strip_prefix(b"<")
+            .and_then(|v| v.strip_suffix(b">"))
+            .unwrap_or(value);
+        Some(bare)
+    }
+
     /// `WARC-Target-URI` without the angle brackets WARC 1.0's grammar
     /// writes around it (`<http://…>`, as wget does).
     pub fn target_uri(&self) -> Option<String> {
