@@ -9,6 +9,7 @@ use std::fmt;
 use encoding_rs::Encoding;
 
 use super::Standard;
+use crate::shown::shown;
 
 /// Which layer of §3 a base came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,17 +87,16 @@ impl Base {
 
 impl fmt::Display for Base {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let url = shown(self.url.as_bytes());
         match self.layer {
             Layer::Embedded { offset } => {
-                write!(f, "`{}` (embedded <base href> at byte {offset})", self.url)
+                write!(f, "`{url}` (embedded <base href> at byte {offset})")
             }
-            Layer::XmlBase { offset } => {
-                write!(f, "`{}` (xml:base at byte {offset})", self.url)
-            }
+            Layer::XmlBase { offset } => write!(f, "`{url}` (xml:base at byte {offset})"),
             Layer::Encapsulating { from } => {
-                write!(f, "`{}` (encapsulating entity: {from})", self.url)
+                write!(f, "`{url}` (encapsulating entity: {from})")
             }
-            Layer::Retrieval { from } => write!(f, "`{}` ({from})", self.url),
+            Layer::Retrieval { from } => write!(f, "`{url}` ({from})"),
             Layer::Empty => f.write_str("none: every URL is left as it is"),
         }
     }
@@ -218,10 +218,10 @@ pub struct Candidate {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayerError {
     /// No scheme, and nothing below it to resolve it against.
-    #[error("{from} must be an absolute URL, with a scheme: `{url}`")]
+    #[error("{from} must be an absolute URL, with a scheme: `{}`", shown(url.as_bytes()))]
     Relative { from: &'static str, url: String },
     /// Absolute, but not a base any reference may resolve against.
-    #[error("{from} cannot be a base: `{url}`: {why}")]
+    #[error("{from} cannot be a base: `{}`: {why}", shown(url.as_bytes()))]
     NotABase {
         from: &'static str,
         url: String,
@@ -232,7 +232,8 @@ pub enum LayerError {
     #[error("{from} holds a control character: `{escaped}`")]
     ControlCharacter {
         from: &'static str,
-        /// The URL as Rust escapes it (`\n`): the message stays one line.
+        /// The URL as every value from the input is shown
+        /// ([`shown`](crate::source::names::shown)): the message stays one line.
         escaped: String,
     },
 }
@@ -408,7 +409,7 @@ fn checked<'u>(url: &'u str, from: &'static str) -> Result<&'u str, LayerError> 
     if url.chars().any(char::is_control) {
         return Err(LayerError::ControlCharacter {
             from,
-            escaped: url.escape_debug().to_string(),
+            escaped: shown(url.as_bytes()).into_owned(),
         });
     }
     Ok(url)
@@ -461,7 +462,7 @@ mod tests {
         );
         assert_eq!(
             refused("http://h/a\nb", R),
-            "--retrieved-from holds a control character: `http://h/a\\nb`"
+            "--retrieved-from holds a control character: `\"http://h/a\\nb\"`"
         );
         // Each standard's own scheme rule: RFC 3986's starts with a letter.
         assert!(Layers::default().with_retrieval(R, "1a:/b", "-r").is_ok());

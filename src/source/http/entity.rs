@@ -83,7 +83,12 @@ pub fn entity(
             .redirects
             .iter()
             .map(|r| match &r.to {
-                Some(to) => format!("{} at byte {} to `{}`", r.status, r.offset, to),
+                Some(to) => format!(
+                    "{} at byte {} to `{}`",
+                    r.status,
+                    r.offset,
+                    names::shown(to.as_bytes())
+                ),
                 None => format!(
                     "{} at byte {}, not followed (`Location: {}`)",
                     r.status,
@@ -93,7 +98,11 @@ pub fn entity(
             })
             .collect();
         let start = match first {
-            Some(c) => format!("`{}` ({}) was redirected", c.url, c.from),
+            Some(c) => format!(
+                "`{}` ({}) was redirected",
+                names::shown(c.url.as_bytes()),
+                c.from
+            ),
             None => "redirected".to_owned(),
         };
         layers = layers.with_note(Below::Retrieval, format!("{start}: {}", steps.join(", ")));
@@ -177,7 +186,10 @@ pub fn entity(
     // The charset, after a byte order mark and --encoding, before <meta>.
     let media = media::content_type(last);
     match &media {
-        Some(m) => notes.push(format!("content type: `{}` (Content-Type:)", m.essence)),
+        Some(m) => notes.push(format!(
+            "content type: `{}` (Content-Type:)",
+            names::shown(m.essence.as_bytes())
+        )),
         None => notes.push("content type: none".to_owned()),
     }
     let charset = media.as_ref().and_then(|m| m.charset.as_deref());
@@ -187,7 +199,8 @@ pub fn entity(
         }
         Some((label, _)) => {
             notes.push(format!(
-                "charset: `{label}` (Content-Type:) passed over: not a label of an encoding htmlabs can rewrite"
+                "charset: `{}` (Content-Type:) passed over: not a label of an encoding htmlabs can rewrite",
+                names::shown(label.as_bytes())
             ));
             if let Some(c) = given.charset() {
                 layers = layers.with_charset(c.encoding, c.from);
@@ -227,7 +240,10 @@ pub fn of_fields(
         if [name, value].iter().any(|s| s.contains(['\r', '\n'])) {
             return Err(HeadError::Block {
                 offset: block.len(),
-                why: format!("the field `{}` holds a line break", name.escape_debug()),
+                why: format!(
+                    "the field `{}` holds a line break",
+                    names::shown(name.as_bytes())
+                ),
             });
         }
         block.push_str(&format!("{name}: {value}\r\n"));

@@ -15,6 +15,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
+use crate::source::names;
+
 /// The header blocks must end within this many bytes of the input.
 pub const MAX_HEADS: usize = 64 * 1024;
 
@@ -360,15 +362,14 @@ fn refused_lines(block: &[u8], fields: &[Field]) -> Vec<Field> {
     refused
 }
 
-/// A line for a message: without its line end, escaped, at most 80
-/// characters.
+/// A line for a message: without its line end, shown as every value from
+/// the input is, its first 80 bytes.
 fn shown(line: &[u8]) -> String {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let text: String = line.escape_ascii().to_string();
-    match text.char_indices().nth(80) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
+    match line.get(..80) {
+        Some(cut) if cut.len() < line.len() => format!("{}…", names::shown(cut)),
+        _ => names::shown(line).into_owned(),
     }
 }
 

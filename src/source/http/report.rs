@@ -17,7 +17,8 @@ pub enum ResponseWarning {
     Document(DocumentWarning),
     /// An input read as HTML (no `--http`) starts like a saved response.
     LooksLikeResponse {
-        /// Its first bytes (`HTTP/1.`).
+        /// Its first bytes (`HTTP/1.`), shown as every value from the
+        /// input is.
         start: String,
     },
     /// An input read as HTML (no `--warc`) starts like a web archive.
@@ -199,8 +200,10 @@ impl ResponseReport {
             match &self.body {
                 Body::Rewritten => "rewritten".to_owned(),
                 Body::Unchanged => "nothing to change: written as it came".to_owned(),
-                Body::NotRead(Some(essence)) =>
-                    format!("not a type htmlabs reads (`{essence}`): written as it came"),
+                Body::NotRead(Some(essence)) => format!(
+                    "not a type htmlabs reads (`{}`): written as it came",
+                    names::shown(essence.as_bytes())
+                ),
                 Body::NotRead(None) =>
                     "no Content-Type, and it starts like no document htmlabs reads: written as it came"
                         .to_owned(),

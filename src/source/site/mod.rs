@@ -440,7 +440,7 @@ fn written(site: &Site) -> Result<Option<Dir>, SourceError> {
             Dir::open(out).map_err(|e| SourceError::Write(quoted(out), e))?
         }
         None => Dir::open(&site.dir)
-            .map_err(|e| SourceError::Open(site.dir.display().to_string(), lowercase(&e)))?,
+            .map_err(|e| SourceError::Open(names::path(&site.dir).into_owned(), lowercase(&e)))?,
     };
     Ok(Some(dir))
 }

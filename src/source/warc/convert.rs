@@ -621,12 +621,7 @@ impl Run<'_> {
                 .find_map(|name| Digest::like(&header.get(name)?));
         }
         let kind = work::kind(&header);
-        let named = || Named {
-            id: header.record_id(),
-            target: header.target_uri().unwrap_or_default(),
-            date: header.date(),
-            at,
-        };
+        let named = || Named::of(&header, at);
         if kind == Kind::Other {
             units.output()?.release()?;
             if self.options.mode == Mode::Replace && header.record_type() == "revisit" {

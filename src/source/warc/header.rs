@@ -6,6 +6,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use crate::source::names;
+
 /// Where the first `\r\n` is: found by its `\n` (memchr; a searcher for
 /// the pair costs more than a header's short lines).
 fn crlf(bytes: &[u8]) -> Option<usize> {
@@ -51,7 +53,7 @@ impl Header {
         };
         let version = &bytes[..version_end];
         if !version.starts_with(b"WARC/") {
-            let shown = String::from_utf8_lossy(&version[..version.len().min(16)]).into_owned();
+            let shown = names::shown(&version[..version.len().min(16)]);
             return Err(format!("`{shown}` is not a WARC version line"));
         }
         let mut fields: Vec<(Range<usize>, Range<usize>)> = Vec::new();
@@ -72,12 +74,12 @@ impl Header {
                 value.end = line_end;
             } else {
                 let Some(colon) = memchr::memchr(b':', line) else {
-                    let shown = String::from_utf8_lossy(&line[..line.len().min(40)]).into_owned();
+                    let shown = names::shown(&line[..line.len().min(40)]);
                     return Err(format!("header line `{shown}` has no colon"));
                 };
                 let name = &line[..colon];
                 if name.is_empty() || !name.iter().all(|&b| is_token(b)) {
-                    let shown = String::from_utf8_lossy(&name[..name.len().min(40)]).into_owned();
+                    let shown = names::shown(&name[..name.len().min(40)]);
                     return Err(format!("`{shown}` is not a field name"));
                 }
                 fields.push((at..at + colon, at + colon + 1..line_end));
@@ -150,9 +152,13 @@ impl Header {
         let value = self
             .get("Content-Length")
             .ok_or_else(|| "no `Content-Length` field".to_owned())?;
-        value
-            .parse()
-            .map_err(|_| format!("`Content-Length: {value}` is not a length"))
+        value.parse().map_err(|_| {
+            let raw = self.raw("Content-Length").unwrap_or_default();
+            format!(
+                "`Content-Length: {}` is not a length",
+                names::shown(raw.trim_ascii())
+            )
+        })
     }
 
     /// `WARC-Type`, lowercased.

@@ -145,12 +145,7 @@ pub struct Done {
 /// Does a record's work; never fails: an error reading or writing its
 /// temporary files is carried in `Done::failed`.
 pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Done {
-    let named = Named {
-        id: work.header.record_id(),
-        target: work.header.target_uri().unwrap_or_default(),
-        date: work.header.date(),
-        at: work.at,
-    };
+    let named = Named::of(&work.header, work.at);
     let mut done = Done {
         named,
         warnings: Vec::new(),
