@@ -719,6 +719,83 @@ fn a_page_whose_coding_breaks_is_kept_without_a_conversion_with_exit_status_2() 
     );
 }
 
+/// A record kept as it is, its page not rewritten (a feed that is not
+/// well-formed), has no `rewritten` line: its report lines said
+/// `rewritten` with a URL no record holds, and its check lines named a
+/// change no run makes. What would have been rewritten is `left`; the
+/// failed run's report is written whole, every line true.
+#[test]
+fn a_record_kept_as_it_is_has_no_rewritten_lines() {
+    let response = |id: &str, target: &str, content_type: &str, body: &str| {
+        plain_record(
+            &[
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", target),
+                ("WARC-Record-ID", id),
+                ("Content-Type", "application/http; msgtype=response"),
+            ],
+            format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n{body}").as_bytes(),
+        )
+    };
+    let input = [
+        response(
+            "<urn:x:a>",
+            "http://h/a.html",
+            "text/html",
+            "<a href=\"x\">x</a>",
+        ),
+        response(
+            "<urn:x:f>",
+            "http://h/feed.rss",
+            "application/rss+xml",
+            "<rss><channel><link>a.html</link><item></channel></rss>",
+        ),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("left.warc");
+    std::fs::write(&path, &input).unwrap();
+    let report = dir.path().join("links.jsonl");
+    let report_arg = report.to_str().unwrap().to_owned();
+    for args in [
+        vec!["--report", report_arg.as_str()],
+        vec!["--report", report_arg.as_str()]
+            .into_iter()
+            .chain(REPLACE)
+            .collect(),
+    ] {
+        let (status, stderr, _, _) = htmlabs(&path, &args);
+        assert_eq!(status, 2, "{stderr}");
+        let lines: Vec<String> = std::fs::read_to_string(&report)
+            .expect("a failed run's report is written")
+            .lines()
+            .map(|line| {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                format!("{} {} {}", v["record"], v["original"], v["outcome"])
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                r#""<urn:x:a>" "x" "rewritten""#,
+                r#""<urn:x:f>" "a.html" "left""#
+            ],
+            "{args:?}"
+        );
+    }
+    let run = Command::cargo_bin("htmlabs")
+        .unwrap()
+        .args(["--warc", "--check"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(run.stdout).unwrap(),
+        "<urn:x:a>:4:10: <a href> \"x\" -> \"http://h/x\"\n"
+    );
+}
+
 // Replace mode: each rewritten page's record replaced by a new one.
 
 const REPLACE: [&str; 2] = ["--warc-mode", "replace"];

@@ -18,6 +18,18 @@ pub fn would_change(link: &Link) -> bool {
     link.outcome == Outcome::Rewritten
 }
 
+/// The links of a document that was left as it was (a site's file, an
+/// archive's record that failed): what would have been rewritten is
+/// `left`, since nothing of it was written, and no check line names it.
+/// What was left on purpose stays as it was heard.
+pub fn left_as_it_was(links: &mut [Link]) {
+    for link in links {
+        if link.outcome == Outcome::Rewritten {
+            link.outcome = Outcome::Left;
+        }
+    }
+}
+
 /// `FILE:LINE:COLUMN: <tag attr> "original" -> "absolute"`, as compilers
 /// and linters write a place, so that editors and CI annotations find it.
 /// Every part from the input is [`names::shown`]: the name and the

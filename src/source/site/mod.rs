@@ -31,7 +31,7 @@ use crate::html::links::Link;
 use crate::html::report::{Report, Warning};
 use crate::html::xhtml;
 use crate::source::listener::{Document, Done, Listener, Progress, SourceWarning};
-use crate::source::listing::would_change;
+use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::spool::{Held, Spool};
@@ -373,7 +373,10 @@ pub fn run(
                     &mut links,
                     on,
                 );
-                let links = links.unwrap_or_default();
+                let mut links = links.unwrap_or_default();
+                if matches!(did, Did::Failed) {
+                    left_as_it_was(&mut links);
+                }
                 let changes = links.iter().filter(|l| would_change(l)).count();
                 sequence
                     .lock()

@@ -26,7 +26,7 @@ use super::work::{self, Done, Kind, Mode, Work};
 use super::write::{self, Packing, Record, now, record_id};
 use crate::html::config::Config;
 use crate::source::listener::{self, Document, Listener, Progress, SourceWarning};
-use crate::source::listing::would_change;
+use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::output::behind::{Direct, Out, write_behind};
 use crate::source::output::spool::Spool;
 use crate::typed::Type;
@@ -493,13 +493,18 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn settled_work(&mut self, done: Done, out: &mut dyn Out) -> Result<(), Error> {
+    fn settled_work(&mut self, mut done: Done, out: &mut dyn Out) -> Result<(), Error> {
         if let Some(e) = done.failed {
             return Err(Error::Write(e));
         }
         let mut failed = done.warnings.iter().any(ArchiveWarning::stops_rewriting);
-        for warning in done.warnings {
+        for warning in std::mem::take(&mut done.warnings) {
             self.warn(warning);
+        }
+        // A record kept as it is, its page's new record not made (it
+        // failed) or not written (after a break): its links say so.
+        if !done.changed || self.broken {
+            left_as_it_was(&mut done.links);
         }
         let document = Document::Record(&done.named);
         for link in &done.links {
