@@ -30,7 +30,7 @@ use crate::html::links::Link;
 use crate::html::report::{Report, Warning};
 use crate::html::xhtml;
 use crate::source::listener::{Document, Done, Listener, Passed, Progress, SourceWarning};
-use crate::source::listing::would_change;
+use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::spool::{Held, Spool};
@@ -393,7 +393,10 @@ pub(crate) fn run(
                     &mut links,
                     on,
                 );
-                let links = links.unwrap_or_default();
+                let mut links = links.unwrap_or_default();
+                if matches!(did, Did::Failed) {
+                    left_as_it_was(&mut links);
+                }
                 let changes = links.iter().filter(|l| would_change(l)).count();
                 sequence
                     .lock()
@@ -460,7 +463,7 @@ fn written(site: &Site) -> Result<Option<Dir>, SourceError> {
             Dir::open(out).map_err(|e| SourceError::Write(quoted(out), e))?
         }
         None => Dir::open(&site.dir)
-            .map_err(|e| SourceError::Open(site.dir.display().to_string(), lowercase(&e)))?,
+            .map_err(|e| SourceError::Open(names::path(&site.dir).into_owned(), lowercase(&e)))?,
     };
     Ok(Some(dir))
 }
