@@ -25,7 +25,8 @@
 //!   standard input, over [`source::http`] for saved responses; [`source::site`];
 //!   [`source::warc`]), all run one way, [`source::run`], heard by one
 //!   [`source::Listener`], and summed up by one [`source::Summary`];
-//!   [`source::names`]: how a file or a record is named in a line of output;
+//!   [`source::names`]: how a file or a record is named in a line of output,
+//!   by the one rule every value from the input is shown by;
 //! - `html/`: one page: lol_html, the splicing sink, the lookahead, the
 //!   encoding, the attribute table, a value's bytes;
 //! - [`xml`]: one XML document (feeds, sitemaps, SVG, XHTML), HTML inside
@@ -39,6 +40,7 @@ pub(crate) mod document;
 mod front;
 mod html;
 pub mod request;
+mod shown;
 pub mod source;
 pub mod stylesheet;
 mod syntax;

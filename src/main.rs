@@ -108,7 +108,9 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     } else {
         0
     };
-    // An interrupted run's report is not whole: it is not kept.
+    // An interrupted run's report is not whole: it is not kept. A run
+    // that failed (2) went through, and its report says only what was
+    // written (a value of a document left as it was is `left`): kept.
     if let (Some(staged), false) = (staged, code > SIGNALLED) {
         staged.commit()?;
     }

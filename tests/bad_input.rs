@@ -228,9 +228,10 @@ fn a_relative_or_empty_retrieved_from_is_refused() {
 #[test]
 fn a_retrieved_from_with_a_control_character_is_refused_on_one_line() {
     for (base, shown) in [
-        ("http://h/a\nb", "http://h/a\\nb"),
-        ("http://h/a\rb", "http://h/a\\rb"),
-        ("http://h/\t", "http://h/\\t"),
+        ("http://h/a\nb", "\"http://h/a\\nb\""),
+        ("http://h/a\rb", "\"http://h/a\\rb\""),
+        ("http://h/\t", "\"http://h/\\t\""),
+        ("http://h/\u{85}", "\"http://h/\\302\\205\""),
     ] {
         let message =
             format!("htmlabs: error: --retrieved-from holds a control character: `{shown}`\n");

@@ -60,6 +60,12 @@ const DEPARTURES: &[(&str, &str)] = &[
         "lookahead-limit",
         "a `<base>` past the lookahead limit is ignored",
     ),
+    // The links agree (both refuse the base); the `<base href>`'s own
+    // value, a relative path to RFC 1808, is made absolute.
+    (
+        "javascript-base-escaped",
+        "a `<base href>` a browser reads as `javascript:` past C0 controls and tabs is a path to RFC 1808",
+    ),
     // Chromium here runs with scripts off, and parses `<noscript>` as markup.
     (
         "noscript-and-srcdoc",

@@ -89,7 +89,7 @@ fn retrieved_from_with_a_newline_is_refused_on_one_line() {
     // The newline is shown escaped, so the message stays one line.
     assert_eq!(
         text(&out.stderr),
-        "htmlabs: error: --retrieved-from holds a control character: `http://h/a\\nb`\n"
+        "htmlabs: error: --retrieved-from holds a control character: `\"http://h/a\\nb\"`\n"
     );
 }
 

@@ -814,11 +814,12 @@ fn a_script_base_from_any_header_is_passed_over_with_a_warning_naming_it() {
             "http://cdn.example/b/x.html",
             "`Base: vbscript:msgbox(1)` at byte 42 is not a base URL (a `vbscript:` URL is never a base: links against it would run script or replace the page): ignored".to_owned(),
         ),
+        // RFC 1808's `<URL:…>` form loses its spaces: still script.
         (
-            ok("Base: mailto:a@h\r\n"),
+            ok("Base: <URL: java script:alert(1)//>\r\n"),
             &[],
             "http://h/d/x.html",
-            "`Base: mailto:a@h` at byte 42 is not a base URL (it is not hierarchical (no `/` after its scheme): nothing resolves against it): ignored".to_owned(),
+            "`Base: <URL: java script:alert(1)//>` at byte 42 is not a base URL (a `javascript:` URL is never a base: links against it would run script or replace the page): ignored".to_owned(),
         ),
         // The last URL used is not known after a redirect to script: no
         // base at all, every link left as it is.
@@ -845,6 +846,112 @@ fn a_script_base_from_any_header_is_passed_over_with_a_warning_naming_it() {
             "{input}"
         );
     }
+}
+
+/// A case: the input, the flags, the href it comes out with, the
+/// warnings, what `-v` says of the field.
+type Case = (
+    String,
+    &'static [&'static str],
+    &'static str,
+    Vec<String>,
+    String,
+);
+
+/// A base-giving field whose value holds a control character is one
+/// httparse passes over: it was dropped without a word, and the page
+/// resolved against the URL before the redirect (issue: `Location:
+/// http://o/a\x01b/` on a 301, exit 0, `-v` silent). Now it is passed over
+/// with a warning that names it, quoted, and `-v` lists it; nothing is
+/// guessed: after a redirect that cannot be followed the retrieval URL is
+/// not known, and after a §3.2 field the layer below gives the base.
+#[test]
+fn a_base_field_with_a_control_character_is_named_and_never_guessed_at() {
+    let page = "<a href=\"x.html\">x</a>";
+    let ok =
+        |fields: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{fields}\r\n{page}");
+    for (byte, quoted) in [('\x01', "\\001"), ('\x1b', "\\033"), ('\x7f', "\\177")] {
+        let bad = format!("http://o/a{byte}b/");
+        let shown = format!("\"http://o/a{quoted}b/\"");
+        let cases: Vec<Case> = vec![
+            (
+                format!("HTTP/1.1 301 Moved\r\nLocation: {bad}\r\n\r\n{}", ok("")),
+                &[],
+                "x.html",
+                vec![format!("`Location: {shown}` of the 301 at byte 0 cannot be followed (it holds a space or a control character): the retrieval URL is not known after it"),
+                    "no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged".to_owned()],
+                format!("layer 3.3 (retrieval URL): `http://h/d/p.html` (--retrieved-from) was redirected: 301 at byte 0, not followed (`Location: {shown}`)"),
+            ),
+            (
+                ok(&format!("Base: {bad}\r\n")),
+                &[],
+                "http://h/d/x.html",
+                vec![format!("`Base: {shown}` at byte 42 is not a base URL (it holds a space or a control character): ignored")],
+                format!("layer 3.2 (encapsulating entity): `Base: {shown}` at byte 42, passed over: it holds a space or a control character"),
+            ),
+            (
+                ok(&format!("Content-Base: {bad}\r\nBase: http://b/\r\n")),
+                &[],
+                "http://b/x.html",
+                // Base: comes first: no warning, a note.
+                vec![],
+                format!("layer 3.2 (encapsulating entity): `Content-Base: {shown}` at byte 42, passed over: Base: comes first"),
+            ),
+            (
+                ok(&format!("Content-Location: {bad}\r\n")),
+                &["--content-location"],
+                "http://h/d/x.html",
+                vec![format!("`Content-Location: {shown}` at byte 42 is not a base URL (it holds a space or a control character): ignored")],
+                format!("layer 3.2 (encapsulating entity): `Content-Location: {shown}` at byte 42, passed over: it holds a space or a control character"),
+            ),
+        ];
+        for (input, flags, href, warning, verbose) in cases {
+            let args = [&["--http", "-v", "-r", "http://h/d/p.html"][..], flags].concat();
+            let run = htmlabs(input.as_bytes(), &args);
+            assert_eq!(run.code, 0, "{input:?}: {}", run.stderr);
+            let (head, body) = split(&run.stdout, b"<a ");
+            assert_eq!(
+                head.as_bytes(),
+                &input.as_bytes()[..head.len()],
+                "kept as it came"
+            );
+            assert_eq!(
+                String::from_utf8(body).unwrap(),
+                format!("<a href=\"{href}\">x</a>"),
+                "{input:?}"
+            );
+            let warnings = lines(&run.stderr, "htmlabs: warning: ");
+            assert_eq!(
+                warnings,
+                warning
+                    .iter()
+                    .map(|w| format!("htmlabs: warning: {w}"))
+                    .collect::<Vec<_>>(),
+                "{input:?}"
+            );
+            assert!(
+                run.stderr.contains(&format!("htmlabs: {verbose}\n")),
+                "{input:?}: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+/// A base's shape is no reason to pass it over: RFC 1808 §4 resolves
+/// against `news:comp.lang.misc` as against any other (issue: every base
+/// without `/` after its scheme was refused, and the links left relative).
+#[test]
+fn a_header_base_without_a_slash_after_its_scheme_is_a_base() {
+    let input = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Base: news:comp.lang.misc\r\n\r\n<a href=\"x.html\">x</a> <a href=\"//x\">y</a>";
+    let run = htmlabs(input.as_bytes(), &["--http", "-r", "http://h/d/p.html"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let (_, body) = split(&run.stdout, b"<a ");
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        "<a href=\"news:x.html\">x</a> <a href=\"news://x\">y</a>"
+    );
 }
 
 /// Every length field in the output tells the truth: `Content-Length`

@@ -128,8 +128,8 @@ const BASES: &[Option<&str>] = &[
     Some("https://example.com"),
     Some("file:///etc/passwd"),
     Some("http://a?q"),
-    // Not hierarchical (`foo:bar`) is never a base of a document.
     Some("foo:/bar"),
+    Some("news:comp.lang.misc"),
     Some("http://h/a b\"c'd>e)f,g/"),
     Some("http://h/</style></noscript>/"),
     Some("http://h/&amp;&lt;/x"),

@@ -1564,3 +1564,93 @@ fn odd_file_names_are_quoted_in_errors_warnings_and_notes() {
     );
     assert!(lines[2].starts_with("htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed;"));
 }
+
+/// A file left as it was (a feed that is not well-formed, a page past the
+/// memory limit) has no `rewritten` line: its report lines said
+/// `rewritten` with an absolute URL that no file holds, and its check
+/// lines named changes that would not be made. Its values that would have
+/// been rewritten are `left`; the run fails (exit 2) and its report is
+/// written whole all the same, every line true (docs/sites.md).
+#[test]
+fn a_file_left_as_it_was_has_no_rewritten_lines_and_its_failed_run_a_true_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("s");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("a.html"), "<a href=x>").unwrap();
+    let feed = "<rss><channel><link>a.html</link><item></channel></rss>";
+    fs::write(root.join("feed.rss"), feed).unwrap();
+    let big = format!("<a href=z><a href=http://o/>{}", "<div>".repeat(200_000));
+    fs::write(root.join("big.html"), &big).unwrap();
+    let before = snapshot(&root);
+    let site = ["--site", root.to_str().unwrap(), "--site-url", URL];
+    let limit = ["--max-memory", "500000"];
+    // The check first: the run writes `a.html`.
+    for check in [true, false] {
+        let report = dir.path().join(format!("links-{check}.jsonl"));
+        let mut args = [
+            &site[..],
+            &limit[..],
+            &["--report", report.to_str().unwrap()],
+        ]
+        .concat();
+        if check {
+            args.push("--check");
+        }
+        let out = htmlabs(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("3 HTML files") || stderr.contains("3 documents"),
+            "{stderr}"
+        );
+        let report = fs::read_to_string(&report).expect("a failed run's report is written");
+        let mut lines = BTreeMap::new();
+        for line in report.lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let file = PathBuf::from(v["file"].as_str().unwrap());
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let said = format!(
+                "{} {} {}",
+                v["original"].as_str().unwrap(),
+                v["outcome"].as_str().unwrap(),
+                v["absolute"]
+            );
+            lines.entry(name).or_insert_with(Vec::new).push(said);
+        }
+        assert_eq!(
+            lines,
+            BTreeMap::from([
+                ("a.html".to_owned(), vec![format!("x rewritten \"{URL}x\"")]),
+                (
+                    "big.html".to_owned(),
+                    vec![
+                        format!("z left \"{URL}z\""),
+                        "http://o/ absolute \"http://o/\"".to_owned()
+                    ]
+                ),
+                (
+                    "feed.rss".to_owned(),
+                    vec![format!("a.html left \"{URL}a.html\"")]
+                ),
+            ]),
+            "check: {check}: {report}"
+        );
+        // Check lines name only what would change.
+        let check_lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+        if check {
+            assert_eq!(
+                check_lines,
+                [format!(
+                    "{}:1:9: <a href> \"x\" -> \"{URL}x\"",
+                    root.join("a.html").display()
+                )]
+            );
+        } else {
+            assert_eq!(check_lines, Vec::<String>::new());
+        }
+    }
+    let after = snapshot(&root);
+    for name in ["feed.rss", "big.html"] {
+        assert_eq!(after[Path::new(name)], before[Path::new(name)], "{name}");
+    }
+}

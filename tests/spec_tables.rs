@@ -3,7 +3,10 @@
 
 mod common;
 
-use htmlabs::Standard;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use htmlabs::{Config, Layers, Link, Rewriter, Standard};
 
 fn run(dir: &str, standard: Standard) {
     let cases = common::load_table(dir);
@@ -27,6 +30,84 @@ fn run(dir: &str, standard: Standard) {
         cases.len(),
         failures.join("\n")
     );
+}
+
+/// Every row again through a page: the base given as `-r` is, and
+/// `<a href="reference">` comes out as `expected`. A base is refused only
+/// when links against it would run script (`url::layers`), never for its
+/// shape: `news:comp.lang.misc` is a base as `http://a/b` is.
+fn run_through_a_page(dir: &str, standard: Standard) {
+    let cases = common::load_table(dir);
+    let config = Config {
+        standard,
+        ..Config::default()
+    };
+    let mut through = 0;
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let named = |what: String| {
+                format!(
+                    "{}: `{}` + `{}`: {what}",
+                    case.name, case.base, case.reference
+                )
+            };
+            let layers = match Layers::default().with_retrieval(standard, &case.base, "-r") {
+                Ok(layers) => layers,
+                Err(e) => return Some(named(format!("the base is refused: {e}"))),
+            };
+            // A value is stripped of ASCII whitespace first, and an empty
+            // one is a value of its own (docs/rewritten.md): such rows are
+            // the resolver's alone.
+            let trimmed = case.reference.trim_matches(['\t', '\n', '\x0c', '\r', ' ']);
+            if case.reference.is_empty() || trimmed != case.reference {
+                return None;
+            }
+            let escaped = case.reference.replace('&', "&amp;").replace('"', "&quot;");
+            let page = format!("<a href=\"{escaped}\">x</a>");
+            let heard: Rc<RefCell<Vec<Link>>> = Rc::default();
+            let hear = Rc::clone(&heard);
+            let mut rewriter = Rewriter::new(config.clone(), layers, Vec::new())
+                .on_link(move |link| hear.borrow_mut().push(link.clone()));
+            rewriter.write(page.as_bytes()).unwrap();
+            rewriter.end().unwrap();
+            let links = heard.take();
+            let [link] = &links[..] else {
+                return Some(named(format!("{} links heard", links.len())));
+            };
+            through += 1;
+            let got = link.absolute.as_deref().unwrap_or(&link.original);
+            (got != case.expected).then(|| {
+                named(format!(
+                    "expected `{}`, got `{got}` ({})",
+                    case.expected,
+                    link.outcome.name()
+                ))
+            })
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed through a page:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    assert!(
+        through > cases.len() / 2,
+        "{through} of {} cases",
+        cases.len()
+    );
+}
+
+#[test]
+fn rfc1808_tables_through_a_page() {
+    run_through_a_page("rfc1808", Standard::Rfc1808);
+}
+
+#[test]
+fn rfc3986_tables_through_a_page() {
+    run_through_a_page("rfc3986", Standard::Rfc3986);
 }
 
 #[test]

@@ -709,7 +709,7 @@ fn an_input_that_is_not_a_warc_file_is_refused_and_nothing_is_written() {
     assert_eq!(
         stderr,
         format!(
-            "htmlabs: error: `{}` is not a WARC file (it starts with `\\x89PNG`, not `WARC/`)\n",
+            "htmlabs: error: `{}` is not a WARC file (it starts with `\"\\211PNG\"`, not `WARC/`)\n",
             input.display()
         )
     );
@@ -995,6 +995,83 @@ fn a_page_whose_coding_breaks_is_kept_without_a_conversion_with_exit_status_2() 
     assert_eq!(
         summary(&stderr),
         "1 record, 0 HTML rewritten, 0 conversions added, 0 URLs rewritten, 1 warning"
+    );
+}
+
+/// A record kept as it is, its page not rewritten (a feed that is not
+/// well-formed), has no `rewritten` line: its report lines said
+/// `rewritten` with a URL no record holds, and its check lines named a
+/// change no run makes. What would have been rewritten is `left`; the
+/// failed run's report is written whole, every line true.
+#[test]
+fn a_record_kept_as_it_is_has_no_rewritten_lines() {
+    let response = |id: &str, target: &str, content_type: &str, body: &str| {
+        plain_record(
+            &[
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", target),
+                ("WARC-Record-ID", id),
+                ("Content-Type", "application/http; msgtype=response"),
+            ],
+            format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n{body}").as_bytes(),
+        )
+    };
+    let input = [
+        response(
+            "<urn:x:a>",
+            "http://h/a.html",
+            "text/html",
+            "<a href=\"x\">x</a>",
+        ),
+        response(
+            "<urn:x:f>",
+            "http://h/feed.rss",
+            "application/rss+xml",
+            "<rss><channel><link>a.html</link><item></channel></rss>",
+        ),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("left.warc");
+    std::fs::write(&path, &input).unwrap();
+    let report = dir.path().join("links.jsonl");
+    let report_arg = report.to_str().unwrap().to_owned();
+    for args in [
+        vec!["--report", report_arg.as_str()],
+        vec!["--report", report_arg.as_str()]
+            .into_iter()
+            .chain(REPLACE)
+            .collect(),
+    ] {
+        let (status, stderr, _, _) = htmlabs(&path, &args);
+        assert_eq!(status, 2, "{stderr}");
+        let lines: Vec<String> = std::fs::read_to_string(&report)
+            .expect("a failed run's report is written")
+            .lines()
+            .map(|line| {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                format!("{} {} {}", v["record"], v["original"], v["outcome"])
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                r#""<urn:x:a>" "x" "rewritten""#,
+                r#""<urn:x:f>" "a.html" "left""#
+            ],
+            "{args:?}"
+        );
+    }
+    let run = Command::cargo_bin("htmlabs")
+        .unwrap()
+        .args(["--warc", "--check"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(run.stdout).unwrap(),
+        "<urn:x:a>:4:10: <a href> \"x\" -> \"http://h/x\"\n"
     );
 }
 
@@ -1938,6 +2015,48 @@ fn a_script_base_in_a_record_is_passed_over_with_a_warning_naming_the_record() {
                 ),
             ],
             "{mode:?}"
+        );
+    }
+}
+
+/// A `WARC-Target-URI` that is not UTF-8 is no retrieval URL: it was
+/// decoded with U+FFFD and used as the base, silently, so the links
+/// pointed elsewhere. It is passed over with a warning naming it (quoted,
+/// its bytes exact), and the record's page has no base below it: left as
+/// it is, no conversion added.
+#[test]
+fn a_target_uri_that_is_not_utf_8_is_named_and_never_a_base() {
+    let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=\"x.html\">x</a>";
+    let mut record = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\xffd\xe9/\r\nWARC-Record-ID: <urn:x:a>\r\nContent-Type: application/http; msgtype=response\r\n".to_vec();
+    record.extend_from_slice(format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes());
+    record.extend_from_slice(block);
+    record.extend_from_slice(b"\r\n\r\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("target.warc");
+    std::fs::write(&path, &record).unwrap();
+    for mode in [&[][..], &REPLACE[..]] {
+        let (status, stderr, output, _) = htmlabs(&path, mode);
+        assert_eq!(status, 0, "{stderr}");
+        assert_eq!(
+            output, record,
+            "{mode:?}: the record as it came, nothing added"
+        );
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("htmlabs: warning:"))
+            .collect();
+        let record = r#"record `<urn:x:a>` (`"http://h/\377d\351/"`) at byte 0"#;
+        assert_eq!(
+            warnings,
+            [
+                format!(
+                    "htmlabs: warning: {record}: `WARC-Target-URI \"http://h/\\377d\\351/\"` at byte 0 is not a base URL (it is not UTF-8): ignored"
+                ),
+                format!(
+                    "htmlabs: warning: {record}: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged"
+                ),
+            ],
+            "{stderr}"
         );
     }
 }

@@ -160,10 +160,10 @@ impl Case {
         let base = (flags & BASE != 0).then(|| {
             let base = String::from_utf8_lossy(data.get(3..base_end).unwrap_or_default());
             // `Layers` refuses a base without a scheme, with a control
-            // character, or that cannot be a base (not hierarchical,
-            // `javascript:`), as the command line does: escape the control
-            // characters and put an `http` base in front of what is still
-            // refused, keeping the other hostile bytes.
+            // character, or of a script's scheme (`javascript:`), as the
+            // command line does: escape the control characters and put an
+            // `http` base in front of what is still refused, keeping the
+            // other hostile bytes.
             let base: String = base
                 .chars()
                 .map(|c| match c {
@@ -537,7 +537,7 @@ pub fn check_http(case: &Case) {
 }
 
 /// Property 5 of [`check_http`]: every value rewritten resolves against a
-/// base that is a hierarchical URL of a scheme that runs no script.
+/// base of a scheme that runs no script.
 fn check_no_script_link(setup: &Setup, options: htmlabs::source::http::Options, input: &[u8]) {
     let links = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let heard = std::rc::Rc::clone(&links);

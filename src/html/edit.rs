@@ -83,7 +83,9 @@ impl<'a> Resolver<'a> {
         let absolute = match outcome {
             Outcome::NoBase | Outcome::Undecodable | Outcome::Empty => None,
             Outcome::Absolute | Outcome::Unchanged => Some(url.to_owned()),
-            Outcome::Rewritten | Outcome::SameDocument => Some(self.base.resolve(url).into_owned()),
+            Outcome::Rewritten | Outcome::SameDocument | Outcome::Left => {
+                Some(self.base.resolve(url).into_owned())
+            }
         };
         let link = Link {
             position: Position::default(),

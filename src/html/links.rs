@@ -32,6 +32,11 @@ pub enum Outcome {
     /// Left: empty, where the HTML standard fetches nothing for it
     /// (`<img src="">`; the attribute table's `Empty::Nothing`).
     Empty,
+    /// Left: it would have been made absolute, but its document was left
+    /// as it was (a site's file or an archive's record that failed, whose
+    /// failure says why): nothing of it was written. Never said by an
+    /// engine; a source says it of a document it did not write.
+    Left,
 }
 
 impl Outcome {
@@ -45,6 +50,7 @@ impl Outcome {
             Outcome::NoBase => "no-base",
             Outcome::Undecodable => "undecodable",
             Outcome::Empty => "empty",
+            Outcome::Left => "left",
         }
     }
 }
@@ -337,6 +343,11 @@ impl Heard {
                 links.push(link.clone());
             }
         }
+    }
+
+    /// Changes the links kept (what they take stays as it was taken).
+    pub fn edit(&self, f: impl FnOnce(&mut Vec<Link>)) {
+        f(&mut self.0.borrow_mut().0);
     }
 
     /// How many of the links kept are `which`.

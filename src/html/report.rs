@@ -7,6 +7,7 @@ use super::attrs::Kind;
 use super::config::MAX_DEPTH;
 use super::encoding::Chosen;
 use super::lookahead::Decision;
+use crate::shown::shown;
 use crate::url::{Base, Below, Candidate, Layers};
 
 /// URL values met, by outcome.
@@ -111,7 +112,12 @@ impl Report {
             _ => "none".to_owned(),
         };
         let below = |candidate: Option<&Candidate>, section| match candidate {
-            Some(c) => format!("`{}` from {}, {}", c.url, c.from, won(section)),
+            Some(c) => format!(
+                "`{}` from {}, {}",
+                shown(c.url.as_bytes()),
+                c.from,
+                won(section)
+            ),
             None => "none".to_owned(),
         };
         // A source's notes on a layer follow its line, named the same way.
@@ -254,6 +260,8 @@ pub enum Warning {
     /// rest is copied unchanged.
     NotWellFormed {
         offset: usize,
+        /// Said by the engine; a name from the input in it is
+        /// [`shown`](crate::source::names::shown).
         why: String,
     },
     /// XML elements nested deeper than the engine follows: rewriting
@@ -341,6 +349,7 @@ impl fmt::Display for Warning {
                 "no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged",
             ),
             Warning::BaseIgnored { offset, href, why } => {
+                let href = shown(href.as_bytes());
                 write!(f, "`<base href>` at byte {offset} ignored: `{href}`: {why}")
             }
             Warning::LookaheadLimit { limit } => write!(
@@ -372,7 +381,8 @@ impl fmt::Display for Warning {
             ),
             Warning::ReadsOtherwise { offset, element } => write!(
                 f,
-                "the self-closed `<{element}/>` at byte {offset} ends there in XHTML, not in HTML, where the rest would be its text: the file is left as it is"
+                "the self-closed `<{}/>` at byte {offset} ends there in XHTML, not in HTML, where the rest would be its text: the file is left as it is",
+                shown(element.as_bytes())
             ),
             Warning::NoXmlBase => f.write_str(
                 "no base URL (no --retrieved-from): only what an absolute `xml:base` holds is rewritten",
@@ -381,6 +391,7 @@ impl fmt::Display for Warning {
                 "no base URL (no --retrieved-from): the stylesheet is left as it is",
             ),
             Warning::XmlBaseIgnored { offset, href, why } => {
+                let href = shown(href.as_bytes());
                 write!(f, "`xml:base` at byte {offset} ignored: `{href}`: {why}")
             }
             Warning::NotWellFormed { offset, why } => write!(
@@ -393,7 +404,8 @@ impl fmt::Display for Warning {
             ),
             Warning::Entity { offset, name } => write!(
                 f,
-                "the value at byte {offset} refers to `&{name};`, an entity only a DTD declares, which htmlabs does not read: left as it is"
+                "the value at byte {offset} refers to `&{};`, an entity only a DTD declares, which htmlabs does not read: left as it is",
+                shown(name.as_bytes())
             ),
         }
     }

@@ -1,6 +1,7 @@
 //! What a run writes of the links it hears: the check mode's lines and
 //! the link report's JSON Lines.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
@@ -17,28 +18,51 @@ pub fn would_change(link: &Link) -> bool {
     link.outcome == Outcome::Rewritten
 }
 
+/// The links of a document that was left as it was (a site's file, an
+/// archive's record that failed): what would have been rewritten is
+/// `left`, since nothing of it was written, and no check line names it.
+/// What was left on purpose stays as it was heard.
+pub fn left_as_it_was(links: &mut [Link]) {
+    for link in links {
+        if link.outcome == Outcome::Rewritten {
+            link.outcome = Outcome::Left;
+        }
+    }
+}
+
 /// `FILE:LINE:COLUMN: <tag attr> "original" -> "absolute"`, as compilers
 /// and linters write a place, so that editors and CI annotations find it.
-/// The name is [`names::shown`] (C-quoted if it is not plain: a file
-/// name's line break cannot split the line); the two URLs are JSON
-/// strings: quoted, with `"` and `\` escaped. An XML element's content is
-/// `<rss/channel/item/link>` (its path, no attribute); a stylesheet's URL,
-/// which no element holds, `<css url>`.
+/// Every part from the input is [`names::shown`]: the name and the
+/// element's and attribute's names as they are when plain, else C-quoted
+/// (a file name's line break cannot split the line); the two URLs always
+/// in double quotes, escaped the same way (`"a \"b\".png"`). An XML
+/// element's content is `<rss/channel/item/link>` (its path, no
+/// attribute); a stylesheet's URL, which no element holds, `<css url>`.
 pub fn check_line(name: &[u8], link: &Link) -> String {
     let p = link.position;
+    let shown = |s: &str| names::shown(s.as_bytes()).into_owned();
     let element = match (link.element.as_str(), link.attribute.as_str()) {
         ("", "") => "<css url>".to_owned(),
-        (element, "") => format!("<{element}>"),
-        (element, attribute) => format!("<{element} {attribute}>"),
+        (element, "") => format!("<{}>", shown(element)),
+        (element, attribute) => format!("<{} {}>", shown(element), shown(attribute)),
     };
     format!(
         "{}:{}:{}: {element} {} -> {}",
         names::shown(name),
         p.line,
         p.column,
-        Value::from(link.original.as_str()),
-        Value::from(link.absolute.as_deref().unwrap_or_default()),
+        quoted_url(&link.original),
+        quoted_url(link.absolute.as_deref().unwrap_or_default()),
     )
+}
+
+/// A URL of a check line: [`names::shown`], in double quotes even when
+/// it is plain.
+fn quoted_url(url: &str) -> String {
+    match names::shown(url.as_bytes()) {
+        Cow::Borrowed(plain) => format!("\"{plain}\""),
+        Cow::Owned(quoted) => quoted,
+    }
 }
 
 /// One line of the link report: `place` first (the file, or the WARC
@@ -235,7 +259,7 @@ impl Listener for Listing {
 pub fn name(document: &Document<'_>) -> Vec<u8> {
     match document {
         Document::Page(path) | Document::File(path) => path.as_os_str().as_encoded_bytes().to_vec(),
-        Document::Record(named) => named.id.as_bytes().to_vec(),
+        Document::Record(named) => named.id_bytes.clone(),
         Document::Run => Vec::new(),
     }
 }
@@ -377,6 +401,8 @@ mod tests {
             target: "http://h/\u{e9}\u{1F600}\n\t\u{7f}\\".into(),
             date: "2024-05-01T10:00:02Z".into(),
             at: Place::Byte(7),
+            id_bytes: b"<urn:uuid:\"x\">".to_vec(),
+            target_bytes: "http://h/\u{e9}\u{1F600}\n\t\u{7f}\\".into(),
         };
         let plain = Path::new("site/a.html");
         let odd = Path::new(std::ffi::OsStr::from_bytes(b"s/\xff%\n\".html"));

@@ -15,6 +15,7 @@ use crate::html::report::Report as DocumentReport;
 use crate::source::http::{self, ResponseRewriter, ResponseWarning};
 use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;
+use crate::source::names;
 use crate::source::output::{self, SourceError, lowercase};
 use crate::source::typing::{By, Clue, Decided, FIRST_BYTES, decide};
 use crate::source::warc;
@@ -126,7 +127,7 @@ pub fn run(
         let status = &first[..first.len().min(STATUS_PREFIX)];
         let warning = if http::starts_like_response(status) == Some(true) {
             Some(ResponseWarning::LooksLikeResponse {
-                start: String::from_utf8_lossy(status).into_owned(),
+                start: names::shown(status).into_owned(),
             })
         } else {
             warc::starts_like_archive(&first)

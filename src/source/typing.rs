@@ -8,6 +8,7 @@
 use std::fmt;
 
 use crate::source::http::media;
+use crate::source::names;
 use crate::typed::Type;
 use crate::xml::{self, XmlKind};
 
@@ -140,7 +141,11 @@ impl fmt::Display for Decided {
         match &self.by {
             By::Given => f.write_str(" (--type)"),
             By::FirstBytes => f.write_str(" (by its first bytes)"),
-            By::MediaType(essence) => write!(f, " (its Content-Type, `{essence}`)"),
+            By::MediaType(essence) => write!(
+                f,
+                " (its Content-Type, `{}`)",
+                names::shown(essence.as_bytes())
+            ),
             By::Extension(extension) => write!(f, " (its extension, `.{extension}`)"),
         }
     }

@@ -9,6 +9,7 @@ use std::fmt;
 use encoding_rs::Encoding;
 
 use super::Standard;
+use crate::shown::shown;
 
 /// Which layer of §3 a base came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +75,7 @@ impl Base {
     /// element". It is a base by the one rule of every layer (`unusable`).
     pub fn within(&self, href: &str, layer: Layer, standard: Standard) -> Result<Base, Ignored> {
         let url = standard.resolve(&self.url, href);
-        if let Some(why) = unusable(&url, standard) {
+        if let Some(why) = judged(href, &url, standard) {
             return Err(why);
         }
         Ok(Base {
@@ -86,17 +87,16 @@ impl Base {
 
 impl fmt::Display for Base {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let url = shown(self.url.as_bytes());
         match self.layer {
             Layer::Embedded { offset } => {
-                write!(f, "`{}` (embedded <base href> at byte {offset})", self.url)
+                write!(f, "`{url}` (embedded <base href> at byte {offset})")
             }
-            Layer::XmlBase { offset } => {
-                write!(f, "`{}` (xml:base at byte {offset})", self.url)
-            }
+            Layer::XmlBase { offset } => write!(f, "`{url}` (xml:base at byte {offset})"),
             Layer::Encapsulating { from } => {
-                write!(f, "`{}` (encapsulating entity: {from})", self.url)
+                write!(f, "`{url}` (encapsulating entity: {from})")
             }
-            Layer::Retrieval { from } => write!(f, "`{}` ({from})", self.url),
+            Layer::Retrieval { from } => write!(f, "`{url}` ({from})"),
             Layer::Empty => f.write_str("none: every URL is left as it is"),
         }
     }
@@ -104,6 +104,11 @@ impl fmt::Display for Base {
 
 /// Why a URL cannot be a base, in any layer: the embedded `<base href>`
 /// (§3.1), the encapsulating entity's (§3.2) or the retrieval URL (§3.3).
+///
+/// Its shape is never a reason: §4 resolves against any absolute URL,
+/// `news:comp.lang.misc` + `g` → `news:g` as `http://a/b` + `g` →
+/// `http://a/g` (RFC 3986 §5.2 alike), and so does every layer. What
+/// makes a URL unusable is what links resolved against it would do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ignored {
     /// Still relative after resolving it against the layers below it.
@@ -113,11 +118,6 @@ pub enum Ignored {
     /// reference resolved against it would be one of those, a link that
     /// runs script where the base came from a header or a record.
     Scheme(String),
-    /// Not hierarchical: nothing but `/` may follow the scheme's colon
-    /// (RFC 2396 §3, `absoluteURI = scheme ":" ( hier_part | opaque_part )`;
-    /// a `mailto:` or `about:blank` has no path to resolve against, and
-    /// browsers resolve nothing against it).
-    Opaque,
 }
 
 impl fmt::Display for Ignored {
@@ -130,9 +130,6 @@ impl fmt::Display for Ignored {
                 f,
                 "a `{scheme}:` URL is never a base: links against it would run script or replace the page"
             ),
-            Ignored::Opaque => f.write_str(
-                "it is not hierarchical (no `/` after its scheme): nothing resolves against it",
-            ),
         }
     }
 }
@@ -144,20 +141,67 @@ impl fmt::Display for Ignored {
 const NEVER_A_BASE: [&str; 4] = ["javascript", "vbscript", "livescript", "data"];
 
 /// Why `url` (absolute or not, as resolved) cannot be a base, if it can't:
-/// the one rule of every layer.
+/// the one rule of every layer. A layer's value as given is checked too
+/// ([`never_a_base`]), before it is resolved.
 pub fn unusable(url: &str, standard: Standard) -> Option<Ignored> {
-    let Some(scheme_len) = standard.scheme_len(url) else {
-        return Some(Ignored::Relative);
-    };
-    let scheme = &url[..scheme_len];
-    if NEVER_A_BASE
-        .iter()
-        .any(|never| scheme.eq_ignore_ascii_case(never))
-    {
-        return Some(Ignored::Scheme(scheme.to_ascii_lowercase()));
+    if let Some(scheme) = never_a_base(url, standard) {
+        return Some(Ignored::Scheme(scheme));
     }
-    if !url[scheme_len + 1..].starts_with('/') {
-        return Some(Ignored::Opaque);
+    if standard.scheme_len(url).is_none() {
+        return Some(Ignored::Relative);
+    }
+    None
+}
+
+/// Why a layer's value, `given` and `resolved` against the layers below,
+/// cannot be a base: a script scheme as given (a browser may read one
+/// where the RFCs read a path), else [`unusable`] as resolved.
+fn judged(given: &str, resolved: &str, standard: Standard) -> Option<Ignored> {
+    match never_a_base(given, standard) {
+        Some(scheme) => Some(Ignored::Scheme(scheme)),
+        None => unusable(resolved, standard),
+    }
+}
+
+/// The scheme of `NEVER_A_BASE` that `value` starts with, lowercased, as
+/// `standard`'s parser reads it or as a browser does. Case never matters;
+/// a character reference (`&#x6A;avascript:`) is decoded before a value
+/// gets here, and a header's `<URL: java script:…>` has lost its spaces.
+/// A browser's URL parser also removes "any leading and trailing C0
+/// control or space" and "all ASCII tab or newline" before it reads the
+/// scheme (the URL Standard's basic URL parser), so `\x01javascript:`,
+/// ` java\tscript:` and `java\nscript:` name `javascript:` to it, though
+/// they name no scheme to the RFCs: each is refused as one. A percent
+/// escape names no scheme to any reader (`%6Aavascript:x` is a path to
+/// RFC 1808 §2.4.2, RFC 3986 §3.1 and the URL Standard alike), so it is
+/// resolved as one; what follows a script scheme, escaped or not
+/// (`javascript:%61lert(1)`), changes nothing.
+pub fn never_a_base(value: &str, standard: Standard) -> Option<String> {
+    let is_never = |scheme: &str| {
+        NEVER_A_BASE
+            .iter()
+            .any(|never| scheme.eq_ignore_ascii_case(never))
+    };
+    if let Some(len) = standard.scheme_len(value) {
+        if is_never(&value[..len]) {
+            return Some(value[..len].to_ascii_lowercase());
+        }
+    }
+    // As a browser reads it: at most as long as the longest of them.
+    let longest = NEVER_A_BASE.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut scheme = String::with_capacity(longest);
+    let read = value
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'));
+    for c in read {
+        if c == ':' {
+            return is_never(&scheme).then(|| scheme.to_ascii_lowercase());
+        }
+        if !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) || scheme.len() == longest {
+            return None;
+        }
+        scheme.push(c);
     }
     None
 }
@@ -174,10 +218,10 @@ pub struct Candidate {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayerError {
     /// No scheme, and nothing below it to resolve it against.
-    #[error("{from} must be an absolute URL, with a scheme: `{url}`")]
+    #[error("{from} must be an absolute URL, with a scheme: `{}`", shown(url.as_bytes()))]
     Relative { from: &'static str, url: String },
     /// Absolute, but not a base any reference may resolve against.
-    #[error("{from} cannot be a base: `{url}`: {why}")]
+    #[error("{from} cannot be a base: `{}`: {why}", shown(url.as_bytes()))]
     NotABase {
         from: &'static str,
         url: String,
@@ -188,7 +232,8 @@ pub enum LayerError {
     #[error("{from} holds a control character: `{escaped}`")]
     ControlCharacter {
         from: &'static str,
-        /// The URL as Rust escapes it (`\n`): the message stays one line.
+        /// The URL as every value from the input is shown
+        /// ([`shown`](crate::source::names::shown)): the message stays one line.
         escaped: String,
     },
 }
@@ -345,7 +390,7 @@ fn base_of(
     from: &'static str,
     standard: Standard,
 ) -> Result<(), LayerError> {
-    match unusable(resolved, standard) {
+    match judged(given, resolved, standard) {
         None => Ok(()),
         Some(Ignored::Relative) => Err(LayerError::Relative {
             from,
@@ -364,7 +409,7 @@ fn checked<'u>(url: &'u str, from: &'static str) -> Result<&'u str, LayerError> 
     if url.chars().any(char::is_control) {
         return Err(LayerError::ControlCharacter {
             from,
-            escaped: url.escape_debug().to_string(),
+            escaped: shown(url.as_bytes()).into_owned(),
         });
     }
     Ok(url)
@@ -417,7 +462,7 @@ mod tests {
         );
         assert_eq!(
             refused("http://h/a\nb", R),
-            "--retrieved-from holds a control character: `http://h/a\\nb`"
+            "--retrieved-from holds a control character: `\"http://h/a\\nb\"`"
         );
         // Each standard's own scheme rule: RFC 3986's starts with a letter.
         assert!(Layers::default().with_retrieval(R, "1a:/b", "-r").is_ok());
@@ -438,54 +483,118 @@ mod tests {
         );
     }
 
-    /// Every layer takes the one rule of a base: a hierarchical URL whose
-    /// scheme is not one of script's. A header, a record or a flag that
-    /// gives `javascript:…//` would otherwise turn `x.html` into a link
-    /// that runs script.
+    /// Every layer takes the one rule of a base: no scheme of script's, in
+    /// any case and with any escaping a browser reads past. A header, a
+    /// record or a flag that gives `javascript:…//` would otherwise turn
+    /// `x.html` into a link that runs script.
     #[test]
-    fn no_layer_takes_a_base_that_is_script_or_not_hierarchical() {
+    fn no_layer_takes_a_base_that_is_script() {
         for standard in [R, Standard::Rfc3986] {
-            for (url, why) in [
-                ("javascript:alert(document.domain)//", "a `javascript:` URL"),
-                ("JavaScript://%0aalert(1)/", "a `javascript:` URL"),
-                ("vbscript:msgbox(1)", "a `vbscript:` URL"),
-                ("livescript:x", "a `livescript:` URL"),
-                ("data:text/html,<script>alert(1)</script>", "a `data:` URL"),
-                ("data:/x/", "a `data:` URL"),
-                ("mailto:a@h", "not hierarchical"),
-                ("about:blank", "not hierarchical"),
-                ("blob:https://h/uuid", "not hierarchical"),
+            for (url, scheme) in [
+                ("javascript:alert(document.domain)//", "javascript"),
+                ("JavaScript://%0aalert(1)/", "javascript"),
+                ("javascript:%61lert(1)//", "javascript"),
+                ("vbscript:msgbox(1)", "vbscript"),
+                ("livescript:x", "livescript"),
+                ("data:text/html,<script>alert(1)</script>", "data"),
+                ("DATA:/x/", "data"),
             ] {
+                let why = Ignored::Scheme(scheme.to_owned());
                 let retrieval = Layers::default()
                     .with_retrieval(standard, url, "Location: of the last redirect")
                     .unwrap_err()
                     .to_string();
-                assert!(
-                    retrieval.starts_with(&format!(
-                        "Location: of the last redirect cannot be a base: `{url}`: "
-                    )) && retrieval.contains(why),
-                    "{retrieval}"
+                assert_eq!(
+                    retrieval,
+                    format!("Location: of the last redirect cannot be a base: `{url}`: {why}")
                 );
                 let encapsulating = retrieved("http://h/")
                     .with_encapsulating(standard, url, "Base:")
                     .unwrap_err()
                     .to_string();
-                assert!(encapsulating.contains(why), "{encapsulating}");
-                assert!(retrieved("http://h/").embedded(url, 0, standard).is_err());
+                assert_eq!(
+                    encapsulating,
+                    format!("Base: cannot be a base: `{url}`: {why}")
+                );
+                assert_eq!(
+                    retrieved("http://h/").embedded(url, 0, standard),
+                    Err(why.clone())
+                );
+                let under_news = retrieved("news:comp.lang.misc").outer();
+                let layer = Layer::XmlBase { offset: 0 };
+                assert_eq!(under_news.within(url, layer, standard), Err(why));
             }
+            // What a browser removes before it reads a scheme: leading C0
+            // controls and spaces, tabs and line breaks anywhere. A value
+            // decoded from an attribute (`&#1;javascript:`, `java&#9;script:`)
+            // or an `xml:base` holds them; the RFCs read a path there.
+            for href in [
+                "\x01javascript:alert(1)//",
+                "\x00 \x1bjavascript:alert(1)//",
+                "java\tscript:alert(1)//",
+                "java\nscript:alert(1)//",
+                "j\ra\tv\na\tscript:alert(1)//",
+                "\x0cvb\tscript:msgbox(1)",
+                "da\nta:text/html,x",
+            ] {
+                for below in ["http://h/d/p", "news:comp.lang.misc"] {
+                    let base = retrieved(below).embedded(href, 0, standard);
+                    assert!(
+                        matches!(base, Err(Ignored::Scheme(_))),
+                        "{href:?} under {below}: {base:?}"
+                    );
+                }
+            }
+            // A percent escape names no scheme to any reader: a path.
+            assert_eq!(
+                retrieved("http://h/d/p")
+                    .embedded("%6Aavascript:alert(1)//", 0, standard)
+                    .unwrap()
+                    .url,
+                "http://h/d/%6Aavascript:alert(1)//"
+            );
+            // Nor does a control character a browser keeps, past the start.
+            assert!(
+                retrieved("http://h/d/p")
+                    .embedded("java\x01script:x", 0, standard)
+                    .is_ok()
+            );
             // A relative encapsulating base is judged as resolved.
             assert!(
                 retrieved("http://h/a/")
                     .with_encapsulating(standard, "../b/", "Base:")
                     .is_ok()
             );
-            for fine in ["http://h/", "file:///d/", "ftp://h/p", "news:/a/b"] {
-                assert!(
-                    Layers::default()
-                        .with_retrieval(standard, fine, "-r")
-                        .is_ok(),
-                    "{fine}"
-                );
+        }
+    }
+
+    /// Any other absolute URL is a base, whatever its shape: §4 and §5.2
+    /// resolve against `news:comp.lang.misc` as against `http://a/b/c`.
+    #[test]
+    fn every_other_absolute_url_is_a_base_in_every_layer() {
+        for standard in [R, Standard::Rfc3986] {
+            for (base, reference, expected) in [
+                ("http://h/", "g", "http://h/g"),
+                ("file:///d/", "g", "file:///d/g"),
+                ("news:comp.lang.misc", "g", "news:g"),
+                ("news:comp.lang.misc", "#f", "news:comp.lang.misc#f"),
+                ("mailto:a@h", "g", "mailto:g"),
+                ("about:blank", "g", "about:g"),
+                ("urn:isbn:0451450523", "?q", "urn:isbn:0451450523?q"),
+                ("blob:https://h/uuid", "g", "blob:https://h/g"),
+                ("javascriptx:y", "g", "javascriptx:g"),
+            ] {
+                let layers = Layers::default()
+                    .with_retrieval(standard, base, "-r")
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(layers.outer().url, base);
+                let layers = retrieved("http://h/")
+                    .with_encapsulating(standard, base, "Content-Base:")
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(layers.outer().url, base);
+                let embedded = retrieved("http://h/").embedded(base, 0, standard).unwrap();
+                assert_eq!(embedded.url, base);
+                assert_eq!(standard.resolve(&embedded.url, reference), expected);
             }
         }
     }
@@ -536,7 +645,7 @@ mod tests {
             Layers::default().outer().within("t/", layer, R),
             Err(Ignored::Relative)
         );
-        assert_eq!(entry.within("urn:x:y", layer, R), Err(Ignored::Opaque));
+        assert_eq!(entry.within("urn:x:y", layer, R).unwrap().url, "urn:x:y");
     }
 
     #[test]
@@ -552,8 +661,11 @@ mod tests {
             Err(Ignored::Scheme("data".into()))
         );
         assert_eq!(
-            retrieved("http://h/").embedded("mailto:a@h", 0, R),
-            Err(Ignored::Opaque)
+            retrieved("http://h/")
+                .embedded("mailto:a@h", 0, R)
+                .unwrap()
+                .url,
+            "mailto:a@h"
         );
         assert!(none.embedded("http://x/", 0, R).is_ok());
     }

@@ -7,12 +7,13 @@
 use std::ops::Range;
 
 use quick_xml::Reader;
-use quick_xml::errors::Error as XmlError;
+use quick_xml::errors::{Error as XmlError, IllFormedError};
 use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::{NamespaceResolver, QName, ResolveResult};
+use quick_xml::name::{NamespaceError, NamespaceResolver, QName, ResolveResult};
 
 use super::vocabulary::{Name, Ns};
+use crate::shown::shown;
 
 /// A construct read by quick-xml, with what the loop needs of it.
 pub enum Item {
@@ -88,7 +89,7 @@ pub fn parse(
         Err(XmlError::Syntax(e)) => Err(Unparsed::Incomplete(e.to_string())),
         Err(e) => Err(Unparsed::NotWellFormed {
             at: 0,
-            why: e.to_string(),
+            why: said(&e),
         }),
     };
     (item, len)
@@ -163,7 +164,7 @@ fn start_item(
         .push(start)
         .map_err(|e| Unparsed::NotWellFormed {
             at: 0,
-            why: e.to_string(),
+            why: said(&XmlError::Namespace(e)),
         })?;
     let ns_of = |result: ResolveResult<'_>| match result {
         ResolveResult::Bound(ns) => Ns::of(Some(ns.as_ref())),
@@ -196,6 +197,43 @@ fn start_item(
         empty,
         declared,
     })
+}
+
+/// What quick-xml found wrong, each name or value of the input in it
+/// [`shown`] (quick-xml writes some as they came, others in its own
+/// escapes): nothing else of the input is printed.
+fn said(e: &XmlError) -> String {
+    let name = |bytes: &[u8]| format!("`{}`", shown(bytes));
+    match e {
+        XmlError::IllFormed(IllFormedError::MissingDeclVersion(Some(attribute))) => format!(
+            "an XML declaration must start with its `version`, not {}",
+            name(attribute.as_bytes())
+        ),
+        XmlError::IllFormed(IllFormedError::MismatchedEndTag { expected, found }) => format!(
+            "{} ends {}",
+            name(format!("</{found}>").as_bytes()),
+            name(format!("<{expected}>").as_bytes())
+        ),
+        XmlError::IllFormed(
+            IllFormedError::MissingEndTag(tag) | IllFormedError::UnmatchedEndTag(tag),
+        ) => format!("{} is not closed as it opened", name(tag.as_bytes())),
+        XmlError::Namespace(NamespaceError::UnknownPrefix(prefix)) => {
+            format!("the namespace prefix {} is not declared", name(prefix))
+        }
+        XmlError::Namespace(
+            NamespaceError::InvalidXmlPrefixBind(uri) | NamespaceError::InvalidXmlnsPrefixBind(uri),
+        ) => format!("`xml` and `xmlns` cannot be bound to {}", name(uri)),
+        XmlError::Namespace(
+            NamespaceError::InvalidPrefixForXml(prefix)
+            | NamespaceError::InvalidPrefixForXmlns(prefix),
+        ) => format!(
+            "the namespace prefix {} cannot be bound to the namespace of `xml` or `xmlns`",
+            name(prefix)
+        ),
+        // The rest say no name; should one hold a byte of the input that
+        // `shown` would escape, the whole text is shown.
+        other => shown(other.to_string().as_bytes()).into_owned(),
+    }
 }
 
 /// What is wrong with an attribute, and where in its tag.

@@ -36,6 +36,7 @@ use crate::html::links::{At, Found, Hear, Lines, Listener, Position};
 use crate::html::lookahead::Decision;
 use crate::html::report::{Counts, Report, Tell, Warning, Warnings};
 use crate::html::rewriter::nest;
+use crate::shown::shown;
 use crate::url::Layers;
 
 /// How deeply elements may nest (quick-xml's namespace scopes count in 16
@@ -224,10 +225,10 @@ impl<W: Write> Engine<W> for Document<W> {
         if !self.stopped {
             let end = self.held_end();
             if let Some(open) = self.elements.last() {
-                let name = String::from_utf8_lossy(&open.name).into_owned();
+                let name = shown(&[b"<", &open.name[..], b">"].concat()).into_owned();
                 self.stop(Warning::NotWellFormed {
                     offset: end,
-                    why: format!("the input ends inside `<{name}>`"),
+                    why: format!("the input ends inside `{name}`"),
                 });
             } else if self.root.is_none() {
                 self.stop(Warning::NotWellFormed {
@@ -593,13 +594,13 @@ impl<W: Write> Document<W> {
                 self.decide(None);
                 let matches = self.elements.last().is_some_and(|open| open.name == name);
                 if !matches {
+                    let tag = |open: &[u8], name: &[u8], close: &[u8]| {
+                        shown(&[open, name, close].concat()).into_owned()
+                    };
+                    let end = tag(b"</", &name, b">");
                     let why = match self.elements.last() {
-                        Some(open) => format!(
-                            "`</{}>` ends `<{}>`",
-                            String::from_utf8_lossy(&name),
-                            String::from_utf8_lossy(&open.name)
-                        ),
-                        None => format!("`</{}>` ends no element", String::from_utf8_lossy(&name)),
+                        Some(open) => format!("`{end}` ends `{}`", tag(b"<", &open.name, b">")),
+                        None => format!("`{end}` ends no element"),
                     };
                     self.stop(Warning::NotWellFormed { offset: at, why });
                     return;

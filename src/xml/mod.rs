@@ -10,8 +10,7 @@
 //!   scope, is layer 3.1 for the element that bears it and all it holds;
 //!   outside any, the document's base from its layers. Each `xml:base` is
 //!   itself made absolute; one that cannot be a base (relative with nothing
-//!   below it, `javascript:`, `data:`, not hierarchical) is ignored with a
-//!   warning. A link's [`Base`](crate::Base) says which `xml:base` set it
+//!   below it, `javascript:`, `data:`) is ignored with a warning. A link's [`Base`](crate::Base) says which `xml:base` set it
 //!   ([`Layer::XmlBase`](crate::Layer::XmlBase)).
 //! - **HTML inside feeds** (RSS `description`, `content:encoded`, Atom
 //!   texts of `type="html"`): read from the XML (its references, its CDATA

@@ -10,12 +10,15 @@
 //! wins; a relative one resolves against the retrieval URL. The charset of
 //! `Content-Type` is the HTML standard's transport layer encoding.
 
+use std::borrow::Cow;
+
 use encoding_rs::{Encoding, REPLACEMENT};
 
 use super::head::{Head, HeadError};
 use super::media::{self, MediaType};
-use super::redirects::{self, field_url};
+use super::redirects::{self, CONTROL, field_url};
 use super::report::ResponseWarning;
+use crate::source::names;
 use crate::url::{Below, LayerError, Layers, Standard};
 
 /// What a response's header blocks say of its body.
@@ -79,20 +82,48 @@ pub fn entity(
         let steps: Vec<String> = retrieval
             .redirects
             .iter()
-            .map(|r| format!("{} at byte {} to `{}`", r.status, r.offset, r.to))
+            .map(|r| match &r.to {
+                Some(to) => format!(
+                    "{} at byte {} to `{}`",
+                    r.status,
+                    r.offset,
+                    names::shown(to.as_bytes())
+                ),
+                None => format!(
+                    "{} at byte {}, not followed (`Location: {}`)",
+                    r.status,
+                    r.offset,
+                    names::shown(&r.location)
+                ),
+            })
             .collect();
         let start = match first {
-            Some(c) => format!("`{}` ({}) was redirected", c.url, c.from),
+            Some(c) => format!(
+                "`{}` ({}) was redirected",
+                names::shown(c.url.as_bytes()),
+                c.from
+            ),
             None => "redirected".to_owned(),
         };
         layers = layers.with_note(Below::Retrieval, format!("{start}: {}", steps.join(", ")));
     }
 
-    // §3.2: the first base field that is a URL.
+    // §3.2: the first base field that is a URL. A field httparse passed
+    // over for a control character in it is one of them, never a URL.
     let mut winner: Option<&str> = None;
     for (name, from) in BASE_FIELDS {
-        for (value, offset) in last.values(name) {
-            let shown = String::from_utf8_lossy(&value).trim().to_owned();
+        let mut candidates: Vec<(Cow<'_, [u8]>, usize, bool)> = last
+            .values(name)
+            .map(|(value, offset)| (value, offset, true))
+            .chain(
+                last.refused(name)
+                    .map(|(value, offset)| (Cow::Borrowed(value), offset, false)),
+            )
+            .collect();
+        candidates.sort_by_key(|&(_, offset, _)| offset);
+        for (value, offset, readable) in candidates {
+            let value = value.trim_ascii().to_vec();
+            let shown = names::shown(&value).into_owned();
             if name == "Content-Location" && !content_location {
                 layers = layers.with_note(
                     Below::Encapsulating,
@@ -109,29 +140,39 @@ pub fn entity(
                 );
                 continue;
             }
-            let not_a_url = |why: &str| ResponseWarning::NotAUrl {
-                field: from,
-                value: shown.clone(),
-                offset,
-                why: why.to_owned(),
+            // Told as a warning, and named by `-v` with the layer's other
+            // candidates.
+            let mut not_a_url = |why: &str, layers: Layers| {
+                warnings.push(ResponseWarning::NotAUrl {
+                    field: from,
+                    value: value.clone(),
+                    offset,
+                    why: why.to_owned(),
+                });
+                layers.with_note(
+                    Below::Encapsulating,
+                    format!("`{from} {shown}` at byte {offset}, passed over: {why}"),
+                )
             };
-            let url = match field_url(&value) {
+            let url = field_url(&value).and_then(|url| readable.then_some(url).ok_or(CONTROL));
+            let url = match url {
                 Ok(url) => url,
                 Err(why) => {
-                    warnings.push(not_a_url(why));
+                    layers = not_a_url(why, layers);
                     continue;
                 }
             };
-            match layers.clone().with_encapsulating(standard, &url, from) {
+            layers = match layers.clone().with_encapsulating(standard, &url, from) {
                 Ok(with) => {
-                    layers = with;
                     winner = Some(from);
+                    with
                 }
-                Err(LayerError::NotABase { why, .. }) => warnings.push(not_a_url(&why.to_string())),
-                Err(_) => warnings.push(not_a_url(
+                Err(LayerError::NotABase { why, .. }) => not_a_url(&why.to_string(), layers),
+                Err(_) => not_a_url(
                     "it is relative, and there is no retrieval URL to resolve it against",
-                )),
-            }
+                    layers,
+                ),
+            };
         }
     }
     if winner.is_none() {
@@ -145,7 +186,10 @@ pub fn entity(
     // The charset, after a byte order mark and --encoding, before <meta>.
     let media = media::content_type(last);
     match &media {
-        Some(m) => notes.push(format!("content type: `{}` (Content-Type:)", m.essence)),
+        Some(m) => notes.push(format!(
+            "content type: `{}` (Content-Type:)",
+            names::shown(m.essence.as_bytes())
+        )),
         None => notes.push("content type: none".to_owned()),
     }
     let charset = media.as_ref().and_then(|m| m.charset.as_deref());
@@ -155,7 +199,8 @@ pub fn entity(
         }
         Some((label, _)) => {
             notes.push(format!(
-                "charset: `{label}` (Content-Type:) passed over: not a label of an encoding htmlabs can rewrite"
+                "charset: `{}` (Content-Type:) passed over: not a label of an encoding htmlabs can rewrite",
+                names::shown(label.as_bytes())
             ));
             if let Some(c) = given.charset() {
                 layers = layers.with_charset(c.encoding, c.from);
@@ -195,7 +240,10 @@ pub fn of_fields(
         if [name, value].iter().any(|s| s.contains(['\r', '\n'])) {
             return Err(HeadError::Block {
                 offset: block.len(),
-                why: format!("the field `{}` holds a line break", name.escape_debug()),
+                why: format!(
+                    "the field `{}` holds a line break",
+                    names::shown(name.as_bytes())
+                ),
             });
         }
         block.push_str(&format!("{name}: {value}\r\n"));

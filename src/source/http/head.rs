@@ -15,6 +15,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
+use crate::source::names;
+
 /// The header blocks must end within this many bytes of the input.
 pub const MAX_HEADS: usize = 64 * 1024;
 
@@ -39,6 +41,12 @@ pub struct Head {
     version: Version,
     status: u16,
     fields: Vec<Field>,
+    /// Lines that name a field and that httparse passed over (its
+    /// `ignore_invalid_headers`): a value holding a byte no field value
+    /// may hold (a control character but the tab, RFC 9110 §5.5). Their
+    /// bytes are kept as they came with the rest; a source that reads a
+    /// field must not take one for absent ([`Head::refused`]).
+    refused: Vec<Field>,
 }
 
 /// A field line's name and value, as ranges of the block (the value
@@ -183,7 +191,7 @@ impl Head {
             let start = (s.as_ptr() as usize - base) as isize - shift;
             start as usize..start as usize + s.len()
         };
-        let fields = response
+        let fields: Vec<Field> = response
             .headers
             .iter()
             .map(|h| Field {
@@ -191,12 +199,14 @@ impl Head {
                 value: range(h.value),
             })
             .collect();
+        let refused = refused_lines(&bytes, &fields);
         Ok(Head {
             offset,
             bytes,
             version,
             status,
             fields,
+            refused,
         })
     }
 
@@ -246,6 +256,18 @@ impl Head {
                 };
                 (value, self.offset + f.name.start)
             })
+    }
+
+    /// The lines that name a field `name` (any case) and that could not be
+    /// read as one: their value holds a control character (other than the
+    /// tab). Each value as it came, trimmed, and where its line stands in
+    /// the input. Never a value to use; a field a source reads is passed
+    /// over with a warning naming it.
+    pub fn refused<'h>(&'h self, name: &'h str) -> impl Iterator<Item = (&'h [u8], usize)> {
+        self.refused
+            .iter()
+            .filter(move |f| self.bytes[f.name.clone()].eq_ignore_ascii_case(name.as_bytes()))
+            .map(|f| (&self.bytes[f.value.clone()], self.offset + f.name.start))
     }
 
     /// The block with each field edited as `edit` says (given its name and
@@ -307,15 +329,47 @@ impl fmt::Display for Version {
     }
 }
 
-/// A line for a message: without its line end, escaped, at most 80
-/// characters.
+/// The lines of `block` after its status line that look like a field (a
+/// name, a colon) and are not one of `fields`: httparse passed them over.
+/// A line that starts with a space or a tab goes on the one above it.
+fn refused_lines(block: &[u8], fields: &[Field]) -> Vec<Field> {
+    let mut refused = Vec::new();
+    let Some(first) = memchr::memchr(b'\n', block) else {
+        return refused;
+    };
+    let mut at = first + 1;
+    while at < block.len() {
+        let end = memchr::memchr(b'\n', &block[at..]).map_or(block.len(), |i| at + i);
+        let line = &block[at..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let read = fields.iter().any(|f| f.name.start == at);
+        if !read && !matches!(line.first(), None | Some(b' ' | b'\t')) {
+            if let Some(colon) = memchr::memchr(b':', line) {
+                let name = line[..colon].trim_ascii_end();
+                let value = line[colon + 1..].trim_ascii();
+                let value_start = at
+                    + colon
+                    + 1
+                    + (line[colon + 1..].len() - line[colon + 1..].trim_ascii_start().len());
+                refused.push(Field {
+                    name: at..at + name.len(),
+                    value: value_start..value_start + value.len(),
+                });
+            }
+        }
+        at = end + 1;
+    }
+    refused
+}
+
+/// A line for a message: without its line end, shown as every value from
+/// the input is, its first 80 bytes.
 fn shown(line: &[u8]) -> String {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let text: String = line.escape_ascii().to_string();
-    match text.char_indices().nth(80) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
+    match line.get(..80) {
+        Some(cut) if cut.len() < line.len() => format!("{}…", names::shown(cut)),
+        _ => names::shown(line).into_owned(),
     }
 }
 
@@ -596,6 +650,29 @@ mod tests {
             message(&long),
             "no empty line ends the header block at byte 0 within the first 65536 bytes"
         );
+    }
+
+    /// httparse passes over a field whose value holds a control character;
+    /// the block keeps its bytes, and `refused` names it.
+    #[test]
+    fn a_field_with_a_control_character_is_refused_not_lost() {
+        let input = b"HTTP/1.1 301 Moved\r\nLocation: http://o/a\x01b/\r\nX: 1\r\nBASE :\t\x1b[2K \r\nDel: a\x7fb\r\nTab: a\tb\r\n\r\n";
+        let (heads, body) = read(input).unwrap();
+        assert_eq!(body, b"");
+        let head = &heads[0];
+        assert_eq!(head.bytes(), input);
+        assert_eq!(head.values("Location").count(), 0);
+        let refused: Vec<(&[u8], usize)> = head.refused("location").collect();
+        assert_eq!(refused, [(&b"http://o/a\x01b/"[..], 20)]);
+        assert_eq!(
+            head.refused("Base").collect::<Vec<_>>(),
+            [(&b"\x1b[2K"[..], 51)]
+        );
+        assert_eq!(head.refused("Del").count(), 1);
+        // A tab is a value's own; `X` was read.
+        assert_eq!(head.refused("Tab").count(), 0);
+        assert_eq!(head.refused("X").count(), 0);
+        assert_eq!(&*head.values("Tab").next().unwrap().0, b"a\tb");
     }
 
     #[test]

@@ -4,20 +4,23 @@
 //! input holds every redirect's block: the URL first asked for is the
 //! user's, and each 3xx block's `Location:` leads to the next.
 
+use std::borrow::Cow;
+
 use super::head::Head;
 use super::report::ResponseWarning;
 use crate::url::{Standard, rfc3986};
 
-/// One redirect followed.
+/// One redirect, followed or not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redirect {
     pub status: u16,
     /// Where its block starts in the input.
     pub offset: usize,
-    /// Its `Location:` as written.
-    pub location: String,
-    /// Where it led: the `Location` resolved against the URL before it.
-    pub to: String,
+    /// Its `Location:` as written (trimmed).
+    pub location: Vec<u8>,
+    /// Where it led: the `Location` resolved against the URL before it;
+    /// `None` when it could not be followed (a warning says why).
+    pub to: Option<String>,
 }
 
 /// The retrieval URL after the redirects in front of the final block.
@@ -29,6 +32,9 @@ pub struct Retrieval {
     pub redirects: Vec<Redirect>,
     pub warnings: Vec<ResponseWarning>,
 }
+
+/// Why a field that httparse passed over is no URL.
+pub(super) const CONTROL: &str = "it holds a control character";
 
 /// A URL given in a header field, or why it is none: trimmed, and in
 /// RFC 1808 §3.1's `<URL:…>` form (which RFC 1738's appendix also uses)
@@ -79,21 +85,39 @@ pub fn follow(heads: &[Head], first: Option<&str>) -> Retrieval {
         if !(300..400).contains(&head.status()) {
             continue;
         }
-        let Some((value, _)) = head.values("Location").next() else {
-            continue;
+        // The block's first `Location:`, whether httparse could read it or
+        // passed it over for a control character in it.
+        let read = head.values("Location").next();
+        let refused = head.refused("Location").next();
+        let (value, readable) = match (read, refused) {
+            (Some((_, at)), Some((value, refused_at))) if refused_at < at => {
+                (Cow::Borrowed(value), false)
+            }
+            (Some((value, _)), _) => (value, true),
+            (None, Some((value, _))) => (Cow::Borrowed(value), false),
+            (None, None) => continue,
         };
-        let warn = |why: &str, warnings: &mut Vec<ResponseWarning>| {
+        let value = value.trim_ascii().to_vec();
+        let mut stop = |why: &str, warnings: &mut Vec<ResponseWarning>| {
             warnings.push(ResponseWarning::Location {
                 status: head.status(),
-                value: String::from_utf8_lossy(&value).trim().to_owned(),
+                value: value.clone(),
                 offset: head.offset(),
                 why: why.to_owned(),
             });
+            redirects.push(Redirect {
+                status: head.status(),
+                offset: head.offset(),
+                location: value.clone(),
+                to: None,
+            });
         };
-        let location = match field_url(&value) {
+        // Never guessed at: not the URL before it, not the bytes that are
+        // left once the control character is dropped.
+        let location = match field_url(&value).and_then(|l| readable.then_some(l).ok_or(CONTROL)) {
             Ok(location) => location,
             Err(why) => {
-                warn(why, &mut warnings);
+                stop(why, &mut warnings);
                 url = None;
                 continue;
             }
@@ -103,7 +127,7 @@ pub fn follow(heads: &[Head], first: Option<&str>) -> Retrieval {
             (Some(before), _) => rfc3986::resolve(before, &location),
             (None, true) => rfc3986::resolve(&location, &location),
             (None, false) => {
-                warn(
+                stop(
                     "it is relative, and no URL before it is known",
                     &mut warnings,
                 );
@@ -117,8 +141,8 @@ pub fn follow(heads: &[Head], first: Option<&str>) -> Retrieval {
         redirects.push(Redirect {
             status: head.status(),
             offset: head.offset(),
-            location,
-            to: to.clone(),
+            location: value,
+            to: Some(to.clone()),
         });
         url = Some(to);
     }
@@ -186,12 +210,21 @@ mod tests {
         ]);
         let retrieval = follow(&heads, Some("http://h/a/p"));
         assert_eq!(retrieval.url.as_deref(), Some("https://other/d"));
-        let to: Vec<&str> = retrieval.redirects.iter().map(|r| r.to.as_str()).collect();
+        let to: Vec<&str> = retrieval
+            .redirects
+            .iter()
+            .filter_map(|r| r.to.as_deref())
+            .collect();
         assert_eq!(to, ["http://h/b/", "https://other/c?q", "https://other/d"]);
         assert_eq!(retrieval.warnings, []);
         // Without a first URL, an absolute Location still gives one.
         assert_eq!(follow(&heads, None).url.as_deref(), Some("https://other/d"));
-        assert_eq!(follow(&heads, None).redirects.len(), 2);
+        let followed = |r: &Redirect| r.to.is_some();
+        let alone = follow(&heads, None).redirects;
+        assert_eq!(
+            alone.iter().map(followed).collect::<Vec<_>>(),
+            [false, true, true]
+        );
     }
 
     #[test]
@@ -203,7 +236,11 @@ mod tests {
             "HTTP/1.1 200 OK\r\n\r\n",
         ]);
         let retrieval = follow(&heads, Some("http://h/a#top"));
-        let to: Vec<&str> = retrieval.redirects.iter().map(|r| r.to.as_str()).collect();
+        let to: Vec<&str> = retrieval
+            .redirects
+            .iter()
+            .filter_map(|r| r.to.as_deref())
+            .collect();
         assert_eq!(to, ["http://h/b#top", "http://h/c#new", "http://x/d#new"]);
     }
 
@@ -226,6 +263,48 @@ mod tests {
             retrieval.warnings[0].to_string(),
             "`Location: /b` of the 302 at byte 0 cannot be followed (it is relative, and no URL before it is known): the retrieval URL is not known after it"
         );
+    }
+
+    /// A `Location:` with a control character in it is passed over by
+    /// httparse: it is still this block's `Location`, and it cannot be
+    /// followed; nor is the URL before it used, nor the next block's.
+    #[test]
+    fn a_location_with_a_control_character_is_not_followed_nor_guessed_at() {
+        for bad in [
+            &b"http://o/a\x01b/"[..],
+            b"http://o/a\x1bb/",
+            b"http://o/a\x7fb/",
+        ] {
+            let block = [&b"HTTP/1.1 301 Moved\r\nLocation: "[..], bad, b"\r\n\r\n"].concat();
+            let mut heads = vec![Head::parse(block.clone(), 0).unwrap()];
+            heads.push(Head::parse(b"HTTP/1.1 200 OK\r\n\r\n".to_vec(), block.len()).unwrap());
+            let retrieval = follow(&heads, Some("http://h/"));
+            assert_eq!(retrieval.url, None, "{bad:?}");
+            assert_eq!(
+                retrieval.redirects,
+                [Redirect {
+                    status: 301,
+                    offset: 0,
+                    location: bad.to_vec(),
+                    to: None
+                }]
+            );
+            assert_eq!(
+                retrieval.warnings,
+                [ResponseWarning::Location {
+                    status: 301,
+                    value: bad.to_vec(),
+                    offset: 0,
+                    why: "it holds a space or a control character".to_owned()
+                }]
+            );
+        }
+        // The first `Location:` counts, readable or not.
+        let heads = heads(&[
+            "HTTP/1.1 302 Found\r\nLocation: /a\x01\r\nLocation: /b\r\n\r\n",
+            "HTTP/1.1 200 OK\r\n\r\n",
+        ]);
+        assert_eq!(follow(&heads, Some("http://h/")).url, None);
     }
 
     fn heads_relative() -> Vec<Head> {

@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::head::Version;
 use crate::html::report::{Report as DocumentReport, Warning as DocumentWarning};
+use crate::source::names;
 use crate::typed::Type;
 
 /// Something the user should know about a response, printed to standard
@@ -16,7 +17,8 @@ pub enum ResponseWarning {
     Document(DocumentWarning),
     /// An input read as HTML (no `--http`) starts like a saved response.
     LooksLikeResponse {
-        /// Its first bytes (`HTTP/1.`).
+        /// Its first bytes (`HTTP/1.`), shown as every value from the
+        /// input is.
         start: String,
     },
     /// An input read as HTML (no `--warc`) starts like a web archive.
@@ -28,7 +30,8 @@ pub enum ResponseWarning {
     /// not a URL: ignored, never guessed at.
     NotAUrl {
         field: &'static str,
-        value: String,
+        /// As it came, trimmed.
+        value: Vec<u8>,
         offset: usize,
         why: String,
     },
@@ -36,7 +39,8 @@ pub enum ResponseWarning {
     /// is not known after it.
     Location {
         status: u16,
-        value: String,
+        /// As it came, trimmed.
+        value: Vec<u8>,
         offset: usize,
         why: String,
     },
@@ -96,7 +100,8 @@ impl fmt::Display for ResponseWarning {
                 why,
             } => write!(
                 f,
-                "`{field} {value}` at byte {offset} is not a base URL ({why}): ignored"
+                "`{field} {}` at byte {offset} is not a base URL ({why}): ignored",
+                names::shown(value)
             ),
             ResponseWarning::Location {
                 status,
@@ -105,7 +110,8 @@ impl fmt::Display for ResponseWarning {
                 why,
             } => write!(
                 f,
-                "`Location: {value}` of the {status} at byte {offset} cannot be followed ({why}): the retrieval URL is not known after it"
+                "`Location: {}` of the {status} at byte {offset} cannot be followed ({why}): the retrieval URL is not known after it",
+                names::shown(value)
             ),
             ResponseWarning::Broken { claim, at, why } => write!(
                 f,
@@ -194,8 +200,10 @@ impl ResponseReport {
             match &self.body {
                 Body::Rewritten => "rewritten".to_owned(),
                 Body::Unchanged => "nothing to change: written as it came".to_owned(),
-                Body::NotRead(Some(essence)) =>
-                    format!("not a type htmlabs reads (`{essence}`): written as it came"),
+                Body::NotRead(Some(essence)) => format!(
+                    "not a type htmlabs reads (`{}`): written as it came",
+                    names::shown(essence.as_bytes())
+                ),
                 Body::NotRead(None) =>
                     "no Content-Type, and it starts like no document htmlabs reads: written as it came"
                         .to_owned(),

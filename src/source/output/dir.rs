@@ -14,6 +14,8 @@ use std::sync::Arc;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+use crate::source::names;
+
 /// A directory, open; its name as messages give it.
 #[derive(Clone)]
 pub(crate) struct Dir {
@@ -72,7 +74,7 @@ impl Dir {
         if leaves {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!("`{}` is not a path under the tree", relative.display()),
+                format!("{} is not a path under the tree", names::quoted(relative)),
             ));
         }
         let mut dir = self.clone();
@@ -127,8 +129,8 @@ impl Dir {
             }
         }
         Err(io::Error::other(format!(
-            "`{}` kept changing while it was written",
-            path.display()
+            "{} kept changing while it was written",
+            names::quoted(&path)
         )))
     }
 
@@ -154,8 +156,8 @@ fn directory() -> OFlags {
 /// The error of a link met on the way into a tree written in place.
 fn not_followed(path: &Path) -> io::Error {
     io::Error::other(format!(
-        "`{}` is a symbolic link: not written through",
-        path.display()
+        "{} is a symbolic link: not written through",
+        names::quoted(path)
     ))
 }
 

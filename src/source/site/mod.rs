@@ -31,7 +31,7 @@ use crate::html::links::{Heard, Link};
 use crate::html::report::{Report, Warning};
 use crate::html::xhtml;
 use crate::source::listener::{Document, Done, Listener, Passed, Progress, SourceWarning};
-use crate::source::listing::would_change;
+use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::spool::{Held, Spool};
@@ -500,6 +500,9 @@ pub(crate) fn run(
                 };
                 drop(ticket);
                 attempt.tell(on);
+                if matches!(did, Did::Failed) {
+                    heard.edit(|links| left_as_it_was(links));
+                }
                 let changes = heard.count(would_change);
                 // Its links go on, in order; its share with them.
                 sequence.done(index, path, heard, &memory, on);
@@ -565,7 +568,7 @@ fn written(site: &Site) -> Result<Option<Dir>, SourceError> {
             Dir::open(out).map_err(|e| SourceError::Write(quoted(out), e))?
         }
         None => Dir::open(&site.dir)
-            .map_err(|e| SourceError::Open(site.dir.display().to_string(), lowercase(&e)))?,
+            .map_err(|e| SourceError::Open(names::path(&site.dir).into_owned(), lowercase(&e)))?,
     };
     Ok(Some(dir))
 }

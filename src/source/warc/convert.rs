@@ -28,7 +28,7 @@ use super::write::{self, Packing, Record, now, record_id};
 use crate::document::memory::Memory;
 use crate::html::config::Config;
 use crate::source::listener::{self, Document, Listener, Progress, SourceWarning};
-use crate::source::listing::would_change;
+use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::output::behind::{Direct, Out, write_behind};
 use crate::source::output::spool::Spool;
 use crate::typed::Type;
@@ -696,8 +696,13 @@ impl Run<'_> {
                 .retain(|w| !matches!(w, ArchiveWarning::NotReplaced { .. }));
         }
         let mut failed = done.warnings.iter().any(ArchiveWarning::stops_rewriting);
-        for warning in done.warnings {
+        for warning in std::mem::take(&mut done.warnings) {
             self.warn(warning);
+        }
+        // A record kept as it is, its page's new record not made (it
+        // failed) or not written (after a break): its links say so.
+        if !done.changed || self.broken {
+            left_as_it_was(&mut done.links);
         }
         let document = Document::Record(&done.named);
         for link in &done.links {
@@ -825,12 +830,7 @@ impl Run<'_> {
                 .find_map(|name| Digest::like(&header.get(name)?));
         }
         let kind = work::kind(&header);
-        let named = || Named {
-            id: header.record_id(),
-            target: header.target_uri().unwrap_or_default(),
-            date: header.date(),
-            at,
-        };
+        let named = || Named::of(&header, at);
         if kind == Kind::Other {
             units.output()?.release()?;
             if self.options.mode == Mode::Replace && header.record_type() == "revisit" {

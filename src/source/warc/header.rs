@@ -6,6 +6,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use crate::source::names;
+
 /// Where the first line ends: the content before its `\n` and the `\r`s
 /// right before that (`\r\n`, as the standard writes it; `\n` alone or
 /// `\r\r\n`, as some writers do and warcio reads), and where the next line
@@ -68,7 +70,7 @@ impl Header {
         };
         let version = &bytes[..version_end];
         if !version.starts_with(b"WARC/") {
-            let shown = String::from_utf8_lossy(&version[..version.len().min(16)]).into_owned();
+            let shown = names::shown(&version[..version.len().min(16)]);
             return Err(format!("`{shown}` is not a WARC version line"));
         }
         let mut fields: Vec<(Range<usize>, Range<usize>)> = Vec::new();
@@ -90,12 +92,12 @@ impl Header {
                 value.end = line_end;
             } else {
                 let Some(colon) = memchr::memchr(b':', line) else {
-                    let shown = String::from_utf8_lossy(&line[..line.len().min(40)]).into_owned();
+                    let shown = names::shown(&line[..line.len().min(40)]);
                     return Err(format!("header line `{shown}` has no colon"));
                 };
                 let name = &line[..colon];
                 if name.is_empty() || !name.iter().all(|&b| is_token(b)) {
-                    let shown = String::from_utf8_lossy(&name[..name.len().min(40)]).into_owned();
+                    let shown = names::shown(&name[..name.len().min(40)]);
                     return Err(format!("`{shown}` is not a field name"));
                 }
                 fields.push((at..at + colon, at + colon + 1..line_end));
@@ -168,9 +170,13 @@ impl Header {
         let value = self
             .get("Content-Length")
             .ok_or_else(|| "no `Content-Length` field".to_owned())?;
-        value
-            .parse()
-            .map_err(|_| format!("`Content-Length: {value}` is not a length"))
+        value.parse().map_err(|_| {
+            let raw = self.raw("Content-Length").unwrap_or_default();
+            format!(
+                "`Content-Length: {}` is not a length",
+                names::shown(raw.trim_ascii())
+            )
+        })
     }
 
     /// `WARC-Type`, lowercased.
@@ -192,6 +198,18 @@ impl Header {
         self.get("WARC-Date")
             .map(Cow::into_owned)
             .unwrap_or_default()
+    }
+
+    /// `WARC-Target-URI` as its bytes came, trimmed, without the angle
+    /// brackets WARC 1.0's grammar writes around it: the one a base is
+    /// taken from, never decoded lossily.
+    pub fn target_uri_bytes(&self) -> Option<&[u8]> {
+        let value = self.raw("WARC-Target-URI")?.trim_ascii();
+        let bare = value
+            .strip_prefix(b"<")
+            .and_then(|v| v.strip_suffix(b">"))
+            .unwrap_or(value);
+        Some(bare)
     }
 
     /// `WARC-Target-URI` without the angle brackets WARC 1.0's grammar

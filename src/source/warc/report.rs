@@ -4,6 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::header::Header;
 use super::input::Place;
 use crate::source::http;
 use crate::source::names;
@@ -11,21 +12,45 @@ use crate::source::names;
 /// The record a warning is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Named {
-    /// `WARC-Record-ID` as written (`<urn:uuid:…>`).
+    /// `WARC-Record-ID` as written (`<urn:uuid:…>`), with U+FFFD where its
+    /// bytes are not UTF-8 (the link report's `record`).
     pub id: String,
-    /// `WARC-Target-URI`, without angle brackets.
+    /// `WARC-Target-URI`, without angle brackets; U+FFFD as in `id`.
     pub target: String,
     /// `WARC-Date` as written (the capture's time: `2024-05-01T10:00:02Z`).
     pub date: String,
     pub at: Place,
+    /// `WARC-Record-ID` and `WARC-Target-URI` as their bytes came: what
+    /// every line that names the record shows ([`names::shown`]).
+    pub id_bytes: Vec<u8>,
+    pub target_bytes: Vec<u8>,
+}
+
+impl Named {
+    /// The record whose header is `header`, at `at`.
+    pub(crate) fn of(header: &Header, at: Place) -> Named {
+        let id_bytes = header
+            .raw("WARC-Record-ID")
+            .map(|id| id.trim_ascii().to_vec())
+            .unwrap_or_default();
+        let target_bytes = header.target_uri_bytes().unwrap_or_default().to_vec();
+        Named {
+            id: String::from_utf8_lossy(&id_bytes).into_owned(),
+            target: String::from_utf8_lossy(&target_bytes).into_owned(),
+            date: header.date(),
+            at,
+            id_bytes,
+            target_bytes,
+        }
+    }
 }
 
 impl fmt::Display for Named {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Both come from the input: shown as file names are.
-        write!(f, "record `{}`", names::shown(self.id.as_bytes()))?;
-        if !self.target.is_empty() {
-            write!(f, " (`{}`)", names::shown(self.target.as_bytes()))?;
+        // Both come from the input: shown as every value of it is.
+        write!(f, "record `{}`", names::shown(&self.id_bytes))?;
+        if !self.target_bytes.is_empty() {
+            write!(f, " (`{}`)", names::shown(&self.target_bytes))?;
         }
         write!(f, " at {}", self.at)
     }
@@ -141,7 +166,8 @@ impl fmt::Display for ArchiveWarning {
                 or: None,
             } => write!(
                 f,
-                "{record}: `{field}: {says}` is not its digest (`{is}`): kept as it is"
+                "{record}: `{field}: {}` is not its digest (`{is}`): kept as it is",
+                names::shown(says.as_bytes())
             ),
             ArchiveWarning::Digest {
                 record,
@@ -151,7 +177,8 @@ impl fmt::Display for ArchiveWarning {
                 or: Some(or),
             } => write!(
                 f,
-                "{record}: `{field}: {says}` is not its digest (`{is}` after its first HTTP header block, `{or}` after its last): kept as it is"
+                "{record}: `{field}: {}` is not its digest (`{is}` after its first HTTP header block, `{or}` after its last): kept as it is",
+                names::shown(says.as_bytes())
             ),
             ArchiveWarning::NotReplaced { record, spans } => {
                 let unit = record.at.unit();

@@ -181,12 +181,7 @@ fn attempt(
     work: &mut Work,
     allowance: &Rc<Allowance>,
 ) -> Done {
-    let named = Named {
-        id: work.header.record_id(),
-        target: work.header.target_uri().unwrap_or_default(),
-        date: work.header.date(),
-        at: work.at,
-    };
+    let named = Named::of(&work.header, work.at);
     let mut done = Done {
         named,
         warnings: Vec::new(),
@@ -356,25 +351,31 @@ fn rewrite(
 }
 
 /// The record's layers: its target URI is the retrieval URL (§3.3).
+/// One that is not UTF-8 is passed over with a warning, never decoded
+/// lossily: its U+FFFD would make the links point elsewhere.
 fn layers(config: &Arc<Config>, header: &Header, done: &mut Done) -> Layers {
-    let Some(target) = header.target_uri() else {
+    let Some(target) = header.target_uri_bytes() else {
         return Layers::default();
     };
-    match Layers::default().with_retrieval(config.standard, &target, "WARC-Target-URI") {
-        Ok(layers) => layers,
-        Err(e) => {
-            done.warnings.push(ArchiveWarning::Record {
-                record: done.named.clone(),
-                warning: http::ResponseWarning::NotAUrl {
-                    field: "WARC-Target-URI",
-                    value: target,
-                    offset: 0,
-                    why: e.to_string(),
-                },
-            });
+    let layers = std::str::from_utf8(target)
+        .map_err(|_| "it is not UTF-8".to_owned())
+        .and_then(|target| {
             Layers::default()
-        }
-    }
+                .with_retrieval(config.standard, target, "WARC-Target-URI")
+                .map_err(|e| e.to_string())
+        });
+    layers.unwrap_or_else(|why| {
+        done.warnings.push(ArchiveWarning::Record {
+            record: done.named.clone(),
+            warning: http::ResponseWarning::NotAUrl {
+                field: "WARC-Target-URI",
+                value: target.to_vec(),
+                offset: 0,
+                why,
+            },
+        });
+        Layers::default()
+    })
 }
 
 /// An HTTP response's page, rewritten and decoded, when it changed.

@@ -214,6 +214,13 @@ impl ParsedBase {
         // Step 3: "If the embedded URL's <net_loc> is non-empty, we skip to
         // Step 7. Otherwise, the embedded URL inherits the <net_loc> (if any)
         // of the base URL."
+        //
+        // Whatever the base: `news:comp.lang.misc` + `//x` has the net_loc
+        // `x` (§2.4.3: "the substring of characters after the double-slash
+        // and up to ... the next slash"), so step 7 gives `news://x`, as
+        // RFC 3986 §5.2.2 does ("if defined(R.authority) then T.authority
+        // = R.authority"). `news:////x` is what `////x` gives (an empty
+        // net_loc, then step 4 keeps the path `//x`) in both standards.
         if !is_empty(url.net_loc) {
             return Some(Assembled::new(url, None));
         }

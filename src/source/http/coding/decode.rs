@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::io::{self, BufRead, BufReader, Read};
 use std::rc::Rc;
 
+use crate::source::names;
 use crate::source::output::spool::Held;
 
 use super::{Broken, CAPACITY, Decision, Params, Plan};
@@ -241,8 +242,10 @@ impl Read for Dechunk<'_> {
                             size
                         }
                         _ => {
-                            let shown = self.line.escape_ascii().to_string();
-                            let shown: String = shown.chars().take(40).collect();
+                            let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+                            let line = line.strip_suffix(b"\r").unwrap_or(line);
+                            let line = &line[..line.len().min(40)];
+                            let shown = names::shown(line);
                             return Err(
                                 self.broken(start, format!("not a chunk-size line: `{shown}`"))
                             );

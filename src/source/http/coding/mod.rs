@@ -28,6 +28,7 @@ use std::rc::Rc;
 use flate2::{Compression, GzHeader};
 
 use super::head::Head;
+use crate::source::names;
 use crate::source::output::spool::Held;
 
 mod decode;
@@ -59,13 +60,13 @@ pub struct Claim {
     pub coding: Coding,
     /// `Transfer-Encoding` or `Content-Encoding`.
     pub field: &'static str,
-    /// The coding's name as written, lowercase.
-    pub name: String,
+    /// The coding's name as written, lowercase (its ASCII letters).
+    pub name: Vec<u8>,
 }
 
 impl fmt::Display for Claim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.name)
+        write!(f, "{}: {}", self.field, names::shown(&self.name))
     }
 }
 
@@ -78,15 +79,15 @@ pub fn claims(head: &Head) -> Vec<Claim> {
             for name in value.split(|&b| b == b',') {
                 // A transfer coding may have parameters (`;q=…`).
                 let name = name.split(|&b| b == b';').next().unwrap_or_default();
-                let name = String::from_utf8_lossy(name.trim_ascii()).to_ascii_lowercase();
-                let coding = match name.as_str() {
-                    "" | "identity" => continue,
-                    "chunked" => Coding::Chunked,
-                    "gzip" | "x-gzip" => Coding::Gzip,
-                    "deflate" => Coding::Deflate,
-                    "br" => Coding::Br,
-                    "zstd" => Coding::Zstd,
-                    "compress" | "x-compress" => Coding::Compress,
+                let name = name.trim_ascii().to_ascii_lowercase();
+                let coding = match &name[..] {
+                    b"" | b"identity" => continue,
+                    b"chunked" => Coding::Chunked,
+                    b"gzip" | b"x-gzip" => Coding::Gzip,
+                    b"deflate" => Coding::Deflate,
+                    b"br" => Coding::Br,
+                    b"zstd" => Coding::Zstd,
+                    b"compress" | b"x-compress" => Coding::Compress,
                     _ => Coding::Unknown,
                 };
                 claims.push(Claim {

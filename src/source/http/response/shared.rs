@@ -16,6 +16,7 @@ use crate::html::rewriter::own_allowance;
 use crate::source::http::head::{Head, HeadError};
 use crate::source::http::media::MediaType;
 use crate::source::http::report::{Block, Body, ResponseReport, ResponseWarning};
+use crate::source::names;
 use crate::source::output::spool::{Held, Spool};
 use crate::source::typing::{By, Clue, Decided, decide};
 use crate::typed::{Type, TypedRewriter};
@@ -159,7 +160,7 @@ impl Outcome {
 pub(super) fn content_length(head: &Head) -> Result<Option<u64>, String> {
     let mut length: Option<(u64, String, usize)> = None;
     for (value, offset) in head.values("Content-Length") {
-        let shown = String::from_utf8_lossy(&value).trim().to_owned();
+        let shown = names::shown(value.trim_ascii()).into_owned();
         for item in value.split(|&b| b == b',') {
             let n: u64 = std::str::from_utf8(item.trim_ascii())
                 .ok()

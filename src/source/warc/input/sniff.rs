@@ -4,6 +4,7 @@
 use std::io::Read;
 
 use super::GZIP_MAGIC;
+use crate::source::names;
 use crate::source::warc::zst::{self, Frames};
 
 /// How many first bytes [`starts_like_archive`] needs: enough for a
@@ -15,8 +16,7 @@ pub const PEEK: u64 = 1024;
 pub fn starts_like_archive(first: &[u8]) -> Option<String> {
     let version = |bytes: &[u8]| {
         let line = bytes.split(|&b| b == b'\r').next()?;
-        (line.starts_with(b"WARC/") && line.len() <= 12)
-            .then(|| String::from_utf8_lossy(line).into_owned())
+        (line.starts_with(b"WARC/") && line.len() <= 12).then(|| names::shown(line).into_owned())
     };
     if first.starts_with(&GZIP_MAGIC) {
         let decoded = first_decoded(flate2::read::GzDecoder::new(first));
@@ -68,14 +68,7 @@ pub fn not_archive(first: &[u8]) -> Option<String> {
         .split(|&b| b == b'\r' || b == b'\n')
         .next()
         .unwrap_or_default();
-    let mut shown: String = line
-        .iter()
-        .take(40)
-        .map(|&b| match b {
-            b' '..=b'~' => char::from(b).to_string(),
-            _ => format!("\\x{b:02x}"),
-        })
-        .collect();
+    let mut shown = names::shown(&line[..line.len().min(40)]).into_owned();
     if line.len() > 40 {
         shown.push('…');
     }
