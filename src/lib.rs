@@ -23,8 +23,10 @@
 //!   (the command line's and the Python binding's alike);
 //! - [`source`]: the sources ([`source::page`], one document, a file or
 //!   standard input, over [`source::http`] for saved responses; [`source::site`];
-//!   [`source::warc`]), all run one way, [`source::run`], heard by one
-//!   [`source::Listener`], and summed up by one [`source::Summary`];
+//!   [`source::warc`]), heard by one [`source::Listener`];
+//! - [`run`]: one run of any source, the way every source is run (the
+//!   request made a config, the plan of what it writes, the job run), and
+//!   summed up by one [`run::Summary`];
 //!   [`source::names`]: how a file or a record is named in a line of output,
 //!   by the one rule every value from the input is shown by;
 //! - `html/`: one page: lol_html, the splicing sink, the lookahead, the
@@ -40,6 +42,7 @@ pub(crate) mod document;
 mod front;
 mod html;
 pub mod request;
+pub mod run;
 mod shown;
 pub mod source;
 pub mod stylesheet;

@@ -11,7 +11,7 @@ use cli::{ArchiveBar, Bar, Cli, Said};
 use htmlabs::source::listing::Listing;
 use htmlabs::source::output::Input;
 use htmlabs::source::plan::Plan;
-use htmlabs::source::{self, Job, names};
+use htmlabs::source::{Job, names};
 use htmlabs::{SourceError, Staged};
 
 /// 0 success; 1 a check that found links to change; 2 any error; 128 and
@@ -81,10 +81,10 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         listing: listing(cli, staged.as_ref())?,
     };
     let started = std::time::Instant::now();
-    let summary = source::run_planned(&request, plan, &said, &stop);
+    let summary = htmlabs::run::run_planned(&request, plan, &said, &stop);
     said.bar.finish();
     let mut summary = summary?;
-    if let (true, source::Tally::Warc(tally)) = (cli.links, &summary.tally) {
+    if let (true, htmlabs::run::Tally::Warc(tally)) = (cli.links, &summary.tally) {
         // Nothing was rewritten nor added: what was read, and listed.
         summary.line = Some(tally.links_line(started.elapsed()));
     }

@@ -643,7 +643,7 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             ..Default::default()
         };
         let job = htmlabs::source::Job::Site(site);
-        let summary = htmlabs::source::run(&request, job, &on, &AtomicBool::new(false)).unwrap();
+        let summary = htmlabs::run::run(&request, job, &on, &AtomicBool::new(false)).unwrap();
         assert_eq!(
             fs::read_to_string(outside.join("b.html")).unwrap(),
             "<a href=o>"

@@ -20,12 +20,13 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 use serde_json::Value;
 
 use htmlabs::request::{self, ConfigError, Request};
+use htmlabs::run::{self, Tally};
+use htmlabs::source::Job;
 use htmlabs::source::http::entity;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::listing::link_fields;
 use htmlabs::source::output::{Input, Output};
 use htmlabs::source::typing::{Clue, FIRST_BYTES, decide};
-use htmlabs::source::{self, Job, Tally};
 use htmlabs::{Config, Layers, SourceError, Type, TypedRewriter};
 
 mod columns;
@@ -526,7 +527,7 @@ fn rewrite_warc(
         };
         let warnings = Warnings::default();
         let job = Job::Warc { input, output };
-        let summary = source::run(&request, job, &warnings, &AtomicBool::new(false))?;
+        let summary = run::run(&request, job, &warnings, &AtomicBool::new(false))?;
         let warnings = warnings.0.into_inner().unwrap_or_else(|e| e.into_inner());
         Ok::<_, SourceError>((summary, warnings))
     });

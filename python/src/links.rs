@@ -19,10 +19,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use htmlabs::SourceError;
+use htmlabs::run::{self, Summary, Tally};
+use htmlabs::source::Job;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::output::{Input, Output};
 use htmlabs::source::warc::Place;
-use htmlabs::source::{self, Job, Summary, Tally};
 
 use crate::columns::Columns;
 use crate::{End, PyReader, WarcSummary, end, error, flags, source_error, warc_request};
@@ -362,7 +363,7 @@ pub fn warc_links(
                 input,
                 output: Output::Discard,
             };
-            let summary = source::run(&request, job, &handing, &AtomicBool::new(false));
+            let summary = run::run(&request, job, &handing, &AtomicBool::new(false));
             handing.finish();
             let warnings = handing
                 .warnings

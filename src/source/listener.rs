@@ -15,9 +15,9 @@ use std::path::Path;
 
 use crate::html::links::Link;
 use crate::html::report::Warning as DocumentWarning;
+use crate::source::archived::{ArchiveWarning, Named};
 use crate::source::http::report::ResponseWarning;
 use crate::source::output::SourceError;
-use crate::source::warc::report::{ArchiveWarning, Named};
 
 /// Hears a run of any source. Every method does nothing unless it is
 /// given; a site's workers call it from their threads (hence `Sync`).

@@ -15,6 +15,7 @@
 //!   ([`listing`]), and output staged whole or not at all ([`output`]);
 //!   what decides each document's type ([`typing`]).
 
+pub mod archived;
 pub mod http;
 mod job;
 pub mod listener;
@@ -23,11 +24,9 @@ pub mod names;
 pub mod output;
 pub mod page;
 pub mod plan;
-mod run;
 pub mod site;
 pub mod typing;
 pub mod warc;
 
 pub use job::Job;
 pub use listener::Listener;
-pub use run::{Summary, Tally, run, run_planned};

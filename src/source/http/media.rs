@@ -173,59 +173,6 @@ pub fn content_type(head: &Head) -> Option<MediaType> {
     found
 }
 
-/// Whether a body without a `Content-Type` starts like HTML, by the MIME
-/// Sniffing standard's "rules for identifying an unknown MIME type": after
-/// whitespace, one of its HTML patterns (any case) and then a space or `>`.
-/// `None` while `bytes` are too few to tell and more may come.
-pub fn sniffs_as_html(bytes: &[u8], end: bool) -> Option<bool> {
-    /// The standard reads at most this many bytes of a resource.
-    const HEADER: usize = 1445;
-    const PATTERNS: [&[u8]; 17] = [
-        b"<!DOCTYPE HTML",
-        b"<HTML",
-        b"<HEAD",
-        b"<SCRIPT",
-        b"<IFRAME",
-        b"<H1",
-        b"<DIV",
-        b"<FONT",
-        b"<TABLE",
-        b"<A",
-        b"<STYLE",
-        b"<TITLE",
-        b"<B",
-        b"<BODY",
-        b"<BR",
-        b"<P",
-        b"<!--",
-    ];
-    let end = end || bytes.len() >= HEADER;
-    let bytes = &bytes[..bytes.len().min(HEADER)];
-    let Some(start) = bytes
-        .iter()
-        .position(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' '))
-    else {
-        return end.then_some(false);
-    };
-    let rest = &bytes[start..];
-    let mut undecided = false;
-    for pattern in PATTERNS {
-        let n = pattern.len().min(rest.len());
-        if !rest[..n].eq_ignore_ascii_case(&pattern[..n]) {
-            continue;
-        }
-        // `<!--` needs no tag-terminating byte after it.
-        match rest.get(pattern.len()) {
-            _ if n < pattern.len() => undecided = true,
-            _ if pattern == b"<!--" => return Some(true),
-            Some(b' ' | b'>') => return Some(true),
-            Some(_) => {}
-            None => undecided = true,
-        }
-    }
-    if undecided && !end { None } else { Some(false) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,23 +249,5 @@ mod tests {
             Some(("text/html".to_owned(), None))
         );
         assert_eq!(extracted("Content-Type: nonsense\r\n"), None);
-    }
-
-    #[test]
-    fn a_body_sniffs_as_html_by_the_standards_patterns() {
-        assert_eq!(sniffs_as_html(b"  \n<!doctype html>", true), Some(true));
-        assert_eq!(sniffs_as_html(b"<html>", true), Some(true));
-        assert_eq!(sniffs_as_html(b"<p class=x>", true), Some(true));
-        assert_eq!(sniffs_as_html(b"<!-- x -->", true), Some(true));
-        assert_eq!(sniffs_as_html(b"<pre>", true), Some(false));
-        assert_eq!(sniffs_as_html(b"{\"a\": 1}", true), Some(false));
-        assert_eq!(sniffs_as_html(b"\x89PNG", true), Some(false));
-        assert_eq!(sniffs_as_html(b"", true), Some(false));
-        // More may come: `<htm` may be `<html>`, `<p` may be `<pre>`.
-        assert_eq!(sniffs_as_html(b"<htm", false), None);
-        assert_eq!(sniffs_as_html(b"<p", false), None);
-        assert_eq!(sniffs_as_html(b"   ", false), None);
-        assert_eq!(sniffs_as_html(b"<p", true), Some(false));
-        assert_eq!(sniffs_as_html(&[b' '; 2000], false), Some(false));
     }
 }

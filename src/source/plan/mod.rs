@@ -1,5 +1,5 @@
 //! One plan of every path a run writes, made before anything is read or
-//! written, for every source alike ([`run`](crate::source::run) plans the
+//! written, for every source alike ([`run`](crate::run::run) plans the
 //! job it is given; [`Plan::new`] names every source's paths, so a new one
 //! cannot be left out): the job's output (`-o`, an archive's, standard output),
 //! the link report (`--report`), a site's files written in place, the copy
@@ -34,7 +34,7 @@ use trees::Overlap;
 
 /// Every path a job reads and writes, checked: made by [`Plan::new`], the
 /// link report and standard output added by [`Plan::report`] and
-/// [`Plan::stdout`], run by [`run_planned`](crate::source::run_planned).
+/// [`Plan::stdout`], run by [`run_planned`](crate::run::run_planned).
 #[derive(Debug)]
 pub struct Plan {
     job: Job,

@@ -17,7 +17,6 @@
 //! in the same pieces however it came (`aligned`); the records read from
 //! them (`records`); and what an input's first bytes say it is (`sniff`).
 
-use std::fmt;
 use std::io;
 
 use flate2::bufread::GzDecoder;
@@ -33,47 +32,9 @@ mod sniff;
 mod tee;
 mod units;
 
+pub use crate::source::archived::Place;
 pub use segments::Inflating;
 pub use sniff::{PEEK, not_archive, starts_like_archive};
-
-/// Where a record starts, in the input's bytes: what a user can seek to,
-/// and what CDX indexes list (a gzip member's offset).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
-    /// A plain file's byte.
-    Byte(u64),
-    /// A byte of the data of the gzip member that starts at `member`.
-    Member { member: u64, within: u64 },
-    /// A byte of the data of the zstd frame that starts at `frame`.
-    Frame { frame: u64, within: u64 },
-}
-
-impl Place {
-    /// What the input is read in here: what new records may be put after.
-    pub fn unit(&self) -> &'static str {
-        match self {
-            Place::Byte(_) => "record",
-            Place::Member { .. } => "gzip member",
-            Place::Frame { .. } => "zstd frame",
-        }
-    }
-}
-
-impl fmt::Display for Place {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Place::Byte(at) => write!(f, "byte {at}"),
-            Place::Member { member, within: 0 } => write!(f, "the gzip member at byte {member}"),
-            Place::Member { member, within } => {
-                write!(f, "byte {within} of the gzip member at byte {member}")
-            }
-            Place::Frame { frame, within: 0 } => write!(f, "the zstd frame at byte {frame}"),
-            Place::Frame { frame, within } => {
-                write!(f, "byte {within} of the zstd frame at byte {frame}")
-            }
-        }
-    }
-}
 
 enum Source<R, W, D> {
     Plain(Tee<Raw<R>, W, D>),

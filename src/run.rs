@@ -10,7 +10,7 @@ use rustix::time::{ClockId, clock_gettime};
 
 use crate::html::config::Config;
 use crate::request::Request;
-use crate::source::job::Job;
+use crate::source::Job;
 use crate::source::listener::{Done, Listener};
 use crate::source::output::behind::writing_cpu;
 use crate::source::output::{Input, Output, SourceError};
@@ -74,8 +74,9 @@ pub enum Tally {
 /// ```
 /// use std::sync::atomic::AtomicBool;
 /// use htmlabs::request::Request;
+/// use htmlabs::run;
+/// use htmlabs::source::Job;
 /// use htmlabs::source::output::{Input, Output};
-/// use htmlabs::source::{self, Job};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let page = dir.path().join("page.html");
@@ -89,7 +90,7 @@ pub enum Tally {
 ///     output: Output::File(page.clone()),
 /// };
 /// // `()` hears nothing.
-/// let summary = source::run(&request, job, &(), &AtomicBool::new(false))?;
+/// let summary = run::run(&request, job, &(), &AtomicBool::new(false))?;
 /// assert_eq!((summary.rewritten, summary.urls), (1, 1));
 /// assert_eq!(
 ///     std::fs::read_to_string(&page)?,
