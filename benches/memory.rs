@@ -20,22 +20,21 @@
 //!
 //! The hostile inputs hold one long value of each kind (a `ping` list, a
 //! `srcset`, a `style` attribute, a `<style>`, a `srcdoc`, a `<noscript>`,
-//! an `href`, a meta refresh): each row says whether its peak is within the
-//! bound benches/RESULTS.md states for one document, 3 × `--max-memory` +
-//! `--max-lookahead` + 16 MiB (lol_html's buffers, the value's bytes and
-//! the value's working copies, each up to the limit).
+//! an `href`, a meta refresh), a stylesheet, HTML inside a feed, and a long
+//! base from each layer: each row says whether its peak is within the one
+//! bound README states, `--max-memory` + a fixed overhead (the binary and
+//! its buffers, 16 MiB here, and 3 MiB a thread), at `--max-memory` 64M
+//! and 8000000.
 //!
 //! Then `--warc` (written to a file, its output to a file): archives of
 //! responses made from the real pages, 256 MiB and 1 GiB of them as gzip
 //! members, at every core (the window of records must not grow with the
-//! archive), and one response of 1 GiB of HTML in a plain WARC, with the
-//! default `--max-memory` and a small one (the record spills to temporary
-//! files: it must not be held in memory); and archives of four long pages
-//! (30 MiB of links, or of one `srcset`, gzip-encoded bodies of a few
-//! hundred KiB) at `--jobs` 1 and 2, against the bound for `--warc`,
-//! 7 × `--max-memory` + `--max-lookahead` a job, and 3 × `--max-memory`
-//! and 16 MiB in all (the output's queue, the piece the writing thread
-//! writes and the one waiting for it, and the constant).
+//! archive), and one response of 1 GiB of HTML in a plain WARC, at both
+//! limits (the record spills to temporary files: it must not be held in
+//! memory); and archives of four long pages (30 MiB of links, or of one
+//! `srcset`, gzip-encoded bodies of a few hundred KiB) at `--jobs` 1, 2
+//! and 16, against the same bound: the limit is the run's, whatever the
+//! jobs.
 
 mod common;
 
@@ -57,13 +56,14 @@ const URL: &str = "https://example.com/bench/page.html";
 const TRAILER: &[u8] = b"\n<!-- htmlabs memory bench: the end of the input -->\n";
 /// The project's target for the 1 GiB stream of real pages.
 const TARGET_RSS: usize = 16 * MIB;
-/// The `--max-memory` of the second run of each hostile input.
+/// The `--max-memory` of the runs: the old default, and a small one.
+const LIMIT: &str = "67108864";
 const SMALL_LIMIT: &str = "8000000";
-/// The default `--max-memory` and `--max-lookahead`.
-const DEFAULT_LIMIT: usize = 64 * MIB;
-const LOOKAHEAD: usize = MIB;
-/// What a run takes besides its limits: the binary, its buffers.
+/// What a run takes besides `--max-memory`: the binary and its buffers
+/// (a small page's run takes 6 MiB), and a few MiB a thread (its stack,
+/// spare read buffers, the output's buffers).
 const CONSTANT: usize = 16 * MIB;
+const A_THREAD: usize = 3 * MIB;
 /// Set in the environment of the launcher (see the top of the file).
 const LAUNCHER: &str = "HTMLABS_MEMORY_LAUNCHER";
 /// The launcher's last line on standard error: `MARK status maxrss floor`.
@@ -77,6 +77,10 @@ struct Input {
     units: Vec<Vec<u8>>,
     fill: usize,
     tail: Vec<u8>,
+    /// Flags besides `-r` and `--max-memory` (`--type css`).
+    args: Vec<&'static str>,
+    /// The base `-r` gives, when not the usual one.
+    base: Option<String>,
 }
 
 impl Input {
@@ -87,6 +91,8 @@ impl Input {
             units: vec![unit.into()],
             fill,
             tail: tail.into(),
+            args: Vec::new(),
+            base: None,
         }
     }
 
@@ -164,6 +170,8 @@ fn main() {
                 units: pages.into_iter().map(|p| p.bytes).collect(),
                 fill: GIB,
                 tail: Vec::new(),
+                args: Vec::new(),
+                base: None,
             });
         }
         None => println!(
@@ -245,20 +253,48 @@ fn main() {
             "abcdefgh",
             "\">",
         ),
+        Input {
+            args: vec!["--type", "css"],
+            ..Input::new(
+                "a 50 MiB stylesheet (--type css)",
+                "@import 'reset.css';\n",
+                ".c{background:url(a.png)}\n",
+                50 * MIB,
+                "",
+            )
+        },
+        Input {
+            base: Some(format!("https://example.com/{}/", "b".repeat(20_000))),
+            ..Input::new(
+                "50 MiB of links under a base of 20 KB (-r)",
+                "<!DOCTYPE html><html><head><title>t</title></head><body>",
+                "<p><a href=\"a/b.html\">link</a></p>\n",
+                50 * MIB,
+                "</body></html>",
+            )
+        },
+        Input::new(
+            "50 MiB of HTML in a feed under an xml:base of 5 KB",
+            &format!(
+                "<rss version=\"2.0\" xml:base=\"https://example.com/{}/\"><channel>",
+                "c".repeat(5_000)
+            ),
+            "<item><description>&lt;a href=&quot;x.html&quot;&gt;x&lt;/a&gt; &lt;img src=&quot;y.png&quot;&gt;</description></item>\n",
+            50 * MIB,
+            "</channel></rss><!-- -->",
+        ),
     ];
 
     eprintln!("memory: running {} over each input…", bin.display());
     let mut rows = Vec::new();
     for input in &inputs {
-        rows.push((input, "default", run(&bin, input, &[])));
+        rows.push((input, LIMIT, run(&bin, input, &["--max-memory", LIMIT])));
     }
     for input in &hostile {
-        rows.push((input, "default", run(&bin, input, &[])));
-        rows.push((
-            input,
-            SMALL_LIMIT,
-            run(&bin, input, &["--max-memory", SMALL_LIMIT]),
-        ));
+        for limit in [LIMIT, SMALL_LIMIT] {
+            let args = [&["--max-memory", limit], input.args.as_slice()].concat();
+            rows.push((input, limit, run(&bin, input, &args)));
+        }
     }
 
     println!("command: cargo bench --bench memory");
@@ -267,9 +303,7 @@ fn main() {
         "binary: {} -r {URL} [--max-memory N] < input > pipe",
         bin.display()
     );
-    println!(
-        "--max-memory default: 64 MiB (67108864); MiB = 2^20 bytes; peak RSS: wait4's ru_maxrss"
-    );
+    println!("MiB = 2^20 bytes; peak RSS: wait4's ru_maxrss");
     let floor = rows.iter().map(|(_, _, o)| o.floor).max().unwrap_or(0);
     println!(
         "measurement floor: the launcher's own peak RSS, which the kernel counts in the child's: {}",
@@ -277,9 +311,9 @@ fn main() {
     );
     println!();
     println!(
-        "bound for one document: 3 × --max-memory + --max-lookahead ({}) + {}",
-        size(LOOKAHEAD),
-        size(CONSTANT)
+        "bound: --max-memory + {} + {} a thread",
+        size(CONSTANT),
+        size(A_THREAD)
     );
     println!();
     println!(
@@ -293,7 +327,7 @@ fn main() {
             size(o.input),
             o.status,
             size(o.peak_rss),
-            within(o.peak_rss, bound(limit, 3)),
+            within(o.peak_rss, bound(limit, 1)),
             if o.complete { "yes" } else { "no" },
             o.output as i64 - o.input as i64,
             o.seconds,
@@ -334,9 +368,9 @@ fn long_value(name: &str, head: &str, unit: &str, tail: &str) -> Input {
 
 /// The bound: `times` × the limit (`default` or bytes), the lookahead and
 /// the constant.
-fn bound(limit: &str, times: usize) -> usize {
-    let limit = limit.parse().unwrap_or(DEFAULT_LIMIT);
-    times * limit + LOOKAHEAD + CONSTANT
+fn bound(limit: &str, threads: usize) -> usize {
+    let limit: usize = limit.parse().expect("a number of bytes");
+    limit + CONSTANT + threads * A_THREAD
 }
 
 fn within(peak: usize, bound: usize) -> String {
@@ -354,7 +388,7 @@ fn run(bin: &std::path::Path, input: &Input, args: &[&str]) -> Outcome {
     let mut child = Command::new(launcher)
         .env(LAUNCHER, "1")
         .arg(bin)
-        .args(["-r", URL])
+        .args(["-r", input.base.as_deref().unwrap_or(URL)])
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -520,9 +554,9 @@ fn warc_rows(bin: &Path) {
                 runs.push((
                     format!("{name} of the real pages as responses, gzip members"),
                     bytes,
-                    "default",
+                    LIMIT,
                     cores,
-                    warc_run(bin, &path, &[]),
+                    warc_run(bin, &path, &["--max-memory", LIMIT]),
                 ));
                 let _ = std::fs::remove_file(&path);
             }
@@ -530,12 +564,8 @@ fn warc_rows(bin: &Path) {
     }
     let path = work.path().join("huge.warc");
     let bytes = write_huge(&path, GIB);
-    for limit in ["default", SMALL_LIMIT] {
-        let args: &[&str] = if limit == "default" {
-            &[]
-        } else {
-            &["--max-memory", limit]
-        };
+    for limit in [LIMIT, SMALL_LIMIT] {
+        let args: &[&str] = &["--max-memory", limit];
         runs.push((
             "one response of 1 GiB of HTML, plain WARC".to_owned(),
             bytes,
@@ -555,23 +585,24 @@ fn warc_rows(bin: &Path) {
     for (what, unit) in long {
         let path = work.path().join("long.warc.gz");
         let bytes = write_long(&path, unit, what != "links");
-        for jobs in [1, 2] {
+        for jobs in [1, 2, 16] {
             let jobs_flag = jobs.to_string();
             runs.push((
                 format!("four 30 MiB pages ({what}) as gzip bodies, gzip members"),
                 bytes,
-                "default",
+                LIMIT,
                 jobs,
-                warc_run(bin, &path, &["--jobs", &jobs_flag]),
+                warc_run(bin, &path, &["--jobs", &jobs_flag, "--max-memory", LIMIT]),
             ));
         }
         let _ = std::fs::remove_file(&path);
     }
     println!();
     println!(
-        "`{} --warc IN -o OUT [--max-memory N] [--jobs N]`, every core ({cores}) unless said; bound: --jobs × (7 × --max-memory + --max-lookahead) + 3 × --max-memory + {}",
+        "`{} --warc IN -o OUT --max-memory N [--jobs N]`, every core ({cores}) unless said; bound: --max-memory + {} + {} a thread (the jobs, the reading and the writing threads)",
         bin.display(),
-        size(CONSTANT)
+        size(CONSTANT),
+        size(A_THREAD)
     );
     println!();
     println!(
@@ -579,7 +610,7 @@ fn warc_rows(bin: &Path) {
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |");
     for (name, size_in, limit, jobs, (status, peak, seconds, summary)) in &runs {
-        let bound = jobs * (bound(limit, 7) - CONSTANT) + bound(limit, 3) - LOOKAHEAD;
+        let bound = bound(limit, jobs + 2);
         println!(
             "| {name} | {} | {limit} | {jobs} | {status} | {} | {} | {seconds:.1} | {summary} |",
             size(*size_in),

@@ -273,6 +273,15 @@ fn main() {
             report(&name, &run, result, &mut passed, &mut failed);
         }
     }
+    // A brotli body of 20 MB that declares the largest window, 16 MiB,
+    // under `--max-memory 4000000`: its decoder's ring buffer alone (and
+    // an encoder's at the same window) would pass what the run may hold.
+    let name = "--http: a brotli body of a 16 MiB window, --max-memory 4000000";
+    if chosen(name) {
+        let run = brotli_run(&bin, work.path());
+        let result = judge_within(&run, floor, 4_000_000, false);
+        report(name, &run, result, &mut passed, &mut failed);
+    }
     // A response whose body is held (its coding undone, then done again).
     let name = "--http: a `ping` list in a gzip body with its length";
     if chosen(name) {
@@ -343,7 +352,12 @@ fn report(
 /// jobs), and the bail-out as documented when the run stopped; with
 /// `rewritten`, it must not stop.
 fn judge(run: &Run, floor: usize, rewritten: bool) -> Result<(), String> {
-    let bound = floor + LIMIT + SLACK;
+    judge_within(run, floor, LIMIT, rewritten)
+}
+
+/// [`judge`], for a run of `--max-memory` `limit`.
+fn judge_within(run: &Run, floor: usize, limit: usize, rewritten: bool) -> Result<(), String> {
+    let bound = floor + limit + SLACK;
     if run.peak > bound {
         return Err(format!(
             "peak RSS {} KiB, above the bound of {} KiB ({} KiB + --max-memory + {} KiB)",
@@ -353,7 +367,7 @@ fn judge(run: &Run, floor: usize, rewritten: bool) -> Result<(), String> {
             SLACK / 1024
         ));
     }
-    let stopped = format!("memory limit of {LIMIT} bytes (--max-memory)");
+    let stopped = format!("memory limit of {limit} bytes (--max-memory)");
     match run.status.as_str() {
         "0" if !run.errors.contains("memory limit") => Ok(()),
         "2" if !rewritten && run.errors.contains(&stopped) => Ok(()),
@@ -538,6 +552,35 @@ fn http_run(bin: &Path, dir: &Path, page: &Page) -> Run {
         File::create(dir.join("out.http"))
             .expect("the output")
             .into(),
+    )
+}
+
+/// Runs `htmlabs --http --max-memory 4000000` over a response whose body,
+/// 20 MB of links, is brotli-encoded with a window of 16 MiB (`lgwin` 24).
+fn brotli_run(bin: &Path, dir: &Path) -> Run {
+    let page = "<p><a href=\"a/b.html\">link</a></p>\n".repeat(600_000);
+    let mut body = Vec::new();
+    {
+        let mut encoder = brotli::CompressorWriter::new(&mut body, 4096, 5, 24);
+        encoder.write_all(page.as_bytes()).expect("in memory");
+    }
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: br\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    std::fs::write(dir.join("in.http"), [head.as_bytes(), &body].concat()).expect("the response");
+    let args: Vec<OsString> = vec![
+        "--http".into(),
+        "-r".into(),
+        URL.into(),
+        "--max-memory".into(),
+        "4000000".into(),
+    ];
+    launch(
+        bin,
+        &args,
+        File::open(dir.join("in.http")).expect("the input").into(),
+        Stdio::null(),
     )
 }
 

@@ -30,7 +30,7 @@ class Options(TypedDict, total=False):
     content_location: bool  # False: Content-Location is a base only when True
     attr: Sequence[str]  # (): each "ELEMENT:ATTRIBUTE[:KIND]"
     max_lookahead: int  # 1 << 20
-    max_memory: int  # 64 << 20
+    max_memory: int  # default: a quarter of the memory the process may use, at least 64 << 20
 
 class Result:
     """What :func:`rewrite` gives: the document, and what its run found."""

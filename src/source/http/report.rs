@@ -58,6 +58,11 @@ pub enum ResponseWarning {
     /// its magic number) or may hold (a name it does not know): the body is
     /// written as it came, and the run fails.
     Undecodable { claim: String },
+    /// A coding whose window (brotli's, as the body declares it: up to
+    /// 16 MiB) would take more memory than the response's share of
+    /// `--max-memory` leaves (`limit`): the body is written as it came, and
+    /// the run fails.
+    CodingTooLarge { claim: String, limit: usize },
     /// `Content-Length` fields that differ, or one that is no length: no
     /// rewrite could make them true, so the body is written as it came, and
     /// the run fails.
@@ -72,6 +77,7 @@ impl ResponseWarning {
             ResponseWarning::Document(w) => w.stops_rewriting(),
             ResponseWarning::Broken { .. }
             | ResponseWarning::Undecodable { .. }
+            | ResponseWarning::CodingTooLarge { .. }
             | ResponseWarning::Framing { .. } => true,
             ResponseWarning::NotAUrl { .. }
             | ResponseWarning::Location { .. }
@@ -120,6 +126,10 @@ impl fmt::Display for ResponseWarning {
             ResponseWarning::Undecodable { claim } => write!(
                 f,
                 "the body's `{claim}` is not a coding htmlabs can decode: it is written as it came"
+            ),
+            ResponseWarning::CodingTooLarge { claim, limit } => write!(
+                f,
+                "the body's `{claim}` declares a window that needs more than the memory limit of {limit} bytes (--max-memory) leaves: it is written as it came"
             ),
             ResponseWarning::Framing { why } => write!(
                 f,

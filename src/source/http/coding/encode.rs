@@ -126,6 +126,11 @@ impl<'w> Encode for brotli::CompressorWriter<Box<dyn Encode + 'w>> {
 /// pages they compress as they send them (the input's is not recorded in
 /// the stream).
 const BROTLI_QUALITY: u32 = 5;
+/// The largest window the body is encoded again with (4 MiB, brotli's
+/// own default): the input's when smaller, so that a reader never needs
+/// more memory to decode it than the input asked for, and the encoder's
+/// memory stays small whatever window the input declares.
+pub const BROTLI_MOST_WINDOW: u32 = 22;
 
 /// A writer that encodes what it is given with each decoded layer of
 /// `plan`, innermost first, into `out`; `finish` it at the end.
@@ -167,7 +172,7 @@ pub fn encoder<'w>(plan: &Plan, out: &'w mut dyn Write) -> Box<dyn Encode + 'w> 
                 writer,
                 CAPACITY,
                 BROTLI_QUALITY,
-                *lgwin,
+                (*lgwin).min(BROTLI_MOST_WINDOW),
             )),
         };
     }

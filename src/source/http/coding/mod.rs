@@ -242,13 +242,19 @@ pub enum Planned {
     /// An outer layer broke within the first bytes an inner one was
     /// checked on.
     Broken(Plan, Broken),
+    /// A layer whose decoding would take more memory than `most` (a
+    /// brotli window).
+    TooLarge(Claim),
 }
 
 /// Decides each claim on the body `held`, outermost first: by the first
 /// bytes of its layer, or, for a coding without a signature, by decoding
-/// all of it.
-pub fn plan(claims: &[Claim], held: &mut dyn Held) -> io::Result<Planned> {
+/// all of it; its layers together may take `most` bytes of memory
+/// ([`memory`]), or the plan says which is too large, before it is
+/// decoded.
+pub fn plan(claims: &[Claim], held: &mut dyn Held, most: usize) -> io::Result<Planned> {
     let mut plan = Plan::default();
+    let mut taken = 0;
     for claim in claims.iter().rev() {
         let mut first = Vec::new();
         match decoder(&plan, held)?
@@ -273,6 +279,9 @@ pub fn plan(claims: &[Claim], held: &mut dyn Held) -> io::Result<Planned> {
                     claim: claim.clone(),
                     decision: Decision::Decode(params(claim.coding, &first)),
                 };
+                if taken + memory(&candidate) > most {
+                    return Ok(Planned::TooLarge(claim.clone()));
+                }
                 plan.layers.push(candidate);
                 let whole = io::copy(&mut decoder(&plan, held)?, &mut io::sink());
                 let candidate = plan.layers.pop().expect("pushed above");
@@ -291,10 +300,15 @@ pub fn plan(claims: &[Claim], held: &mut dyn Held) -> io::Result<Planned> {
                 }
             }
         };
-        plan.layers.push(Layer {
+        let layer = Layer {
             claim: claim.clone(),
             decision,
-        });
+        };
+        taken += memory(&layer);
+        if taken > most {
+            return Ok(Planned::TooLarge(claim.clone()));
+        }
+        plan.layers.push(layer);
     }
     Ok(Planned::Plan(plan))
 }
@@ -330,6 +344,21 @@ fn params(coding: Coding, first: &[u8]) -> Params {
         Coding::Zstd | Coding::Compress | Coding::Unknown => {
             unreachable!("not decoded")
         }
+    }
+}
+
+/// The most memory a layer takes while it is decoded and encoded again,
+/// beside its buffers: a brotli stream's window (its decoder's ring
+/// buffer; the encoder's, at most 4 MiB) and a little for the encoder's
+/// tables; gzip's and deflate's windows are 32 KiB, in the buffers'
+/// constant.
+pub fn memory(layer: &Layer) -> usize {
+    match &layer.decision {
+        Decision::Decode(Params::Br { lgwin }) => {
+            let encoder = (*lgwin).min(encode::BROTLI_MOST_WINDOW);
+            (1 << lgwin) + (1 << encoder) + (1 << 20)
+        }
+        _ => 0,
     }
 }
 

@@ -124,13 +124,34 @@ pub(super) fn decoded(
     notes: &mut Vec<String>,
 ) -> Result<Outcome, Stop> {
     let last = heads.last().expect("a response has a final block");
-    let plan = match coding::plan(&coding::claims(last), body).map_err(written)? {
+    // What its codings hold while the body is read and written again
+    // (brotli's window, as the body declares it, decoding and encoding),
+    // taken from the response's allowance, before any is decoded.
+    let allowance = allowance(told, config);
+    let plan = match coding::plan(&coding::claims(last), body, allowance.left()).map_err(written)? {
         Planned::Plan(plan) => plan,
         Planned::Undecodable(claim) => {
             warn(
                 told,
                 ResponseWarning::Undecodable {
                     claim: claim.to_string(),
+                },
+            );
+            as_it_came(heads, body, options, out)?;
+            return Ok(Outcome {
+                body: Body::AsItCame,
+                notes: std::mem::take(notes),
+                document: None,
+                kind: None,
+                rewritten: None,
+            });
+        }
+        Planned::TooLarge(claim) => {
+            warn(
+                told,
+                ResponseWarning::CodingTooLarge {
+                    claim: claim.to_string(),
+                    limit: allowance.total(),
                 },
             );
             as_it_came(heads, body, options, out)?;
@@ -149,6 +170,10 @@ pub(super) fn decoded(
     };
     notes.extend(plan.layers.iter().map(coding_note));
     notes.extend(entity.notes.iter().cloned());
+    // Held while the body is decoded and written again (the plan fits).
+    let mut codings = allowance.budget();
+    let held: usize = plan.layers.iter().map(coding::memory).sum();
+    codings.take(held).expect("the plan fits what was left");
 
     // What the body is: `--type`, else its media type, or its first
     // bytes (decoded).
@@ -167,7 +192,7 @@ pub(super) fn decoded(
         notes.push("content type: none, and the body starts like HTML".to_owned());
     }
     notes.extend(type_note(&decided));
-    let memory = allowance(told, config).memory().clone();
+    let memory = allowance.memory().clone();
     let Some(kind) = decided.kind else {
         let not_read = Body::NotRead(entity.media.as_ref().map(|m| m.essence.clone()));
         if options.strip_headers
