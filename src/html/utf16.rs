@@ -230,3 +230,57 @@ impl<W: Write> Write for Utf16Writer<W> {
         self.inner.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use encoding_rs::UTF_16LE;
+
+    /// The text before the fault, its place, and the input's bytes from it
+    /// on, whatever the writes the input comes in.
+    #[test]
+    fn a_fault_is_placed_and_the_rest_given_back_however_the_input_is_cut() {
+        let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+        // A high surrogate with no low one after it, a low one alone, and a
+        // lone byte at the end.
+        for (fault, after) in [
+            (&[0x00, 0xd8][..], "<b>"),
+            (&[0x00, 0xdc], "<b>"),
+            (&[0x41], ""),
+        ] {
+            let input = [&b"\xff\xfe"[..], &utf16("<a href=x>"), fault, &utf16(after)].concat();
+            let at = 2 + utf16("<a href=x>").len();
+            let mut cuts: Vec<Vec<usize>> = (0..=input.len()).map(|i| vec![i]).collect();
+            cuts.push((1..input.len()).collect());
+            for cut in cuts {
+                let mut decoder = Utf16Decoder::new(UTF_16LE, 2);
+                let (mut text, mut rest, mut from) = (Vec::new(), None::<Vec<u8>>, 0);
+                for end in cut.iter().copied().chain([input.len()]) {
+                    let chunk = &input[from..end.max(from)];
+                    from = end.max(from);
+                    if let Some(rest) = &mut rest {
+                        rest.extend_from_slice(chunk);
+                        continue;
+                    }
+                    let last = from == input.len();
+                    let decoded = decoder
+                        .decode(chunk, last, |utf8| {
+                            text.extend_from_slice(utf8);
+                            Ok(())
+                        })
+                        .unwrap();
+                    if let Utf16Decoded::Malformed { at: found, rest: r } = decoded {
+                        assert_eq!(found, at, "{fault:?} cut at {cut:?}");
+                        rest = Some(r);
+                    }
+                }
+                assert_eq!(text, b"<a href=x>", "{fault:?} cut at {cut:?}");
+                assert_eq!(
+                    rest.as_deref(),
+                    Some(&input[at..]),
+                    "{fault:?} cut at {cut:?}"
+                );
+            }
+        }
+    }
+}

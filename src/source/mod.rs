@@ -7,15 +7,15 @@
 //! - [`site`]: a static site's tree (`--site`);
 //! - [`warc`]: web archives (`--warc`), each HTML response a document,
 //!   its HTTP block read by [`http`];
-//! - what every source shares: one way to run it ([`run()`], a [`Job`] and
-//!   the [`Request`](crate::request::Request)), after one plan of every
-//!   path it reads and writes ([`plan`]), and to hear from it (a
-//!   [`Listener`]), the same [`Summary`] at the end; how a document is
-//!   named in a line ([`names`]), its links as check lines and a report
-//!   ([`listing`]), and output staged whole or not at all ([`output`]);
-//!   what decides each document's type ([`typing`]).
+//! - what every source shares: what to run (a [`Job`], run by
+//!   [`crate::run`] the one way, after one plan of every path it reads and
+//!   writes, [`plan`]), and how to hear from it (a [`Listener`]); how a
+//!   document is named in a line ([`names`]), an archive's records and
+//!   their warnings as lines say them (`archived`), its links as check
+//!   lines and a report ([`listing`]), and output staged whole or not at
+//!   all ([`output`]); what decides each document's type ([`typing`]).
 
-pub mod archived;
+pub(crate) mod archived;
 pub mod http;
 mod job;
 pub mod listener;
