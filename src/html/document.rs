@@ -25,6 +25,7 @@ use super::report::{Report, Tell, Warning};
 use super::resolution::{Nest, Resolution, Splices};
 use super::settings::memory_settings;
 use super::splice::{Sink, Splicer};
+use super::tag_names::TagNames;
 use super::value::{self, Decoded};
 use crate::document::memory::{Allowance, Budget};
 use crate::url::{Layer, Layers};
@@ -60,6 +61,8 @@ pub struct Document<W: Write> {
     _parser: Budget,
     held: Budget,
     probe_limit: Budget,
+    /// The long names of the elements lol_html keeps open.
+    names: TagNames,
 }
 
 impl<W: Write> Document<W> {
@@ -77,16 +80,20 @@ impl<W: Write> Document<W> {
         allowance: Rc<Allowance>,
     ) -> Self {
         // lol_html's limit (its buffer, for a tag and its attributes; the
-        // elements open around it) is fixed when it is made: a quarter of
+        // elements open around it) is fixed when it is made: a fifth of
         // what the document has left, which leaves the rest for the values
-        // it finds (a value's bytes, then its working copies); half, for a
-        // document nested in a value, which its page holds already.
+        // it finds (a value's bytes, then its working copies); two fifths,
+        // for a document nested in a value, which its page holds already.
+        // A third more is taken for the short names of the elements open,
+        // which lol_html does not count (`tag_names`).
         let mut parser = allowance.budget();
         let limit = match nesting.depth {
-            0 => allowance.left() / 4,
-            _ => allowance.left() / 2,
+            0 => allowance.left() / 5,
+            _ => allowance.left() * 2 / 5,
         };
-        parser.take(limit).expect("a part of what is left");
+        parser
+            .take(limit + limit / 3)
+            .expect("a part of what is left");
         let encoding =
             AsciiCompatibleEncoding::new(encoding_rs::UTF_8).expect("UTF-8 is ASCII-compatible");
         let shared = Rc::new(RefCell::new(Shared::default()));
@@ -160,6 +167,7 @@ impl<W: Write> Document<W> {
             nest,
             held: allowance.budget(),
             probe_limit: allowance.budget(),
+            names: TagNames::new(&allowance),
             allowance,
             _parser: parser,
         }
@@ -304,6 +312,14 @@ impl<W: Write> Document<W> {
 
     /// lol_html reads `bytes`, once the lookahead is over.
     fn feed(&mut self, bytes: Cow<'_, [u8]>) -> Result<(), Error> {
+        if self.html.is_some() && self.names.read(&bytes).is_err() {
+            // The names of the elements lol_html would keep open do not
+            // fit: rewriting stops before it reads them, as at its own
+            // limit.
+            let offset = self.splicer.borrow().pos();
+            let limit = self.allowance.total();
+            self.stop_with(Warning::MemoryLimit { limit, offset })?;
+        }
         let Some(html) = &mut self.html else {
             // Past the memory limit: the rest goes through as it is.
             self.splicer.borrow_mut().emit(&bytes);

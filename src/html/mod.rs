@@ -23,6 +23,7 @@ pub mod resolution;
 pub mod rewriter;
 pub mod settings;
 pub mod splice;
+pub mod tag_names;
 pub mod utf16;
 pub mod value;
 pub mod xhtml;
