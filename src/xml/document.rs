@@ -1037,9 +1037,11 @@ impl<W: Write> Document<W> {
         let core = crate::html::value::trimmed(&text.text);
         let href = text.text[core.clone()].to_owned();
         let absolute = self.config.standard.has_scheme(&href);
-        let around_found = self.xml_bases.last().copied().unwrap_or(false);
-        // The base it resolves against, for the link report.
-        let around = listen.then(|| {
+        // Relative to a base a reader finds too: it stays, and is no value.
+        let kept = !absolute && self.xml_bases.last().copied().unwrap_or(false);
+        // The base it resolves against, for the link report (whose line
+        // holds it: resolving it costs what writing it does).
+        let around = (listen && !kept).then(|| {
             self.scopes
                 .resolution(encoding, &self.config, nest)
                 .base
@@ -1054,7 +1056,7 @@ impl<W: Write> Document<W> {
             return Ok(XmlBase::Value);
         }
         self.bases += 1;
-        if !absolute && around_found {
+        if kept {
             return Ok(XmlBase::Kept);
         }
         // Made the base it sets, as a `<base href>` is.
