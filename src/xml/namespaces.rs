@@ -21,8 +21,10 @@ const XMLNS: &[u8] = b"http://www.w3.org/2000/xmlns/";
 
 #[derive(Default)]
 pub struct Namespaces {
-    /// Each prefix bound in scope (empty: the default namespace), and its
-    /// bindings, innermost last.
+    /// The default namespace's bindings, innermost last: the one most
+    /// names are in, looked up without hashing.
+    default: Vec<Ns>,
+    /// Each prefix bound in scope, and its bindings, innermost last.
     bound: HashMap<Box<[u8]>, Vec<Ns>>,
     /// The prefixes the open elements bound, in order.
     declared: Vec<Box<[u8]>>,
@@ -58,11 +60,12 @@ impl Namespaces {
                 _ if uri.is_empty() => Ns::Other,
                 _ => Ns::of(Some(uri)),
             };
-            match self.bound.get_mut(prefix) {
-                Some(stack) => stack.push(ns),
-                None => {
-                    self.bound.insert(prefix.into(), vec![ns]);
-                }
+            if prefix.is_empty() {
+                self.default.push(ns);
+            } else if let Some(stack) = self.bound.get_mut(prefix) {
+                stack.push(ns);
+            } else {
+                self.bound.insert(prefix.into(), vec![ns]);
             }
             self.declared.push(prefix.into());
         }
@@ -76,7 +79,9 @@ impl Namespaces {
             return;
         };
         for prefix in self.declared.drain(mark..) {
-            if let Some(stack) = self.bound.get_mut(&prefix) {
+            if prefix.is_empty() {
+                self.default.pop();
+            } else if let Some(stack) = self.bound.get_mut(&prefix) {
                 stack.pop();
                 if stack.is_empty() {
                     self.bound.remove(&prefix);
@@ -108,14 +113,16 @@ impl Namespaces {
             None => return (Ns::None, 0),
         };
         let ns = match prefix {
+            // No default namespace: none.
+            b"" => self.default.last().copied().unwrap_or(Ns::None),
             b"xml" => Ns::Xml,
-            _ => match self.bound.get(prefix).and_then(|stack| stack.last()) {
-                Some(&ns) => ns,
-                // No default namespace: none; an undeclared prefix: one
-                // no table names.
-                None if prefix.is_empty() => Ns::None,
-                None => Ns::Other,
-            },
+            // An undeclared prefix: one no table names.
+            _ => self
+                .bound
+                .get(prefix)
+                .and_then(|stack| stack.last())
+                .copied()
+                .unwrap_or(Ns::Other),
         };
         (ns, local)
     }
@@ -165,7 +172,7 @@ mod tests {
         assert_eq!(ns.element(b"link"), (Ns::Atom, 0));
         ns.pop();
         assert_eq!(ns.element(b"link"), (Ns::None, 0));
-        assert!(ns.bound.is_empty() && ns.declared.is_empty());
+        assert!(ns.bound.is_empty() && ns.default.is_empty() && ns.declared.is_empty());
         // One pop too many changes nothing.
         ns.pop();
     }

@@ -124,9 +124,11 @@ impl Text {
                 }
                 let attribute = escaped == Some(true);
                 let mut run_end = literal_end;
-                if attribute
-                    && let Some(crlf) = memchr::memmem::find(&bytes[..literal_end], b"\r\n")
-                {
+                let crlf = || {
+                    let run = &bytes[..literal_end];
+                    memchr::memchr_iter(b'\r', run).find(|&cr| run.get(cr + 1) == Some(&b'\n'))
+                };
+                if attribute && let Some(crlf) = crlf() {
                     if crlf == 0 {
                         // One space for two bytes: mapped as a reference is.
                         segments.push(Segment {
