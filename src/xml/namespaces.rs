@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use super::vocabulary::Ns;
+use crate::shown::shown;
 
 /// Where a prefix is reserved (§3): `xml` is bound to it, and no other
 /// prefix may be.
@@ -33,7 +34,7 @@ pub struct Namespaces {
 }
 
 /// Why a declaration is refused (§3, "Reserved Prefixes and Namespace
-/// Names").
+/// Names"), what it names [`shown`].
 #[derive(Debug, PartialEq, Eq)]
 pub struct Refused(pub String);
 
@@ -49,10 +50,18 @@ impl Namespaces {
         for (prefix, uri) in declarations {
             let ns = match prefix {
                 b"xml" if uri == XML => continue,
-                b"xml" => return Err(refused("the prefix `xml` bound to another namespace")),
-                b"xmlns" => return Err(refused("the prefix `xmlns` declared")),
-                _ if uri == XML => return Err(refused("the XML namespace bound to a prefix")),
-                _ if uri == XMLNS => return Err(refused("the `xmlns` namespace bound")),
+                b"xml" | b"xmlns" => {
+                    return Err(Refused(format!(
+                        "`xml` and `xmlns` cannot be bound to `{}`",
+                        shown(uri)
+                    )));
+                }
+                _ if uri == XML || uri == XMLNS => {
+                    return Err(Refused(format!(
+                        "the namespace prefix `{}` cannot be bound to the namespace of `xml` or `xmlns`",
+                        shown(prefix)
+                    )));
+                }
                 // `xmlns=""`: no default namespace.
                 b"" if uri.is_empty() => Ns::None,
                 // `xmlns:p=""` (XML 1.1's undeclaring): `p:` names no
@@ -139,10 +148,6 @@ pub fn declared_prefix(qname: &[u8]) -> Option<&[u8]> {
 
 fn is_declaration(qname: &[u8]) -> bool {
     declared_prefix(qname).is_some()
-}
-
-fn refused(why: &str) -> Refused {
-    Refused(why.to_owned())
 }
 
 #[cfg(test)]
