@@ -100,7 +100,9 @@ pub struct Cli {
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub kind: Option<TypeArg>,
 
-    /// Hold at most this many bytes while looking for `<base href>`.
+    /// Hold at most this many bytes while looking for `<base href>`, and
+    /// while reading past an XML prolog to its root to tell a document's
+    /// type.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub max_lookahead: usize,
 

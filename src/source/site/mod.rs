@@ -12,6 +12,7 @@
 mod tree;
 mod url;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -36,7 +37,7 @@ use crate::source::output::dir::Dir;
 use crate::source::output::spool::{Held, Spool};
 use crate::source::output::staging::Staging;
 use crate::source::output::{SourceError, lowercase, quoted};
-use crate::source::typing::{Clue, FIRST_BYTES, decide};
+use crate::source::typing::{Clue, FIRST_BYTES, decide, read_first};
 use crate::typed::{Type, TypedRewriter};
 use crate::url::{Layers, Standard};
 pub use tree::Entry;
@@ -608,17 +609,22 @@ fn rewrite_page(
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or_default();
-    let first = match source.whole {
-        Some(bytes) => bytes[..bytes.len().min(FIRST_BYTES)].to_vec(),
-        None => {
-            let mut first = vec![0; FIRST_BYTES];
-            let n = read_up_to(&mut source.reader().map_err(read_error)?, &mut first)
-                .map_err(read_error)?;
-            first.truncate(n);
-            first
+    // As many first bytes as tell an XML file's root, up to the lookahead.
+    let first: Cow<'_, [u8]> = match source.whole {
+        Some(bytes) => {
+            Cow::Borrowed(&bytes[..bytes.len().min(config.max_lookahead.max(FIRST_BYTES))])
         }
+        None => Cow::Owned(
+            read_first(
+                &mut source.reader().map_err(read_error)?,
+                config.encoding,
+                config.max_lookahead,
+            )
+            .map_err(read_error)?,
+        ),
     };
-    let Some(of_type) = decide(None, Clue::Extension(extension), &first).kind else {
+    let Some(of_type) = decide(None, Clue::Extension(extension), &first, config.encoding).kind
+    else {
         // Any other XML: as it is (into the copy too).
         put(site, written, entry, source, metadata, true, 0)?;
         return Ok((Did::Left, 0));

@@ -22,7 +22,7 @@ use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
 use crate::source::http::{self, Edit, HeadReader, media};
 use crate::source::output::spool::{Held, Spool};
-use crate::source::typing::{Clue, FIRST_BYTES, decide, may_be_read, media_type_of};
+use crate::source::typing::{Clue, decide, may_be_read, media_type_of, read_first};
 use crate::typed::{Type, TypedRewriter};
 use crate::url::Layers;
 
@@ -475,12 +475,11 @@ fn resource(
     done: &mut Done,
     hear: Option<impl FnMut(&Link) + 'static>,
 ) -> io::Result<Option<Page>> {
-    let mut first = Vec::new();
-    work.block
-        .reader()?
-        .take(FIRST_BYTES as u64)
-        .read_to_end(&mut first)?;
-    let Some(kind) = decide(None, Clue::MediaType(Some(essence)), &first).kind else {
+    let sniffing = config
+        .encoding
+        .or_else(|| charset.as_deref().and_then(encoding::for_label));
+    let first = read_first(&mut work.block.reader()?, sniffing, config.max_lookahead)?;
+    let Some(kind) = decide(None, Clue::MediaType(Some(essence)), &first, sniffing).kind else {
         return Ok(None);
     };
     done.kind = Some(kind);
