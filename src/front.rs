@@ -1,9 +1,12 @@
 //! The front of the engines for documents other than pages (XML,
 //! stylesheets): their first bytes say whether the input is UTF-16 (a byte
-//! order mark, else `--encoding` or the transport layer's charset), which
+//! order mark; for XML, also XML 1.0 Appendix F's first bytes, `<?` in
+//! UTF-16; else `--encoding` or the transport layer's charset), which
 //! is decoded to UTF-8 for the engine and its output encoded back, as the
 //! page engine does; any other ASCII-compatible encoding goes through as
-//! bytes, for the engine to name (an XML declaration, `@charset`).
+//! bytes, for the engine to name (an XML declaration, `@charset`). UTF-32
+//! (and UCS-4, EBCDIC), which Appendix F tells too, is refused by name:
+//! encoding_rs has no decoder for it, and nothing is written.
 
 use std::cell::Cell;
 use std::io::{self, Read, Write};
@@ -73,6 +76,13 @@ pub(crate) trait Engine<W: Write>: Sized {
     ) -> Self;
     fn tell(&mut self, tell: Tell);
     fn listen(&mut self, hear: Hear);
+    /// The encoding the engine's documents are told by their first bytes
+    /// without a byte order mark (XML: `<?` in UTF-16), if they tell one
+    /// the front transcodes; or why they cannot be read.
+    fn by_first_bytes(first: &[u8]) -> Result<Option<&'static Encoding>, Error> {
+        let _ = first;
+        Ok(None)
+    }
     fn write(&mut self, bytes: &[u8]) -> Result<(), Error>;
     /// A fault found late (`warning` says which): what came before is
     /// rewritten as far as it goes, and from here on the input goes out as
@@ -88,7 +98,8 @@ pub(crate) struct Front<W: Write, E: Engine<W>> {
 }
 
 enum Mode<W: Write, E> {
-    /// Fewer than three bytes seen: not yet known whether a BOM says UTF-16.
+    /// Fewer than four bytes seen: not yet known whether a BOM (or, in
+    /// XML, Appendix F) says UTF-16.
     Start {
         pending: Vec<u8>,
         output: W,
@@ -110,7 +121,7 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
     pub fn new(config: Arc<Config>, layers: Layers, output: W) -> Self {
         Front {
             mode: Mode::Start {
-                pending: Vec::with_capacity(3),
+                pending: Vec::with_capacity(4),
                 output,
                 config,
                 layers,
@@ -173,9 +184,9 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
 
     fn write_inner(&mut self, chunk: &[u8], end: bool) -> Result<(), Error> {
         if let Mode::Start { pending, .. } = &mut self.mode {
-            let take = (3 - pending.len()).min(chunk.len());
+            let take = (4 - pending.len()).min(chunk.len());
             pending.extend_from_slice(&chunk[..take]);
-            if pending.len() < 3 && !end {
+            if pending.len() < 4 && !end {
                 return Ok(());
             }
             let Mode::Start {
@@ -238,7 +249,10 @@ fn start<W: Write, E: Engine<W>>(
         Some((charset.encoding, Source::Transport { from: charset.from }))
     });
     let utf16 = |e| e == UTF_16LE || e == UTF_16BE;
+    let by_first_bytes = E::by_first_bytes(first)?;
     let transcoded = match (Encoding::for_bom(first), declared) {
+        // `<?` in UTF-16 with no mark: the declaration it starts names it.
+        _ if let Some(e) = by_first_bytes => Some((e, 0, Source::Declaration)),
         (Some((e, bom)), _) if utf16(e) => Some((e, bom, Source::Bom)),
         (Some(_), _) => None,
         (None, Some((e, source))) if utf16(e) => Some((e, 0, source)),

@@ -28,9 +28,10 @@ pub enum Type {
     Xml,
 }
 
-/// How many first bytes the sources read to tell a document's type: the
-/// root element of a feed or a sitemap after a comment, a DOCTYPE or a
-/// stylesheet instruction (a kilobyte tells nearly always).
+/// How many first bytes the sources read at first to tell a document's
+/// type: the root element of a feed or a sitemap after a comment, a DOCTYPE
+/// or a stylesheet instruction (a kilobyte tells nearly always). Where they
+/// do not tell, a source reads on, up to `--max-lookahead`.
 pub const FIRST_BYTES: usize = 4096;
 
 /// As messages name it: `HTML`, `CSS`, `XML`.
@@ -62,8 +63,9 @@ impl Type {
 
     /// A document given alone, by its first bytes: XML when, after a byte
     /// order mark and white space, they are `<?xml` or the root element is
-    /// one of the vocabularies ([`xml::sniff`]); anything else is HTML. A
-    /// stylesheet is never told by its bytes: `--type css`.
+    /// one of the vocabularies ([`xml::sniff`]); anything else is HTML, an
+    /// `html` root after `<?xml` too (XHTML, read as a page). A stylesheet
+    /// is never told by its bytes: `--type css`.
     ///
     /// ```
     /// use htmlabs::Type;
@@ -72,7 +74,12 @@ impl Type {
     /// assert_eq!(Type::sniff(b"<!doctype html><p>"), Type::Html);
     /// ```
     pub fn sniff(first: &[u8]) -> Type {
-        match xml::sniff(first) {
+        Type::sniffed(xml::sniff(first))
+    }
+
+    /// [`sniff`](Self::sniff), once the first bytes said what they say.
+    pub(crate) fn sniffed(kind: Option<XmlKind>) -> Type {
+        match kind {
             Some(_) => Type::Xml,
             None => Type::Html,
         }
@@ -94,6 +101,12 @@ impl Type {
     /// assert_eq!(Type::for_media_type("image/png", b"\x89PNG"), None);
     /// ```
     pub fn for_media_type(media_type: &str, first: &[u8]) -> Option<Type> {
+        Type::for_media_type_sniffed(media_type, xml::sniff(first))
+    }
+
+    /// [`for_media_type`](Self::for_media_type), once the first bytes said
+    /// what they say.
+    pub(crate) fn for_media_type_sniffed(media_type: &str, first: Option<XmlKind>) -> Option<Type> {
         let media_type = media_type.trim().to_ascii_lowercase();
         match media_type.as_str() {
             "text/html" | "application/xhtml+xml" => Some(Type::Html),
@@ -120,6 +133,12 @@ impl Type {
     /// assert_eq!(Type::for_extension("css", b""), Some(Type::Css));
     /// ```
     pub fn for_extension(extension: &str, first: &[u8]) -> Option<Type> {
+        Type::for_extension_sniffed(extension, xml::sniff(first))
+    }
+
+    /// [`for_extension`](Self::for_extension), once the first bytes said
+    /// what they say.
+    pub(crate) fn for_extension_sniffed(extension: &str, first: Option<XmlKind>) -> Option<Type> {
         match extension.to_ascii_lowercase().as_str() {
             "html" | "htm" | "xhtml" => Some(Type::Html),
             "css" => Some(Type::Css),
@@ -130,8 +149,8 @@ impl Type {
 }
 
 /// XML, if its root is one of the vocabularies.
-fn vocabulary(first: &[u8]) -> Option<Type> {
-    xml::sniff(first)
+fn vocabulary(first: Option<XmlKind>) -> Option<Type> {
+    first
         .filter(|kind| XmlKind::is_vocabulary(*kind))
         .map(|_| Type::Xml)
 }

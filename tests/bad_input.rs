@@ -589,6 +589,143 @@ fn srcdoc_nested_too_deep_names_the_depth() {
     );
 }
 
+// ---------------------------------------------------------------- XML
+
+const ATOM: &str = "<feed xmlns=\"http://www.w3.org/2005/Atom\">";
+
+/// Nested relative `xml:base`s: the outer one is made absolute, and each
+/// one inside it stays as written (it resolves to the same against it), so
+/// the output is the input's size, not the square of its depth.
+#[test]
+fn deeply_nested_xml_bases_leave_the_output_the_inputs_size() {
+    let depth = 5_000;
+    let input = format!(
+        "{ATOM}{}<link href=\"x\"/>{}</feed>",
+        "<e xml:base=\"a/\">".repeat(depth),
+        "</e>".repeat(depth)
+    );
+    let run = htmlabs(&["-r", "http://h/feed.xml"], input.clone());
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let inner = format!("http://h/{}x", "a/".repeat(depth));
+    let expected = input
+        .replacen("xml:base=\"a/\"", "xml:base=\"http://h/a/\"", 1)
+        .replace("href=\"x\"", &format!("href=\"{inner}\""));
+    assert!(
+        run.stdout == expected.as_bytes(),
+        "{} bytes",
+        run.stdout.len()
+    );
+}
+
+/// A value's element in the link report and check lines is its path cut
+/// to its first and last names: a report as deep as its document would
+/// grow with the square of its depth.
+#[test]
+fn a_deep_elements_path_is_cut_in_the_report() {
+    let depth = 3_000;
+    let input = format!(
+        "{ATOM}{}{}</feed>",
+        "<entry><link href=\"x\"/>".repeat(depth),
+        "</entry>".repeat(depth)
+    );
+    let run = htmlabs(
+        &["-r", "http://h/feed.xml", "--report", "-", "--check"],
+        input,
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let report = String::from_utf8(run.stdout).unwrap();
+    assert_eq!(report.lines().count(), depth);
+    let last: serde_json::Value = serde_json::from_str(report.lines().last().unwrap()).unwrap();
+    assert_eq!(last["element"], "feed/entry/entry/…/entry/entry/entry/link");
+    assert!(report.len() < 300 * depth, "{} bytes", report.len());
+    assert!(
+        run.stderr.lines().all(|l| l.len() < 200),
+        "check lines are cut too"
+    );
+    // A name past 64 bytes is cut, with a `…`.
+    let long = "e".repeat(100);
+    let run = htmlabs(
+        &["-r", "http://h/", "--report", "-", "--check"],
+        format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><{long} href=\"x\"/></svg>"),
+    );
+    let line: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(line["element"], format!("svg/{}…", "e".repeat(64)));
+}
+
+/// Entities defined by entities ("billion laughs") expand no further than
+/// the document's own size: rewriting stops at the value, the rest is
+/// copied, exit 2.
+#[test]
+fn entities_that_expand_past_the_documents_size_stop_rewriting_there() {
+    let mut subset = String::from("<!ENTITY l0 \"ha\">");
+    for i in 1..=9 {
+        subset += &format!("<!ENTITY l{i} \"{}\">", format!("&l{};", i - 1).repeat(10));
+    }
+    let input = format!(
+        "<!DOCTYPE feed [{subset}]>{ATOM}<link href=\"a\"/><link href=\"&l9;\"/><link href=\"b\"/></feed>"
+    );
+    let at = input.find("&l9;").unwrap();
+    expect(
+        &htmlabs(&["-r", "http://h/"], input.clone()),
+        2,
+        input.replace("\"a\"", "\"http://h/a\"").as_bytes(),
+        &format!(
+            "htmlabs: warning: entity references at byte {at} expand past the document's own size: rewriting stopped there, the rest is copied unchanged\n"
+        ),
+    );
+}
+
+/// UTF-32, which XML 1.0 Appendix F tells by its first bytes, is refused
+/// by name: encoding_rs has no decoder for it. Nothing is written.
+#[test]
+fn utf_32_is_refused_by_name_with_nothing_written() {
+    let utf32 = |be: bool| -> Vec<u8> {
+        "<?xml version=\"1.0\"?><rss><channel><link>a/</link></channel></rss>"
+            .chars()
+            .flat_map(|c| {
+                if be {
+                    (c as u32).to_be_bytes()
+                } else {
+                    (c as u32).to_le_bytes()
+                }
+            })
+            .collect()
+    };
+    for (bytes, name) in [
+        (utf32(false), "UTF-32LE"),
+        (utf32(true), "UTF-32BE"),
+        (
+            [&[0xFF, 0xFE, 0, 0][..], &utf32(false)].concat(),
+            "UTF-32LE",
+        ),
+    ] {
+        expect(
+            &htmlabs(&["-r", "http://h/"], bytes),
+            2,
+            b"",
+            &format!(
+                "htmlabs: error: cannot rewrite standard input: `{name}` (by its first bytes, XML 1.0 Appendix F) cannot be read: htmlabs reads UTF-8, UTF-16 and ASCII-compatible encodings; convert the document first\n"
+            ),
+        );
+    }
+}
+
+/// An XML declaration that names an encoding whose bytes are not ASCII's
+/// (ISO-2022-JP) is refused, as the page engine refuses it in a `<meta>`:
+/// its text could not be written back as it came. Nothing is written.
+#[test]
+fn an_xml_declaration_of_iso_2022_jp_is_refused_as_in_a_page() {
+    let feed = "<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?><rss><channel><link>a/</link></channel></rss>";
+    let message = "htmlabs: error: cannot rewrite standard input: `ISO-2022-JP` cannot be rewritten in place (its bytes are not ASCII-compatible); convert the page to UTF-8 first\n";
+    expect(&htmlabs(&["-r", "http://h/"], feed), 2, b"", message);
+    let page = "<meta charset=\"ISO-2022-JP\"><a href=x>";
+    expect(&htmlabs(&["-r", "http://h/"], page), 2, b"", message);
+    // Given by `--encoding`, or after a byte order mark that says UTF-8,
+    // the declaration says nothing.
+    let run = htmlabs(&["-r", "http://h/"], format!("\u{feff}{feed}"));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
 // ---------------------------------------------------------------- found by fuzzing, fixed: each test is the case that showed the bug
 
 /// `value::Decoded::new` takes the first character of a value for a `&`,

@@ -956,3 +956,214 @@ fn a_page_that_starts_with_an_inline_svg_is_a_page() {
     );
     assert!(text(&out.stderr).starts_with("htmlabs: type: XML (by its first bytes)\n"));
 }
+
+// ------------------------------------------------ XHTML, and long prologs
+
+/// An XHTML 1.0 page as its authors serve it (`text/html`): an XML
+/// declaration, the XHTML namespace, a stylesheet before its `<base
+/// href>`, and an HTML-ism (`<br>`, an unclosed `<img>`) before more links.
+const XHTML_PAGE: &str = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Transitional//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd\">\n\
+<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><link rel=\"stylesheet\" href=\"s.css\"/>\
+<base href=\"http://cdn.example/sub/\"/></head>\
+<body><p>a<br>b</p><a href=\"page.html\">x</a><img src=\"i.png\"></body></html>\n";
+
+#[test]
+fn an_xhtml_page_alone_is_a_page_and_keeps_its_base_href() {
+    let expected = XHTML_PAGE
+        .replace("\"s.css\"", "\"http://cdn.example/sub/s.css\"")
+        .replace("\"page.html\"", "\"http://cdn.example/sub/page.html\"")
+        .replace("\"i.png\"", "\"http://cdn.example/sub/i.png\"");
+    // By its first bytes, and with `--type html`: the page engine, as a
+    // browser given it as `text/html` reads it.
+    for args in [&[][..], &["--type", "html"]] {
+        let out = htmlabs()
+            .args(["-r", "http://h/d/page.html", "-v"])
+            .args(args)
+            .write_stdin(XHTML_PAGE)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), expected, "{args:?}");
+        assert!(
+            text(&out.stderr).contains(
+                "htmlabs: base: `http://cdn.example/sub/` (embedded <base href> at byte 247)\n"
+            ),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    // Read as XML (`--type xml`, as a browser reads it given as
+    // `application/xhtml+xml`), its `<base href>` is its base too; where
+    // it is not well-formed, rewriting stops, as a browser's XML parser.
+    let well_formed = XHTML_PAGE
+        .replace("<br>", "<br/>")
+        .replace("\"i.png\">", "\"i.png\"/>");
+    let out = htmlabs()
+        .args(["-r", "http://h/d/page.html", "--type", "xml", "-v"])
+        .write_stdin(well_formed.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let expected = well_formed
+        .replace("\"s.css\"", "\"http://cdn.example/sub/s.css\"")
+        .replace("\"page.html\"", "\"http://cdn.example/sub/page.html\"")
+        .replace("\"i.png\"", "\"http://cdn.example/sub/i.png\"");
+    assert_eq!(text(&out.stdout), expected);
+    assert!(
+        text(&out.stderr).contains("htmlabs: lookahead: ended at the `<base href>` at byte 247\n"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A feed, a sitemap and a DOCTYPE'd RSS feed whose root comes after more
+/// than the first 4 KiB: a licence comment, a long internal subset.
+fn long_prologs() -> Vec<(&'static str, String, String)> {
+    let licence = format!(
+        "<!--\n{}-->\n",
+        "  Licensed under the Apache License.\n".repeat(200)
+    );
+    let subset = format!(
+        "<!DOCTYPE rss [\n{}]>\n",
+        "  <!ENTITY a \"an entity of the feed's own\">\n".repeat(120)
+    );
+    let atom = format!(
+        "{licence}<feed xmlns=\"http://www.w3.org/2005/Atom\"><link href=\"a.html\"/></feed>\n"
+    );
+    let sitemap = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{licence}<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>a/</loc></url></urlset>\n"
+    );
+    let rss = format!(
+        "<?xml version=\"1.0\"?>\n{subset}<rss version=\"2.0\"><channel><link>a/</link></channel></rss>\n"
+    );
+    vec![
+        (
+            "feed.atom",
+            atom.clone(),
+            atom.replace("\"a.html\"", "\"http://h/d/a.html\""),
+        ),
+        (
+            "sitemap.xml",
+            sitemap.clone(),
+            sitemap.replace("<loc>a/", "<loc>http://h/d/a/"),
+        ),
+        (
+            "rss.xml",
+            rss.clone(),
+            rss.replace("<link>a/", "<link>http://h/d/a/"),
+        ),
+    ]
+}
+
+#[test]
+fn a_prolog_past_the_first_bytes_does_not_hide_the_root() {
+    for (name, input, expected) in long_prologs() {
+        assert!(input.find('<').unwrap() < 100 && input.len() > 5000);
+        // Alone.
+        let out = htmlabs()
+            .args(["-r", "http://h/d/x"])
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), expected, "{name} alone");
+        // A response of `application/xml`, streamed (no length) and held.
+        for length in [false, true] {
+            let mut response = "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n".to_owned();
+            if length {
+                response += &format!("Content-Length: {}\r\n", input.len());
+            }
+            let response = response + "\r\n" + &input;
+            let out = htmlabs()
+                .args(["--http", "--strip-headers", "-r", "http://h/d/x"])
+                .write_stdin(response)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            assert_eq!(
+                text(&out.stdout),
+                expected,
+                "{name} in a response, length {length}"
+            );
+        }
+    }
+    // A site's files, by their extension and then their root.
+    let dir = tempfile::tempdir().unwrap();
+    for (name, input, _) in long_prologs() {
+        std::fs::write(dir.path().join(name), input).unwrap();
+    }
+    let out = htmlabs()
+        .arg("--site")
+        .arg(dir.path())
+        .args(["--site-url", "http://h/d/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for (name, _, expected) in long_prologs() {
+        let made = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert_eq!(made, expected, "{name} in a site");
+    }
+    // Past `--max-lookahead`, the first bytes tell what they can: with no
+    // `<?xml`, a page, whose `<link>` text is no URL.
+    let (_, atom, _) = long_prologs().remove(0);
+    let rss = atom.replace(
+        "<feed xmlns=\"http://www.w3.org/2005/Atom\"><link href=\"a.html\"/></feed>",
+        "<rss version=\"2.0\"><channel><link>a/</link></channel></rss>",
+    );
+    let out = htmlabs()
+        .args(["-r", "http://h/d/x", "--max-lookahead", "4096"])
+        .write_stdin(rss.clone())
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), rss, "read as a page");
+    let out = htmlabs()
+        .args(["-r", "http://h/d/x"])
+        .write_stdin(rss.clone())
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        rss.replace("<link>a/", "<link>http://h/d/a/")
+    );
+}
+
+/// `text` in UTF-16LE, without a byte order mark.
+fn utf16le(text: &str) -> Vec<u8> {
+    text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+}
+
+#[test]
+fn utf_16_without_a_byte_order_mark_is_read_by_appendix_f_or_by_the_encoding_given() {
+    // `<?` in UTF-16: XML 1.0 Appendix F tells it.
+    let feed = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><rss version=\"2.0\"><channel><link>a/</link></channel></rss>";
+    let out = htmlabs()
+        .args(["-r", "http://h/d/x", "-v"])
+        .write_stdin(utf16le(feed))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        out.stdout,
+        utf16le(&feed.replace("<link>a/", "<link>http://h/d/a/"))
+    );
+    assert!(
+        text(&out.stderr).starts_with(
+            "htmlabs: type: XML (by its first bytes)\nhtmlabs: encoding: UTF-16LE (XML declaration)\n"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // No declaration: `--encoding` tells it, to the sniffing too.
+    let bare = "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>a/</loc></url></urlset>";
+    let out = htmlabs()
+        .args(["-r", "http://h/d/x", "--encoding", "utf-16le"])
+        .write_stdin(utf16le(bare))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        out.stdout,
+        utf16le(&bare.replace("<loc>a/", "<loc>http://h/d/a/"))
+    );
+}

@@ -283,10 +283,14 @@ fn rewrite(
             PyValueError::new_err(format!("unknown type: `{name}` (html, css or xml)"))
         })?),
     };
-    let first = &html[..html.len().min(FIRST_BYTES)];
-    let kind = decide(given, Clue::Alone, first).kind.unwrap_or(Type::Html);
     let flags = flags(retrieved_from, options)?;
     let config = flags.config().map_err(|e| config_error(py, &e))?;
+    // As many first bytes as the command line reads: an XML prolog's
+    // length, up to the lookahead limit.
+    let first = &html[..html.len().min(config.max_lookahead.max(FIRST_BYTES))];
+    let kind = decide(given, Clue::Alone, first, config.encoding)
+        .kind
+        .unwrap_or(Type::Html);
     let mut layers = flags.layers().map_err(|e| config_error(py, &e))?;
     let mut warnings = Vec::new();
     if let Some(headers) = headers {

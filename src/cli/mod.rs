@@ -100,8 +100,9 @@ pub struct Cli {
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub kind: Option<TypeArg>,
 
-    /// Hold at most this many bytes while looking for `<base href>` (a
-    /// size: `1M`, `512K`, `1000000`).
+    /// Hold at most this many bytes while looking for `<base href>`, and
+    /// while reading past an XML prolog to its root to tell a document's
+    /// type (a size: `1M`, `512K`, `1000000`).
     #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = size)]
     pub max_lookahead: usize,
 

@@ -270,8 +270,9 @@ pub enum Warning {
         offset: usize,
         limit: usize,
     },
-    /// A value refers to an entity that only the document's DTD declares
-    /// (`&nbsp;` in XML): htmlabs does not read DTDs, so it is left as it is.
+    /// A value refers to an entity htmlabs cannot read (`&nbsp;` in XML):
+    /// one the document's internal DTD subset does not declare (an external
+    /// DTD's), or one that holds markup. It is left as it is.
     Entity {
         offset: usize,
         name: String,
@@ -282,6 +283,12 @@ pub enum Warning {
     Malformed {
         offset: usize,
         encoding: &'static str,
+    },
+    /// The XML document's entities would expand past its own size here
+    /// ("billion laughs"): rewriting stopped there, and the rest is copied
+    /// unchanged.
+    EntityExpansion {
+        offset: usize,
     },
 }
 
@@ -297,6 +304,7 @@ impl Warning {
                 | Warning::NotWellFormed { .. }
                 | Warning::XmlDepth { .. }
                 | Warning::Malformed { .. }
+                | Warning::EntityExpansion { .. }
         )
     }
 
@@ -404,8 +412,12 @@ impl fmt::Display for Warning {
             ),
             Warning::Entity { offset, name } => write!(
                 f,
-                "the value at byte {offset} refers to `&{};`, an entity only a DTD declares, which htmlabs does not read: left as it is",
+                "the value at byte {offset} refers to `&{};`, an entity htmlabs cannot read (declared outside the document, or holding markup): left as it is",
                 shown(name.as_bytes())
+            ),
+            Warning::EntityExpansion { offset } => write!(
+                f,
+                "entity references at byte {offset} expand past the document's own size: rewriting stopped there, the rest is copied unchanged"
             ),
         }
     }

@@ -17,7 +17,7 @@ use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::names;
 use crate::source::output::{self, SourceError, lowercase};
-use crate::source::typing::{By, Clue, Decided, FIRST_BYTES, decide};
+use crate::source::typing::{By, Clue, Decided, FIRST_BYTES, decide, read_first, sniff_limit};
 use crate::source::warc;
 use crate::typed::{Type, TypedRewriter};
 use crate::url::Layers;
@@ -113,16 +113,19 @@ pub fn run(
     let document = Document::Page(&path);
     let mut reader = input.open()?;
     let mut warned = 0;
-    let mut typed = decide(kind, Clue::Alone, b"");
+    let mut typed = decide(kind, Clue::Alone, b"", None);
     if http.is_none() {
         // A saved response or a web archive read as HTML: header blocks
         // would come out as text, and codings undone by nobody. The same
-        // first bytes tell the document's type.
-        let mut first = Vec::new();
-        reader
-            .by_ref()
-            .take(FIRST_BYTES.max(warc::PEEK as usize) as u64)
-            .read_to_end(&mut first)
+        // first bytes tell the document's type, read on past an XML
+        // prolog when `--type` does not say it.
+        let limit = if kind.is_none() {
+            sniff_limit(&config)
+        } else {
+            0
+        };
+        debug_assert!(FIRST_BYTES >= warc::PEEK as usize);
+        let first = read_first(&mut reader, config.encoding, limit)
             .map_err(|e| SourceError::Read(input_name.clone(), lowercase(&e)))?;
         let status = &first[..first.len().min(STATUS_PREFIX)];
         let warning = if http::starts_like_response(status) == Some(true) {
@@ -137,7 +140,7 @@ pub fn run(
             warned += 1;
             listener.warning(&document, &SourceWarning::Page(&warning));
         }
-        typed = decide(kind, Clue::Alone, &first);
+        typed = decide(kind, Clue::Alone, &first, config.encoding);
         reader = Box::new(io::Cursor::new(first).chain(reader));
     }
     // The engine's hooks outlive the listener as far as it knows: what

@@ -4,17 +4,78 @@
 //! document given alone, its first bytes. A source says what it knows as a
 //! [`Clue`], and hands the [`Decided`] type to the engine dispatch
 //! ([`TypedRewriter`](crate::TypedRewriter)); `-v` says what decided it.
+//!
+//! The first bytes are as many as tell the root element of an XML
+//! document, whatever comments, processing instructions and DOCTYPE come
+//! before it, up to `--max-lookahead` ([`read_first`], [`enough`]); they
+//! are read in UTF-16 or UTF-32 by a byte order mark or XML 1.0 Appendix
+//! F, or in the encoding the source knows (`--encoding`, a charset).
 
 use std::fmt;
+use std::io::{self, Read};
 
+use encoding_rs::Encoding;
+
+use crate::html::config::Config;
 use crate::source::names;
 use crate::typed::Type;
 use crate::xml::{self, XmlKind};
 
-/// How many first bytes a source reads to decide: the root element of a
-/// feed or a sitemap after a comment, a DOCTYPE or a stylesheet
-/// instruction.
+/// How many first bytes a source reads at first to decide: the root
+/// element of a feed or a sitemap after a comment, a DOCTYPE or a
+/// stylesheet instruction. Where they do not tell, it reads on
+/// ([`read_first`]).
 pub const FIRST_BYTES: usize = crate::typed::FIRST_BYTES;
+
+/// Whether `first` (all of the document, at its `end`) is enough to decide
+/// its type: more bytes could tell no more. `encoding` is what the source
+/// knows of it (`--encoding`, a charset), for UTF-16 without a byte order
+/// mark.
+///
+/// ```
+/// use htmlabs::source::typing::enough;
+///
+/// assert!(enough(b"<?xml version='1.0'?><rss>", None));
+/// assert!(!enough(b"<?xml version='1.0'?><!-- a licence as long as", None));
+/// ```
+pub fn enough(first: &[u8], encoding: Option<&'static Encoding>) -> bool {
+    xml::sniff_in(first, encoding).complete
+}
+
+/// How far a document's first bytes are read to tell its type:
+/// `--max-lookahead`, and no more than a sixteenth of `--max-memory` (what
+/// a document may hold is half of it: its type is told within an eighth of
+/// that, whatever its share), and no less than [`FIRST_BYTES`].
+pub fn sniff_limit(config: &Config) -> usize {
+    config
+        .max_lookahead
+        .min(config.max_memory / 16)
+        .max(FIRST_BYTES)
+}
+
+/// Reads a document's first bytes from `input`: [`FIRST_BYTES`], then on
+/// while they are not [`enough`], up to `limit` (`--max-lookahead`) or its
+/// end. The caller gives them back in front of the rest.
+pub fn read_first(
+    input: &mut impl Read,
+    encoding: Option<&'static Encoding>,
+    limit: usize,
+) -> io::Result<Vec<u8>> {
+    let mut first = Vec::new();
+    let mut want = FIRST_BYTES;
+    loop {
+        let had = first.len();
+        input
+            .by_ref()
+            .take((want - had) as u64)
+            .read_to_end(&mut first)?;
+        let ended = first.len() < want;
+        if ended || want >= limit || enough(&first, encoding) {
+            return Ok(first);
+        }
+        want = want.saturating_mul(2).min(limit.max(FIRST_BYTES));
+    }
+}
 
 /// What a source knows of a document, besides its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,41 +113,48 @@ pub struct Decided {
 }
 
 /// Decides the type of a document the source knows by `clue` (and the
-/// user's `--type`, `given`), whose first bytes (up to [`FIRST_BYTES`],
-/// decoded of any content coding) are `first`.
+/// user's `--type`, `given`), whose first bytes ([`read_first`], decoded
+/// of any content coding) are `first`, in `encoding` if the source knows
+/// it (`--encoding`, a charset) and the bytes do not say.
 ///
 /// ```
 /// use htmlabs::Type;
 /// use htmlabs::source::typing::{Clue, decide};
 ///
 /// let rss = b"<?xml version='1.0'?><rss version='2.0'>";
-/// assert_eq!(decide(None, Clue::Alone, rss).kind, Some(Type::Xml));
-/// assert_eq!(decide(Some(Type::Html), Clue::Alone, rss).kind, Some(Type::Html));
-/// assert_eq!(decide(None, Clue::MediaType(Some("text/css")), b"a{}").kind, Some(Type::Css));
-/// assert_eq!(decide(None, Clue::MediaType(Some("application/xml")), b"<config/>").kind, None);
-/// assert_eq!(decide(None, Clue::Extension("atom"), b"<feed>").kind, Some(Type::Xml));
-/// assert_eq!(decide(None, Clue::Extension("xml"), b"<project/>").kind, None);
+/// assert_eq!(decide(None, Clue::Alone, rss, None).kind, Some(Type::Xml));
+/// assert_eq!(decide(Some(Type::Html), Clue::Alone, rss, None).kind, Some(Type::Html));
+/// assert_eq!(decide(None, Clue::MediaType(Some("text/css")), b"a{}", None).kind, Some(Type::Css));
+/// assert_eq!(decide(None, Clue::MediaType(Some("application/xml")), b"<config/>", None).kind, None);
+/// assert_eq!(decide(None, Clue::Extension("atom"), b"<feed>", None).kind, Some(Type::Xml));
+/// assert_eq!(decide(None, Clue::Extension("xml"), b"<project/>", None).kind, None);
 /// ```
-pub fn decide(given: Option<Type>, clue: Clue<'_>, first: &[u8]) -> Decided {
+pub fn decide(
+    given: Option<Type>,
+    clue: Clue<'_>,
+    first: &[u8],
+    encoding: Option<&'static Encoding>,
+) -> Decided {
     if let Some(kind) = given {
         return Decided {
             kind: Some(kind),
             by: By::Given,
         };
     }
+    let sniffed = xml::sniff_in(first, encoding).kind;
     match clue {
         Clue::Alone => Decided {
-            kind: Some(Type::sniff(first)),
+            kind: Some(Type::sniffed(sniffed)),
             by: By::FirstBytes,
         },
         Clue::MediaType(Some(essence)) => Decided {
-            kind: Type::for_media_type(essence, first),
+            kind: Type::for_media_type_sniffed(essence, sniffed),
             by: By::MediaType(essence.to_owned()),
         },
         Clue::MediaType(None) => {
             // The MIME Sniffing standard takes `<?xml` for XML, whose
             // root then decides, as for `text/xml`.
-            let kind = if xml::sniff(first).is_some_and(XmlKind::is_vocabulary) {
+            let kind = if sniffed.is_some_and(XmlKind::is_vocabulary) {
                 Some(Type::Xml)
             } else if sniffs_as_html(first, true) == Some(true) {
                 Some(Type::Html)
@@ -99,7 +167,7 @@ pub fn decide(given: Option<Type>, clue: Clue<'_>, first: &[u8]) -> Decided {
             }
         }
         Clue::Extension(extension) => Decided {
-            kind: Type::for_extension(extension, first),
+            kind: Type::for_extension_sniffed(extension, sniffed),
             by: By::Extension(extension.to_owned()),
         },
     }
@@ -213,9 +281,9 @@ mod tests {
             b"<?xml version='1.0'?>\n<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>";
         for essence in ["application/xml", "text/xml"] {
             let clue = Clue::MediaType(Some(essence));
-            assert_eq!(decide(None, clue, sitemap).kind, Some(Type::Xml));
+            assert_eq!(decide(None, clue, sitemap, None).kind, Some(Type::Xml));
             assert_eq!(
-                decide(None, clue, b"<?xml version='1.0'?><pom/>").kind,
+                decide(None, clue, b"<?xml version='1.0'?><pom/>", None).kind,
                 None
             );
         }
@@ -226,11 +294,11 @@ mod tests {
             "image/svg+xml",
         ] {
             // The media type says it, whatever the bytes.
-            let decided = decide(None, Clue::MediaType(Some(essence)), b"");
+            let decided = decide(None, Clue::MediaType(Some(essence)), b"", None);
             assert_eq!(decided.kind, Some(Type::Xml), "{essence}");
         }
         assert_eq!(
-            decide(None, Clue::MediaType(Some("text/plain")), b"<rss>").kind,
+            decide(None, Clue::MediaType(Some("text/plain")), b"<rss>", None).kind,
             None
         );
     }
@@ -239,20 +307,23 @@ mod tests {
     fn a_body_without_a_media_type_is_xml_html_or_none_by_its_first_bytes() {
         let clue = Clue::MediaType(None);
         assert_eq!(
-            decide(None, clue, b"  <feed xmlns='x'>").kind,
+            decide(None, clue, b"  <feed xmlns='x'>", None).kind,
             Some(Type::Xml)
         );
         assert_eq!(
-            decide(None, clue, b"<!doctype html>").kind,
+            decide(None, clue, b"<!doctype html>", None).kind,
             Some(Type::Html)
         );
-        assert_eq!(decide(None, clue, b"{\"a\": 1}").kind, None);
-        assert_eq!(decide(Some(Type::Css), clue, b"{}").kind, Some(Type::Css));
+        assert_eq!(decide(None, clue, b"{\"a\": 1}", None).kind, None);
+        assert_eq!(
+            decide(Some(Type::Css), clue, b"{}", None).kind,
+            Some(Type::Css)
+        );
     }
 
     #[test]
     fn the_verbose_line_says_what_decided() {
-        let line = |given, clue, first: &[u8]| decide(given, clue, first).to_string();
+        let line = |given, clue, first: &[u8]| decide(given, clue, first, None).to_string();
         assert_eq!(
             line(Some(Type::Css), Clue::Alone, b""),
             "type: CSS (--type)"

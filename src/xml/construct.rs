@@ -1,19 +1,34 @@
 //! One construct of markup (a tag, a comment, a CDATA section, a
 //! declaration), once it is whole, read by quick-xml: a fresh reader over
 //! its bytes, which the document's loop hands it. A start tag's names are
-//! resolved by namespace URI through quick-xml's `NamespaceResolver`, the
-//! one its `NsReader` keeps.
+//! resolved by namespace URI ([`Namespaces`]), its declarations' values
+//! read as XML reads any attribute value (references, the entities the
+//! document declares, white space).
 
 use std::ops::Range;
 
+use encoding_rs::Encoding;
 use quick_xml::Reader;
 use quick_xml::errors::{Error as XmlError, IllFormedError};
 use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::{NamespaceError, NamespaceResolver, QName, ResolveResult};
+use quick_xml::name::NamespaceError;
 
+use super::entities::Entities;
+use super::namespaces::{Namespaces, declared_prefix};
+use super::text::{Piece, Text, Unreadable};
 use super::vocabulary::{Name, Ns};
 use crate::shown::shown;
+
+/// What reading a construct needs of its document: its namespaces in
+/// scope (a start tag's declarations are pushed), its entities, how much
+/// of it has been read (what they may expand to) and its encoding.
+pub struct Context<'a> {
+    pub namespaces: &'a mut Namespaces,
+    pub entities: &'a mut Entities,
+    pub given: usize,
+    pub encoding: &'static Encoding,
+}
 
 /// A construct read by quick-xml, with what the loop needs of it.
 pub enum Item {
@@ -25,6 +40,9 @@ pub enum Item {
         empty: bool,
         /// The bytes of its namespace declarations.
         declared: usize,
+        /// Declarations whose value refers to an entity not read (at
+        /// offsets of the input): their namespace is none the tables know.
+        unread: Vec<(usize, String)>,
     },
     End {
         name: Box<[u8]>,
@@ -35,7 +53,9 @@ pub enum Item {
     Declaration {
         encoding: Option<Vec<u8>>,
     },
-    /// A comment, a processing instruction, a DOCTYPE.
+    /// A DOCTYPE: what stands between `<!DOCTYPE` and its `>`.
+    DocType(Range<usize>),
+    /// A comment, a processing instruction.
     Other,
 }
 
@@ -65,17 +85,15 @@ pub enum Unparsed {
     Incomplete(String),
     /// Why it is not well-formed, and where, `at` bytes into it.
     NotWellFormed { at: usize, why: String },
+    /// Its references to entities would expand past what the document may
+    /// take, `at` bytes into it.
+    Expansion { at: usize },
 }
 
 /// Parses the construct that `bytes` (at offset `at` of the input) start
 /// with, with quick-xml: what it is, or why it is none, and how many bytes
-/// quick-xml read of it (what holding it takes). A start tag's namespace
-/// declarations are pushed onto `namespaces`.
-pub fn parse(
-    bytes: &[u8],
-    at: usize,
-    namespaces: &mut NamespaceResolver,
-) -> (Result<Item, Unparsed>, usize) {
+/// quick-xml read of it (what holding it takes).
+pub fn parse(bytes: &[u8], at: usize, cx: Context<'_>) -> (Result<Item, Unparsed>, usize) {
     let mut reader = Reader::from_reader(bytes);
     let config = reader.config_mut();
     // The loop matches end tags itself: the reader sees one construct.
@@ -85,7 +103,7 @@ pub fn parse(
     let event = reader.read_event();
     let len = usize::try_from(reader.buffer_position()).expect("within the bytes");
     let item = match event {
-        Ok(event) => item(event, bytes, at, namespaces),
+        Ok(event) => item(event, bytes, at, cx),
         Err(XmlError::Syntax(e)) => Err(Unparsed::Incomplete(e.to_string())),
         Err(e) => Err(Unparsed::NotWellFormed {
             at: 0,
@@ -96,12 +114,7 @@ pub fn parse(
 }
 
 /// What the construct quick-xml read as `event` is.
-fn item(
-    event: Event<'_>,
-    bytes: &[u8],
-    at: usize,
-    namespaces: &mut NamespaceResolver,
-) -> Result<Item, Unparsed> {
+fn item(event: Event<'_>, bytes: &[u8], at: usize, cx: Context<'_>) -> Result<Item, Unparsed> {
     let offset = |inner: &[u8]| at + (inner.as_ptr() as usize - bytes.as_ptr() as usize);
     let item = match &event {
         Event::Start(start) | Event::Empty(start) => {
@@ -111,14 +124,7 @@ fn item(
                     why: "a tag without a name".to_owned(),
                 });
             }
-            let mut item = start_item(start, matches!(event, Event::Empty(_)), namespaces, offset)?;
-            if let Item::Start { attributes, .. } = &mut item {
-                for a in attributes {
-                    // The quote is the byte before the value.
-                    a.quote = bytes[a.value.start - at - 1];
-                }
-            }
-            item
+            start_item(start, matches!(event, Event::Empty(_)), bytes, at, cx)?
         }
         Event::End(end) => Item::End {
             name: end.name().as_ref().into(),
@@ -132,6 +138,10 @@ fn item(
         Event::Decl(decl) => Item::Declaration {
             encoding: decl.encoding().and_then(Result::ok).map(|e| e.into_owned()),
         },
+        Event::DocType(doctype) => {
+            let start = offset(doctype);
+            Item::DocType(start..start + doctype.len())
+        }
         Event::Eof => {
             return Err(Unparsed::Incomplete(
                 "the input ends inside markup".to_owned(),
@@ -143,48 +153,83 @@ fn item(
 }
 
 /// A start tag's name and attributes, their namespaces resolved (its own
-/// declarations pushed first: they are in scope on it).
+/// declarations pushed first: they are in scope on it). `bytes` are the
+/// construct's, at offset `at` of the input.
 fn start_item(
     start: &BytesStart<'_>,
     empty: bool,
-    namespaces: &mut NamespaceResolver,
-    offset: impl Fn(&[u8]) -> usize,
+    bytes: &[u8],
+    at: usize,
+    cx: Context<'_>,
 ) -> Result<Item, Unparsed> {
+    let offset = |inner: &[u8]| at + (inner.as_ptr() as usize - bytes.as_ptr() as usize);
     let mut attributes = Vec::new();
-    let mut declared = 0;
     for attribute in start.attributes() {
         let attribute = attribute.map_err(attribute_error)?;
-        if attribute.key.as_namespace_binding().is_some() {
-            declared += attribute.key.as_ref().len() + attribute.value.len();
-        }
         let value = offset(&attribute.value);
-        attributes.push((attribute.key, value..value + attribute.value.len()));
+        let name: Box<[u8]> = attribute.key.as_ref().into();
+        // The quote is the byte before the value.
+        let quote = bytes[value - at - 1];
+        attributes.push((name, value..value + attribute.value.len(), quote));
     }
-    namespaces
-        .push(start)
-        .map_err(|e| Unparsed::NotWellFormed {
+    // Each declaration's value, read: `xmlns="&ns_svg;"` is SVG's.
+    let mut declarations = Vec::new();
+    let mut unread = Vec::new();
+    let mut declared = 0;
+    for (name, value, quote) in &attributes {
+        let Some(prefix) = declared_prefix(name) else {
+            continue;
+        };
+        let raw = &bytes[value.start - at..value.end - at];
+        declared += name.len() + raw.len();
+        let pieces = [Piece::Escaped {
+            range: 0..raw.len(),
+            quote: Some(*quote),
+        }];
+        let uri = match Text::read_with(raw, &pieces, cx.encoding, cx.entities, cx.given) {
+            Ok(text) => text.text.into_bytes(),
+            Err(Unreadable::Entity { at: i, name }) => {
+                unread.push((value.start + i, name));
+                // A namespace no table names.
+                b"urn:htmlabs:unread".to_vec()
+            }
+            Err(Unreadable::Expansion { at: i }) => {
+                return Err(Unparsed::Expansion {
+                    at: value.start + i - at,
+                });
+            }
+            Err(Unreadable::Malformed { at: i, why }) => {
+                return Err(Unparsed::NotWellFormed {
+                    at: value.start + i - at,
+                    why: why.to_owned(),
+                });
+            }
+            // Not in the document's encoding: no namespace a table names is.
+            Err(Unreadable::Undecodable) => raw.to_vec(),
+        };
+        declarations.push((prefix, uri));
+    }
+    cx.namespaces
+        .push(
+            declarations
+                .iter()
+                .map(|(prefix, uri)| (*prefix, uri.as_slice())),
+        )
+        .map_err(|refused| Unparsed::NotWellFormed {
             at: 0,
-            why: said(&XmlError::Namespace(e)),
+            why: refused.0,
         })?;
-    let ns_of = |result: ResolveResult<'_>| match result {
-        ResolveResult::Bound(ns) => Ns::of(Some(ns.as_ref())),
-        ResolveResult::Unbound => Ns::None,
-        ResolveResult::Unknown(_) => Ns::Other,
-    };
     let name = start.name();
-    let (ns, local) = namespaces.resolve_element(name);
-    let ns = ns_of(ns);
-    let local = name.as_ref().len() - local.as_ref().len();
+    let (ns, local) = cx.namespaces.element(name.as_ref());
     let attributes = attributes
         .into_iter()
-        .map(|(key, value): (QName<'_>, Range<usize>)| {
-            let (ns, local) = namespaces.resolve_attribute(key);
+        .map(|(name, value, quote)| {
+            let (ns, local) = cx.namespaces.attribute(&name);
             Attribute {
-                name: key.as_ref().into(),
-                ns: ns_of(ns),
-                local: key.as_ref().len() - local.as_ref().len(),
-                // The quote is the byte before the value.
-                quote: 0,
+                name,
+                ns,
+                local,
+                quote,
                 value,
             }
         })
@@ -196,6 +241,7 @@ fn start_item(
         attributes,
         empty,
         declared,
+        unread,
     })
 }
 

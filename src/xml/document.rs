@@ -16,12 +16,15 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use encoding_rs::{Encoding, UTF_8};
-use quick_xml::name::NamespaceResolver;
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
 use super::base::Scopes;
-use super::construct::{Attribute, Item, Unparsed, parse};
+use super::construct::{Attribute, Context, Item, Unparsed, parse};
+use super::entities::Entities;
 use super::feed_html;
+use super::head::{self, Lookahead};
+use super::namespaces::Namespaces;
+use super::sniff::{Appendix, appendix_f};
 use super::text::{Piece, Text, Unreadable};
 use super::vocabulary::{self, Content, Name, Ns, Root};
 use crate::document::memory::{Allowance, Budget, OverBudget};
@@ -32,16 +35,24 @@ use crate::html::config::Config;
 use crate::html::edit::{Element, Resolver};
 use crate::html::encoding::{Chosen, Source};
 use crate::html::error::Error;
-use crate::html::links::{At, Found, Hear, Lines, Listener, Position};
+use crate::html::links::{At, Found, Hear, Lines, Link, Listener, Outcome, Position};
 use crate::html::lookahead::Decision;
 use crate::html::report::{Counts, Report, Tell, Warning, Warnings};
 use crate::html::rewriter::nest;
 use crate::shown::shown;
 use crate::url::Layers;
 
-/// How deeply elements may nest (quick-xml's namespace scopes count in 16
-/// bits).
+/// How deeply elements may nest. What each open element holds is counted
+/// against `--max-memory` besides.
 const MAX_DEPTH: usize = 60_000;
+
+/// How many element names a value's path in the link report shows at most
+/// at its start and at its end: a path as deep as its document would make
+/// the report grow with the square of its depth.
+const PATH_ENDS: (usize, usize) = (3, 4);
+
+/// How many bytes of an element's name a path shows at most.
+const PATH_NAME: usize = 64;
 
 pub(crate) struct Document<W: Write> {
     config: Arc<Config>,
@@ -68,11 +79,27 @@ pub(crate) struct Document<W: Write> {
     elements: Vec<Open>,
     /// The bytes the element stack holds, counted against `--max-memory`.
     stack_bytes: usize,
-    /// What its holders take from; what `held` and the element stack take.
+    /// What its holders take from; what `held` and the element stack take;
+    /// what the entities of its DOCTYPE take.
     allowance: Rc<Allowance>,
     holding: Budget,
-    namespaces: NamespaceResolver,
+    entities_held: Budget,
+    namespaces: Namespaces,
+    /// The general entities the DOCTYPE declares.
+    entities: Entities,
     scopes: Scopes,
+    /// For each open element that bears an `xml:base`, innermost last:
+    /// whether a reader of the output finds the base htmlabs found there
+    /// (it was made absolute, was so, or is relative to one that does).
+    xml_bases: Vec<bool>,
+    /// An XHTML document's reading ahead for its `<base href>`, and what
+    /// it found.
+    lookahead: Option<Lookahead>,
+    embedded: Option<Decision>,
+    /// The base it set, if it set one.
+    embedded_base: Option<crate::url::Base>,
+    /// Why the document cannot be rewritten, found once bytes were read.
+    refused: Option<Error>,
     collecting: Option<Collect>,
     root: Option<Root>,
     root_ended: bool,
@@ -96,6 +123,8 @@ struct Open {
     local: usize,
     /// Its `xml:base` set a base.
     based: bool,
+    /// It bears an `xml:base`, whether it set a base or not.
+    bears_base: bool,
     /// What keeping it open holds: its name, and the namespaces it declares
     /// (quick-xml's resolver keeps them while it is open).
     bytes: usize,
@@ -122,6 +151,39 @@ struct Collect {
     svg: bool,
 }
 
+/// What an element's `xml:base` is, once its base is pushed or not.
+enum XmlBase {
+    /// No base: a value as any other, against the base around it.
+    Value,
+    /// A base, relative to one a reader finds too: left as written.
+    Kept,
+    /// A base, made the base it sets (or absolute already): its new bytes,
+    /// if it changes, and what the link report hears of it.
+    Made {
+        new: Option<Vec<u8>>,
+        heard: Option<Box<Heard>>,
+    },
+}
+
+/// A link, heard where its value stands among the element's others.
+struct Heard {
+    link: Link,
+    /// Where its URL starts in the value's text.
+    at: usize,
+    text: Text,
+    raw: Vec<u8>,
+}
+
+/// Which base a value resolves against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The one in scope.
+    InScope,
+    /// The document's layers, below its `<base href>`: that element's own
+    /// value, made the base it sets.
+    BelowEmbedded,
+}
+
 /// How a value is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reading {
@@ -139,11 +201,8 @@ impl<W: Write> Engine<W> for Document<W> {
         transcoded: Option<Chosen>,
         allowance: Rc<Allowance>,
     ) -> Self {
-        let mut namespaces = NamespaceResolver::default();
-        // What a start tag declares is bounded by `--max-memory`.
-        namespaces.set_max_declarations_per_element(usize::MAX);
         Document {
-            scopes: Scopes::new(layers.outer()),
+            scopes: Scopes::new(layers.outer(), config.standard),
             config,
             layers,
             out: BufWriter::with_capacity(CHUNK, output),
@@ -160,8 +219,15 @@ impl<W: Write> Engine<W> for Document<W> {
             elements: Vec::new(),
             stack_bytes: 0,
             holding: allowance.budget(),
+            entities_held: allowance.budget(),
             allowance,
-            namespaces,
+            namespaces: Namespaces::default(),
+            entities: Entities::default(),
+            xml_bases: Vec::new(),
+            lookahead: None,
+            embedded: None,
+            embedded_base: None,
+            refused: None,
             collecting: None,
             root: None,
             root_ended: false,
@@ -172,6 +238,20 @@ impl<W: Write> Engine<W> for Document<W> {
             listener: None,
             lines: None,
             lines_at: 0,
+        }
+    }
+
+    /// XML 1.0 Appendix F: `<?` in UTF-16 with no byte order mark is
+    /// UTF-16; UTF-32 (by its mark or its first bytes), UCS-4 and EBCDIC
+    /// are refused by name, since encoding_rs reads none of them.
+    fn by_first_bytes(first: &[u8]) -> Result<Option<&'static Encoding>, Error> {
+        match appendix_f(first) {
+            None => Ok(None),
+            Some((Appendix::Utf16(encoding), _)) => Ok(Some(encoding)),
+            Some((other, _)) => Err(Error::Encoding(format!(
+                "`{}` (by its first bytes, XML 1.0 Appendix F) cannot be read: htmlabs reads UTF-8, UTF-16 and ASCII-compatible encodings; convert the document first",
+                other.name()
+            ))),
         }
     }
 
@@ -222,6 +302,9 @@ impl<W: Write> Engine<W> for Document<W> {
     fn end(mut self) -> Result<(Report, Output<W>), Error> {
         self.run(true);
         self.decide(None);
+        if let Some(refused) = self.refused.take() {
+            return Err(refused);
+        }
         if !self.stopped {
             let end = self.held_end();
             if let Some(open) = self.elements.last() {
@@ -244,10 +327,16 @@ impl<W: Write> Engine<W> for Document<W> {
             .out
             .into_inner()
             .map_err(|e| Error::Write(e.into_error()))?;
+        let base = self
+            .embedded_base
+            .take()
+            .unwrap_or_else(|| self.layers.outer());
         let report = Report {
-            base: self.layers.outer(),
+            base,
             layers: self.layers,
-            decision: Decision::XmlBase { bases: self.bases },
+            decision: self
+                .embedded
+                .unwrap_or(Decision::XmlBase { bases: self.bases }),
             encoding: self.chosen.expect("decided"),
             counts: self.counts,
             warnings: self.warnings.into_vec(),
@@ -268,6 +357,9 @@ impl<W: Write> Document<W> {
     }
 
     fn check(&mut self) -> Result<(), Error> {
+        if let Some(refused) = self.refused.take() {
+            return Err(refused);
+        }
         match self.write_error.take() {
             Some(e) => Err(Error::Write(e)),
             None => Ok(()),
@@ -276,6 +368,7 @@ impl<W: Write> Document<W> {
 
     fn emit(&mut self, bytes: &[u8]) {
         if self.write_error.is_none()
+            && self.refused.is_none()
             && let Err(e) = self.out.write_all(bytes)
         {
             self.write_error = Some(e);
@@ -290,6 +383,7 @@ impl<W: Write> Document<W> {
         let held_at = self.emitted - self.head;
         let (start, end) = (self.head, to - held_at);
         if self.write_error.is_none()
+            && self.refused.is_none()
             && let Err(e) = self.out.write_all(&self.held[start..end])
         {
             self.write_error = Some(e);
@@ -342,9 +436,16 @@ impl<W: Write> Document<W> {
         }
         let declared = declared
             .and_then(|label| Encoding::for_label(label.trim_ascii()))
-            // The declaration was read as ASCII: one that names an
-            // encoding whose bytes are not is wrong.
-            .filter(|e| e.is_ascii_compatible());
+            // The declaration was read as ASCII: a UTF-16 one is wrong
+            // (UTF-16 is told by its first bytes), and the bytes are
+            // UTF-8's, as HTML reads `<meta charset=utf-16>`.
+            .map(|e| {
+                if e == UTF_16LE || e == UTF_16BE {
+                    UTF_8
+                } else {
+                    e
+                }
+            });
         let (encoding, source) = if let Some(chosen) = self.transcoded {
             (chosen.encoding, chosen.source)
         } else if self.bom {
@@ -358,13 +459,19 @@ impl<W: Write> Document<W> {
         } else {
             (UTF_8, Source::Default)
         };
+        if self.transcoded.is_none() && !encoding.is_ascii_compatible() {
+            // ISO-2022-JP: its bytes are not read as ASCII, and what is
+            // decoded could not be written back as it came. The page
+            // engine refuses it too; nothing is written.
+            self.refused = Some(Error::unsupported(encoding));
+            self.stopped = true;
+            self.chosen = Some(Chosen { encoding, source });
+            return;
+        }
         self.chosen = Some(Chosen { encoding, source });
         if self.lines.is_some() {
             let here = self.position(self.pos);
             self.lines = Some(Lines::new(self.encoding(), here));
-        }
-        if self.scopes.current().is_empty() {
-            self.warnings.push(Warning::NoXmlBase);
         }
     }
 
@@ -405,7 +512,7 @@ impl<W: Write> Document<W> {
     /// anything that comes after it.
     fn run(&mut self, end: bool) {
         self.read(end);
-        if self.stopped {
+        if self.stopped && self.refused.is_none() {
             let to = self.held_end();
             self.emit_to(to);
         }
@@ -499,14 +606,22 @@ impl<W: Write> Document<W> {
             self.over_limit(to);
             return false;
         }
+        let encoding = self.encoding();
         let parsed = {
             let Document {
                 held,
                 namespaces,
+                entities,
                 pos,
                 ..
             } = &mut *self;
-            parse(&held[i..], *pos, namespaces)
+            let cx = Context {
+                namespaces,
+                entities,
+                given: *pos,
+                encoding,
+            };
+            parse(&held[i..], *pos, cx)
         };
         let (parsed, len) = parsed;
         // What holding the construct takes counts first, whatever it is:
@@ -538,10 +653,113 @@ impl<W: Write> Document<W> {
                 });
                 return true;
             }
+            Err(Unparsed::Expansion { at }) => {
+                self.decide(None);
+                self.stop(Warning::EntityExpansion {
+                    offset: self.pos + at,
+                });
+                return true;
+            }
         };
+        if !self.base_decided(&item, end) {
+            // Read again, whole, once the reading ahead has decided.
+            self.namespaces.pop();
+            self.searched = self.held_end();
+            let to = self.held_end();
+            self.over_limit(to);
+            return false;
+        }
         self.searched = 0;
         let at = self.pos;
         self.handle(item, at, len);
+        true
+    }
+
+    /// Whether an XHTML document's `<base href>` is decided, if `item` is
+    /// its root element's start tag: its values wait for it.
+    fn base_decided(&mut self, item: &Item, end: bool) -> bool {
+        if self.root.is_some() || self.stopped {
+            return true;
+        }
+        let Item::Start {
+            ns: Ns::Xhtml,
+            name,
+            local,
+            ..
+        } = item
+        else {
+            return true;
+        };
+        if name[*local..] != *b"html" {
+            return true;
+        }
+        self.decide(None);
+        let encoding = self.encoding();
+        let held_at = self.emitted - self.head;
+        let lookahead = self
+            .lookahead
+            .get_or_insert_with(|| Lookahead::new(self.pos));
+        let Some(found) = lookahead.read(
+            &self.held[self.pos - held_at..],
+            self.pos,
+            end,
+            self.config.max_lookahead,
+            &mut self.entities,
+            encoding,
+        ) else {
+            return false;
+        };
+        self.lookahead = None;
+        let decision = match found {
+            head::Found::Base {
+                offset,
+                value,
+                quote,
+            } => {
+                let raw = &self.held[value.start - held_at..value.end - held_at];
+                let pieces = [Piece::Escaped {
+                    range: 0..raw.len(),
+                    quote: Some(quote),
+                }];
+                let read = Text::read_with(raw, &pieces, encoding, &mut self.entities, value.start);
+                let href = match &read {
+                    Ok(text) => text.text.trim_matches(is_xml_space).to_owned(),
+                    Err(_) => String::from_utf8_lossy(raw).into_owned(),
+                };
+                let base = match read {
+                    Ok(_) => self
+                        .layers
+                        .embedded(&href, offset, self.config.standard)
+                        .map_err(|why| why.to_string()),
+                    Err(_) => Err("its value cannot be read".to_owned()),
+                };
+                match base {
+                    Ok(base) => {
+                        self.scopes.embed(base.clone());
+                        self.embedded_base = Some(base);
+                    }
+                    Err(why) => self.warnings.push(Warning::BaseIgnored {
+                        offset,
+                        href: href.clone(),
+                        why,
+                    }),
+                }
+                Decision::Base {
+                    offset,
+                    href,
+                    value,
+                }
+            }
+            head::Found::HeadOver { offset } => Decision::HeadOver { offset },
+            head::Found::Limit => {
+                self.warnings.push(Warning::LookaheadLimit {
+                    limit: self.config.max_lookahead,
+                });
+                Decision::Limit
+            }
+            head::Found::End => Decision::End,
+        };
+        self.embedded = Some(decision);
         true
     }
 
@@ -552,6 +770,23 @@ impl<W: Write> Document<W> {
                 self.decide(encoding.as_deref());
             }
             Item::Declaration { .. } | Item::Other => self.decide(None),
+            Item::DocType(range) => {
+                self.decide(None);
+                let encoding = self.encoding();
+                let doctype = &self.held[range.start - (self.emitted - self.head)
+                    ..range.end - (self.emitted - self.head)];
+                // The entities it declares are kept to the end: their
+                // names and texts, at most its own bytes, and each entry's.
+                let kept = 2 * doctype.len() + 4096;
+                self.entities.declare(doctype, encoding);
+                if self.entities_held.take(kept).is_err() {
+                    let limit = self.allowance.total();
+                    self.stop(Warning::MemoryLimit {
+                        limit,
+                        offset: range.start,
+                    });
+                }
+            }
             Item::CData { content } => {
                 self.decide(None);
                 if let Some(collect) = &mut self.collecting {
@@ -571,15 +806,25 @@ impl<W: Write> Document<W> {
                 attributes,
                 empty,
                 declared,
+                unread,
             } => {
                 self.decide(None);
                 self.pos = at + len;
+                for (offset, name) in unread {
+                    self.warnings.push(Warning::Entity { offset, name });
+                }
                 let open = Open {
-                    bytes: name.len() + declared + std::mem::size_of::<Open>(),
+                    // Its name, the namespaces it declares (their bytes,
+                    // and each prefix's stack slot, twice as much), and
+                    // what follows each open element (its mark among the
+                    // namespaces in scope, whether it bears an
+                    // `xml:base`).
+                    bytes: name.len() + 2 * declared + std::mem::size_of::<Open>() + 16,
                     name,
                     ns,
                     local,
                     based: false,
+                    bears_base: false,
                 };
                 self.start(at, open, attributes, empty);
                 if !self.stopped && empty {
@@ -640,6 +885,9 @@ impl<W: Write> Document<W> {
         self.collecting = None;
         let ns = open.ns;
         let element = open.name();
+        if self.root.is_none() && self.scopes.is_empty() {
+            self.warnings.push(Warning::NoXmlBase);
+        }
         let root = *self.root.get_or_insert(Root::of(ns, element.local));
         let parent = self.elements.last().map(Open::name);
         // An attribute's value as written, for the rows' conditions.
@@ -656,69 +904,114 @@ impl<W: Write> Document<W> {
                 })
         };
         let content = vocabulary::content(root, element, parent, value_of);
-        // Each value, and what it holds: the `xml:base` resolves against
-        // the base around the element, every other value against its own.
-        let around = self.scopes.len() - 1;
         let mut values = Vec::new();
+        let mut xml_base = None;
         for (i, a) in attributes.iter().enumerate() {
-            let found = if a.ns == Ns::Xml && a.name().local == b"base" {
-                Some((
-                    vocabulary::Value {
-                        kind: Kind::Url,
-                        svg: false,
-                        empty: Empty::Document,
-                    },
-                    true,
-                ))
-            } else {
-                vocabulary::attribute(
-                    &self.config.table,
-                    root,
-                    element,
-                    a.name(),
-                    &a.name,
-                    value_of,
-                )
-                .map(|v| (v, false))
-            };
-            if let Some((value, is_base)) = found {
-                values.push((i, value, is_base));
+            if a.ns == Ns::Xml && a.name().local == b"base" {
+                xml_base = Some(i);
+                continue;
+            }
+            let found = vocabulary::attribute(
+                &self.config.table,
+                root,
+                element,
+                a.name(),
+                &a.name,
+                value_of,
+            );
+            if let Some(value) = found {
+                values.push((i, value));
             }
         }
         let svg = ns == Ns::Svg;
         let depth = self.elements.len() + 1;
         let path = self.listener.is_some().then(|| self.path(&open.name));
+        // The values of an XHTML document's `<base>` elements: the first
+        // in the head set the base, and resolves against the layers below
+        // it; any other is said to be ignored.
+        let base_element = ns == Ns::Xhtml
+            && element.local == b"base"
+            && !matches!(self.embedded, None | Some(Decision::XmlBase { .. }));
+        let deciding_value = match &self.embedded {
+            Some(Decision::Base { value, .. }) if base_element => Some(value.clone()),
+            _ => None,
+        };
+        let deciding = |a: &Attribute| deciding_value.as_ref() == Some(&a.value);
+        if base_element {
+            for a in attributes.iter().filter(|a| &*a.name == b"href") {
+                if deciding(a) {
+                    continue;
+                }
+                let why = match self.embedded {
+                    Some(Decision::Base { .. }) => "only the first `<base href>` counts",
+                    Some(Decision::Limit) => "it comes after the lookahead limit",
+                    _ => "it comes after the head (browsers would use it)",
+                };
+                let raw = self.bytes(a.value.clone());
+                self.warnings.push(Warning::BaseIgnored {
+                    offset: at,
+                    href: String::from_utf8_lossy(raw).into_owned(),
+                    why: why.to_owned(),
+                });
+            }
+        }
         // The element's own `xml:base` is in scope for its other values.
-        let mut based = false;
-        if let Some(&(i, ..)) = values.iter().find(|(.., is_base)| *is_base) {
-            let a = &attributes[i];
-            let raw = self.bytes(a.value.clone());
-            let pieces = [Piece::Escaped {
-                range: 0..raw.len(),
-                quote: Some(a.quote),
-            }];
-            if let Ok(text) = Text::read(raw, &pieces, self.encoding()) {
-                let href = text.text.trim_matches(is_xml_space).to_owned();
-                match self.scopes.push(&href, a.value.start, &self.config) {
-                    Ok(()) => {
-                        based = true;
-                        self.bases += 1;
-                    }
-                    Err(why) => self.warnings.push(Warning::XmlBaseIgnored {
-                        offset: a.value.start,
-                        href,
-                        why: why.to_string(),
-                    }),
+        let mut base = None;
+        if let Some(i) = xml_base {
+            match self.xml_base(&attributes[i], path.is_some()) {
+                Ok(made) => {
+                    open.based = !matches!(made, XmlBase::Value);
+                    open.bears_base = true;
+                    // Its level of the bases in scope, while it is open:
+                    // the href, or what it changed of the base around it
+                    // (at most as long), and a level's own fields.
+                    open.bytes += 2 * attributes[i].value.len() + 64;
+                    self.xml_bases.push(open.based);
+                    values.push((i, vocabulary::Value::XML_BASE));
+                    values.sort_by_key(|(i, _)| *i);
+                    base = Some(made);
+                }
+                Err(stop) => {
+                    self.stop(stop);
+                    return;
                 }
             }
         }
-        for (i, value, is_base) in values {
+        // Each value in turn, so that the report hears them in order.
+        for (i, value) in values {
             let a = &attributes[i];
-            let scope = if is_base {
-                around
-            } else {
-                self.scopes.len() - 1
-            };
+            if Some(i) == xml_base {
+                match base.take().expect("made above") {
+                    XmlBase::Kept => continue,
+                    XmlBase::Made { new, heard } => {
+                        if let (Some(heard), Some(path)) = (heard, &path) {
+                            let start = self.position(a.value.start);
+                            let encoding = self.encoding();
+                            let attribute = String::from_utf8_lossy(&a.name).into_owned();
+                            if let Some(listener) = &mut self.listener {
+                                listener.found(Found {
+                                    at: At::Decoded(heard.at),
+                                    link: heard.link,
+                                });
+                                listener.value_done(
+                                    start,
+                                    &heard.raw,
+                                    encoding,
+                                    (path, &attribute),
+                                    |at| heard.text.raw_offset(at),
+                                );
+                            }
+                        }
+                        if let Some(new) = new {
+                            self.replace(a.value.clone(), &new);
+                        }
+                        continue;
+                    }
+                    // Not a base: a value against the base around it, which
+                    // is the one in scope.
+                    XmlBase::Value => {}
+                }
+            }
             let pieces = vec![Piece::Escaped {
                 range: 0..a.value.len(),
                 quote: Some(a.quote),
@@ -731,6 +1024,11 @@ impl<W: Write> Document<W> {
             let names = path
                 .as_ref()
                 .map(|p| (p.clone(), String::from_utf8_lossy(&a.name).into_owned()));
+            let scope = if deciding(a) {
+                Scope::BelowEmbedded
+            } else {
+                Scope::InScope
+            };
             match self.value(
                 a.value.clone(),
                 &pieces,
@@ -748,7 +1046,6 @@ impl<W: Write> Document<W> {
             }
         }
         self.stack_bytes += open.bytes;
-        open.based = based;
         self.elements.push(open);
         // An empty element holds no value, and none can be put in it.
         if let Some(content) = content.filter(|_| !empty) {
@@ -760,6 +1057,108 @@ impl<W: Write> Document<W> {
                 svg,
             });
         }
+    }
+
+    /// An element's `xml:base` attribute `a`: its base is pushed, and the
+    /// value is made that base where a reader of the output would not find
+    /// it otherwise. Relative to a base that a reader finds too (an outer
+    /// `xml:base` made absolute), it stays as written: it resolves to the
+    /// same there, and the output does not grow with the depth of nested
+    /// bases. One that has a scheme stays; one that cannot be a base is a
+    /// value as any other.
+    fn xml_base(&mut self, a: &Attribute, listen: bool) -> Result<XmlBase, Warning> {
+        let encoding = self.encoding();
+        let raw = self.bytes(a.value.clone()).to_vec();
+        let pieces = [Piece::Escaped {
+            range: 0..raw.len(),
+            quote: Some(a.quote),
+        }];
+        let text = match Text::read_with(&raw, &pieces, encoding, &mut self.entities, self.pos) {
+            Ok(text) => text,
+            Err(Unreadable::Expansion { at }) => {
+                return Err(Warning::EntityExpansion {
+                    offset: a.value.start + at,
+                });
+            }
+            // Left as it is, with what reading it as a value says of it.
+            Err(_) => return Ok(XmlBase::Value),
+        };
+        let core = crate::html::value::trimmed(&text.text);
+        let href = text.text[core.clone()].to_owned();
+        let absolute = self.config.standard.has_scheme(&href);
+        // Relative to a base a reader finds too: it stays, and is no value.
+        let kept = !absolute && self.xml_bases.last().copied().unwrap_or(false);
+        // The base it resolves against, for the link report (whose line
+        // holds it: resolving it costs what writing it does).
+        let around = (listen && !kept).then(|| {
+            self.scopes
+                .resolution(encoding, &self.config, nest, &self.allowance)
+                .base
+                .clone()
+        });
+        if let Err(why) = self.scopes.push(&href, a.value.start) {
+            self.warnings.push(Warning::XmlBaseIgnored {
+                offset: a.value.start,
+                href,
+                why: why.to_string(),
+            });
+            return Ok(XmlBase::Value);
+        }
+        self.bases += 1;
+        if kept {
+            return Ok(XmlBase::Kept);
+        }
+        // Made the base it sets, as a `<base href>` is.
+        let url = match absolute {
+            true => href.clone(),
+            false => self
+                .scopes
+                .resolution(encoding, &self.config, nest, &self.allowance)
+                .base
+                .url
+                .clone(),
+        };
+        self.counts.seen += 1;
+        let outcome = if absolute {
+            self.counts.absolute += 1;
+            Outcome::Absolute
+        } else if url == href {
+            self.counts.unchanged += 1;
+            Outcome::Unchanged
+        } else {
+            self.counts.rewritten += 1;
+            self.counts.by_kind[Kind::Url as usize] += 1;
+            Outcome::Rewritten
+        };
+        let link = around.map(|base| Link {
+            position: Position::default(),
+            element: String::new(),
+            attribute: String::new(),
+            kind: Kind::Url,
+            original: href.clone(),
+            raw: None,
+            absolute: Some(url.clone()),
+            outcome,
+            base,
+        });
+        let new = (outcome == Outcome::Rewritten).then(|| {
+            let edit = crate::html::value::Edit {
+                range: core.clone(),
+                text: std::borrow::Cow::Owned(url),
+            };
+            text.apply(&raw, &pieces, &[edit], encoding)
+        });
+        Ok(XmlBase::Made {
+            new,
+            heard: link.map(|link| {
+                Box::new(Heard {
+                    link,
+                    at: core.start,
+                    text,
+                    raw,
+                })
+            }),
+        })
     }
 
     /// The end of the innermost element, whose end tag is at `at` (or
@@ -801,8 +1200,14 @@ impl<W: Write> Document<W> {
                 .listener
                 .is_some()
                 .then(|| (self.path(b""), String::new()));
-            let scope = self.scopes.len() - 1;
-            match self.value(span.clone(), &pieces, reading, element, scope, names) {
+            match self.value(
+                span.clone(),
+                &pieces,
+                reading,
+                element,
+                Scope::InScope,
+                names,
+            ) {
                 Ok(Some(new)) => self.replace(span, &new),
                 Ok(None) => {}
                 Err(stop) => {
@@ -817,24 +1222,47 @@ impl<W: Write> Document<W> {
         if open.based {
             self.scopes.pop();
         }
+        if open.bears_base {
+            self.xml_bases.pop();
+        }
         if self.elements.is_empty() {
             self.root_ended = true;
         }
     }
 
     /// The element path of a value, for the link report: the open
-    /// elements' names as written, and `last` after them.
+    /// elements' names as written, and `last` after them. Bounded, so that
+    /// the report grows no faster than the document: past
+    /// [`PATH_ENDS`] names at either end, the names between are one `…`,
+    /// and a name longer than [`PATH_NAME`] bytes is cut, with a `…`.
     fn path(&self, last: &[u8]) -> String {
+        let count = self.elements.len() + usize::from(!last.is_empty());
+        let name = |i: usize| match self.elements.get(i) {
+            Some(open) => &*open.name,
+            None => last,
+        };
+        let (first, end) = PATH_ENDS;
+        let cut = count > first + end + 1;
+        let shown = match cut {
+            true => (0..first).chain(count - end..count),
+            false => (0..count).chain(0..0),
+        };
         let mut path = String::new();
-        for open in &self.elements {
-            path.push_str(&String::from_utf8_lossy(&open.name));
+        for i in shown {
+            if cut && i == count - end {
+                path.push_str("…/");
+            }
+            let name = name(i);
+            if name.len() > PATH_NAME {
+                let cut = String::from_utf8_lossy(&name[..PATH_NAME]);
+                path.push_str(cut.trim_end_matches('\u{FFFD}'));
+                path.push('…');
+            } else {
+                path.push_str(&String::from_utf8_lossy(name));
+            }
             path.push('/');
         }
-        if last.is_empty() {
-            path.pop();
-        } else {
-            path.push_str(&String::from_utf8_lossy(last));
-        }
+        path.pop();
         path
     }
 
@@ -847,7 +1275,7 @@ impl<W: Write> Document<W> {
         pieces: &[Piece],
         reading: Reading,
         element: Element<'_>,
-        scope: usize,
+        scope: Scope,
         names: Option<(String, String)>,
     ) -> Result<Option<Vec<u8>>, Warning> {
         let kind = match reading {
@@ -861,10 +1289,12 @@ impl<W: Write> Document<W> {
         };
         let encoding = self.encoding();
         let held_at = self.emitted - self.head;
+        let given = self.pos;
         let Document {
             held,
             config,
             scopes,
+            entities,
             counts,
             warnings,
             listener,
@@ -872,7 +1302,25 @@ impl<W: Write> Document<W> {
             ..
         } = self;
         let raw = &held[span.start - held_at..span.end - held_at];
-        let cx = scopes.resolution(scope, encoding, config, nest, allowance);
+        let read = Text::read_with(raw, pieces, encoding, entities, given);
+        if let Ok(text) = &read
+            && reading == Reading::Syntax(Kind::Url)
+            && listener.is_none()
+            && !scopes.is_empty()
+            && config
+                .standard
+                .has_scheme(text.text.trim_matches(is_xml_space))
+        {
+            // Most values are absolute: they need no base, which may be
+            // long and not yet resolved (the page engine's rule too).
+            counts.seen += 1;
+            counts.absolute += 1;
+            return Ok(None);
+        }
+        let cx = match scope {
+            Scope::InScope => scopes.resolution(encoding, config, nest, allowance),
+            Scope::BelowEmbedded => scopes.below_embedded(encoding, config, nest, allowance),
+        };
         // What the value's working copies may take; past it, rewriting
         // stops at the value, as the page engine's does.
         let mut budget = allowance.budget();
@@ -880,12 +1328,17 @@ impl<W: Write> Document<W> {
             limit: allowance.total(),
             offset: span.start,
         };
-        let text = match Text::read(raw, pieces, encoding) {
+        let text = match read {
             Ok(text) => text,
             Err(Unreadable::Malformed { at, why }) => {
                 return Err(Warning::NotWellFormed {
                     offset: span.start + at,
                     why: why.to_owned(),
+                });
+            }
+            Err(Unreadable::Expansion { at }) => {
+                return Err(Warning::EntityExpansion {
+                    offset: span.start + at,
                 });
             }
             Err(unreadable) => {

@@ -6,12 +6,19 @@
 //! - **What is rewritten**: by namespace URI and local name, never by
 //!   prefix (the table is in the `vocabulary` module; docs/feeds.md lists it).
 //!   Processing instructions and other vocabularies are left as they are.
+//!   Namespaces are resolved by a stack per prefix (`namespaces`), a
+//!   declaration's value read as any attribute's (`xmlns="&ns_svg;"`).
 //! - **The base**: `xml:base` (XML Base), each resolved against the base in
 //!   scope, is layer 3.1 for the element that bears it and all it holds;
-//!   outside any, the document's base from its layers. Each `xml:base` is
-//!   itself made absolute; one that cannot be a base (relative with nothing
-//!   below it, `javascript:`, `data:`) is ignored with a warning. A link's [`Base`](crate::Base) says which `xml:base` set it
-//!   ([`Layer::XmlBase`](crate::Layer::XmlBase)).
+//!   outside any, the document's base from its layers, or an XHTML
+//!   document's `<base href>` (the first in its head, read ahead for as
+//!   the page engine does: `head`). The first `xml:base` a reader could not
+//!   resolve as htmlabs does (against the document's own layers, or under
+//!   one that was ignored) is made absolute; one inside it that is
+//!   relative stays as written, since it resolves to the same there. One
+//!   that cannot be a base (relative with nothing below it, `javascript:`,
+//!   `data:`) is ignored with a warning. A link's [`Base`](crate::Base)
+//!   says which `xml:base` set it ([`Layer::XmlBase`](crate::Layer::XmlBase)).
 //! - **HTML inside feeds** (RSS `description`, `content:encoded`, Atom
 //!   texts of `type="html"`): read from the XML (its references, its CDATA
 //!   sections), rewritten by the page engine itself with the base in scope
@@ -20,14 +27,23 @@
 //!   `&lt;`, `&#60;` stays `&#60;`, CDATA stays CDATA (split where a value
 //!   would hold `]]>`). `type="xhtml"` content is XHTML, read as the XML it
 //!   is: its elements take the page engine's attribute table.
-//! - **Encodings**: a byte order mark, `--encoding`, the transport layer's
-//!   charset, the XML declaration, else UTF-8; UTF-16 is transcoded as for
-//!   pages.
-//! - **Memory**: flat in the document's size. A value that is an element's
-//!   content (`<loc>`, the HTML of an entry) is held whole, within
-//!   `--max-memory`; a value, a construct or a text held that would pass it
-//!   stops rewriting there: the rest is copied unchanged, with a warning, and
-//!   the report is incomplete.
+//! - **Entities**: those the internal DTD subset declares are read where
+//!   they are used (`entities`), bounded by the document's own size; a
+//!   reference to one declared elsewhere leaves its value as it is.
+//! - **Encodings**: a byte order mark (or XML 1.0 Appendix F's first
+//!   bytes), `--encoding`, the transport layer's charset, the XML
+//!   declaration, else UTF-8; UTF-16 is transcoded as for pages, UTF-32 and
+//!   an encoding whose bytes are not ASCII's (ISO-2022-JP) refused.
+//! - **Memory**: flat in the document's size, and no faster than the input
+//!   in its depth. What grows with the input: the open elements' names,
+//!   the namespace declarations in scope (each its prefix), the bases in
+//!   scope (each what it adds to the one around it, the innermost whole),
+//!   the entities the DOCTYPE declares, and the head read ahead for an
+//!   XHTML `<base href>` (up to `--max-lookahead`). A value that is an
+//!   element's content (`<loc>`, the HTML of an entry) is held whole,
+//!   within `--max-memory`; a value, a construct or a text held that would
+//!   pass it stops rewriting there: the rest is copied unchanged, with a
+//!   warning, and the report is incomplete.
 //! - **Not well-formed**: rewritten up to the error; the rest is copied
 //!   unchanged, with a warning, and the report is incomplete. Markup (tags,
 //!   attributes, nesting) and the values read are checked; other text is
@@ -36,7 +52,10 @@
 mod base;
 mod construct;
 mod document;
+mod entities;
 mod feed_html;
+mod head;
+mod namespaces;
 mod sniff;
 pub(crate) mod text;
 mod vocabulary;
@@ -44,7 +63,7 @@ mod vocabulary;
 use std::io::{Read, Write};
 use std::sync::Arc;
 
-pub use sniff::{XmlKind, sniff};
+pub use sniff::{Sniffed, XmlKind, sniff, sniff_in};
 
 use crate::document::memory::Allowance;
 use crate::front::Front;
@@ -112,8 +131,9 @@ impl<W: Write> Rewriter<W> {
     /// Lets `hear` hear each URL value as it is resolved (the link report):
     /// its element is the path of element names as written
     /// (`rss/channel/item/link`, and on into the HTML of an entry:
-    /// `feed/entry/content/a`), its attribute the name as written, empty for
-    /// an element's content.
+    /// `feed/entry/content/a`), past seven names its first three, `…` and
+    /// its last four, each cut at 64 bytes; its attribute the name as
+    /// written, empty for an element's content.
     pub fn on_link(mut self, hear: impl FnMut(&Link) + 'static) -> Self {
         self.front.on_link(Box::new(hear));
         self

@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use encoding_rs::{EncoderResult, Encoding, UTF_8};
 
+use super::entities::{self, Entities, Unexpanded};
 use crate::html::encoding::{self, Decoded};
 use crate::html::value::Edit;
 
@@ -45,6 +46,9 @@ pub enum Unreadable {
     /// Not well-formed: a `&` that starts no reference, a reference to no
     /// character, a `<` in an attribute value.
     Malformed { at: usize, why: &'static str },
+    /// Its references to entities would expand past what the document may
+    /// take ([`Entities`]).
+    Expansion { at: usize },
 }
 
 /// A value read: its text, and where each part of it stands in its bytes.
@@ -74,11 +78,26 @@ enum Literal {
 impl Text {
     /// Reads the value whose bytes are `raw`, in `pieces`, in `encoding`
     /// (ASCII-compatible: `&`, `;` and `<` are never part of a longer
-    /// character).
+    /// character), in a document that declares no entity.
+    #[cfg(test)]
     pub fn read(
         raw: &[u8],
         pieces: &[Piece],
         encoding: &'static Encoding,
+    ) -> Result<Text, Unreadable> {
+        Text::read_with(raw, pieces, encoding, &mut Entities::default(), 0)
+    }
+
+    /// [`read`](Self::read) in a document that declares `entities`, of
+    /// which `given` bytes have been read (what expanding them may cost).
+    /// An attribute value is read as XML normalises it (§3.3.3): its
+    /// literal white space as spaces, a CR LF as one.
+    pub fn read_with(
+        raw: &[u8],
+        pieces: &[Piece],
+        encoding: &'static Encoding,
+        entities: &mut Entities,
+        given: usize,
     ) -> Result<Text, Unreadable> {
         let mut text = String::new();
         let mut segments = Vec::new();
@@ -103,36 +122,86 @@ impl Text {
                         why: "`<` in an attribute value",
                     });
                 }
-                if literal_end > 0 {
+                let attribute = escaped == Some(true);
+                let mut run_end = literal_end;
+                let crlf = || {
                     let run = &bytes[..literal_end];
+                    memchr::memchr_iter(b'\r', run).find(|&cr| run.get(cr + 1) == Some(&b'\n'))
+                };
+                if attribute && let Some(crlf) = crlf() {
+                    if crlf == 0 {
+                        // One space for two bytes: mapped as a reference is.
+                        segments.push(Segment {
+                            text: text.len()..text.len() + 1,
+                            raw: at..at + 2,
+                            piece: index,
+                            literal: None,
+                        });
+                        text.push(' ');
+                        at += 2;
+                        continue;
+                    }
+                    run_end = crlf;
+                }
+                if run_end > 0 {
+                    let run = &bytes[..run_end];
                     let start = text.len();
                     let literal = if encoding == UTF_8 || run.is_ascii() {
-                        text.push_str(
-                            std::str::from_utf8(run).map_err(|_| Unreadable::Undecodable)?,
-                        );
+                        let run = std::str::from_utf8(run).map_err(|_| Unreadable::Undecodable)?;
+                        push_literal(&mut text, run, attribute);
                         Literal::Utf8
                     } else {
                         let decoded = Decoded::new(run, encoding).ok_or(Unreadable::Undecodable)?;
-                        text.push_str(&decoded.text);
+                        push_literal(&mut text, &decoded.text, attribute);
                         Literal::Decoded(decoded)
                     };
                     segments.push(Segment {
                         text: start..text.len(),
-                        raw: at..at + literal_end,
+                        raw: at..at + run_end,
                         piece: index,
                         literal: Some(literal),
                     });
-                    at += literal_end;
+                    at += run_end;
                     continue;
                 }
                 // A reference, from `&` to `;`.
-                let (c, len) = reference(bytes).map_err(|e| match e {
-                    Unreadable::Entity { name, .. } => Unreadable::Entity { at, name },
+                let (reference, len) = reference(bytes).map_err(|e| match e {
                     Unreadable::Malformed { why, .. } => Unreadable::Malformed { at, why },
                     other => other,
                 })?;
                 let start = text.len();
-                text.push(c);
+                match reference {
+                    Reference::Character(c) => text.push(c),
+                    Reference::Entity(name) => {
+                        let unread = |why| Unreadable::Malformed { at, why };
+                        match entities.expand(name, attribute, given, &mut text) {
+                            Ok(()) => {}
+                            // Not read, or elements in content: left.
+                            Err(Unexpanded::Unknown) | Err(Unexpanded::Markup) if !attribute => {
+                                return Err(Unreadable::Entity {
+                                    at,
+                                    name: String::from_utf8_lossy(name).into_owned(),
+                                });
+                            }
+                            Err(Unexpanded::Unknown) => {
+                                return Err(Unreadable::Entity {
+                                    at,
+                                    name: String::from_utf8_lossy(name).into_owned(),
+                                });
+                            }
+                            Err(Unexpanded::Markup) => {
+                                return Err(unread("`<` in an attribute value, from an entity"));
+                            }
+                            Err(Unexpanded::Recursive) => {
+                                return Err(unread("an entity that refers to itself"));
+                            }
+                            Err(Unexpanded::Malformed) => {
+                                return Err(unread("an entity whose text is not well-formed"));
+                            }
+                            Err(Unexpanded::TooMuch) => return Err(Unreadable::Expansion { at }),
+                        }
+                    }
+                }
                 segments.push(Segment {
                     text: start..text.len(),
                     raw: at..at + len,
@@ -320,9 +389,16 @@ fn narrowed<'e>(text: &str, edit: &Edit<'e>) -> Edit<'e> {
     }
 }
 
-/// The character a reference at the start of `bytes` stands for, and its
-/// length in bytes.
-fn reference(bytes: &[u8]) -> Result<(char, usize), Unreadable> {
+/// What a reference stands for.
+enum Reference<'a> {
+    /// A character reference, or a predefined entity's (§4.6).
+    Character(char),
+    /// An entity's, by its name.
+    Entity(&'a [u8]),
+}
+
+/// The reference at the start of `bytes`, and its length in bytes.
+fn reference(bytes: &[u8]) -> Result<(Reference<'_>, usize), Unreadable> {
     let malformed = |why| Unreadable::Malformed { at: 0, why };
     let semicolon = bytes
         .iter()
@@ -330,55 +406,36 @@ fn reference(bytes: &[u8]) -> Result<(char, usize), Unreadable> {
         .position(|&b| b == b';')
         .ok_or_else(|| malformed("a `&` that starts no reference"))?;
     let name = &bytes[1..semicolon];
-    let c = match name {
-        b"lt" => '<',
-        b"gt" => '>',
-        b"amp" => '&',
-        b"apos" => '\'',
-        b"quot" => '"',
-        [b'#', b'x', hex @ ..] => {
-            character(hex, 16).ok_or_else(|| malformed("a reference to no character"))?
-        }
-        [b'#', decimal @ ..] => {
-            character(decimal, 10).ok_or_else(|| malformed("a reference to no character"))?
-        }
-        _ if is_name(name) => {
-            return Err(Unreadable::Entity {
-                at: 0,
-                name: String::from_utf8_lossy(name).into_owned(),
-            });
-        }
+    let reference = match name {
+        b"lt" => Reference::Character('<'),
+        b"gt" => Reference::Character('>'),
+        b"amp" => Reference::Character('&'),
+        b"apos" => Reference::Character('\''),
+        b"quot" => Reference::Character('"'),
+        [b'#', digits @ ..] => std::str::from_utf8(digits)
+            .ok()
+            .and_then(entities::character)
+            .map(Reference::Character)
+            .ok_or_else(|| malformed("a reference to no character"))?,
+        _ if entities::is_name(name) => Reference::Entity(name),
         _ => return Err(malformed("a `&` that starts no reference")),
     };
-    Ok((c, semicolon + 1))
+    Ok((reference, semicolon + 1))
 }
 
-/// XML 1.0 `Char` for the digits of a character reference.
-fn character(digits: &[u8], radix: u32) -> Option<char> {
-    if digits.is_empty() || !digits.iter().all(|b| (*b as char).is_digit(radix)) {
-        return None;
-    }
-    let n = u32::from_str_radix(std::str::from_utf8(digits).ok()?, radix).ok()?;
-    let c = char::from_u32(n)?;
-    let allowed = matches!(c, '\t' | '\n' | '\r')
-        || ('\u{20}'..='\u{D7FF}').contains(&c)
-        || ('\u{E000}'..='\u{FFFD}').contains(&c)
-        || c >= '\u{10000}';
-    allowed.then_some(c)
-}
-
-/// An XML `Name`, loosely: a name start and name characters, non-ASCII
-/// taken as name characters.
-fn is_name(name: &[u8]) -> bool {
-    let start = |b: u8| b.is_ascii_alphabetic() || b == b'_' || b == b':' || b >= 0x80;
-    match name.split_first() {
-        Some((&first, rest)) => {
-            start(first)
-                && rest
-                    .iter()
-                    .all(|&b| start(b) || b.is_ascii_digit() || b == b'-' || b == b'.')
-        }
-        None => false,
+/// A run of literal characters appended to `text`: in an attribute value,
+/// its white space as spaces (one byte for one, so its map stays).
+fn push_literal(text: &mut String, run: &str, attribute: bool) {
+    if attribute && run.contains(['\t', '\n', '\r']) {
+        text.extend(run.chars().map(|c| {
+            if matches!(c, '\t' | '\n' | '\r') {
+                ' '
+            } else {
+                c
+            }
+        }));
+    } else {
+        text.push_str(run);
     }
 }
 

@@ -7,7 +7,8 @@
 //!   `subtitle`, `rights` of `type="html"` hold escaped HTML. Not `id`:
 //!   an identity, not a link.
 //! - RSS 2.0, in a document whose root is `rss` (its elements have no
-//!   namespace): `link`, `comments`, `docs`, `image/url`, `guid` unless
+//!   namespace, or UserLand's, which feedparser reads as none):
+//!   `link`, `comments`, `docs`, `image/url`, `guid` unless
 //!   `isPermaLink="false"`, `enclosure/@url`, `source/@url`; `description`
 //!   holds HTML, as does `content:encoded` anywhere.
 //! - RSS 1.0: `link`; `description` holds HTML; in a document whose root is
@@ -66,11 +67,22 @@ const NAMESPACES: &[(&[u8], Ns)] = &[
     (b"http://www.w3.org/XML/1998/namespace", Ns::Xml),
 ];
 
+/// Whether `uri` is one of the namespaces UserLand and Harvard gave RSS
+/// 0.9x and 2.0 (`http://backend.userland.com/rss2`), which feedparser
+/// reads as RSS's own, by its rule (any case; any UserLand namespace that
+/// starts so): their elements are RSS 2.0's, which have no namespace.
+fn is_rss_2(uri: &[u8]) -> bool {
+    let uri = uri.to_ascii_lowercase();
+    memchr::memmem::find(&uri, b"backend.userland.com/rss").is_some()
+        || uri == b"http://blogs.law.harvard.edu/tech/rss"
+}
+
 impl Ns {
     /// The namespace a name is bound to (`None`: to none).
     pub fn of(uri: Option<&[u8]>) -> Ns {
         match uri {
             None => Ns::None,
+            Some(uri) if is_rss_2(uri) => Ns::None,
             Some(uri) => NAMESPACES
                 .iter()
                 .find(|(known, _)| *known == uri)
@@ -124,6 +136,15 @@ pub struct Value {
     pub kind: Kind,
     pub svg: bool,
     pub empty: Empty,
+}
+
+impl Value {
+    /// An `xml:base`, read as a value when it sets no base.
+    pub const XML_BASE: Value = Value {
+        kind: Kind::Url,
+        svg: false,
+        empty: Empty::Document,
+    };
 }
 
 /// Where a row holds.
@@ -296,6 +317,14 @@ mod tests {
         assert_eq!(Ns::of(Some(b"http://www.w3.org/2005/Atom/")), Ns::Other);
         assert_eq!(Ns::of(Some(b"http://purl.org/atom/ns#")), Ns::Other);
         assert_eq!(Ns::of(None), Ns::None);
+        for rss in [
+            &b"http://backend.userland.com/rss2"[..],
+            b"http://backend.userland.com/rss",
+            b"http://backend.userland.com/RSS2.1",
+            b"http://blogs.law.harvard.edu/tech/rss",
+        ] {
+            assert_eq!(Ns::of(Some(rss)), Ns::None);
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@
 mod tree;
 mod url;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -37,7 +38,7 @@ use crate::source::output::dir::Dir;
 use crate::source::output::spool::{Held, Spool};
 use crate::source::output::staging::Staging;
 use crate::source::output::{SourceError, lowercase, quoted};
-use crate::source::typing::{Clue, FIRST_BYTES, decide};
+use crate::source::typing::{Clue, decide, read_first, sniff_limit};
 use crate::typed::{Type, TypedRewriter};
 use crate::url::{Layers, Standard};
 pub use tree::Entry;
@@ -726,17 +727,28 @@ fn rewrite_page(
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or_default();
-    let first = match source.whole {
-        Some(bytes) => bytes[..bytes.len().min(FIRST_BYTES)].to_vec(),
+    // As many first bytes as tell an XML file's root, up to the lookahead
+    // (taken from the file's share, for as long as it is done).
+    let limit = sniff_limit(config);
+    let mut sniffed = allowance.budget();
+    let first: Cow<'_, [u8]> = match source.whole {
+        Some(bytes) => Cow::Borrowed(&bytes[..bytes.len().min(limit)]),
         None => {
-            let mut first = vec![0; FIRST_BYTES];
-            let n = read_up_to(&mut source.reader().map_err(read_error)?, &mut first)
-                .map_err(read_error)?;
-            first.truncate(n);
-            first
+            if sniffed.take(limit).is_err() {
+                return Ok((Did::Again, 0));
+            }
+            Cow::Owned(
+                read_first(
+                    &mut source.reader().map_err(read_error)?,
+                    config.encoding,
+                    limit,
+                )
+                .map_err(read_error)?,
+            )
         }
     };
-    let Some(of_type) = decide(None, Clue::Extension(extension), &first).kind else {
+    let Some(of_type) = decide(None, Clue::Extension(extension), &first, config.encoding).kind
+    else {
         // Any other XML: as it is (into the copy too).
         put(site, written, entry, source, metadata, true, 0)?;
         return Ok((Did::Left, 0));

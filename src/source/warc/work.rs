@@ -22,7 +22,7 @@ use crate::html::error::Error as DocumentError;
 use crate::html::links::{Heard, Link};
 use crate::source::http::{self, Edit, HeadReader, media};
 use crate::source::output::spool::{Held, Spool};
-use crate::source::typing::{Clue, FIRST_BYTES, decide, may_be_read, media_type_of};
+use crate::source::typing::{Clue, decide, may_be_read, media_type_of, read_first, sniff_limit};
 use crate::typed::{Type, TypedRewriter};
 use crate::url::Layers;
 
@@ -518,12 +518,18 @@ fn resource(
     hear: Option<impl FnMut(&Link) + 'static>,
     allowance: &Rc<Allowance>,
 ) -> io::Result<Option<Page>> {
-    let mut first = Vec::new();
-    work.block
-        .reader()?
-        .take(FIRST_BYTES as u64)
-        .read_to_end(&mut first)?;
-    let Some(kind) = decide(None, Clue::MediaType(Some(essence)), &first).kind else {
+    let sniffing = config
+        .encoding
+        .or_else(|| charset.as_deref().and_then(encoding::for_label));
+    // Its first bytes, up to the lookahead, taken from the record's share
+    // while it is done.
+    let limit = sniff_limit(config);
+    let mut sniffed = allowance.budget();
+    if sniffed.take(limit).is_err() {
+        return Ok(None);
+    }
+    let first = read_first(&mut work.block.reader()?, sniffing, limit)?;
+    let Some(kind) = decide(None, Clue::MediaType(Some(essence)), &first, sniffing).kind else {
         return Ok(None);
     };
     done.kind = Some(kind);

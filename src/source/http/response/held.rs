@@ -3,7 +3,7 @@
 //! document rewritten, the codings redone, or the body as it came.
 
 use std::cell::RefCell;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -15,13 +15,14 @@ use crate::source::http::entity::{Entity, entity};
 use crate::source::http::head::{Edit, Head, read_heads};
 use crate::source::http::report::{Body, ResponseReport, ResponseWarning};
 use crate::source::output::spool::{Held, Spool};
-use crate::source::typing::{By, FIRST_BYTES};
+use crate::source::typing::{By, read_first, sniff_limit};
 use crate::typed::Type;
 use crate::url::Layers;
 
 use super::shared::{
     Error, Hear, Options, Outcome, Shared, Tell, Told, allowance, as_it_came, body_start,
-    content_length, decided, document_rewriter, report, type_note, warn, written,
+    content_length, decided, document_rewriter, report, sniffing_encoding, type_note, warn,
+    written,
 };
 
 /// Where a break is, in the user's terms: a byte of the input when no
@@ -178,16 +179,21 @@ pub(super) fn decoded(
     // What the body is: `--type`, else its media type, or its first
     // bytes (decoded).
     let mut first = Vec::new();
+    let encoding = sniffing_encoding(config, entity.media.as_ref());
     if options.kind.is_none() {
-        let read = coding::decoder(&plan, body)
-            .map_err(written)?
-            .take(FIRST_BYTES as u64)
-            .read_to_end(&mut first);
-        if let Err(e) = read {
-            return Err(Stop::reading(&plan, &e).unwrap_or(Stop::Failed(written(e))));
+        let read = read_first(
+            &mut coding::decoder(&plan, body).map_err(written)?,
+            encoding,
+            sniff_limit(config),
+        );
+        match read {
+            Ok(read) => first = read,
+            Err(e) => {
+                return Err(Stop::reading(&plan, &e).unwrap_or(Stop::Failed(written(e))));
+            }
         }
     }
-    let decided = decided(options, entity.media.as_ref(), &first);
+    let decided = decided(options, entity.media.as_ref(), &first, encoding);
     if entity.media.is_none() && decided.kind == Some(Type::Html) && decided.by != By::Given {
         notes.push("content type: none, and the body starts like HTML".to_owned());
     }

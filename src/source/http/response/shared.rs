@@ -7,6 +7,8 @@ use std::io::{self, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use encoding_rs::Encoding;
+
 use crate::document::memory::Allowance;
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
@@ -231,10 +233,28 @@ pub(super) fn report(
         warnings: std::mem::take(&mut told.borrow_mut().list),
     }
 }
-/// The body's type: `--type`, else its media type, else its first bytes.
-pub(super) fn decided(options: &Options, media: Option<&MediaType>, first: &[u8]) -> Decided {
+/// The body's type: `--type`, else its media type, else its first bytes
+/// (in `encoding` where they do not say theirs).
+pub(super) fn decided(
+    options: &Options,
+    media: Option<&MediaType>,
+    first: &[u8],
+    encoding: Option<&'static Encoding>,
+) -> Decided {
     let essence = media.map(|m| m.essence.as_str());
-    decide(options.kind, Clue::MediaType(essence), first)
+    decide(options.kind, Clue::MediaType(essence), first, encoding)
+}
+
+/// The encoding the body's first bytes are read in to tell its type where
+/// they do not say theirs: `--encoding`, else its media type's charset.
+pub(super) fn sniffing_encoding(
+    config: &Config,
+    media: Option<&MediaType>,
+) -> Option<&'static Encoding> {
+    config.encoding.or_else(|| {
+        let charset = media?.charset.as_deref()?;
+        crate::html::encoding::for_label(charset)
+    })
 }
 
 /// The `-v` line of the body's type, unless it is HTML by its media type

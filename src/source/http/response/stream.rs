@@ -8,6 +8,8 @@ use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use encoding_rs::Encoding;
+
 use crate::html::config::Config;
 use crate::html::error::Error as DocumentError;
 use crate::html::links::Link;
@@ -17,14 +19,14 @@ use crate::source::http::head::{Head, HeadReader};
 use crate::source::http::media::MediaType;
 use crate::source::http::report::{Body, ResponseReport, ResponseWarning};
 use crate::source::output::spool::Spool;
-use crate::source::typing::Decided;
+use crate::source::typing::{self, Decided};
 use crate::typed::{Type, TypedRewriter};
 use crate::url::Layers;
 
 use super::held::{coding_note, respond};
 use super::shared::{
     Error, Options, Outcome, Shared, allowance, body_start, content_length, decided,
-    document_rewriter, report, type_note, warn, written,
+    document_rewriter, report, sniffing_encoding, type_note, warn, written,
 };
 
 /// Rewrites the response `input` gives into `output`, reading 64 KiB at a
@@ -77,6 +79,10 @@ pub struct ResponseRewriter<W: Write> {
     known: Option<Known>,
     body_len: u64,
     notes: Vec<String>,
+    /// How many of the body's first bytes are held before they are asked
+    /// again whether they are enough to tell its type (twice as many each
+    /// time, so that asking costs what reading does).
+    first_wanted: usize,
 }
 
 impl<W: Write> ResponseRewriter<W> {
@@ -95,6 +101,7 @@ impl<W: Write> ResponseRewriter<W> {
             known: None,
             body_len: 0,
             notes: Vec::new(),
+            first_wanted: PEEK,
         }
     }
 
@@ -186,9 +193,19 @@ impl<W: Write> ResponseRewriter<W> {
     /// The next bytes of the body (`end`: there are no more).
     fn body(&mut self, bytes: &[u8], end: bool) -> Result<(), Error> {
         self.body_len += bytes.len() as u64;
+        let encoding = self.sniffing_encoding();
         if let State::First { held, .. } = &mut self.state {
             held.extend_from_slice(bytes);
-            if held.len() < PEEK && !end {
+            if held.len() < self.first_wanted && !end {
+                return Ok(());
+            }
+            // An XML prolog may be longer than that: on to its root, up to
+            // the lookahead limit.
+            if !end
+                && held.len() < typing::sniff_limit(&self.config)
+                && !typing::enough(held, encoding)
+            {
+                self.first_wanted = held.len().saturating_mul(2);
                 return Ok(());
             }
             let State::First { held, output } = std::mem::replace(&mut self.state, State::Failed)
@@ -210,6 +227,12 @@ impl<W: Write> ResponseRewriter<W> {
         Ok(())
     }
 
+    /// The encoding the body's first bytes are read in to tell its type.
+    fn sniffing_encoding(&self) -> Option<&'static Encoding> {
+        let media = self.known.as_ref().and_then(|k| k.entity.media.as_ref());
+        sniffing_encoding(&self.config, media)
+    }
+
     /// The first bytes are in (`first`, all of them if fewer than
     /// [`PEEK`]): how the body goes.
     fn start_body(&mut self, first: &[u8], mut output: W) -> Result<State<W>, Error> {
@@ -220,6 +243,7 @@ impl<W: Write> ResponseRewriter<W> {
             known.entity.media.as_ref(),
             &self.options,
             first,
+            self.sniffing_encoding(),
         );
         if way == Way::Hold {
             return Ok(State::Hold {
@@ -349,6 +373,7 @@ pub(super) fn streams(
     media: Option<&MediaType>,
     options: &Options,
     first: &[u8],
+    encoding: Option<&'static Encoding>,
 ) -> (Way, Option<Decided>) {
     let last = heads.last().expect("a response has a final block");
     let identity = coding::claims(last)
@@ -358,7 +383,7 @@ pub(super) fn streams(
     if !identity || media.is_none() && options.kind.is_none() {
         return (Way::Hold, None);
     }
-    let decided = decided(options, media, first);
+    let decided = decided(options, media, first, encoding);
     let way = match decided.kind {
         Some(kind) if options.strip_headers || content_length(last) == Ok(None) => {
             Way::Stream(kind)
