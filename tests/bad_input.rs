@@ -161,13 +161,13 @@ fn a_10_mb_attribute_value_is_rewritten() {
 }
 
 /// A million open elements outgrow lol_html's element stack under
-/// `--max-memory 64M` (its limit: a quarter of a document's half, 8 MiB):
-/// rewriting stops there, the rest is copied, exit 2. The warning names
-/// the byte after the last start tag lol_html wrote out: the first `<div>`
-/// of the 64 KiB read it stopped in (byte 327680, 5 reads in) went out
-/// whole, as every start tag does once the handler has seen it.
+/// `--max-memory 64M` (its limit: a fifth of a document's half, 6.4 MiB,
+/// which 32,768 open elements fill as the stack doubles to 65,536): rewriting
+/// stops there, the rest is copied, exit 2. The warning names the byte
+/// after the last start tag lol_html wrote out, which went out whole, as
+/// every start tag does once the handler has seen it.
 fn a_million_nested_elements(tail: &str) {
-    let warning = "htmlabs: warning: memory limit of 67108864 bytes (--max-memory) reached: rewriting stopped at byte 327685, the rest is copied unchanged\n";
+    let warning = "htmlabs: warning: memory limit of 67108864 bytes (--max-memory) reached: rewriting stopped at byte 163845, the rest is copied unchanged\n";
     let open = "<div>".repeat(1_000_000);
     let input = format!("<a href=x>{open}{tail}<a href=y>");
     let output = format!("<a href=http://h/x>{open}{tail}<a href=y>");
@@ -497,23 +497,23 @@ fn a_huge_style_past_the_memory_limit_is_left_as_it_is_with_status_2() {
 /// value held many times over (a 60 MB list took 1.27 GB).
 #[test]
 fn a_value_whose_copies_outgrow_the_memory_limit_stops_rewriting_there() {
-    // 400 KB of list fits lol_html's limit (a quarter of the document's
-    // half of 4 MB), and not its 2 MB of new bytes beside it.
+    // 400 KB of list fits lol_html's limit (a fifth of the document's
+    // half of 5 MB), and not its 2 MB of new bytes beside it.
     let list = "a ".repeat(200_000);
     let input = format!("<a href=x><a ping=\"{list}\"><a href=y>");
     let output = format!("<a href=http://h/x><a ping=\"{list}\"><a href=y>");
     expect(
         &htmlabs(
-            &["--max-memory", "4000000", "-r", "http://h/"],
+            &["--max-memory", "5000000", "-r", "http://h/"],
             input.clone(),
         ),
         2,
         output.as_bytes(),
-        "htmlabs: warning: memory limit of 4000000 bytes (--max-memory) reached: rewriting stopped at byte 19, the rest is copied unchanged\n",
+        "htmlabs: warning: memory limit of 5000000 bytes (--max-memory) reached: rewriting stopped at byte 19, the rest is copied unchanged\n",
     );
     // The URLs of the value given up are not counted as rewritten.
     let config = Config {
-        max_memory: 4_000_000,
+        max_memory: 5_000_000,
         ..Config::default()
     };
     let layers = Layers::default()
@@ -525,7 +525,7 @@ fn a_value_whose_copies_outgrow_the_memory_limit_stops_rewriting_there() {
     // Within the limit, the same list is rewritten.
     let list = "a ".repeat(2_000);
     let input = format!("<a ping=\"{list}\">");
-    let run = htmlabs(&["--max-memory", "4000000", "-r", "http://h/"], input);
+    let run = htmlabs(&["--max-memory", "5000000", "-r", "http://h/"], input);
     assert_eq!((run.code, run.stderr.as_str()), (Some(0), ""));
     assert_eq!(
         run.stdout,

@@ -492,7 +492,9 @@ pub(crate) fn run(
                         &attempt,
                         &allowance,
                     );
-                    if did == Did::Again {
+                    // Only a small share is outgrown: the head's is the most
+                    // a document may hold, and past it the document fails.
+                    if did == Did::Again && !allowance.is_head() {
                         drop((heard, allowance));
                         share = ticket.head_share();
                         continue;
@@ -533,7 +535,11 @@ pub(crate) fn run(
                         t.left += 1;
                         Done::Unchanged
                     }
-                    Did::Again => unreachable!("done again with the head share"),
+                    // The head share outgrown: `page` says it failed.
+                    Did::Again => {
+                        t.failed += 1;
+                        Done::Failed
+                    }
                 };
                 drop(t);
                 on.done(&Document::File(path), &done);
@@ -728,23 +734,31 @@ fn rewrite_page(
         .and_then(|e| e.to_str())
         .unwrap_or_default();
     // As many first bytes as tell an XML file's root, up to the lookahead
-    // (taken from the file's share, for as long as it is done).
+    // (taken from the file's share as they are read, for as long as it is
+    // done).
     let limit = sniff_limit(config);
     let mut sniffed = allowance.budget();
     let first: Cow<'_, [u8]> = match source.whole {
         Some(bytes) => Cow::Borrowed(&bytes[..bytes.len().min(limit)]),
         None => {
-            if sniffed.take(limit).is_err() {
-                return Ok((Did::Again, 0));
-            }
-            Cow::Owned(
-                read_first(
-                    &mut source.reader().map_err(read_error)?,
-                    config.encoding,
-                    limit,
-                )
-                .map_err(read_error)?,
+            let first = read_first(
+                &mut source.reader().map_err(read_error)?,
+                config.encoding,
+                limit,
             )
+            .map_err(read_error)?;
+            if sniffed.take(first.len()).is_err() {
+                if !allowance.is_head() {
+                    return Ok((Did::Again, 0));
+                }
+                let e = SourceError::Refused(format!(
+                    "{}: left as it was: its type cannot be told within the memory limit (--max-memory)",
+                    quoted(path)
+                ));
+                on.failure(&document, &e);
+                return Ok((Did::Failed, 0));
+            }
+            Cow::Owned(first)
         }
     };
     let Some(of_type) = decide(None, Clue::Extension(extension), &first, config.encoding).kind

@@ -522,13 +522,12 @@ fn resource(
         .encoding
         .or_else(|| charset.as_deref().and_then(encoding::for_label));
     // Its first bytes, up to the lookahead, taken from the record's share
-    // while it is done.
-    let limit = sniff_limit(config);
+    // as they are read, while it is done.
+    let first = read_first(&mut work.block.reader()?, sniffing, sniff_limit(config))?;
     let mut sniffed = allowance.budget();
-    if sniffed.take(limit).is_err() {
+    if sniffed.take(first.len()).is_err() {
         return Ok(None);
     }
-    let first = read_first(&mut work.block.reader()?, sniffing, limit)?;
     let Some(kind) = decide(None, Clue::MediaType(Some(essence)), &first, sniffing).kind else {
         return Ok(None);
     };
