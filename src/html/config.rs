@@ -29,6 +29,16 @@ pub struct Config {
     pub table: Table,
 }
 
+impl Config {
+    /// How far the lookahead holds the input, and reads to tell a type:
+    /// `--max-lookahead`, and no more than a sixteenth of `--max-memory`
+    /// (an eighth of what a document may hold, whatever its share), at
+    /// least 4 KiB.
+    pub fn lookahead(&self) -> usize {
+        self.max_lookahead.min((self.max_memory / 16).max(4 << 10))
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {

@@ -63,6 +63,10 @@ pub struct Document<W: Write> {
     probe_limit: Budget,
     /// The long names of the elements lol_html keeps open.
     names: TagNames,
+    /// The most lol_html reads at a time: a tag cut at the end of a write
+    /// is held with all of the next write, so a small limit is read in
+    /// small writes (what comes out does not depend on them).
+    slice: usize,
 }
 
 impl<W: Write> Document<W> {
@@ -139,7 +143,7 @@ impl<W: Write> Document<W> {
             })
             .with_strict(false);
         let sniffer = chosen.is_none().then(|| {
-            let window = encoding::DETECTION.min(config.max_lookahead);
+            let window = encoding::DETECTION.min(config.lookahead());
             Sniffer::new(
                 config.encoding,
                 layers.charset(),
@@ -168,6 +172,7 @@ impl<W: Write> Document<W> {
             held: allowance.budget(),
             probe_limit: allowance.budget(),
             names: TagNames::new(&allowance),
+            slice: (limit / 4).clamp(1 << 10, CHUNK),
             allowance,
             _parser: parser,
         }
@@ -200,11 +205,12 @@ impl<W: Write> Document<W> {
     }
 
     pub fn write(&mut self, chunk: Cow<'_, [u8]>) -> Result<(), Error> {
-        // A large write is read a chunk at a time, so that what is held of
-        // it (the window lol_html reads, the hold) is never more than a
-        // chunk beyond what the document's allowance took.
-        if chunk.len() > CHUNK {
-            for piece in chunk.chunks(CHUNK) {
+        // A large write is read a piece at a time (a chunk, or less under a
+        // small limit), so that what is held of it (the window lol_html
+        // reads, the hold) is never more than a piece beyond what the
+        // document's allowance took.
+        if chunk.len() > self.slice {
+            for piece in chunk.chunks(self.slice) {
                 self.write(Cow::Borrowed(piece))?;
             }
             return Ok(());
@@ -262,7 +268,7 @@ impl<W: Write> Document<W> {
         }
         // Only a `<base` that starts within the lookahead limit counts, so
         // that the answer does not depend on how the input is split.
-        let limit = self.config.max_lookahead;
+        let limit = self.config.lookahead();
         let undecided = self.shared.borrow().decision.is_none();
         let base = undecided && self.hold.base_at().is_some_and(|at| at < limit);
         if base || self.meta_open() {
@@ -327,22 +333,37 @@ impl<W: Write> Document<W> {
         };
         self.window.borrow_mut().next(bytes);
         let window = self.window.borrow();
-        let result = html.write(&window.bytes);
-        drop(window);
+        // Where in the write lol_html gave up: the slices after the one it
+        // gave up in are not its.
+        let mut given = window.bytes.len();
+        let mut result = Ok(());
+        for (i, slice) in window.bytes.chunks(self.slice).enumerate() {
+            result = html.write(slice);
+            if result.is_err() {
+                given = ((i + 1) * self.slice).min(window.bytes.len());
+                break;
+            }
+        }
         match result {
             Err(RewritingError::MemoryLimitExceeded(_)) => {
-                // lol_html has flushed what it held, unchanged; from here on
-                // the input is copied, so the output is always complete.
+                // lol_html has flushed what it held, and the rest of the
+                // slice, unchanged; from here on the input is copied (the
+                // slices of this write after it first), so the output is
+                // always complete.
                 self.allowance.run_out();
                 self.html = None;
                 let mut splicer = self.splicer.borrow_mut();
                 let stopped_at = self.shared.borrow().stopped_at;
                 let offset = stopped_at.unwrap_or(splicer.pos());
                 splicer.stop(offset);
-                drop(splicer);
+                splicer.emit(&window.bytes[given..]);
+                drop((splicer, window));
                 self.check(Ok(()))
             }
-            result => self.check(result),
+            result => {
+                drop(window);
+                self.check(result)
+            }
         }
     }
 
@@ -433,7 +454,7 @@ impl<W: Write> Document<W> {
         let mut s = self.shared.borrow_mut();
         if decision == Decision::Limit {
             s.warnings.push(Warning::LookaheadLimit {
-                limit: self.config.max_lookahead,
+                limit: self.config.lookahead(),
             });
         }
         s.decision = Some(decision);

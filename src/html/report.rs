@@ -362,7 +362,7 @@ impl fmt::Display for Warning {
             }
             Warning::LookaheadLimit { limit } => write!(
                 f,
-                "no `<base href>` and no end of the head in the first {limit} bytes (--max-lookahead): going on without an embedded base"
+                "no `<base href>` and no end of the head in the first {limit} bytes (--max-lookahead, at most a sixteenth of --max-memory): going on without an embedded base"
             ),
             Warning::Undecodable { offset, encoding } => {
                 write!(f, "URL value at byte {offset} is not valid {encoding}: left as it is")

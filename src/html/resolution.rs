@@ -105,7 +105,7 @@ impl Resolution {
             standard: config.standard,
             keep_fragments: config.keep_fragments,
             table: config.table.clone(),
-            max_lookahead: config.max_lookahead,
+            max_lookahead: config.lookahead(),
             depth,
             nest,
             allowance,

@@ -42,15 +42,11 @@ pub fn enough(first: &[u8], encoding: Option<&'static Encoding>) -> bool {
     xml::sniff_in(first, encoding).complete
 }
 
-/// How far a document's first bytes are read to tell its type:
-/// `--max-lookahead`, and no more than a sixteenth of `--max-memory` (what
-/// a document may hold is half of it: its type is told within an eighth of
-/// that, whatever its share), and no less than [`FIRST_BYTES`].
+/// How far a document's first bytes are read to tell its type: the
+/// lookahead's limit ([`Config::lookahead`]: `--max-lookahead`, within an
+/// eighth of what a document may hold), and no less than [`FIRST_BYTES`].
 pub fn sniff_limit(config: &Config) -> usize {
-    config
-        .max_lookahead
-        .min(config.max_memory / 16)
-        .max(FIRST_BYTES)
+    config.lookahead().max(FIRST_BYTES)
 }
 
 /// Reads a document's first bytes from `input`: [`FIRST_BYTES`], then on

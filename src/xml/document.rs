@@ -703,7 +703,7 @@ impl<W: Write> Document<W> {
             &self.held[self.pos - held_at..],
             self.pos,
             end,
-            self.config.max_lookahead,
+            self.config.lookahead(),
             &mut self.entities,
             encoding,
         ) else {
@@ -753,7 +753,7 @@ impl<W: Write> Document<W> {
             head::Found::HeadOver { offset } => Decision::HeadOver { offset },
             head::Found::Limit => {
                 self.warnings.push(Warning::LookaheadLimit {
-                    limit: self.config.max_lookahead,
+                    limit: self.config.lookahead(),
                 });
                 Decision::Limit
             }
