@@ -39,7 +39,6 @@
 //!   [`Layers`]; nothing of HTML.
 
 pub(crate) mod document;
-mod front;
 mod html;
 pub mod request;
 pub mod run;
@@ -51,13 +50,13 @@ mod typed;
 mod url;
 pub mod xml;
 
-pub use html::attrs::{Empty, Group, Kind, Row, Table, When};
-pub use html::config::Config;
-pub use html::encoding::{Chosen, Source};
-pub use html::error::Error;
-pub use html::links::{Link, Outcome, Position};
-pub use html::lookahead::Decision;
-pub use html::report::{Counts, Report, Warning};
+pub use document::attrs::{Empty, Group, Kind, Row, Table, When};
+pub use document::config::Config;
+pub use document::decision::Decision;
+pub use document::encoding::{Chosen, Source};
+pub use document::error::Error;
+pub use document::links::{Link, Outcome, Position};
+pub use document::report::{Counts, Report, Warning};
 pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};
 pub use source::output::{SourceError, Staged};
 pub use typed::{Type, TypedRewriter, rewrite_bytes_typed, rewrite_typed};

@@ -5,9 +5,9 @@
 //! message). Defaults that depend on the machine ("all cores") are decided
 //! here and nowhere else.
 
-use crate::html::attrs::{Row, Table};
-use crate::html::config::Config;
-use crate::html::encoding;
+use crate::document::attrs::{Row, Table};
+use crate::document::config::Config;
+use crate::document::encoding;
 use crate::source::{http, warc};
 use crate::typed::Type;
 use crate::url::{LayerError, Layers, Standard};

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use rustix::time::{ClockId, clock_gettime};
 
-use crate::html::config::Config;
+use crate::document::config::Config;
 use crate::request::Request;
 use crate::source::Job;
 use crate::source::listener::{Done, Listener};

@@ -1,7 +1,7 @@
 //! Documents of every type through one door: a page, a stylesheet or an XML
 //! document, each to its engine, with the same promises, the same
 //! [`Report`], [`Link`] and [`Warning`] types. What decides a document's
-//! type is here too, as issue 33 gives it, for the sources to share:
+//! type is here too, for the sources to share:
 //! `--type`, the media type (`--http`, `--warc`), the file's extension
 //! (`--site`), the first bytes.
 
@@ -10,11 +10,11 @@ use std::io::{Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::document::config::Config;
+use crate::document::error::Error;
+use crate::document::links::Link;
 use crate::document::memory::Allowance;
-use crate::html::config::Config;
-use crate::html::error::Error;
-use crate::html::links::Link;
-use crate::html::report::{Report, Warning};
+use crate::document::report::{Report, Warning};
 use crate::html::rewriter::Rewriter;
 use crate::stylesheet;
 use crate::url::Layers;

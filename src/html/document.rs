@@ -14,20 +14,22 @@ use lol_html::errors::RewritingError;
 use lol_html::html_content::Element;
 use lol_html::{AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, Settings, bail_out};
 
-use super::buffers::CHUNK;
-use super::config::{Config, Nesting};
-use super::encoding::{self, Chosen, Sniffer, Source};
-use super::error::Error;
-use super::links::{Hear, Listener};
-use super::lookahead::{Decision, Hold, Probe};
+use super::encoding::{self, Sniffer};
+use super::lookahead::{Hold, Probe};
 use super::record::{Shared, Window, record};
-use super::report::{Report, Tell, Warning};
-use super::resolution::{Nest, Resolution, Splices};
 use super::settings::memory_settings;
 use super::splice::{Sink, Splicer};
 use super::tag_names::TagNames;
-use super::value::{self, Decoded};
+use crate::document::buffers::CHUNK;
+use crate::document::config::{Config, Nesting};
+use crate::document::decision::Decision;
+use crate::document::encoding::{Chosen, Source};
+use crate::document::error::Error;
+use crate::document::links::{Hear, Listener};
 use crate::document::memory::{Allowance, Budget};
+use crate::document::report::{Report, Tell, Warning};
+use crate::document::resolution::{Nest, Resolution, Splices};
+use crate::document::value::{self, Decoded};
 use crate::url::{Layer, Layers};
 
 pub struct Document<W: Write> {

@@ -27,9 +27,10 @@ use encoding_rs::Encoding;
 use lol_html::html_content::{Element, TextChunk, TextType};
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, doc_text, element};
 
-use super::buffers;
 use super::encoding;
 use super::settings::{HTML_NAMESPACE, memory_settings};
+use crate::document::buffers;
+use crate::document::decision::Decision;
 
 /// Start tags that leave the head open (the HTML standard's "in head"
 /// insertion mode, plus `html` and `head` themselves).
@@ -40,39 +41,6 @@ const HEAD_ELEMENTS: &[&str] = &[
 
 /// How much of a write the probe reads at a time.
 const SLICE: usize = 4096;
-
-/// What ended the hold.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    /// The first `<base>` with an `href` in the head: its tag's byte offset,
-    /// its value as lol_html read it (as UTF-8), and the value's byte range
-    /// (whose bytes are decoded once the encoding is known).
-    Base {
-        offset: usize,
-        href: String,
-        value: Range<usize>,
-    },
-    /// The head ended at this byte offset with no `<base href>`.
-    HeadOver { offset: usize },
-    /// Nothing decided within the lookahead limit.
-    Limit,
-    /// No `<base`, in any case, in the first `bytes` of the input (all of
-    /// it, if `end`), and the encoding known without the head: there is no
-    /// base to find, so the head was not read.
-    NoBase { bytes: usize, end: bool },
-    /// The input ended first.
-    End,
-    /// Not looked for: the contents of `<noscript>` have no base of their own.
-    Skipped,
-    /// The memory limit stopped rewriting before the lookahead decided.
-    Stopped,
-    /// No lookahead: an XML document, whose `xml:base` attributes set layer
-    /// 3.1 element by element, for what each one holds; `bases` of them
-    /// were used.
-    XmlBase { bases: usize },
-    /// No lookahead: a stylesheet has no base of its own.
-    Stylesheet,
-}
 
 #[derive(Default)]
 struct State {
@@ -390,7 +358,7 @@ fn find_base(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::html::buffers::CHUNK;
+    use crate::document::buffers::CHUNK;
 
     fn probe(limit: usize, meta_limit: usize) -> Probe {
         let utf8 = encoding_rs::UTF_8.try_into().unwrap();

@@ -12,12 +12,12 @@ use std::rc::Rc;
 use lol_html::html_content::Element;
 use smallvec::SmallVec;
 
-use super::attrs::{Empty, Kind, Row, Table, When};
-use super::buffers;
-use super::links::Listener;
-use super::lookahead::Decision;
-use super::report::{Counts, Warning, Warnings};
 use super::settings::{HTML_NAMESPACE, SVG_NAMESPACE};
+use crate::document::attrs::{Empty, Kind, Row, Table, When};
+use crate::document::buffers;
+use crate::document::decision::Decision;
+use crate::document::links::Listener;
+use crate::document::report::{Counts, Warning, Warnings};
 
 /// An open content range: its end is the start of the end tag, not yet seen.
 pub const OPEN: usize = usize::MAX;

@@ -11,16 +11,17 @@ use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 
-use super::buffers::{self, CHUNK};
-use super::config::{Config, Nesting};
 use super::document::Document;
-use super::encoding::{Chosen, Source};
-use super::error::Error;
-use super::links::{Hear, Link};
-use super::report::{Report, Tell, Warning};
-use super::resolution::{Nested, Resolution, Splices};
-use super::utf16::{Utf16, Utf16Writer};
-use crate::document::memory::{Allowance, Budget, Memory, OverBudget};
+use super::utf16::Utf16;
+use crate::document::buffers::{self, CHUNK};
+use crate::document::config::{Config, Nesting};
+use crate::document::encoding::{Chosen, Source};
+use crate::document::error::Error;
+use crate::document::links::{Hear, Link};
+use crate::document::memory::{Allowance, Budget, OverBudget};
+use crate::document::report::{Report, Tell, Warning};
+use crate::document::resolution::{Nested, Resolution, Splices};
+use crate::document::utf16::Utf16Writer;
 use crate::url::Layers;
 
 /// A streaming rewriter that writes to `W`: give it the input in writes of
@@ -251,7 +252,7 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
         allowance,
         ..
     } = start;
-    let allowance = allowance.unwrap_or_else(|| own_allowance(&config));
+    let allowance = allowance.unwrap_or_else(|| config.own_allowance());
     let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
         let charset = layers.charset()?;
         Some((charset.encoding, Source::Transport { from: charset.from }))
@@ -289,12 +290,6 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
     };
     document.hand_over(tell, hear);
     Ok(Mode::Bytes(document))
-}
-
-/// The allowance of a document rewritten outside any run: the head share
-/// of a memory of its own, `--max-memory` as the config says.
-pub(crate) fn own_allowance(config: &Config) -> Rc<Allowance> {
-    Allowance::new(Memory::new(config.max_memory).alone())
 }
 
 /// Runs a document nested in a value (`srcdoc`, the text of `<noscript>`):

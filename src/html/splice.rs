@@ -10,14 +10,14 @@ use std::rc::Rc;
 
 use lol_html::OutputSink;
 
-use super::attrs::Kind;
-use super::edit::{Done, Element, Resolver};
-use super::links::{At, Found, Lines, Link, Outcome, Position};
 use super::record::{OPEN, Role, Shared, Span};
-use super::report::Warning;
-use super::resolution::{Resolution, Splices};
-use super::value::{self, Decoded, Quote};
+use crate::document::attrs::Kind;
+use crate::document::edit::{Done, Element, Resolver};
+use crate::document::links::{At, Found, Lines, Link, Outcome, Position};
 use crate::document::memory::{Allowance, Budget, OverBudget};
+use crate::document::report::Warning;
+use crate::document::resolution::{Resolution, Splices};
+use crate::document::value::{self, Decoded, Quote};
 use crate::url::Layer;
 
 /// lol_html's output sink, shared with the document's rewriter.

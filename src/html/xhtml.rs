@@ -5,9 +5,9 @@ use std::io::Read;
 
 use lol_html::{HtmlRewriter, Settings, element};
 
-use super::buffers::CHUNK;
-use super::report::Warning;
 use super::settings::memory_settings;
+use crate::document::buffers::CHUNK;
+use crate::document::report::Warning;
 
 /// The elements whose text HTML does not read as markup: in HTML their
 /// start tag's `/>` is ignored, so a self-closed one (`<script src=a.js/>`,

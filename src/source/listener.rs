@@ -13,8 +13,8 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::html::links::Link;
-use crate::html::report::Warning as DocumentWarning;
+use crate::document::links::Link;
+use crate::document::report::Warning as DocumentWarning;
 use crate::source::archived::{ArchiveWarning, Named};
 use crate::source::http::report::ResponseWarning;
 use crate::source::output::SourceError;

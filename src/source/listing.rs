@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
-use crate::html::links::{Link, Outcome};
+use crate::document::links::{Link, Outcome};
 use crate::source::listener::{Document, Listener};
 use crate::source::names;
 use crate::source::output::SourceError;
@@ -314,8 +314,8 @@ fn percent_encoded(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::html::attrs::Kind;
-    use crate::html::links::Position;
+    use crate::document::attrs::Kind;
+    use crate::document::links::Position;
     use crate::url::{Base, Layer};
 
     fn link(outcome: Outcome, raw: Option<&[u8]>) -> Link {

@@ -9,9 +9,9 @@ use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::html::config::Config;
-use crate::html::links::Link;
-use crate::html::report::Report as DocumentReport;
+use crate::document::config::Config;
+use crate::document::links::Link;
+use crate::document::report::Report as DocumentReport;
 use crate::source::http::{self, ResponseRewriter, ResponseWarning};
 use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;

@@ -16,7 +16,7 @@ use std::io::{self, Read};
 
 use encoding_rs::Encoding;
 
-use crate::html::config::Config;
+use crate::document::config::Config;
 use crate::source::names;
 use crate::typed::Type;
 use crate::xml::{self, XmlKind};

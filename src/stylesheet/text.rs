@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use encoding_rs::{Encoding, UTF_8};
 
-use crate::html::encoding::Decoded;
+use crate::document::encoding::Decoded;
 
 pub struct Text {
     pub text: String,

@@ -15,8 +15,8 @@ use std::rc::Rc;
 use crate::document::memory::Allowance;
 use encoding_rs::Encoding;
 
-use crate::html::config::Config;
-use crate::html::resolution::{Nest, Resolution};
+use crate::document::config::Config;
+use crate::document::resolution::{Nest, Resolution};
 use crate::url::{Base, Ignored, Layer, Standard};
 
 /// The bases in scope, outermost first: the document's (and an XHTML

@@ -27,17 +27,17 @@ use super::namespaces::Namespaces;
 use super::sniff::{Appendix, appendix_f};
 use super::text::{Piece, Text, Unreadable};
 use super::vocabulary::{self, Content, Name, Ns, Root};
+use crate::document::attrs::{Empty, Kind};
+use crate::document::buffers::CHUNK;
+use crate::document::config::Config;
+use crate::document::decision::Decision;
+use crate::document::edit::{Element, Resolver};
+use crate::document::encoding::{Chosen, Source};
+use crate::document::error::Error;
+use crate::document::front::{Engine, Output};
+use crate::document::links::{At, Found, Hear, Lines, Link, Listener, Outcome, Position};
 use crate::document::memory::{Allowance, Budget, OverBudget};
-use crate::front::{Engine, Output};
-use crate::html::attrs::{Empty, Kind};
-use crate::html::buffers::CHUNK;
-use crate::html::config::Config;
-use crate::html::edit::{Element, Resolver};
-use crate::html::encoding::{Chosen, Source};
-use crate::html::error::Error;
-use crate::html::links::{At, Found, Hear, Lines, Link, Listener, Outcome, Position};
-use crate::html::lookahead::Decision;
-use crate::html::report::{Counts, Report, Tell, Warning, Warnings};
+use crate::document::report::{Counts, Report, Tell, Warning, Warnings};
 use crate::html::rewriter::nest;
 use crate::shown::shown;
 use crate::url::Layers;
@@ -1083,7 +1083,7 @@ impl<W: Write> Document<W> {
             // Left as it is, with what reading it as a value says of it.
             Err(_) => return Ok(XmlBase::Value),
         };
-        let core = crate::html::value::trimmed(&text.text);
+        let core = crate::document::value::trimmed(&text.text);
         let href = text.text[core.clone()].to_owned();
         let absolute = self.config.standard.has_scheme(&href);
         // Relative to a base a reader finds too: it stays, and is no value.
@@ -1142,7 +1142,7 @@ impl<W: Write> Document<W> {
             base,
         });
         let new = (outcome == Outcome::Rewritten).then(|| {
-            let edit = crate::html::value::Edit {
+            let edit = crate::document::value::Edit {
                 range: core.clone(),
                 text: std::borrow::Cow::Owned(url),
             };

@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use encoding_rs::Encoding;
 
-use crate::html::encoding::Decoded;
+use crate::document::encoding::Decoded;
 
 /// What expansions may cost whatever the document's size: a small
 /// document may use its entities a few times over.

@@ -13,12 +13,12 @@ use std::sync::Arc;
 
 use encoding_rs::UTF_8;
 
+use crate::document::config::{Config, Nesting};
+use crate::document::links::Link;
 use crate::document::memory::{Allowance, Budget};
-use crate::html::config::{Config, Nesting};
-use crate::html::links::Link;
-use crate::html::report::{Counts, Warning};
+use crate::document::report::{Counts, Warning};
+use crate::document::value::Edit;
 use crate::html::rewriter::Rewriter;
-use crate::html::value::Edit;
 use crate::url::{Base, Layer, Layers};
 
 /// What the layer of the HTML's base is called while the page engine has

@@ -65,13 +65,13 @@ use std::sync::Arc;
 
 pub use sniff::{Sniffed, XmlKind, sniff, sniff_in};
 
+use crate::document::buffers::CHUNK;
+use crate::document::config::Config;
+use crate::document::error::Error;
+use crate::document::front::Front;
+use crate::document::links::Link;
 use crate::document::memory::Allowance;
-use crate::front::Front;
-use crate::html::buffers::CHUNK;
-use crate::html::config::Config;
-use crate::html::error::Error;
-use crate::html::links::Link;
-use crate::html::report::{Report, Warning};
+use crate::document::report::{Report, Warning};
 use crate::url::Layers;
 use document::Document;
 

@@ -12,8 +12,8 @@ use std::ops::Range;
 use encoding_rs::{EncoderResult, Encoding, UTF_8};
 
 use super::entities::{self, Entities, Unexpanded};
-use crate::html::encoding::{self, Decoded};
-use crate::html::value::Edit;
+use crate::document::encoding::{self, Decoded};
+use crate::document::value::Edit;
 
 /// One piece of a value, its range relative to the value's bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

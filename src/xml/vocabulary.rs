@@ -25,7 +25,7 @@
 //! Processing instructions and every other vocabulary (iTunes, Media RSS,
 //! FeedBurner, `wfw:`) are left as they are.
 
-use crate::html::attrs::{Empty, Kind, Table, When};
+use crate::document::attrs::{Empty, Kind, Table, When};
 
 /// A namespace the rows name, or another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::head::Version;
-use crate::html::report::{Report as DocumentReport, Warning as DocumentWarning};
+use crate::document::report::{Report as DocumentReport, Warning as DocumentWarning};
 use crate::source::names;
 use crate::typed::Type;
 

@@ -14,7 +14,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::html::error::Error;
+use crate::document::error::Error;
 use crate::source::output::dir::Dir;
 use crate::source::output::staging::Staging;
 

@@ -25,11 +25,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::document::buffers::CHUNK;
+use crate::document::config::Config;
+use crate::document::links::{Heard, Link};
 use crate::document::memory::{Allowance, Drawn, Memory};
-use crate::html::buffers::CHUNK;
-use crate::html::config::Config;
-use crate::html::links::{Heard, Link};
-use crate::html::report::{Report, Warning};
+use crate::document::report::{Report, Warning};
 use crate::html::xhtml;
 use crate::source::listener::{Document, Done, Listener, Passed, Progress, SourceWarning};
 use crate::source::listing::{left_as_it_was, would_change};

@@ -44,7 +44,7 @@ pub use work::Mode;
 use std::io::BufWriter;
 use std::sync::Arc;
 
-use crate::html::config::Config;
+use crate::document::config::Config;
 use crate::source::listener::Listener;
 use crate::source::output::{self, Input, Output, SourceError, lowercase};
 

@@ -7,9 +7,9 @@ use std::io::{self, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::document::config::Config;
+use crate::document::error::Error as DocumentError;
 use crate::document::memory::Allowance;
-use crate::html::config::Config;
-use crate::html::error::Error as DocumentError;
 use crate::source::http::coding::{self, Broken, Decision, Plan, Planned};
 use crate::source::http::entity::{Entity, entity};
 use crate::source::http::head::{Edit, Head, read_heads};

@@ -9,12 +9,11 @@ use std::sync::Arc;
 
 use encoding_rs::Encoding;
 
+use crate::document::config::Config;
+use crate::document::error::Error as DocumentError;
+use crate::document::links::Link;
 use crate::document::memory::Allowance;
-use crate::html::config::Config;
-use crate::html::error::Error as DocumentError;
-use crate::html::links::Link;
-use crate::html::report::Report as DocumentReport;
-use crate::html::rewriter::own_allowance;
+use crate::document::report::Report as DocumentReport;
 use crate::source::http::head::{Head, HeadError};
 use crate::source::http::media::MediaType;
 use crate::source::http::report::{Block, Body, ResponseReport, ResponseWarning};
@@ -69,7 +68,7 @@ pub(super) fn allowance(told: &Shared, config: &Config) -> Rc<Allowance> {
     Rc::clone(
         told.borrow_mut()
             .allowance
-            .get_or_insert_with(|| own_allowance(config)),
+            .get_or_insert_with(|| config.own_allowance()),
     )
 }
 
@@ -253,7 +252,7 @@ pub(super) fn sniffing_encoding(
 ) -> Option<&'static Encoding> {
     config.encoding.or_else(|| {
         let charset = media?.charset.as_deref()?;
-        crate::html::encoding::for_label(charset)
+        crate::document::encoding::for_label(charset)
     })
 }
 

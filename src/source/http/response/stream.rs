@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use encoding_rs::Encoding;
 
-use crate::html::config::Config;
-use crate::html::error::Error as DocumentError;
-use crate::html::links::Link;
+use crate::document::config::Config;
+use crate::document::error::Error as DocumentError;
+use crate::document::links::Link;
 use crate::source::http::coding::{self, Decision, PEEK, Starts};
 use crate::source::http::entity::{Entity, entity};
 use crate::source::http::head::{Head, HeadReader};

@@ -1,7 +1,7 @@
 //! The link report: each URL value met, where it stands (byte offset, and
 //! line and column in the document's characters, as editors show them), what
 //! it says and what it resolves to, and what was done with it. Heard only
-//! when asked for ([`Rewriter::on_link`](super::rewriter::Rewriter::on_link)):
+//! when asked for ([`Rewriter::on_link`](crate::Rewriter::on_link)):
 //! otherwise nothing of this runs.
 
 use encoding_rs::{Decoder, Encoding, UTF_8};

@@ -5,8 +5,8 @@ use std::fmt;
 
 use super::attrs::Kind;
 use super::config::MAX_DEPTH;
+use super::decision::Decision;
 use super::encoding::Chosen;
-use super::lookahead::Decision;
 use crate::shown::shown;
 use crate::url::{Base, Below, Candidate, Layers};
 

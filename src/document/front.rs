@@ -15,14 +15,14 @@ use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
 
+use super::encoding::{Chosen, Source};
+use super::utf16::{Utf16Decoded, Utf16Decoder, Utf16Writer};
+use crate::document::buffers::CHUNK;
+use crate::document::config::Config;
+use crate::document::error::Error;
+use crate::document::links::Hear;
 use crate::document::memory::Allowance;
-use crate::html::buffers::CHUNK;
-use crate::html::config::Config;
-use crate::html::encoding::{Chosen, Source};
-use crate::html::error::Error;
-use crate::html::links::Hear;
-use crate::html::report::{Report, Tell, Warning};
-use crate::html::utf16::{Utf16Decoded, Utf16Decoder, Utf16Writer};
+use crate::document::report::{Report, Tell, Warning};
 use crate::url::Layers;
 
 /// Where an engine writes: the output, or a writer that encodes it back to
@@ -201,8 +201,7 @@ impl<W: Write, E: Engine<W>> Front<W, E> {
             else {
                 unreachable!("matched above")
             };
-            let allowance =
-                allowance.unwrap_or_else(|| crate::html::rewriter::own_allowance(&config));
+            let allowance = allowance.unwrap_or_else(|| config.own_allowance());
             self.mode = start::<W, E>(&pending, output, config, layers, tell, hear, allowance)?;
             self.write_inner(&pending, end)?;
             return self.write_inner(&chunk[take..], end);

@@ -1,8 +1,11 @@
 //! What a document's rewrite is asked to do.
 
+use std::rc::Rc;
+
 use encoding_rs::Encoding;
 
 use super::attrs::Table;
+use super::memory::{Allowance, Memory};
 use crate::url::Standard;
 
 /// What a run asks of every document, validated: run-wide, it holds none
@@ -30,6 +33,12 @@ pub struct Config {
 }
 
 impl Config {
+    /// The allowance of a document rewritten outside any run: the head
+    /// share of a memory of its own, `--max-memory` as the config says.
+    pub(crate) fn own_allowance(&self) -> Rc<Allowance> {
+        Allowance::new(Memory::new(self.max_memory).alone())
+    }
+
     /// How far the lookahead holds the input, and reads to tell a type:
     /// `--max-lookahead`, and no more than a sixteenth of `--max-memory`
     /// (an eighth of what a document may hold, whatever its share), at
