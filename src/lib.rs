@@ -1,12 +1,16 @@
-//! htmlabs makes every link in an HTML document absolute, by RFC 1808.
+//! htmlabs makes every link in a web document absolute, by RFC 1808, and
+//! changes nothing else: pages, stylesheets, feeds, sitemaps and SVG, one
+//! at a time, in a static site, in saved HTTP responses or in web archives.
 //!
-//! The pipeline (see `DESIGN.md` in the project's shared folder):
+//! The way of every document (ARCHITECTURE.md in the repository says it
+//! at length):
 //!
 //! ```text
-//! bytes in ─► sniff encoding ─► establish base (§3 layers) ─► rewrite URL values ─► bytes out
-//!              (BOM, flag,        embedded <base href>          through the RFC 1808
-//!               transport,        > encapsulating entity        resolver, splicing only
-//!               <meta>, guess)    > retrieval URL > none        the value bytes
+//! bytes in ─► its type ─► its encoding ─► its base (§3 layers) ─► rewrite URL values ─► bytes out
+//!             (HTML, CSS,  (BOM, flag,     the document's own         through the RFC 1808
+//!              XML)         transport,     (<base href>, xml:base)    resolver, splicing only
+//!                           <meta>, …)     > encapsulating entity     the value bytes
+//!                                          > retrieval URL > none
 //! ```
 //!
 //! Engines, one per type of document, sources of documents above them. A
@@ -15,28 +19,31 @@
 //! engine through [`rewrite`] (a stream) or [`rewrite_bytes`] (a document in
 //! memory) for a page, [`xml`] and [`stylesheet`] for the others, or
 //! [`rewrite_typed`], [`rewrite_bytes_typed`] and [`TypedRewriter`] for any,
-//! and names the document in what it reports. The folders say what their code knows, and imports point
-//! down:
+//! and names the document in what it reports. The folders say what their
+//! code knows, and imports point down this list:
 //!
+//! - [`run`]: one run of any source, the way every source is run (the
+//!   request made a config, the plan of what it writes, the job run), and
+//!   summed up by one [`run::Summary`];
 //! - [`request`]: what the user asks for, by the command line's names, made
 //!   into a [`Config`], the user's [`Layers`] and each source's options
 //!   (the command line's and the Python binding's alike);
 //! - [`source`]: the sources ([`source::page`], one document, a file or
 //!   standard input, over [`source::http`] for saved responses; [`source::site`];
 //!   [`source::warc`]), heard by one [`source::Listener`];
-//! - [`run`]: one run of any source, the way every source is run (the
-//!   request made a config, the plan of what it writes, the job run), and
-//!   summed up by one [`run::Summary`];
-//!   [`source::names`]: how a file or a record is named in a line of output,
-//!   by the one rule every value from the input is shown by;
-//! - `html/`: one page: lol_html, the splicing sink, the lookahead, the
-//!   encoding, the attribute table, a value's bytes;
+//!   [`source::names`]: how a file or a record is named in a line of output;
+//! - `typed`: a document's [`Type`] and the engine for it;
 //! - [`xml`]: one XML document (feeds, sitemaps, SVG, XHTML), HTML inside
-//!   feeds handed to the page engine; [`stylesheet`]: one CSS file; both
-//!   behind `front` (UTF-16 by the first bytes), the engines' shared front;
+//!   feeds handed to the page engine; [`stylesheet`]: one CSS file;
+//! - `html/`: one page: lol_html, the splicing sink, the lookahead, the
+//!   HTML encoding sniffing;
+//! - `document/`: what every engine shares: the [`Config`], the [`Report`],
+//!   [`Link`]s and [`Warning`]s, the run's memory, the attribute table,
+//!   one value's edit and bytes, the UTF-16 front;
 //! - `syntax/`: URLs inside a value (CSS, `srcset`, meta refresh);
 //! - `url/`: [`rfc1808`], [`rfc3986`], [`Standard`], [`BaseUrl`] and the §3
-//!   [`Layers`]; nothing of HTML.
+//!   [`Layers`]; nothing of documents;
+//! - `shown`: the one rule every value from the input is shown by.
 
 pub(crate) mod document;
 mod html;

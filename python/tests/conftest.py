@@ -1,6 +1,11 @@
 """What the tests share: the command line to compare with, the shared
 corpus, and warcio's checks. On a user's machine a test whose tool or
-corpus is missing is skipped with a note; under CI=true it fails."""
+corpus is missing is skipped, its reason in the summary (python/test runs
+pytest with -rs); under CI=true it fails, and so does a run with any skip.
+
+Markers: `spark` (a local[2] session, seconds to start) and `cluster` (a
+standalone cluster on localhost, a minute): `python/test -m "not cluster"`
+leaves the cluster out."""
 
 import os
 import subprocess
@@ -21,11 +26,46 @@ def missing(what):
     pytest.skip(f"{what} is missing")
 
 
+def module(name):
+    """A module the test needs: imported, or missing."""
+    try:
+        return __import__(name)
+    except ImportError:
+        missing(f"the Python module {name}")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "spark: runs Spark in local[2] (seconds to start)")
+    config.addinivalue_line("markers", "cluster: runs a standalone Spark cluster on localhost (a minute)")
+
+
+def pytest_collection_modifyitems(items):
+    """Each test that uses a Spark session is `spark`; the cluster's file, `cluster`."""
+    for item in items:
+        if item.path.name == "test_spark_cluster.py":
+            item.add_marker("cluster")
+        elif "spark" in getattr(item, "fixturenames", ()) or item.path.name == "test_spark.py":
+            item.add_marker("spark")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Under CI, a skip is a failure: a test that did not run proves nothing."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if IN_CI and skipped and session.exitstatus == 0:
+        print(f"\n{skipped} tests skipped under CI=true: each one is a failure")
+        session.exitstatus = 1
+
+
 @pytest.fixture(scope="session")
 def cli():
-    """The htmlabs binary: $HTMLABS_BIN, else cargo's debug or release build."""
+    """The htmlabs binary: $HTMLABS_BIN, else cargo's debug or release
+    build (in $CARGO_TARGET_DIR when it is set, as cargo builds it)."""
     named = os.environ.get("HTMLABS_BIN")
-    candidates = [Path(named)] if named else [REPO / "target/debug/htmlabs", REPO / "target/release/htmlabs"]
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target")
+    if not target.is_absolute():
+        target = REPO / target
+    candidates = [Path(named)] if named else [target / "debug/htmlabs", target / "release/htmlabs"]
     for path in candidates:
         if path.is_file():
             return str(path)

@@ -10,7 +10,7 @@ import pytest
 import htmlabs
 from htmlabs import spark as job
 
-from conftest import warcio_check
+from conftest import module, warcio_check
 
 PAGE = b'<html><head><title>%d</title></head><body><a href="p%d.html">next</a><img src="/i.png"></body></html>'
 
@@ -111,7 +111,7 @@ def _written(tmp_path, data):
 
 
 def test_remote_paths_go_through_fsspec(tmp_path, corpus):
-    fsspec = pytest.importorskip("fsspec") if os.environ.get("CI") != "true" else __import__("fsspec")
+    fsspec = module("fsspec")
     fs = fsspec.filesystem("memory")
     fs.pipe("/in/crawl.warc.gz", (corpus / "warc/corpus-wget.warc.gz").read_bytes())
     row = job.rewrite_one("memory://in/crawl.warc.gz", "memory://out", {})

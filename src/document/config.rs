@@ -43,7 +43,7 @@ impl Config {
     /// `--max-lookahead`, and no more than a sixteenth of `--max-memory`
     /// (an eighth of what a document may hold, whatever its share), at
     /// least 4 KiB.
-    pub fn lookahead(&self) -> usize {
+    pub(crate) fn lookahead(&self) -> usize {
         self.max_lookahead.min((self.max_memory / 16).max(4 << 10))
     }
 }

@@ -1,5 +1,5 @@
 //! The one place that decides a document's [`Type`] for every source, from
-//! what the source knows of it (issue 33): `--type` first; else the media
+//! what the source knows of it: `--type` first; else the media
 //! type (`--http`, `--warc`), the file's extension (`--site`), or, for a
 //! document given alone, its first bytes. A source says what it knows as a
 //! [`Clue`], and hands the [`Decided`] type to the engine dispatch

@@ -69,6 +69,10 @@ pub fn shared(test: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: ../shared is not beside this checkout, and CI must run this test"
+        );
         skipped(&format!(
             "{test} skipped: ../shared is not beside this checkout"
         ));
@@ -84,20 +88,27 @@ pub fn warc_python(test: &str) -> Option<PathBuf> {
     let python = std::env::var_os("HTMLABS_WARC_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("python3"));
-    let found = std::process::Command::new(&python)
-        .args(["-c", "import warcio, fastwarc, cdxj_indexer"])
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if found {
+    let lacks: Vec<&str> = ["warcio", "fastwarc", "cdxj_indexer"]
+        .into_iter()
+        .filter(|module| {
+            !std::process::Command::new(&python)
+                .args(["-c", &format!("import {module}")])
+                .output()
+                .is_ok_and(|out| out.status.success())
+        })
+        .collect();
+    if lacks.is_empty() {
         return Some(python);
     }
+    let lacks = lacks.join(", ");
     assert!(
         std::env::var_os("CI").is_none(),
-        "{test}: `{}` cannot import warcio, fastwarc and cdxj_indexer, and CI must run this test (.ci/run installs them)",
+        "{test}: `{}` cannot import {lacks}, and CI must run this test (.ci/run installs them)",
         python.display()
     );
     skipped(&format!(
-        "{test} skipped: warcio, fastwarc or cdxj-indexer is not installed"
+        "{test} skipped: `{}` cannot import {lacks} (pip install warcio fastwarc cdxj-indexer, or set HTMLABS_WARC_PYTHON)",
+        python.display()
     ));
     None
 }

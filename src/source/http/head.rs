@@ -439,11 +439,6 @@ impl HeadReader {
         Ok(self.advance(true)?.unwrap_or_default())
     }
 
-    /// The blocks read so far, in order.
-    pub fn heads(&self) -> &[Head] {
-        &self.heads
-    }
-
     pub fn into_heads(self) -> Vec<Head> {
         self.heads
     }

@@ -18,9 +18,8 @@ pub(crate) mod redirects;
 pub(crate) mod report;
 pub(crate) mod response;
 
-pub use head::{Edit, Head, HeadError, HeadReader, Version, read_heads, starts_like_response};
+pub(crate) use head::{Edit, Head, HeadReader, starts_like_response};
+pub use head::{HeadError, Version};
 pub use report::{Block, Body, ResponseReport, ResponseWarning};
-pub use response::{
-    Error, Hear, Options, ResponseRewriter, Tell, rewrite_parts, rewrite_response,
-    rewrite_response_bytes,
-};
+pub(crate) use response::Hear;
+pub use response::{Error, Options, ResponseRewriter, rewrite_response, rewrite_response_bytes};

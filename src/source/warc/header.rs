@@ -54,6 +54,7 @@ pub struct Header {
 }
 
 /// The WARC versions this reader knows; another is read alike, and named.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
     V1_0,
@@ -113,6 +114,7 @@ impl Header {
     }
 
     /// The version line's version, when it is one this reader knows.
+    #[cfg(test)]
     pub fn version(&self) -> Option<Version> {
         match self.version_line() {
             b"WARC/1.0" => Some(Version::V1_0),
@@ -187,6 +189,7 @@ impl Header {
     }
 
     /// `WARC-Record-ID` as written (`<urn:uuid:…>`), or empty.
+    #[cfg(test)]
     pub fn record_id(&self) -> String {
         self.get("WARC-Record-ID")
             .map(Cow::into_owned)
@@ -214,6 +217,7 @@ impl Header {
 
     /// `WARC-Target-URI` without the angle brackets WARC 1.0's grammar
     /// writes around it (`<http://…>`, as wget does).
+    #[cfg(test)]
     pub fn target_uri(&self) -> Option<String> {
         let value = self.get("WARC-Target-URI")?;
         let value = value.trim();

@@ -20,6 +20,6 @@ mod shared;
 mod stream;
 
 pub(crate) use held::rewrite_parts_held;
-pub use held::{rewrite_parts, rewrite_response_bytes};
-pub use shared::{Error, Hear, Options, Tell};
+pub use held::rewrite_response_bytes;
+pub use shared::{Error, Hear, Options};
 pub use stream::{ResponseRewriter, rewrite_response};
