@@ -60,7 +60,7 @@ pub mod xml;
 pub use document::attrs::{Empty, Group, Kind, Row, Table, When};
 pub use document::config::Config;
 pub use document::decision::Decision;
-pub use document::encoding::{Chosen, Source};
+pub use document::encoding::{Chosen, EncodingSource};
 pub use document::error::Error;
 pub use document::links::{Link, Outcome, Position};
 pub use document::report::{Counts, Report, Warning};

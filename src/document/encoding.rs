@@ -9,7 +9,7 @@ use encoding_rs::{DecoderResult, EncoderResult, Encoding, UTF_8};
 
 /// Where the document's encoding came from, in the order they are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub enum EncodingSource {
     /// A byte order mark.
     Bom,
     /// `--encoding`.
@@ -41,22 +41,22 @@ pub enum Source {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chosen {
     pub encoding: &'static Encoding,
-    pub source: Source,
+    pub source: EncodingSource,
 }
 
 impl fmt::Display for Chosen {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let source = match self.source {
-            Source::Bom => "byte order mark",
-            Source::Flag => "--encoding",
-            Source::Transport { from } => from,
-            Source::Meta => "<meta> in the first 1024 bytes",
-            Source::LaterMeta => "<meta> past the first 1024 bytes",
-            Source::Detected => "detected",
-            Source::Ascii => "no byte above 0x7F in the lookahead",
-            Source::Declaration => "XML declaration",
-            Source::Charset => "@charset",
-            Source::Default => "the default",
+            EncodingSource::Bom => "byte order mark",
+            EncodingSource::Flag => "--encoding",
+            EncodingSource::Transport { from } => from,
+            EncodingSource::Meta => "<meta> in the first 1024 bytes",
+            EncodingSource::LaterMeta => "<meta> past the first 1024 bytes",
+            EncodingSource::Detected => "detected",
+            EncodingSource::Ascii => "no byte above 0x7F in the lookahead",
+            EncodingSource::Declaration => "XML declaration",
+            EncodingSource::Charset => "@charset",
+            EncodingSource::Default => "the default",
         };
         write!(f, "{} ({source})", self.encoding.name())
     }

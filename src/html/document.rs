@@ -23,7 +23,7 @@ use super::tag_names::TagNames;
 use crate::document::buffers::CHUNK;
 use crate::document::config::{Config, Nesting};
 use crate::document::decision::Decision;
-use crate::document::encoding::{Chosen, Source};
+use crate::document::encoding::{Chosen, EncodingSource};
 use crate::document::error::Error;
 use crate::document::links::{Hear, Listener};
 use crate::document::memory::{Allowance, Budget};
@@ -474,7 +474,7 @@ impl<W: Write> Document<W> {
             None => {
                 let c = self.sniffer.as_mut().map(Sniffer::end).unwrap_or(Chosen {
                     encoding: UTF_8,
-                    source: Source::Ascii,
+                    source: EncodingSource::Ascii,
                 });
                 self.chosen = Some((c, c.encoding));
                 (c, c.encoding)

@@ -6,7 +6,7 @@
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{Encoding, UTF_8, WINDOWS_1252};
 
-use crate::document::encoding::{Chosen, Source, for_label};
+use crate::document::encoding::{Chosen, EncodingSource, for_label};
 use crate::url::Charset;
 
 /// How many bytes the `<meta>` prescan reads: "the first 1024 bytes".
@@ -117,7 +117,7 @@ impl Sniffer {
         // encoding with confidence certain."
         if head.len() >= 3 || end {
             if let Some((encoding, _)) = Encoding::for_bom(head) {
-                return chosen(encoding, Source::Bom);
+                return chosen(encoding, EncodingSource::Bom);
             }
         } else {
             return None;
@@ -125,12 +125,12 @@ impl Sniffer {
         // "2. If the user has explicitly instructed the user agent to override
         // the document's character encoding ..."
         if let Some(encoding) = self.flag {
-            return chosen(encoding, Source::Flag);
+            return chosen(encoding, EncodingSource::Flag);
         }
         // "4. If the transport layer specifies a character encoding, and it
         // is supported, return that encoding with the confidence certain."
         if let Some(Charset { encoding, from }) = self.transport {
-            return chosen(encoding, Source::Transport { from });
+            return chosen(encoding, EncodingSource::Transport { from });
         }
         // "5. Optionally prescan the byte stream to determine its encoding,
         // with the end condition being when the user agent decides that
@@ -142,20 +142,20 @@ impl Sniffer {
         // run again at every write.)
         let found = (!self.prescan_failed()).then(|| prescan(head)).flatten();
         if let Some(encoding) = found.filter(|e| *e != encoding_rs::REPLACEMENT) {
-            return chosen(encoding, Source::Meta);
+            return chosen(encoding, EncodingSource::Meta);
         }
         // In the head or the body, "if the element has a charset attribute
         // ... and the confidence is currently tentative, then change the
         // encoding".
         if let Some(encoding) = self.meta.filter(|e| *e != encoding_rs::REPLACEMENT) {
-            return chosen(encoding, Source::LaterMeta);
+            return chosen(encoding, EncodingSource::LaterMeta);
         }
         // "9. Otherwise, ... autodetection", over the held lookahead.
         if self.seen.len() < self.window && !end {
             return None;
         }
         if self.seen.is_ascii() {
-            return chosen(UTF_8, Source::Ascii);
+            return chosen(UTF_8, EncodingSource::Ascii);
         }
         // What chardetng answers for valid UTF-8 when UTF-8 is allowed,
         // without its cost (a character may be cut at the window's end).
@@ -164,12 +164,12 @@ impl Sniffer {
             Err(e) => e.error_len().is_none() && !end,
         };
         if valid_utf8 {
-            return chosen(UTF_8, Source::Detected);
+            return chosen(UTF_8, EncodingSource::Detected);
         }
         let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
         detector.feed(&self.seen, true);
         let encoding = detector.guess(self.tld.as_deref(), Utf8Detection::Allow);
-        chosen(encoding, Source::Detected)
+        chosen(encoding, EncodingSource::Detected)
     }
 }
 
@@ -437,13 +437,13 @@ mod tests {
         s.meta_met(WINDOWS_1251);
         assert_eq!(
             s.feed(b"more").map(|c| (c.encoding, c.source)),
-            Some((WINDOWS_1251, Source::LaterMeta))
+            Some((WINDOWS_1251, EncodingSource::LaterMeta))
         );
         // The prescan's answer comes first.
         let mut s = Sniffer::new(None, None, DETECTION, None);
         s.meta_met(WINDOWS_1251);
         let early = [&b"<meta charset=gbk>"[..], &[b' '; 1100]].concat();
-        assert_eq!(s.feed(&early).map(|c| c.source), Some(Source::Meta));
+        assert_eq!(s.feed(&early).map(|c| c.source), Some(EncodingSource::Meta));
     }
 
     #[test]
@@ -478,13 +478,13 @@ mod tests {
             chosen,
             Some(Chosen {
                 encoding: UTF_8,
-                source: Source::Bom
+                source: EncodingSource::Bom
             })
         );
         let mut s = Sniffer::new(Some(GBK), None, DETECTION, None);
         assert_eq!(
             s.feed(b"<meta charset=sjis>").map(|c| c.source),
-            Some(Source::Flag)
+            Some(EncodingSource::Flag)
         );
         let mut s = Sniffer::new(None, None, DETECTION, None);
         assert_eq!(s.feed(b"\xFF\xFEx\0").map(|c| c.encoding), Some(UTF_16LE));
@@ -496,7 +496,7 @@ mod tests {
             encoding: EUC_JP,
             from: "Content-Type:",
         });
-        let transport = Source::Transport {
+        let transport = EncodingSource::Transport {
             from: "Content-Type:",
         };
         // Certain at once: no need to wait for the prescan's 1024 bytes.
@@ -510,11 +510,14 @@ mod tests {
         );
         assert!(!s.prescan_failed());
         let mut s = Sniffer::new(Some(GBK), header, DETECTION, None);
-        assert_eq!(s.feed(b"<p>x").map(|c| c.source), Some(Source::Flag));
+        assert_eq!(
+            s.feed(b"<p>x").map(|c| c.source),
+            Some(EncodingSource::Flag)
+        );
         let mut s = Sniffer::new(None, header, DETECTION, None);
         assert_eq!(
             s.feed(b"\xEF\xBB\xBFx").map(|c| c.source),
-            Some(Source::Bom)
+            Some(EncodingSource::Bom)
         );
         assert_eq!(
             Chosen {
@@ -534,7 +537,7 @@ mod tests {
             s.end(),
             Chosen {
                 encoding: SHIFT_JIS,
-                source: Source::Meta
+                source: EncodingSource::Meta
             }
         );
     }
@@ -543,7 +546,7 @@ mod tests {
     fn ascii_only_is_utf8_and_the_detector_guesses_the_rest() {
         let mut s = Sniffer::new(None, None, DETECTION, None);
         s.feed(b"<p>plain");
-        assert_eq!(s.end().source, Source::Ascii);
+        assert_eq!(s.end().source, EncodingSource::Ascii);
         let text = "Съешь же ещё этих мягких французских булок, да выпей чаю. ".repeat(20);
         let (bytes, _, _) = WINDOWS_1251.encode(&text);
         let mut s = Sniffer::new(None, None, DETECTION, Some("http://example.ru/a"));
@@ -552,7 +555,7 @@ mod tests {
             s.end(),
             Chosen {
                 encoding: WINDOWS_1251,
-                source: Source::Detected
+                source: EncodingSource::Detected
             }
         );
     }

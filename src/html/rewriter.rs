@@ -15,7 +15,7 @@ use super::document::Document;
 use super::utf16::Utf16;
 use crate::document::buffers::{self, CHUNK};
 use crate::document::config::{Config, Nesting};
-use crate::document::encoding::{Chosen, Source};
+use crate::document::encoding::{Chosen, EncodingSource};
 use crate::document::error::Error;
 use crate::document::links::{Hear, Link};
 use crate::document::memory::{Allowance, Budget, OverBudget};
@@ -253,14 +253,20 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
         ..
     } = start;
     let allowance = allowance.unwrap_or_else(|| config.own_allowance());
-    let declared = config.encoding.map(|e| (e, Source::Flag)).or_else(|| {
-        let charset = layers.charset()?;
-        Some((charset.encoding, Source::Transport { from: charset.from }))
-    });
+    let declared = config
+        .encoding
+        .map(|e| (e, EncodingSource::Flag))
+        .or_else(|| {
+            let charset = layers.charset()?;
+            Some((
+                charset.encoding,
+                EncodingSource::Transport { from: charset.from },
+            ))
+        });
     let bom = Encoding::for_bom(first);
     let utf16 = |e| e == UTF_16LE || e == UTF_16BE;
     let transcoded = match (bom, declared) {
-        (Some((e, bom)), _) if utf16(e) => Some((e, bom, Source::Bom)),
+        (Some((e, bom)), _) if utf16(e) => Some((e, bom, EncodingSource::Bom)),
         (Some(_), _) => None,
         (None, Some((e, source))) if utf16(e) => Some((e, 0, source)),
         (None, Some((e, _))) if !e.is_ascii_compatible() => return Err(Error::unsupported(e)),

@@ -43,7 +43,7 @@ pub fn enough(first: &[u8], encoding: Option<&'static Encoding>) -> bool {
 }
 
 /// How far a document's first bytes are read to tell its type: the
-/// lookahead's limit ([`Config::lookahead`]: `--max-lookahead`, within an
+/// lookahead's limit (`Config::lookahead`: `--max-lookahead`, within an
 /// eighth of what a document may hold), and no less than [`FIRST_BYTES`].
 pub fn sniff_limit(config: &Config) -> usize {
     config.lookahead().max(FIRST_BYTES)

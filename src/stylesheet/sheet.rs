@@ -18,7 +18,7 @@ use crate::document::attrs::Kind;
 use crate::document::config::Config;
 use crate::document::decision::Decision;
 use crate::document::edit::{Resolver, css_found};
-use crate::document::encoding::{self, Chosen, Source};
+use crate::document::encoding::{self, Chosen, EncodingSource};
 use crate::document::error::Error;
 use crate::document::front::{Engine, Output};
 use crate::document::links::{At, Found, Hear, Lines, Link, Listener, Outcome, Position};
@@ -145,15 +145,15 @@ impl<W: Write> Sheet<W> {
         let (encoding, source) = if let Some(chosen) = self.transcoded {
             (chosen.encoding, chosen.source)
         } else if self.held.starts_with(b"\xEF\xBB\xBF") {
-            (UTF_8, Source::Bom)
+            (UTF_8, EncodingSource::Bom)
         } else if let Some(e) = self.config.encoding {
-            (e, Source::Flag)
+            (e, EncodingSource::Flag)
         } else if let Some(c) = self.layers.charset() {
-            (c.encoding, Source::Transport { from: c.from })
+            (c.encoding, EncodingSource::Transport { from: c.from })
         } else if let Some(e) = charset::declared(&self.held) {
-            (e, Source::Charset)
+            (e, EncodingSource::Charset)
         } else {
-            (UTF_8, Source::Default)
+            (UTF_8, EncodingSource::Default)
         };
         Chosen { encoding, source }
     }

@@ -32,7 +32,7 @@ use crate::document::buffers::CHUNK;
 use crate::document::config::Config;
 use crate::document::decision::Decision;
 use crate::document::edit::{Element, Resolver};
-use crate::document::encoding::{Chosen, Source};
+use crate::document::encoding::{Chosen, EncodingSource};
 use crate::document::error::Error;
 use crate::document::front::{Engine, Output};
 use crate::document::links::{At, Found, Hear, Lines, Link, Listener, Outcome, Position};
@@ -449,15 +449,15 @@ impl<W: Write> Document<W> {
         let (encoding, source) = if let Some(chosen) = self.transcoded {
             (chosen.encoding, chosen.source)
         } else if self.bom {
-            (UTF_8, Source::Bom)
+            (UTF_8, EncodingSource::Bom)
         } else if let Some(e) = self.config.encoding {
-            (e, Source::Flag)
+            (e, EncodingSource::Flag)
         } else if let Some(c) = self.layers.charset() {
-            (c.encoding, Source::Transport { from: c.from })
+            (c.encoding, EncodingSource::Transport { from: c.from })
         } else if let Some(e) = declared {
-            (e, Source::Declaration)
+            (e, EncodingSource::Declaration)
         } else {
-            (UTF_8, Source::Default)
+            (UTF_8, EncodingSource::Default)
         };
         if self.transcoded.is_none() && !encoding.is_ascii_compatible() {
             // ISO-2022-JP: its bytes are not read as ASCII, and what is

@@ -1,0 +1,394 @@
+//! The site's files on the pool: each file's share of the run's memory,
+//! its attempt again with the head share when it needs more, and what is
+//! heard of it passed on in the order of the walk; the tally of the run.
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::file::{Attempt, Buffers, Did, page};
+use super::{Entry, Met, Site, Walked};
+use crate::document::config::Config;
+use crate::document::links::{Heard, Link};
+use crate::document::memory::{Allowance, Drawn, Memory};
+use crate::source::listener::{Document, Done, Listener, Passed, Progress, SourceWarning};
+use crate::source::listing::{left_as_it_was, would_change};
+use crate::source::names;
+use crate::source::output::dir::Dir;
+use crate::source::output::{SourceError, lowercase, quoted};
+use crate::typed::Type;
+
+/// What a site's run did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    /// Documents found: HTML, CSS and XML files (not those left).
+    pub seen: usize,
+    /// Of those, stylesheets, and XML documents (feeds, sitemaps, SVG).
+    pub css: usize,
+    pub xml: usize,
+    /// XML files (by their extension) whose root is none of the
+    /// vocabularies: left as they are.
+    pub left: usize,
+    /// Written (with `--check`: to be written), because a URL in them
+    /// changed.
+    pub rewritten: usize,
+    /// Not written: nothing in them changed.
+    pub unchanged: usize,
+    /// Left as they were because of an error.
+    pub failed: usize,
+    /// Errors told, each named on standard error: those of the `failed`
+    /// files, and any other (a path the walk could not read, a link that
+    /// leads nowhere or back up the tree, a file not copied into
+    /// `--out-dir`). Any fails the run.
+    pub errors: usize,
+    /// With `--out-dir`: other files copied, and hard-linked.
+    pub copied: usize,
+    pub linked: usize,
+    /// With `--follow-links`, in place: documents reached through a link
+    /// that lie outside the site, not written (each with a warning).
+    pub outside: usize,
+    /// Files that are not regular (FIFOs, sockets, devices), left out of
+    /// `--out-dir` or, named like a document, left as they are in place
+    /// (each with a warning).
+    pub not_regular: usize,
+    /// URL values rewritten (with `--check`: that would be), in all files.
+    pub urls_rewritten: usize,
+    pub warnings: usize,
+    /// Values that would change, of the links heard.
+    pub changes: usize,
+    pub seconds: f64,
+    /// A signal (Ctrl-C, SIGTERM) stopped it between files.
+    pub interrupted: bool,
+}
+
+impl Tally {
+    /// The line said at the end: `412 HTML files: 12 rewritten, …` (`415
+    /// documents (412 HTML, 2 CSS, 1 XML): …` when there are others), for
+    /// a check (`check`) or a run into a copy (`copy`).
+    pub fn line(&self, check: bool, copy: bool) -> String {
+        let s = self;
+        let (verb, urls) = if check {
+            ("would change", "would change")
+        } else {
+            ("rewritten", "rewritten")
+        };
+        let found = if s.css + s.xml + s.left == 0 {
+            format!("{} HTML files", s.seen)
+        } else {
+            format!(
+                "{} documents ({} HTML, {} CSS, {} XML)",
+                s.seen,
+                s.seen - s.css - s.xml,
+                s.css,
+                s.xml
+            )
+        };
+        let mut line = format!(
+            "{found}: {} {verb}, {} unchanged, {} failed; {} URLs {urls}; {} warnings",
+            s.rewritten, s.unchanged, s.failed, s.urls_rewritten, s.warnings
+        );
+        if s.left > 0 {
+            line += &format!(
+                "; {} other XML file{} left as {}",
+                s.left,
+                if s.left == 1 { "" } else { "s" },
+                if s.left == 1 { "it is" } else { "they are" }
+            );
+        }
+        if copy && !check {
+            line += &format!(
+                "; other files: {} hard-linked, {} copied",
+                s.linked, s.copied
+            );
+        }
+        let files = |n: usize| if n == 1 { "file" } else { "files" };
+        if s.outside > 0 {
+            let n = s.outside;
+            line += &format!("; {n} {} outside the site not written", files(n));
+        }
+        if s.not_regular > 0 {
+            let n = s.not_regular;
+            let left = match (copy, n) {
+                (true, _) => "left out",
+                (false, 1) => "left as it is",
+                (false, _) => "left as they are",
+            };
+            line += &format!("; {n} non-regular {} {left}", files(n));
+        }
+        if s.errors > s.failed {
+            line += &format!("; {} other errors", s.errors - s.failed);
+        }
+        if s.interrupted {
+            line += "; interrupted";
+        }
+        line += &format!("; {:.2} s", s.seconds);
+        line
+    }
+}
+
+/// The links of the files done, told in the files' order as soon as all
+/// before them are done. Those of a file done before its turn wait,
+/// drawn from the run's memory; where there is no room, its worker waits
+/// for its turn (the files start in order, so the one whose turn it is is
+/// being done, and never waits).
+struct Sequence<'a> {
+    told: Mutex<Told<'a>>,
+    turn: std::sync::Condvar,
+}
+
+struct Told<'a> {
+    next: usize,
+    waiting: std::collections::BTreeMap<usize, (&'a Path, Vec<Link>, Option<Drawn>)>,
+}
+
+impl<'a> Sequence<'a> {
+    fn new() -> Self {
+        Sequence {
+            told: Mutex::new(Told {
+                next: 0,
+                waiting: Default::default(),
+            }),
+            turn: std::sync::Condvar::new(),
+        }
+    }
+
+    fn done(&self, index: usize, path: &'a Path, links: Heard, memory: &Memory, on: &dyn Listener) {
+        let mut told = self.told.lock().expect("no worker panics");
+        if index == told.next {
+            let (links, _) = links.take();
+            told.waiting.insert(index, (path, links, None));
+        } else {
+            match links.draw(memory) {
+                Ok((links, drawn)) => {
+                    told.waiting.insert(index, (path, links, Some(drawn)));
+                }
+                Err((links, _)) => {
+                    while told.next != index {
+                        told = self.turn.wait(told).expect("no worker panics");
+                    }
+                    told.waiting.insert(index, (path, links, None));
+                }
+            }
+        }
+        let Told { next, waiting } = &mut *told;
+        while let Some((path, links, _drawn)) = waiting.remove(next) {
+            *next += 1;
+            let document = Document::File(path);
+            for link in &links {
+                on.link(&document, link);
+            }
+        }
+        drop(told);
+        self.turn.notify_all();
+    }
+}
+
+/// The run's listener, counting the errors told, whoever tells them.
+struct Counting<'a> {
+    listener: &'a dyn Listener,
+    errors: AtomicUsize,
+}
+
+impl Listener for Counting<'_> {
+    fn warning(&self, document: &Document<'_>, warning: &SourceWarning<'_>) {
+        self.listener.warning(document, warning);
+    }
+
+    fn failure(&self, document: &Document<'_>, error: &SourceError) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        self.listener.failure(document, error);
+    }
+
+    fn note(&self, document: &Document<'_>, note: &str) {
+        self.listener.note(document, note);
+    }
+
+    fn hears_links(&self) -> bool {
+        self.listener.hears_links()
+    }
+
+    fn link(&self, document: &Document<'_>, link: &Link) {
+        self.listener.link(document, link);
+    }
+
+    fn progress(&self, progress: Progress) {
+        self.listener.progress(progress);
+    }
+
+    fn done(&self, document: &Document<'_>, done: &Done) {
+        self.listener.done(document, done);
+    }
+}
+
+/// Rewrites the site, its tree as the plan walked it: each document with
+/// `config`, at its own retrieval URL, telling `listener` what happens
+/// (what the walk met first, then each file's links together, the files
+/// in the order of their paths). Stops between files once `stop` is set.
+pub(crate) fn run(
+    site: &Site,
+    walked: Walked,
+    config: &Arc<Config>,
+    listener: &dyn Listener,
+    stop: &AtomicBool,
+) -> Result<Tally, SourceError> {
+    let started = Instant::now();
+    let on = &Counting {
+        listener,
+        errors: AtomicUsize::new(0),
+    };
+    let mut summary = Tally::default();
+    for met in walked.met {
+        match met {
+            Met::Failure(path, e) => on.failure(&Document::File(&path), &e),
+            Met::Note(path, note) => on.note(&Document::File(&path), note),
+            Met::Passed(path, passed) => {
+                on.warning(&Document::File(&path), &SourceWarning::Site(&passed));
+                summary.warnings += 1;
+                match passed {
+                    Passed::Outside => summary.outside += 1,
+                    Passed::NotRegular { .. } => summary.not_regular += 1,
+                }
+            }
+        }
+    }
+    let entries = walked.entries;
+    let written = written(site)?;
+    let pages: Vec<&Entry> = entries.iter().filter(|e| e.document).collect();
+    summary.seen = pages.len();
+    on.progress(Progress::Found(pages.len()));
+    if let (Some(copy), Some(_)) = (&written, &site.out_dir) {
+        let (copied, linked) = super::tree::copy_others(site, copy, &entries, stop, on);
+        summary.copied = copied;
+        summary.linked = linked;
+    }
+    let listening = on.hears_links();
+    let sequence = Sequence::new();
+    // The run's memory: `--max-memory`, for every file in flight.
+    let memory = Memory::new(config.max_memory);
+    let totals = Mutex::new(Tally::default());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(site.jobs)
+        .build()
+        .map_err(|e| SourceError::Refused(format!("cannot start the workers: {e}")))?;
+    pool.install(|| {
+        pages.iter().enumerate().par_bridge().for_each_init(
+            Buffers::default,
+            |buffers, (index, entry)| {
+                let path = entry.path.as_path();
+                if stop.load(Ordering::Relaxed) {
+                    let none = Heard::new(&Allowance::standalone(0));
+                    sequence.done(index, path, none, &memory, on);
+                    return;
+                }
+                // A share of the run's memory: a small one beside the
+                // others, the head's for the oldest in flight; a file that
+                // outgrows a small one is done again with the head's,
+                // nothing of the first attempt told.
+                let ticket = memory.enter(index as u64);
+                let mut share = ticket.share();
+                let (did, warnings, kind, heard, attempt) = loop {
+                    let allowance = Allowance::new(share);
+                    let heard = Heard::new(&allowance);
+                    let attempt = Attempt::default();
+                    let (did, warnings, kind) = page(
+                        site,
+                        written.as_ref(),
+                        config,
+                        entry,
+                        buffers,
+                        listening.then_some(&heard),
+                        &attempt,
+                        &allowance,
+                    );
+                    // Only a small share is outgrown: the head's is the most
+                    // a document may hold, and past it the document fails.
+                    if did == Did::Again && !allowance.is_head() {
+                        drop((heard, allowance));
+                        share = ticket.head_share();
+                        continue;
+                    }
+                    break (did, warnings, kind, heard, attempt);
+                };
+                drop(ticket);
+                attempt.tell(on);
+                if matches!(did, Did::Failed) {
+                    heard.edit(|links| left_as_it_was(links));
+                }
+                let changes = heard.count(would_change);
+                // Its links go on, in order; its share with them.
+                sequence.done(index, path, heard, &memory, on);
+                let mut t = totals.lock().expect("no worker panics");
+                t.warnings += warnings;
+                t.changes += changes;
+                match kind {
+                    Some(Type::Css) => t.css += 1,
+                    Some(Type::Xml) => t.xml += 1,
+                    Some(Type::Html) | None => {}
+                }
+                let done = match did {
+                    Did::Rewritten { urls } => {
+                        t.rewritten += 1;
+                        t.urls_rewritten += urls;
+                        Done::Rewritten { urls }
+                    }
+                    Did::Unchanged => {
+                        t.unchanged += 1;
+                        Done::Unchanged
+                    }
+                    Did::Failed => {
+                        t.failed += 1;
+                        Done::Failed
+                    }
+                    Did::Left => {
+                        t.left += 1;
+                        Done::Unchanged
+                    }
+                    // The head share outgrown: `page` says it failed.
+                    Did::Again => {
+                        t.failed += 1;
+                        Done::Failed
+                    }
+                };
+                drop(t);
+                on.done(&Document::File(path), &done);
+            },
+        );
+    });
+    let t = totals.into_inner().expect("no worker panics");
+    summary.seen -= t.left;
+    summary.css = t.css;
+    summary.xml = t.xml;
+    summary.left = t.left;
+    summary.rewritten = t.rewritten;
+    summary.unchanged = t.unchanged;
+    summary.failed = t.failed;
+    summary.errors = on.errors.load(Ordering::Relaxed);
+    summary.urls_rewritten = t.urls_rewritten;
+    summary.warnings += t.warnings;
+    summary.changes = t.changes;
+    summary.interrupted = stop.load(Ordering::Relaxed);
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// The tree the run writes, opened once: the copy (made first), or the
+/// site itself; none in check mode.
+fn written(site: &Site) -> Result<Option<Dir>, SourceError> {
+    if site.check {
+        return Ok(None);
+    }
+    let dir = match &site.out_dir {
+        Some(out) => {
+            fs::create_dir_all(out).map_err(|e| SourceError::Write(quoted(out), e))?;
+            Dir::open(out).map_err(|e| SourceError::Write(quoted(out), e))?
+        }
+        None => Dir::open(&site.dir)
+            .map_err(|e| SourceError::Open(names::path(&site.dir).into_owned(), lowercase(&e)))?,
+    };
+    Ok(Some(dir))
+}
