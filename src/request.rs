@@ -131,6 +131,25 @@ pub fn size(text: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("not a size this machine can hold: `{text}`"))
 }
 
+/// The options of a document's rewrite that every front end takes, by the
+/// command line's name: the command line's flags, the Python module's
+/// keywords (the name with `_` for `-`: `keep_fragments`), their stubs'
+/// `Options` and `python -m htmlabs.spark`'s flags. Declared here once;
+/// `tests/options.rs` checks each front end against it. `--max-memory`
+/// and `--max-lookahead` take a size everywhere (`64M`, `1G`, `500KB`;
+/// an `int` of bytes in Python too).
+pub const DOCUMENT_OPTIONS: &[&str] = &[
+    "standard",
+    "encoding",
+    "keep-fragments",
+    "lazy",
+    "social",
+    "content-location",
+    "attr",
+    "max-lookahead",
+    "max-memory",
+];
+
 /// The standard a name (`--standard`'s values) gives.
 pub fn standard(name: &str) -> Option<Standard> {
     match name {

@@ -29,8 +29,8 @@ class Options(TypedDict, total=False):
     social: bool  # False
     content_location: bool  # False: Content-Location is a base only when True
     attr: Sequence[str]  # (): each "ELEMENT:ATTRIBUTE[:KIND]"
-    max_lookahead: int  # 1 << 20
-    max_memory: int  # default: a quarter of the memory the process may use, at least 64 << 20
+    max_lookahead: int | str  # 1 << 20; bytes, or a size such as "1M"
+    max_memory: int | str  # default: a quarter of the memory the process may use, at least 64 << 20; bytes, or "64M", "1G"
 
 class Result:
     """What :func:`rewrite` gives: the document, and what its run found."""

@@ -412,6 +412,9 @@ def _arguments(argv: list[str] | None, links: bool = False) -> argparse.Namespac
     p.add_argument("--social", action="store_true")
     p.add_argument("--content-location", action="store_true")
     p.add_argument("--attr", action="append", default=[], metavar="ELEMENT:ATTRIBUTE[:KIND]")
+    p.add_argument("--max-lookahead", metavar="SIZE", help="the most held while looking for <base href> (default 1M)")
+    p.add_argument("--max-memory", metavar="SIZE",
+                   help="the most each task's run holds at once (64M, 1G; default: a quarter of the executor's memory)")
     if not links:
         p.add_argument("--report", metavar="DIR", help="also write the rows as JSON Lines into DIR (Spark's writer)")
     return p.parse_args(argv)
@@ -453,6 +456,9 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         content_location=args.content_location,
         attr=args.attr,
     )
+    for name in ("max_lookahead", "max_memory"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
     if not links:
         options.update(mode=args.mode, gzip_level=args.gzip_level, zstd_level=args.zstd_level)
     own = spark is None

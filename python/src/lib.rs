@@ -94,16 +94,33 @@ fn flags(retrieved_from: Option<String>, options: Option<&Bound<'_, PyDict>>) ->
             "social" => flags.social = value.extract().map_err(wrong)?,
             "content_location" => flags.content_location = value.extract().map_err(wrong)?,
             "attr" => flags.attr = value.extract().map_err(wrong)?,
-            "max_lookahead" => flags.max_lookahead = value.extract().map_err(wrong)?,
-            "max_memory" => flags.max_memory = value.extract().map_err(wrong)?,
+            "max_lookahead" => flags.max_lookahead = size_of(&key, &value)?,
+            "max_memory" => flags.max_memory = size_of(&key, &value)?,
             _ => {
+                let known: Vec<String> = request::DOCUMENT_OPTIONS
+                    .iter()
+                    .map(|name| name.replace('-', "_"))
+                    .collect();
                 return Err(PyTypeError::new_err(format!(
-                    "unexpected keyword argument `{key}`"
+                    "unexpected keyword argument `{key}` (the options are {})",
+                    known.join(", ")
                 )));
             }
         }
     }
     Ok(flags)
+}
+
+/// A size keyword: an `int` of bytes, or a size as the command line takes
+/// it (`"64M"`, `"1G"`, `"500KB"`).
+fn size_of(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    if let Ok(bytes) = value.extract::<usize>() {
+        return Ok(bytes);
+    }
+    let text: String = value.extract().map_err(|_| {
+        PyTypeError::new_err(format!("{key}: an int of bytes or a size such as \"64M\""))
+    })?;
+    request::size(&text).map_err(|e| PyValueError::new_err(format!("{key}: {e}")))
 }
 
 /// The header fields of `headers`: a mapping, or pairs in their order.

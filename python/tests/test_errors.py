@@ -81,6 +81,22 @@ def test_a_file_objects_failure_names_it():
         htmlabs.rewrite_warc(src, Full())
 
 
+def test_sizes_as_the_command_line_takes_them():
+    page = b'<a href="x">'
+    plain = htmlabs.rewrite(page, "http://h/d/").html
+    assert htmlabs.rewrite(page, "http://h/d/", max_memory="64M", max_lookahead="1M").html == plain
+    assert htmlabs.rewrite(page, "http://h/d/", max_memory=64 << 20).html == plain
+    with pytest.raises(ValueError, match="max_memory: "):
+        htmlabs.rewrite(page, max_memory="lots")
+    with pytest.raises(TypeError, match="an int of bytes or a size"):
+        htmlabs.rewrite(page, max_memory=1.5)
+
+
+def test_an_unknown_keyword_names_the_options():
+    with pytest.raises(TypeError, match=r"unexpected keyword argument `keep_fragment` \(the options are standard, encoding, keep_fragments,"):
+        htmlabs.rewrite(b"", keep_fragment=True)
+
+
 def test_arguments_python_refuses():
     with pytest.raises(ValueError, match="unknown standard: `rfc2396`"):
         htmlabs.rewrite(b"", standard="rfc2396")

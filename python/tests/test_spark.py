@@ -138,7 +138,8 @@ def test_the_command_line(spark, tmp_path, capsys):
     listed = tmp_path / "inputs.txt"
     listed.write_text(generated(tmp_path / "b.warc.gz", 1) + "\n")
     out = tmp_path / "out"
-    status = job.main([a, "--inputs-from", str(listed), "--output", str(out), "--social"], spark=spark)
+    status = job.main([a, "--inputs-from", str(listed), "--output", str(out), "--social", "--max-memory", "64M"],
+                      spark=spark)
     err = capsys.readouterr().err
     assert status == 0, err
     assert "2 files, 2 rewritten, 0 failed" in err
