@@ -23,7 +23,10 @@ fn the_command_line_takes_each_option() {
     let help = Command::new(BIN).arg("--help").output().unwrap();
     let help = String::from_utf8(help.stdout).unwrap();
     for flag in DOCUMENT_OPTIONS {
-        assert!(help.contains(&format!("--{flag}")), "htmlabs --help has no --{flag}");
+        assert!(
+            help.contains(&format!("--{flag}")),
+            "htmlabs --help has no --{flag}"
+        );
     }
 }
 
@@ -43,7 +46,10 @@ fn the_python_module_takes_each_option_as_a_keyword_and_no_other() {
             let line = line.trim_start();
             let rest = line.strip_prefix('"')?;
             let (name, after) = rest.split_once('"')?;
-            after.trim_start().starts_with("=>").then(|| name.to_owned())
+            after
+                .trim_start()
+                .starts_with("=>")
+                .then(|| name.to_owned())
         })
         .collect();
     let mut declared: Vec<String> = DOCUMENT_OPTIONS.iter().map(|f| keyword(f)).collect();

@@ -97,6 +97,15 @@ class Summary:
         """Whether a record could not be rewritten or the input was cut
         short (the command line exits 2); the output is complete all the same."""
     @property
+    def converted(self) -> int:
+        """Pages left as they were: the archive holds their conversion by
+        htmlabs already, right after them (a second run)."""
+    @property
+    def line(self) -> str:
+        """The command line's summary line but its speed (``412 records,
+        181 HTML rewritten, 3 CSS rewritten, …``; for the links, ``412
+        records, 181 pages, 21034 links, 0 warnings``); ``repr`` shows it."""
+    @property
     def bytes(self) -> int:
         """Bytes read."""
 

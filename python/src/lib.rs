@@ -356,19 +356,18 @@ struct WarcSummary {
     incomplete: bool,
     /// Bytes read.
     bytes: u64,
+    /// Pages left as they were: the archive holds their conversion by
+    /// htmlabs already, right after them (a second run).
+    converted: u64,
+    /// What the command line's summary line says, but its speed:
+    /// `412 records, 181 HTML rewritten, 3 CSS rewritten, …`.
+    line: String,
 }
 
 #[pymethods]
 impl WarcSummary {
     fn __repr__(&self) -> String {
-        format!(
-            "<htmlabs.Summary: {} records, {} HTML rewritten, {} conversions added, {} URLs rewritten, {} warnings>",
-            self.records,
-            self.rewritten,
-            self.conversions,
-            self.urls,
-            self.warnings.len()
-        )
+        format!("<htmlabs.Summary: {}>", self.line)
     }
 }
 
@@ -568,6 +567,8 @@ fn rewrite_warc(
         warnings,
         incomplete: summary.incomplete,
         bytes: tally.bytes,
+        converted: tally.converted,
+        line: tally.figures(false),
     })
 }
 

@@ -287,6 +287,8 @@ impl Links {
             warnings,
             incomplete: summary.incomplete,
             bytes: tally.bytes,
+            converted: tally.converted,
+            line: tally.links_figures(),
         };
         self.summary = Some(Py::new(py, summary)?);
         Ok(())

@@ -33,6 +33,9 @@ def test_the_corpus_warc_as_the_cli_rewrites_it(cli, corpus, tmp_path):
     status, _, err = run_cli(cli, ["--warc", str(src), "-o", str(tmp_path / "cli.warc.gz")])
     assert status == 0
     assert figures(summary) == summary_line(err)
+    # The same words as the command line's line, but its speed.
+    line = next(line for line in err if " records, " in line).removeprefix("htmlabs: ")
+    assert summary.line == line.rsplit(", ", 1)[0] and repr(summary) == f"<htmlabs.Summary: {summary.line}>"
     assert summary.rewritten > 170 and summary.urls > 10000 and not summary.incomplete
     assert summary.bytes == src.stat().st_size
     records = warcio_check(out)

@@ -65,7 +65,12 @@ impl Tally {
     /// a check (`check`), which writes nothing, what would change:
     /// `412 records, 181 HTML would change, 9012 URLs would change, …`.
     pub fn line(&self, check: bool, elapsed: Duration) -> String {
-        let seconds = elapsed.as_secs_f64().max(1e-6);
+        format!("{}, {}", self.figures(check), speed(self.bytes, elapsed))
+    }
+
+    /// [`line`](Self::line) without its speed: what the run did, which
+    /// the Python module's summary says too.
+    pub fn figures(&self, check: bool) -> String {
         let verb = if check { "would change" } else { "rewritten" };
         let mut others = String::new();
         for (n, name) in [(self.rewritten_css, "CSS"), (self.rewritten_xml, "XML")] {
@@ -90,7 +95,7 @@ impl Tally {
             ),
         };
         format!(
-            "{} record{}, {} HTML {verb}, {others}{added}{} URL{} {verb}, {} warning{}, {:.1} MB/s",
+            "{} record{}, {} HTML {verb}, {others}{added}{} URL{} {verb}, {} warning{}",
             self.records,
             plural(self.records),
             self.rewritten - self.rewritten_css - self.rewritten_xml,
@@ -98,18 +103,27 @@ impl Tally {
             plural(self.urls),
             self.warnings,
             plural(self.warnings),
-            self.bytes as f64 / 1e6 / seconds
         )
     }
+}
+
+/// `67.1 MB/s`: bytes read over the time taken.
+fn speed(bytes: u64, elapsed: Duration) -> String {
+    let seconds = elapsed.as_secs_f64().max(1e-6);
+    format!("{:.1} MB/s", bytes as f64 / 1e6 / seconds)
 }
 
 impl Tally {
     /// The line printed at the end of `--links`, which writes nothing:
     /// `412 records, 181 pages, 21034 links, …`.
     pub fn links_line(&self, elapsed: Duration) -> String {
-        let seconds = elapsed.as_secs_f64().max(1e-6);
+        format!("{}, {}", self.links_figures(), speed(self.bytes, elapsed))
+    }
+
+    /// [`links_line`](Self::links_line) without its speed.
+    pub fn links_figures(&self) -> String {
         format!(
-            "{} record{}, {} page{}, {} link{}, {} warning{}, {:.1} MB/s",
+            "{} record{}, {} page{}, {} link{}, {} warning{}",
             self.records,
             plural(self.records),
             self.pages,
@@ -118,7 +132,6 @@ impl Tally {
             plural(self.links),
             self.warnings,
             plural(self.warnings),
-            self.bytes as f64 / 1e6 / seconds
         )
     }
 }
