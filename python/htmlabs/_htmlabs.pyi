@@ -62,8 +62,11 @@ class Result:
     def rewritten(self) -> int:
         """How many URL values were rewritten."""
     @property
-    def type(self) -> Type:
-        """What the document was read as: ``type=``, else its first bytes'."""
+    def type(self) -> Type | None:
+        """What the document was read as: ``type=``, else (with ``headers``)
+        its ``Content-Type``, else its first bytes'. ``None``: a
+        ``Content-Type`` no engine rewrites (``image/png``), the body left as
+        it is, as ``--http`` leaves it."""
 
 class Summary:
     """What :func:`rewrite_warc` gives: the command line's summary line."""

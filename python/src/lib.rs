@@ -22,7 +22,7 @@ use serde_json::Value;
 use htmlabs::request::{self, ConfigError, Request};
 use htmlabs::run::{self, Tally};
 use htmlabs::source::Job;
-use htmlabs::source::http::entity;
+use htmlabs::source::http::{self, entity};
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::listing::link_fields;
 use htmlabs::source::output::{Input, Output};
@@ -244,9 +244,10 @@ struct Rewritten {
     /// URL values rewritten.
     #[pyo3(get)]
     rewritten: usize,
-    /// What the document was read as: `html`, `css` or `xml`.
+    /// What the document was read as: `html`, `css` or `xml`; `None` for
+    /// a body whose `Content-Type` no engine rewrites, left as it is.
     #[pyo3(get, name = "type")]
-    kind: &'static str,
+    kind: Option<&'static str>,
 }
 
 #[pymethods]
@@ -269,7 +270,7 @@ impl Rewritten {
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "<htmlabs.Result: {} {} bytes, base {:?} ({}), {}, {} links, {} rewritten, {} warnings>",
-            self.kind,
+            self.kind.unwrap_or("unchanged"),
             self.html.bind(py).as_bytes().len(),
             self.base.as_deref().unwrap_or(""),
             self.base_layer,
@@ -305,11 +306,9 @@ fn rewrite(
     // As many first bytes as the command line reads: an XML prolog's
     // length, up to the lookahead limit.
     let first = &html[..html.len().min(config.max_lookahead.max(FIRST_BYTES))];
-    let kind = decide(given, Clue::Alone, first, config.encoding)
-        .kind
-        .unwrap_or(Type::Html);
     let mut layers = flags.layers().map_err(|e| config_error(py, &e))?;
     let mut warnings = Vec::new();
+    let mut clue_media = None;
     if let Some(headers) = headers {
         // §3.2 and the charset, read as `--http` reads a response's block.
         let fields = header_fields(headers)?;
@@ -317,7 +316,28 @@ fn rewrite(
             .map_err(|e| error(py, "ConfigError", format!("cannot read headers: {e}")))?;
         warnings.extend(entity.warnings.iter().map(ToString::to_string));
         layers = entity.layers;
+        clue_media = Some(entity.media);
     }
+    // With headers, the body's type is `--http`'s: `type=`, else its
+    // `Content-Type`, else its first bytes; a type no engine rewrites
+    // leaves it as it is. Without, the first bytes decide.
+    let kind = match &clue_media {
+        None => decide(given, Clue::Alone, first, config.encoding).kind,
+        Some(media) => http::body_type(given, &config, media.as_ref(), first),
+    };
+    let Some(kind) = kind else {
+        return Ok(Rewritten {
+            html: PyBytes::new(py, &html).unbind(),
+            base: None,
+            base_layer: "none".to_owned(),
+            encoding: String::new(),
+            heard: Vec::new(),
+            links: PyOnceLock::new(),
+            warnings,
+            rewritten: 0,
+            kind: None,
+        });
+    };
     let done = rewrite_released(py, kind, config, layers, &html, warnings)?;
     let base = &done.report.base;
     Ok(Rewritten {
@@ -329,7 +349,7 @@ fn rewrite(
         links: PyOnceLock::new(),
         warnings: done.warnings,
         rewritten: done.report.counts.rewritten,
-        kind: kind.name(),
+        kind: Some(kind.name()),
     })
 }
 

@@ -125,3 +125,28 @@ def test_an_archive_of_feeds_stylesheets_and_svg(cli, tmp_path):
             assert r.rec_headers.get_header("Content-Type").startswith(content_type + "; charset=")
             assert r.content_stream().read() == out
     assert expected == {}
+
+
+@pytest.mark.parametrize(
+    "content_type, expected_type",
+    [("text/css", "css"), ("text/css; charset=utf-8", "css"), ("application/rss+xml", "xml"),
+     ("image/png", None), ("text/html", "html")],
+)
+def test_headers_content_type_decides_the_type_as_http_does(cli, content_type, expected_type):
+    """rewrite(headers=…) reads the block's Content-Type as --http does: a
+    stylesheet by its media type although its first bytes say nothing, a
+    type no engine rewrites left as it is; the body as the command line's."""
+    if expected_type == "xml":
+        body, _, url = golden("xml/rss2-elements")
+    else:
+        body, url = b"a { background: url(x.png) }\n", "https://example.com/css/site.css"
+    r = htmlabs.rewrite(body, url, headers={"Content-Type": content_type})
+    assert r.type == expected_type
+    response = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n".encode() + body
+    status, out, err = run_cli(cli, ["--http", "--strip-headers", "-r", url], response)
+    assert status == 0, err
+    assert r.html == out
+    if expected_type is None:
+        assert r.html == body and r.links == [] and r.rewritten == 0
+    elif expected_type == "css":
+        assert b"url(https://example.com/css/x.png)" in r.html

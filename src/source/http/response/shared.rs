@@ -244,6 +244,21 @@ pub(super) fn decided(
     decide(options.kind, Clue::MediaType(essence), first, encoding)
 }
 
+/// A body's type as `--http` decides it, for a caller that read its block
+/// itself (the Python module's `rewrite(headers=…)`): `given` (`--type`),
+/// else the block's media type, else its first bytes; `None` for a type
+/// no engine rewrites (the body is left as it is).
+pub fn body_type(
+    given: Option<Type>,
+    config: &Config,
+    media: Option<&MediaType>,
+    first: &[u8],
+) -> Option<Type> {
+    let essence = media.map(|m| m.essence.as_str());
+    let encoding = sniffing_encoding(config, media);
+    decide(given, Clue::MediaType(essence), first, encoding).kind
+}
+
 /// The encoding the body's first bytes are read in to tell its type where
 /// they do not say theirs: `--encoding`, else its media type's charset.
 pub(super) fn sniffing_encoding(
