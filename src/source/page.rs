@@ -22,7 +22,7 @@ use crate::source::warc;
 use crate::typed::{Type, TypedRewriter};
 use crate::url::Layers;
 
-pub use crate::source::output::{Input, Output};
+use crate::source::output::{Input, Output};
 
 /// What a run read: a document (of a type, and what decided it), or a
 /// response around one.
