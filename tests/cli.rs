@@ -93,37 +93,125 @@ fn retrieved_from_with_a_newline_is_refused_on_one_line() {
     );
 }
 
+/// Every error is one line, clap's too (issue 38, part 8): what is wrong,
+/// the value the user gave in backticks, clap's "did you mean" kept as a
+/// hint on the same line, and never a usage block.
 #[test]
-fn unknown_flag_is_a_usage_error_in_claps_format() {
-    let out = htmlabs().arg("--bogus").write_stdin(PAGE).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(text(&out.stdout), "");
-    assert_eq!(
-        text(&out.stderr),
-        "error: unexpected argument '--bogus' found\n\
-         \n  tip: to pass '--bogus' as a value, use '-- --bogus'\n\
-         \nUsage: htmlabs [OPTIONS] [FILE]\n\
-         \nFor more information, try '--help'.\n"
-    );
-}
-
-#[test]
-fn other_usage_errors_exit_2_too() {
-    for args in [
-        &["-v", "-q"][..],
-        &["--standard", "rfc2396"],
-        &["--max-lookahead", "lots"],
-        &["-r"],
-        &["a.html", "b.html"],
+fn usage_errors_are_one_line_naming_the_value() {
+    for (args, line) in [
+        (
+            &["--retreived-from", "http://h/"][..],
+            "unknown flag `--retreived-from` (did you mean `--retrieved-from`?)",
+        ),
+        (&["--bogus"], "unknown flag `--bogus`; see htmlabs --help"),
+        (&["-x"], "unknown flag `-x`; see htmlabs --help"),
+        (
+            &["--bogus\x1b[2K\n"],
+            "unknown flag `\"--bogus\\033[2K\\n\"`; see htmlabs --help",
+        ),
+        (&["-r"], "--retrieved-from needs a value (URL)"),
+        (&["--type"], "--type needs a value (`html`, `css` or `xml`)"),
+        (
+            &["--standard", "whatwg"],
+            "invalid value `whatwg` for --standard: it takes `rfc1808` or `rfc3986`",
+        ),
+        (
+            &["--standard", "rfc2396"],
+            "invalid value `rfc2396` for --standard: it takes `rfc1808` or `rfc3986` (did you mean `rfc3986`?)",
+        ),
+        (
+            &["--max-lookahead", "lots"],
+            "invalid value `lots` for --max-lookahead: not a size (a number of bytes, or a number and a unit: 64M, 1G, 500KB)",
+        ),
+        (
+            &["--max-lookahead", "0"],
+            "invalid value `0` for --max-lookahead: a size is at least 1 byte",
+        ),
+        (
+            &["--max-memory", "99999999999T"],
+            "invalid value `99999999999T` for --max-memory: more bytes than this machine can hold",
+        ),
+        (
+            &["--warc", "--gzip-level", "10"],
+            "invalid value `10` for --gzip-level: not a whole number from 1 to 9",
+        ),
+        (
+            &["--warc", "--zstd-level", "0"],
+            "invalid value `0` for --zstd-level: not a whole number from 1 to 19",
+        ),
+        (
+            &["--warc", "--jobs", "0"],
+            "invalid value `0` for --jobs: not a whole number from 1 to 65535",
+        ),
+        (&["-v", "-q"], "--verbose cannot be used with --quiet"),
+        (&["--warc", "--http"], "--warc cannot be used with --http"),
+        (
+            &["-o", "a.html", "-o", "b.html"],
+            "--output is given twice: it takes one FILE",
+        ),
+        (&["--http=yes"], "--http takes no value: `yes`"),
+        (
+            &["--generate", "man", "-q"],
+            "--generate cannot be used with the other flags given",
+        ),
+        (
+            &["--site", "s"],
+            "--site needs --site-url URL: the URL the site's root is served at",
+        ),
     ] {
         let out = htmlabs().args(args).write_stdin(PAGE).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(text(&out.stdout), "", "{args:?}");
-        let stderr = text(&out.stderr);
-        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-        assert!(
-            stderr.ends_with("\nFor more information, try '--help'.\n"),
-            "{args:?}: {stderr}"
+        assert_eq!(
+            text(&out.stderr),
+            format!("htmlabs: error: {line}\n"),
+            "{args:?}"
+        );
+    }
+}
+
+/// The common mistakes of a first hour (issue 38, part 8), each refused on
+/// its one line with what to do instead: two files (or flags of a mode
+/// given beside another) and `--links` with `-o`.
+#[test]
+fn a_common_mistake_is_told_what_to_give_instead() {
+    for (args, line) in [
+        (
+            &["a.html", "b.html"][..],
+            "unexpected argument `b.html`: htmlabs reads one FILE; for the pages of a directory, give --site DIR --site-url URL",
+        ),
+        (
+            &["--warc", "--links", "-o", "links.jsonl"],
+            "--links writes no archive, only the link report (to standard output): give --report FILE to put it in a file, not -o",
+        ),
+        (
+            &["--warc", "-o", "links.jsonl", "--links"],
+            "--links writes no archive, only the link report (to standard output): give --report FILE to put it in a file, not -o",
+        ),
+        (
+            &["--check", "-o", "out.html"],
+            "--check changes nothing and writes no document, only its lines (to standard output): -o would do nothing",
+        ),
+        (
+            &["--site", "s", "--site-url", "http://h/", "page.html"],
+            "--site reads every page under its DIR: give no FILE beside it",
+        ),
+        (
+            &["--site", "s", "--site-url", "http://h/", "-r", "http://h/"],
+            "--site cannot be used with --retrieved-from: each file's URL follows from --site-url and its path",
+        ),
+        (
+            &["--site", "s", "--site-url", "http://h/", "-o", "out"],
+            "--site writes each file in place, or into --out-dir OUT: not to -o",
+        ),
+    ] {
+        let out = htmlabs().args(args).write_stdin(PAGE).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(text(&out.stdout), "", "{args:?}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("htmlabs: error: {line}\n"),
+            "{args:?}"
         );
     }
 }
@@ -1232,7 +1320,7 @@ fn a_flag_outside_its_mode_is_refused_naming_the_mode() {
 
 /// `--links` writes no archive: the flags that only say how one is
 /// written are refused beside it, one line naming both, before anything
-/// is read; so are `-o` and `--check` (clap's usage error).
+/// is read; so are `-o` (with what to give instead) and `--check`.
 #[test]
 fn links_refuses_the_flags_of_an_archive_written() {
     for (args, flag) in [
@@ -1256,7 +1344,13 @@ fn links_refuses_the_flags_of_an_archive_written() {
             "{args:?}"
         );
     }
-    for args in [&["-o", "out.warc"][..], &["--check"]] {
+    for (args, line) in [
+        (
+            &["-o", "out.warc"][..],
+            "--links writes no archive, only the link report (to standard output): give --report FILE to put it in a file, not -o",
+        ),
+        (&["--check"], "--links cannot be used with --check"),
+    ] {
         let out = htmlabs()
             .args(["--warc", "--links"])
             .args(args)
@@ -1264,10 +1358,10 @@ fn links_refuses_the_flags_of_an_archive_written() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            text(&out.stderr).contains("cannot be used with"),
-            "{args:?}: {}",
-            text(&out.stderr)
+        assert_eq!(
+            text(&out.stderr),
+            format!("htmlabs: error: {line}\n"),
+            "{args:?}"
         );
     }
     // `--report -` beside an archive on standard output names it too.
