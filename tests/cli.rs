@@ -171,8 +171,9 @@ fn usage_errors_are_one_line_naming_the_value() {
 }
 
 /// The common mistakes of a first hour (issue 38, part 8), each refused on
-/// its one line with what to do instead: two files (or flags of a mode
-/// given beside another) and `--links` with `-o`.
+/// its one line with what to do instead: two files or a directory for
+/// FILE, flags of a mode beside another, `--links` with `-o`, a URL
+/// without its scheme, `--http` on a page.
 #[test]
 fn a_common_mistake_is_told_what_to_give_instead() {
     for (args, line) in [
@@ -204,8 +205,43 @@ fn a_common_mistake_is_told_what_to_give_instead() {
             &["--site", "s", "--site-url", "http://h/", "-o", "out"],
             "--site writes each file in place, or into --out-dir OUT: not to -o",
         ),
+        // Before anything is read: a directory, a URL without its scheme.
+        (
+            &["-r", "http://h/", "s"],
+            "`s` is a directory, and FILE is one document: for the pages under it, give --site `s` --site-url URL",
+        ),
+        (
+            &["--http", "s"],
+            "`s` is a directory, and FILE is one document: for the pages under it, give --site `s` --site-url URL",
+        ),
+        (
+            &["-r", "example.com/docs/", "page.html"],
+            "--retrieved-from must be an absolute URL, with a scheme: `example.com/docs/` (did you mean `https://example.com/docs/`?)",
+        ),
+        (
+            &["--site", "s", "--site-url", "www.example.com/"],
+            "--site-url must be an absolute URL, with a scheme: `www.example.com/` (did you mean `https://www.example.com/`?)",
+        ),
+        // A path stays a path: no host is guessed at.
+        (
+            &["-r", "docs/page.html", "page.html"],
+            "--retrieved-from must be an absolute URL, with a scheme: `docs/page.html`",
+        ),
+        // A page is no saved response: its first line is no status line.
+        (
+            &["--http", "-r", "http://h/", "page.html"],
+            "`page.html` is not a saved HTTP response (it starts with `<head><link href=s.css></head>`, not `HTTP/`): drop --http to read it as a document",
+        ),
     ] {
-        let out = htmlabs().args(args).write_stdin(PAGE).output().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("s")).unwrap();
+        fs::write(dir.path().join("page.html"), PAGE).unwrap();
+        let out = htmlabs()
+            .current_dir(dir.path())
+            .args(args)
+            .write_stdin(PAGE)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(text(&out.stdout), "", "{args:?}");
         assert_eq!(

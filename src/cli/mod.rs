@@ -485,6 +485,14 @@ impl Cli {
                 ));
             }
             let input = self.input();
+            if let (Input::File(path), false) = (&input, self.warc) {
+                if path.is_dir() {
+                    let dir = htmlabs::source::names::quoted(path);
+                    return refused(format!(
+                        "{dir} is a directory, and FILE is one document: for the pages under it, give --site {dir} --site-url URL"
+                    ));
+                }
+            }
             // A listing writes no archive: nothing is staged.
             let output = if self.links {
                 Output::Discard

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::document::config::Config;
 use crate::document::links::Link;
 use crate::document::report::Report as DocumentReport;
-use crate::source::http::{self, ResponseRewriter, ResponseWarning};
+use crate::source::http::{self, HeadError, ResponseRewriter, ResponseWarning};
 use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::names;
@@ -191,6 +191,12 @@ pub fn run(
                     .and_then(|()| rewriter.end())
                     .map(|(report, _)| PageReport::Response(report))
                     .map_err(|e| match e {
+                        // A page, not a response: what to do instead.
+                        http::Error::Head(HeadError::NotAResponse { line, .. }) => {
+                            SourceError::Refused(format!(
+                                "{input_name} is not a saved HTTP response (it starts with `{line}`, not `HTTP/`): drop --http to read it as a document"
+                            ))
+                        }
                         http::Error::Head(e) => {
                             SourceError::Head(input_name.clone(), e.to_string())
                         }
