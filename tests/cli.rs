@@ -853,6 +853,77 @@ fn no_file_reads_standard_input_and_a_file_argument_is_read() {
         .stderr("");
 }
 
+/// A FILE's extension is a clue to its type, as a site's file's is (issue
+/// 38, part 8: `site.css` came out unchanged, its first bytes taken for a
+/// page's): a stylesheet's `url()` is made absolute, a feed's `.xml` and an
+/// `.svg` go to the XML engine, by their extension as `-v` says; `--type`
+/// still wins, standard input has no name, and a page named `.html` comes
+/// out as it does from standard input.
+#[test]
+fn a_files_extension_tells_its_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = "a { background: url(i.png) }\n";
+    fs::write(dir.path().join("site.css"), sheet).unwrap();
+    let run = |args: &[&str], stdin: &str| {
+        let out = htmlabs()
+            .current_dir(dir.path())
+            .args(args)
+            .write_stdin(stdin)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        (text(&out.stdout).to_owned(), text(&out.stderr).to_owned())
+    };
+    let url = "https://example.com/css/site.css";
+    assert_eq!(
+        run(&["-r", url, "site.css"], "").0,
+        "a { background: url(https://example.com/css/i.png) }\n"
+    );
+    let (_, said) = run(&["-v", "-r", url, "site.css"], "");
+    assert_eq!(
+        said.lines().next(),
+        Some("htmlabs: type: CSS (its extension, `.css`)")
+    );
+    // `--type` wins; standard input has no name: its first bytes decide.
+    assert_eq!(run(&["--type", "html", "-r", url, "site.css"], "").0, sheet);
+    assert_eq!(run(&["-r", url], sheet).0, sheet);
+
+    let feed = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><link>a/</link><item><link>b.html</link></item></channel></rss>\n";
+    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\"><image xlink:href=\"i.png\"/></svg>\n";
+    fs::write(dir.path().join("feed.xml"), feed).unwrap();
+    fs::write(dir.path().join("icon.svg"), svg).unwrap();
+    for (file, url, out, line) in [
+        (
+            "feed.xml",
+            "https://example.com/blog/feed.xml",
+            "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><link>https://example.com/blog/a/</link><item><link>https://example.com/blog/b.html</link></item></channel></rss>\n",
+            "htmlabs: type: XML (its extension, `.xml`)",
+        ),
+        (
+            "icon.svg",
+            "https://example.com/img/icon.svg",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\"><image xlink:href=\"https://example.com/img/i.png\"/></svg>\n",
+            "htmlabs: type: XML (its extension, `.svg`)",
+        ),
+    ] {
+        let (written, said) = run(&["-v", "-r", url, file], "");
+        assert_eq!(written, out, "{file}");
+        assert_eq!(said.lines().next(), Some(line), "{file}");
+    }
+
+    // A page named `.html`: what standard input gives, `-v` lines too.
+    fs::write(dir.path().join("page.html"), PAGE).unwrap();
+    let named = run(&["-v", "-r", "http://h/d/p", "page.html"], "");
+    let read = run(&["-v", "-r", "http://h/d/p"], PAGE);
+    assert_eq!(named.0, PAGE_OUT);
+    assert_eq!(named, read);
+}
+
 // ---------------------------------------------------------------- warnings, -q, -v
 
 #[test]

@@ -43,8 +43,8 @@ none, and then the page comes out unchanged.";
 #[derive(Debug, Parser)]
 #[command(name = "htmlabs", version, after_help = EXAMPLES)]
 pub struct Cli {
-    /// The document to read (a page, a feed, a sitemap, SVG, or with --type
-    /// css a stylesheet): standard input when absent or `-`.
+    /// The document to read (a page, a feed, a sitemap, SVG, a stylesheet):
+    /// standard input when absent or `-`.
     pub file: Option<PathBuf>,
 
     /// The URL the document was retrieved from (RFC 1808 §3.3); it must have
@@ -93,11 +93,13 @@ pub struct Cli {
     pub attr: Vec<String>,
 
     /// The document's type: `html`, `css` (a stylesheet) or `xml` (a feed,
-    /// a sitemap, SVG). Without it, its first bytes decide: XML when, after
-    /// a byte order mark and white space, they are `<?xml` or the root
-    /// element is `rss`, `feed`, `rdf:RDF`, `urlset`, `sitemapindex` or
-    /// `svg` (in SVG's namespace), else HTML; with --http, the response's
-    /// `Content-Type`.
+    /// a sitemap, SVG). Without it, FILE's extension where it names one, as
+    /// --site reads it (`.css`, `.html`, `.htm`, `.xhtml`; `.xml`, `.rss`,
+    /// `.atom`, `.feed`, `.svg` when their root says XML); else its first
+    /// bytes decide: XML when, after a byte order mark and white space,
+    /// they are `<?xml` or the root element is `rss`, `feed`, `rdf:RDF`,
+    /// `urlset`, `sitemapindex` or `svg` (in SVG's namespace), else HTML;
+    /// with --http, the response's `Content-Type`.
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub kind: Option<TypeArg>,
 
