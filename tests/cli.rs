@@ -1079,6 +1079,167 @@ fn verbose_lines_without_a_base() {
         );
 }
 
+// ---------------------------------------------------------------- a terminal
+
+/// A pseudo-terminal (libc's `openpty`): its leader, which reads what is
+/// written to its follower, a terminal.
+#[cfg(target_os = "linux")]
+fn terminal() -> (fs::File, fs::File) {
+    use std::os::fd::FromRawFd;
+    let (mut leader, mut follower) = (0, 0);
+    // SAFETY: two out-pointers to ints; no name, no termios, no size.
+    let made = unsafe {
+        libc::openpty(
+            &mut leader,
+            &mut follower,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(made, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors are new, and owned here alone.
+    unsafe {
+        (
+            fs::File::from_raw_fd(leader),
+            fs::File::from_raw_fd(follower),
+        )
+    }
+}
+
+/// Where a run's standard input comes from.
+#[cfg(target_os = "linux")]
+enum In<'a> {
+    Nothing,
+    File(&'a Path),
+    Pipe(&'a Path),
+}
+
+/// Runs htmlabs with its standard output a terminal: its exit status, its
+/// standard error, and what the terminal got.
+#[cfg(target_os = "linux")]
+fn on_a_terminal(args: &[&str], dir: &Path, stdin: In<'_>) -> (Option<i32>, String, Vec<u8>) {
+    let (mut leader, follower) = terminal();
+    let mut command = StdCommand::new(BIN);
+    command
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::from(follower))
+        .stderr(Stdio::piped())
+        .stdin(match stdin {
+            In::Nothing => Stdio::null(),
+            In::File(path) => Stdio::from(fs::File::open(path).unwrap()),
+            In::Pipe(_) => Stdio::piped(),
+        });
+    let mut child = command.spawn().unwrap();
+    // Its copy of the follower closed: the leader ends with the child.
+    drop(command);
+    let feeding = child.stdin.take().map(|mut pipe| {
+        let In::Pipe(path) = stdin else {
+            unreachable!("only a pipe is piped")
+        };
+        let bytes = fs::read(path).unwrap();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            // A refusal reads nothing and closes it.
+            let _ = pipe.write_all(&bytes);
+        })
+    });
+    let reading = std::thread::spawn(move || {
+        let mut got = Vec::new();
+        // EIO once the follower is closed: what came before is kept.
+        let _ = leader.read_to_end(&mut got);
+        got
+    });
+    let out = child.wait_with_output().unwrap();
+    if let Some(feeding) = feeding {
+        feeding.join().unwrap();
+    }
+    let got = reading.join().unwrap();
+    (out.status.code(), text(&out.stderr).to_owned(), got)
+}
+
+/// Compressed bytes are not written to a terminal, as gzip refuses to
+/// (issue 38, part 8: `htmlabs --warc x.warc.gz` wrote gzip to it, the
+/// progress bar mixed in): refused before anything is read, one line,
+/// status 2, with what to do instead, whether the archive is a file, a
+/// redirected file or a pipe. A plain archive, one written to `-o`, and the
+/// lines of `--links` and `--check` go to the terminal as before.
+#[cfg(target_os = "linux")]
+#[test]
+fn compressed_output_is_not_written_to_a_terminal() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/warc");
+    let gzip = fixtures.join("one-member.warc.gz");
+    let zstd = fixtures.join("shapes.warc.zst");
+    let plain = fixtures.join("shapes-1.0.warc");
+    let dir = tempfile::tempdir().unwrap();
+    let gz = gzip.to_str().unwrap();
+    let refused = |from: &str, compression: &str, extension: &str| {
+        format!(
+            "htmlabs: error: compressed data not written to a terminal: the archive from {from} comes out in {compression}: give -o FILE, or redirect standard output (`> out.warc.{extension}`)\n"
+        )
+    };
+    for (args, stdin, line) in [
+        (
+            &["--warc", gz][..],
+            In::Nothing,
+            refused(&format!("`{gz}`"), "gzip", "gz"),
+        ),
+        (
+            &["--warc"],
+            In::File(&zstd),
+            refused("standard input", "zstd", "zst"),
+        ),
+        (
+            &["--warc", "-"],
+            In::Pipe(&gzip),
+            refused("standard input", "gzip", "gz"),
+        ),
+    ] {
+        let (code, said, got) = on_a_terminal(args, dir.path(), stdin);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(said, line, "{args:?}");
+        assert_eq!(got, b"", "{args:?}: nothing reaches the terminal");
+    }
+
+    // What is no compressed data goes on: the records a pipe gets.
+    let p = plain.to_str().unwrap();
+    let records = |bytes: &[u8]| bytes.windows(9).filter(|w| w == b"WARC/1.0\r").count();
+    let piped = htmlabs().args(["--warc", "-q", p]).output().unwrap();
+    assert!(records(&piped.stdout) > 20, "every record and conversion");
+    for (args, stdin) in [
+        (&["--warc", "-q", p][..], In::Nothing),
+        (&["--warc", "-q"], In::Pipe(&plain)),
+    ] {
+        let (code, said, got) = on_a_terminal(args, dir.path(), stdin);
+        assert_eq!((code, said.as_str()), (Some(0), ""), "{args:?}");
+        assert_eq!(records(&got), records(&piped.stdout), "{args:?}");
+    }
+    let (code, said, got) = on_a_terminal(
+        &["--warc", "-q", "-o", "out.warc.gz", gz],
+        dir.path(),
+        In::Nothing,
+    );
+    assert_eq!((code, said.as_str(), &got[..]), (Some(0), "", &b""[..]));
+    assert!(dir.path().join("out.warc.gz").is_file());
+    let (code, said, got) = on_a_terminal(&["--warc", "--links", gz], dir.path(), In::Nothing);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        got.starts_with(b"{\"record\":"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    let (code, said, got) =
+        on_a_terminal(&["--warc", "--check", "-q", gz], dir.path(), In::Nothing);
+    assert_eq!((code, said.as_str()), (Some(1), ""));
+    assert!(
+        got.starts_with(b"<urn:uuid:"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+}
+
 // ---------------------------------------------------------------- --help, --version
 
 #[test]

@@ -3,6 +3,7 @@
 
 mod listener;
 mod progress;
+mod terminal;
 mod usage;
 
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ use htmlabs::source::warc;
 use htmlabs::{Standard, Type};
 pub use listener::Said;
 pub use progress::{ArchiveBar, Bar};
+pub use terminal::refuse_compressed;
 
 const EXAMPLES: &str = "\
 Examples:

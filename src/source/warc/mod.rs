@@ -37,7 +37,7 @@ pub(crate) mod zst;
 use convert::convert_to;
 pub use convert::{Error, Options, convert};
 pub use header::Header;
-pub use input::{PEEK, Place, starts_like_archive};
+pub use input::{PEEK, Place, compression, starts_like_archive};
 pub use report::{ArchiveWarning, Named, Tally};
 pub use work::Mode;
 
