@@ -528,34 +528,39 @@ fn output_into_a_missing_directory_message_is_exact() {
 #[cfg(unix)]
 #[test]
 fn a_failed_run_leaves_no_file_and_the_old_file_as_it_was() {
-    // A directory opens but cannot be read: the run fails after the
-    // temporary file was made.
+    // A document the engine refuses once it reads it (UTF-32, by XML 1.0
+    // Appendix F): the run fails after its output was staged. (A directory
+    // is refused before, by the command line.)
     let dir = tempfile::tempdir().unwrap();
-    fs::create_dir(dir.path().join("in")).unwrap();
+    let utf32: Vec<u8> = "<?xml version='1.0'?><rss/>"
+        .bytes()
+        .flat_map(|b| [b, 0, 0, 0])
+        .collect();
+    fs::write(dir.path().join("in.xml"), utf32).unwrap();
     let out = htmlabs()
         .current_dir(dir.path())
-        .args(["-r", "http://h/", "-o", "new.html", "in"])
+        .args(["-r", "http://h/", "-o", "new.xml", "in.xml"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),
-        "htmlabs: error: cannot read `in`: is a directory (os error 21)\n"
+        "htmlabs: error: cannot rewrite `in.xml`: `UTF-32LE` (by its first bytes, XML 1.0 Appendix F) cannot be read: htmlabs reads UTF-8, UTF-16 and ASCII-compatible encodings; convert the document first\n"
     );
-    assert_eq!(names(dir.path()), ["in"]);
+    assert_eq!(names(dir.path()), ["in.xml"]);
 
-    fs::write(dir.path().join("old.html"), "old").unwrap();
+    fs::write(dir.path().join("old.xml"), "old").unwrap();
     let out = htmlabs()
         .current_dir(dir.path())
-        .args(["-r", "http://h/", "-o", "old.html", "in"])
+        .args(["-r", "http://h/", "-o", "old.xml", "in.xml"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        fs::read_to_string(dir.path().join("old.html")).unwrap(),
+        fs::read_to_string(dir.path().join("old.xml")).unwrap(),
         "old"
     );
-    assert_eq!(names(dir.path()), ["in", "old.html"]);
+    assert_eq!(names(dir.path()), ["in.xml", "old.xml"]);
 }
 
 #[cfg(unix)]
