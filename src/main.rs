@@ -56,6 +56,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         plan.stdout()?;
     }
     let job = plan.job();
+    cli::refuse_compressed(job, cli.check)?;
     let stop = Arc::new(AtomicBool::new(false));
     let signal = Arc::new(AtomicI32::new(0));
     on_signal(matches!(job, Job::Site(_)), &stop, &signal);

@@ -101,11 +101,14 @@ pub fn default_max_memory() -> usize {
 
 /// A size as the user writes it: bytes (`1000000`), or a number with a
 /// unit, `K`, `M`, `G`, `T` (and `KiB`, `MiB`, …) of 1024, `KB`, `MB`,
-/// `GB`, `TB` of 1000, in any case; a whole number, at least 1.
+/// `GB`, `TB` of 1000, in any case; a whole number, at least 1. The error
+/// says why, not the value (its caller names the value and the flag).
 pub fn size(text: &str) -> Result<usize, String> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
+    let not_a_size =
+        || "not a size (a number of bytes, or a number and a unit: 64M, 1G, 500KB)".to_owned();
     let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kib" => 1 << 10,
@@ -116,19 +119,15 @@ pub fn size(text: &str) -> Result<usize, String> {
         "mb" => 1_000_000,
         "gb" => 1_000_000_000,
         "tb" => 1_000_000_000_000,
-        _ => {
-            return Err(format!(
-                "not a size: `{text}` (a number of bytes, or with a unit: 512K, 64M, 2G, 100MB)"
-            ));
-        }
+        _ => return Err(not_a_size()),
     };
-    let n: u64 = digits.parse().map_err(|_| {
-        format!("not a size: `{text}` (a number of bytes, or with a unit: 512K, 64M, 2G, 100MB)")
-    })?;
+    let n: u64 = digits.parse().map_err(|_| not_a_size())?;
+    if n == 0 {
+        return Err("a size is at least 1 byte".to_owned());
+    }
     n.checked_mul(scale)
         .and_then(|n| usize::try_from(n).ok())
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("not a size this machine can hold: `{text}`"))
+        .ok_or_else(|| "more bytes than this machine can hold".to_owned())
 }
 
 /// The options of a document's rewrite that every front end takes, by the

@@ -392,12 +392,11 @@ fn an_unwritable_output_is_an_error_and_writes_nothing() {
 
 #[test]
 fn an_unknown_flag_is_a_usage_error() {
-    let run = htmlabs(&["--frobnicate"], "<a href=x>");
-    assert_eq!(run.code, Some(2));
-    assert_eq!(run.stdout, b"");
-    assert_eq!(
-        run.stderr.lines().next(),
-        Some("error: unexpected argument '--frobnicate' found")
+    expect(
+        &htmlabs(&["--frobnicate"], "<a href=x>"),
+        2,
+        b"",
+        "htmlabs: error: unknown flag `--frobnicate`; see htmlabs --help\n",
     );
 }
 

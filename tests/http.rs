@@ -667,7 +667,7 @@ fn a_bad_head_writes_nothing_and_names_where() {
         ),
         (
             b"<html><a href=x>",
-            "cannot read the header blocks of standard input (--http): malformed status line at byte 0: `<html><a href=x>`",
+            "standard input is not a saved HTTP response (it starts with `<html><a href=x>`, not `HTTP/`): drop --http to read it as a document",
         ),
     ] {
         let run = htmlabs(input, &["--http", "-r", "http://h/"]);

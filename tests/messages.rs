@@ -66,6 +66,23 @@ fn not_a_url(value: &[u8]) -> bool {
     std::str::from_utf8(value).map_or(true, |s| s.chars().any(char::is_control))
 }
 
+/// What an argument may hold: no NUL.
+fn no_nul(value: &[u8]) -> bool {
+    !value.contains(&0)
+}
+
+/// What a flag's value may hold (clap refuses any other before it is
+/// read): UTF-8, no NUL.
+fn utf8_without_nul(value: &[u8]) -> bool {
+    no_nul(value) && std::str::from_utf8(value).is_ok()
+}
+
+/// An argument of these bytes.
+fn arg(parts: &[&[u8]]) -> &'static std::ffi::OsStr {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(Box::leak(parts.concat().into_boxed_slice()))
+}
+
 /// Both runs' lines, as one.
 fn both(a: Output, b: Output) -> Output {
     Output {
@@ -436,6 +453,30 @@ const CARRIERS: &[Carrier] = &[
                 b"",
             )
         },
+    },
+    Carrier {
+        name: "an unknown flag",
+        carries: no_nul,
+        lines_out: false,
+        run: |dir, v| htmlabs(dir, &[arg(&[b"--", v])], b""),
+    },
+    Carrier {
+        name: "a flag's value that is none of its values",
+        carries: utf8_without_nul,
+        lines_out: false,
+        run: |dir, v| htmlabs(dir, &[arg(&[b"--standard"]), arg(&[v])], b""),
+    },
+    Carrier {
+        name: "a flag's value that its parser refuses",
+        carries: utf8_without_nul,
+        lines_out: false,
+        run: |dir, v| htmlabs(dir, &[arg(&[b"--max-memory"]), arg(&[v])], b""),
+    },
+    Carrier {
+        name: "a second FILE",
+        carries: no_nul,
+        lines_out: false,
+        run: |dir, v| htmlabs(dir, &[arg(&[b"a.html"]), arg(&[v])], b""),
     },
     Carrier {
         name: "a URL in a check line",

@@ -912,7 +912,7 @@ fn bad_values_are_refused_before_anything_is_written() {
     let cases: Vec<(Vec<&str>, String)> = vec![
         (vec!["--site", "/no/such/dir", "--site-url", URL], "htmlabs: error: --site: cannot open `/no/such/dir`: no such file or directory (os error 2)\n".into()),
         (vec!["--site", file.to_str().unwrap(), "--site-url", URL], format!("htmlabs: error: --site wants a directory: `{}` is not one\n", file.display())),
-        (vec!["--site", r, "--site-url", "example.com/"], "htmlabs: error: --site-url must be an absolute URL, with a scheme: `example.com/`\n".into()),
+        (vec!["--site", r, "--site-url", "example.com/"], "htmlabs: error: --site-url must be an absolute URL, with a scheme: `example.com/` (did you mean `https://example.com/`?)\n".into()),
         (vec!["--site", r, "--site-url", "https://e/?q=1"], "htmlabs: error: --site-url must not hold a query or a fragment: `https://e/?q=1`\n".into()),
         (vec!["--site", r, "--site-url", "https://e/#top"], "htmlabs: error: --site-url must not hold a query or a fragment: `https://e/#top`\n".into()),
         (vec!["--site", r, "--site-url", URL, "--out-dir", &copy], format!("htmlabs: error: --out-dir `{r}/copy` is inside the site `{r}`: the copy would be rewritten again\n")),

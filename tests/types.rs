@@ -185,10 +185,9 @@ fn type_is_refused_with_a_site_or_an_archive() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("invalid value 'json' for '--type <TYPE>'"),
-        "{}",
-        text(&out.stderr)
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: invalid value `json` for --type: it takes `html`, `css` or `xml`\n"
     );
 }
 

@@ -3,6 +3,8 @@
 
 mod listener;
 mod progress;
+mod terminal;
+mod usage;
 
 use std::path::PathBuf;
 
@@ -17,6 +19,7 @@ use htmlabs::source::warc;
 use htmlabs::{Standard, Type};
 pub use listener::Said;
 pub use progress::{ArchiveBar, Bar};
+pub use terminal::refuse_compressed;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -42,8 +45,8 @@ none, and then the page comes out unchanged.";
 #[derive(Debug, Parser)]
 #[command(name = "htmlabs", version, after_help = EXAMPLES)]
 pub struct Cli {
-    /// The document to read (a page, a feed, a sitemap, SVG, or with --type
-    /// css a stylesheet): standard input when absent or `-`.
+    /// The document to read (a page, a feed, a sitemap, SVG, a stylesheet):
+    /// standard input when absent or `-`.
     pub file: Option<PathBuf>,
 
     /// The URL the document was retrieved from (RFC 1808 §3.3); it must have
@@ -92,11 +95,13 @@ pub struct Cli {
     pub attr: Vec<String>,
 
     /// The document's type: `html`, `css` (a stylesheet) or `xml` (a feed,
-    /// a sitemap, SVG). Without it, its first bytes decide: XML when, after
-    /// a byte order mark and white space, they are `<?xml` or the root
-    /// element is `rss`, `feed`, `rdf:RDF`, `urlset`, `sitemapindex` or
-    /// `svg` (in SVG's namespace), else HTML; with --http, the response's
-    /// `Content-Type`.
+    /// a sitemap, SVG). Without it, FILE's extension where it names one, as
+    /// --site reads it (`.css`, `.html`, `.htm`, `.xhtml`; `.xml`, `.rss`,
+    /// `.atom`, `.feed`, `.svg` when their root says XML); else its first
+    /// bytes decide: XML when, after a byte order mark and white space,
+    /// they are `<?xml` or the root element is `rss`, `feed`, `rdf:RDF`,
+    /// `urlset`, `sitemapindex` or `svg` (in SVG's namespace), else HTML;
+    /// with --http, the response's `Content-Type`.
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     pub kind: Option<TypeArg>,
 
@@ -149,14 +154,14 @@ pub struct Cli {
     /// others are copied as their compressed members. On HTML, 6 writes
     /// them about 8% smaller than 1 and takes two fifths more CPU.
     #[arg(long, value_name = "LEVEL",
-          value_parser = clap::value_parser!(u32).range(1..=9))]
+          value_parser = |s: &str| whole_number::<u32>(s, 1..=9))]
     pub gzip_level: Option<u32>,
 
     /// With --warc on a zstd archive (`.warc.zst`): the zstd level (1
     /// fastest … 19 smallest; zstd's default, 3) of the records htmlabs
     /// adds or replaces, compressed with the archive's dictionary.
     #[arg(long, value_name = "LEVEL",
-          value_parser = clap::value_parser!(i32).range(1..=19))]
+          value_parser = |s: &str| whole_number::<i32>(s, 1..=19))]
     pub zstd_level: Option<i32>,
 
     /// With --http or --warc: `Content-Location:` is a base too, after
@@ -199,7 +204,7 @@ pub struct Cli {
     /// Rewrite a whole static site: every .html, .htm and .xhtml file under
     /// DIR, each at the URL a server gives it under --site-url, in place
     /// (or into --out-dir), in parallel.
-    #[arg(long, value_name = "DIR", requires = "site_url",
+    #[arg(long, value_name = "DIR",
           conflicts_with_all = ["file", "output", "retrieved_from"])]
     pub site: Option<PathBuf>,
 
@@ -218,7 +223,7 @@ pub struct Cli {
 
     /// How many files (with --warc: records) at once (default: all cores).
     #[arg(short, long, value_name = "N",
-          value_parser = clap::value_parser!(u16).range(1..))]
+          value_parser = |s: &str| whole_number::<u16>(s, 1..=u16::MAX))]
     pub jobs: Option<u16>,
 
     /// Leave out what matches GLOB (`.gitignore` syntax); repeatable.
@@ -359,12 +364,17 @@ pub enum StandardArg {
 
 impl Cli {
     /// The command line, parsed, each flag given in its mode; else the one
-    /// line that says which mode a flag needs. (clap's own errors, and
-    /// `--help`, end the process as clap does.)
+    /// line that says what is wrong, clap's errors too ([`usage::line`]).
+    /// `--help` and `--version` end the process as clap does, status 0.
     pub fn parse_checked() -> Result<Cli, SourceError> {
+        use clap::error::ErrorKind;
         use clap::{CommandFactory, FromArgMatches};
-        let matches = Cli::command().get_matches();
-        let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let said = |e: clap::Error| match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+            _ => SourceError::Refused(usage::line(&e)),
+        };
+        let matches = Cli::command().try_get_matches().map_err(said)?;
+        let cli = Cli::from_arg_matches(&matches).map_err(said)?;
         cli.in_their_modes(&matches)?;
         Ok(cli)
     }
@@ -399,6 +409,11 @@ impl Cli {
                     mode.name()
                 )));
             }
+        }
+        if self.site.is_some() && self.site_url.is_none() {
+            return Err(SourceError::Refused(
+                "--site needs --site-url URL: the URL the site's root is served at".to_owned(),
+            ));
         }
         if let Some((_, flag)) = WRITING_FLAGS.iter().find(|(id, _)| self.links && given(id)) {
             return Err(SourceError::Refused(format!(
@@ -474,6 +489,14 @@ impl Cli {
                 ));
             }
             let input = self.input();
+            if let (Input::File(path), false) = (&input, self.warc) {
+                if path.is_dir() {
+                    let dir = htmlabs::source::names::quoted(path);
+                    return refused(format!(
+                        "{dir} is a directory, and FILE is one document: for the pages under it, give --site {dir} --site-url URL"
+                    ));
+                }
+            }
             // A listing writes no archive: nothing is staged.
             let output = if self.links {
                 Output::Discard
@@ -532,4 +555,22 @@ impl Cli {
 /// A size, as `--max-memory` and `--max-lookahead` take it.
 fn size(text: &str) -> Result<usize, String> {
     htmlabs::request::size(text)
+}
+
+/// A whole number in `range`, as `--jobs` and the levels take it.
+fn whole_number<T>(text: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    text.trim()
+        .parse()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| {
+            format!(
+                "not a whole number from {} to {}",
+                range.start(),
+                range.end()
+            )
+        })
 }

@@ -1,8 +1,9 @@
 //! The first source: one document, from a file or standard input, to
 //! standard output or a file (written whole or not at all); with `--http`,
 //! one saved response (its header blocks, then the document). The
-//! document's type is `--type`'s, else its first bytes' ([`decide`]):
-//! a page, a stylesheet or an XML document, each through its engine.
+//! document's type is `--type`'s, else its file's extension's where that
+//! names one, else its first bytes' ([`decide`]): a page, a stylesheet or
+//! an XML document, each through its engine.
 
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
@@ -12,7 +13,7 @@ use std::sync::Arc;
 use crate::document::config::Config;
 use crate::document::links::Link;
 use crate::document::report::Report as DocumentReport;
-use crate::source::http::{self, ResponseRewriter, ResponseWarning};
+use crate::source::http::{self, HeadError, ResponseRewriter, ResponseWarning};
 use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::names;
@@ -39,7 +40,8 @@ impl PageReport {
             PageReport::Document(r, typed) => {
                 let mut lines = r.verbose_lines();
                 // A page says nothing of it, as before types were told.
-                if !(typed.kind == Some(Type::Html) && typed.by == By::FirstBytes) {
+                let told = matches!(typed.by, By::Given | By::MediaType(_));
+                if typed.kind != Some(Type::Html) || told {
                     lines.insert(0, typed.to_string());
                 }
                 lines
@@ -111,9 +113,17 @@ pub fn run(
     let input_name = input.name();
     let path = input.path().to_owned();
     let document = Document::Page(&path);
+    // A file's name is a clue to its type, as a site's file's is;
+    // standard input and a reader have none.
+    let extension = match &input {
+        Input::File(file) => file.extension().and_then(|e| e.to_str()),
+        _ => None,
+    }
+    .map(str::to_owned);
+    let clue = extension.as_deref().map_or(Clue::Alone, Clue::Named);
     let mut reader = input.open()?;
     let mut warned = 0;
-    let mut typed = decide(kind, Clue::Alone, b"", None);
+    let mut typed = decide(kind, clue, b"", None);
     if http.is_none() {
         // A saved response or a web archive read as HTML: header blocks
         // would come out as text, and codings undone by nobody. The same
@@ -140,7 +150,7 @@ pub fn run(
             warned += 1;
             listener.warning(&document, &SourceWarning::Page(&warning));
         }
-        typed = decide(kind, Clue::Alone, &first, config.encoding);
+        typed = decide(kind, clue, &first, config.encoding);
         reader = Box::new(io::Cursor::new(first).chain(reader));
     }
     // The engine's hooks outlive the listener as far as it knows: what
@@ -191,6 +201,12 @@ pub fn run(
                     .and_then(|()| rewriter.end())
                     .map(|(report, _)| PageReport::Response(report))
                     .map_err(|e| match e {
+                        // A page, not a response: what to do instead.
+                        http::Error::Head(HeadError::NotAResponse { line, .. }) => {
+                            SourceError::Refused(format!(
+                                "{input_name} is not a saved HTTP response (it starts with `{line}`, not `HTTP/`): drop --http to read it as a document"
+                            ))
+                        }
                         http::Error::Head(e) => {
                             SourceError::Head(input_name.clone(), e.to_string())
                         }

@@ -85,6 +85,12 @@ pub enum Clue<'a> {
     MediaType(Option<&'a str>),
     /// A file of a site, by its extension.
     Extension(&'a str),
+    /// One document given alone by its file's name: by its extension where
+    /// that names a type as a site's file's does (`.css`, `.html`, a feed's
+    /// `.xml` or `.svg` whose root is one of the vocabularies), else by its
+    /// first bytes as [`Clue::Alone`]. The one document the user gave is
+    /// always read, whatever it is called.
+    Named(&'a str),
 }
 
 /// What decided a document's type.
@@ -124,6 +130,9 @@ pub struct Decided {
 /// assert_eq!(decide(None, Clue::MediaType(Some("application/xml")), b"<config/>", None).kind, None);
 /// assert_eq!(decide(None, Clue::Extension("atom"), b"<feed>", None).kind, Some(Type::Xml));
 /// assert_eq!(decide(None, Clue::Extension("xml"), b"<project/>", None).kind, None);
+/// assert_eq!(decide(None, Clue::Named("css"), b"<p>a{}", None).kind, Some(Type::Css));
+/// assert_eq!(decide(None, Clue::Named("xml"), b"<?xml version='1.0'?><project/>", None).kind, Some(Type::Xml));
+/// assert_eq!(decide(None, Clue::Named("php"), b"<p>", None).kind, Some(Type::Html));
 /// ```
 pub fn decide(
     given: Option<Type>,
@@ -165,6 +174,16 @@ pub fn decide(
         Clue::Extension(extension) => Decided {
             kind: Type::for_extension_sniffed(extension, sniffed),
             by: By::Extension(extension.to_owned()),
+        },
+        Clue::Named(extension) => match Type::for_extension_sniffed(extension, sniffed) {
+            Some(kind) => Decided {
+                kind: Some(kind),
+                by: By::Extension(extension.to_owned()),
+            },
+            None => Decided {
+                kind: Some(Type::sniffed(sniffed)),
+                by: By::FirstBytes,
+            },
         },
     }
 }
@@ -314,6 +333,42 @@ mod tests {
         assert_eq!(
             decide(Some(Type::Css), clue, b"{}", None).kind,
             Some(Type::Css)
+        );
+    }
+
+    #[test]
+    fn a_named_document_is_of_its_extensions_type_else_of_its_first_bytes() {
+        let named = |extension, first: &[u8]| decide(None, Clue::Named(extension), first, None);
+        let rss = b"<?xml version='1.0'?><rss version='2.0'>";
+        for (extension, first, kind, by_extension) in [
+            ("css", &b"<!-- a sheet -->a{}"[..], Type::Css, true),
+            ("CSS", b"", Type::Css, true),
+            ("html", rss, Type::Html, true),
+            ("xml", rss, Type::Xml, true),
+            (
+                "svg",
+                b"<svg xmlns='http://www.w3.org/2000/svg'/>",
+                Type::Xml,
+                true,
+            ),
+            // What its extension does not decide, its first bytes do.
+            ("xml", b"<?xml version='1.0'?><project/>", Type::Xml, false),
+            ("svg", b"<svg><a href=x></svg>", Type::Html, false),
+            ("php", b"<p>", Type::Html, false),
+            ("txt", rss, Type::Xml, false),
+        ] {
+            let decided = named(extension, first);
+            assert_eq!(decided.kind, Some(kind), "{extension}");
+            let by = match by_extension {
+                true => By::Extension(extension.to_owned()),
+                false => By::FirstBytes,
+            };
+            assert_eq!(decided.by, by, "{extension}");
+        }
+        assert_eq!(
+            decide(Some(Type::Html), Clue::Named("css"), b"", None).kind,
+            Some(Type::Html),
+            "--type wins"
         );
     }
 

@@ -217,8 +217,14 @@ pub struct Candidate {
 /// A layer's URL that cannot be a base.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayerError {
-    /// No scheme, and nothing below it to resolve it against.
-    #[error("{from} must be an absolute URL, with a scheme: `{}`", shown(url.as_bytes()))]
+    /// No scheme, and nothing below it to resolve it against. A flag's
+    /// URL that starts with a host name (`example.com/docs/`) is told the
+    /// URL it likely means.
+    #[error(
+        "{from} must be an absolute URL, with a scheme: `{}`{}",
+        shown(url.as_bytes()),
+        meant(from, url)
+    )]
     Relative { from: &'static str, url: String },
     /// Absolute, but not a base any reference may resolve against.
     #[error("{from} cannot be a base: `{}`: {why}", shown(url.as_bytes()))]
@@ -404,6 +410,45 @@ fn base_of(
     }
 }
 
+/// What a user likely meant by a flag's URL (`from` a flag, `--…`) given
+/// without its scheme, as ` (did you mean `https://…`?)`, when it starts
+/// with a host name: `example.com/docs/`, `www.example.org`,
+/// `//example.com/`, `localhost/a/`. Nothing for a path (`docs/`,
+/// `page.html`) nor for a header's value, which the user did not write.
+fn meant(from: &str, url: &str) -> String {
+    /// What a file name ends with, more likely than a top-level domain.
+    const FILES: [&str; 17] = [
+        "html", "htm", "xhtml", "css", "xml", "rss", "atom", "feed", "svg", "php", "asp", "aspx",
+        "jsp", "js", "json", "txt", "md",
+    ];
+    if !from.starts_with("--") {
+        return String::new();
+    }
+    let rest = url.strip_prefix("//").unwrap_or(url);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        Some(_) => return String::new(),
+        None => authority,
+    };
+    let labels: Vec<&str> = host.split('.').collect();
+    let label =
+        |l: &&str| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let top = labels.last().copied().unwrap_or_default();
+    let a_host = host.eq_ignore_ascii_case("localhost")
+        || (labels.len() >= 2
+            && labels.iter().all(label)
+            && top.bytes().all(|b| b.is_ascii_alphabetic())
+            && !FILES.iter().any(|f| top.eq_ignore_ascii_case(f)));
+    match a_host {
+        true => format!(
+            " (did you mean `{}`?)",
+            shown(format!("https://{rest}").as_bytes())
+        ),
+        false => String::new(),
+    }
+}
+
 /// `url`, refused if it holds a control character.
 fn checked<'u>(url: &'u str, from: &'static str) -> Result<&'u str, LayerError> {
     if url.chars().any(char::is_control) {
@@ -460,6 +505,29 @@ mod tests {
             refused("", R),
             "--retrieved-from must be an absolute URL, with a scheme: ``"
         );
+        for (url, meant) in [
+            ("example.com/docs/", "https://example.com/docs/"),
+            ("www.example.org", "https://www.example.org"),
+            ("//example.com/a?b", "https://example.com/a?b"),
+            ("localhost/a/", "https://localhost/a/"),
+            ("//h.example:8080/", "https://h.example:8080/"),
+        ] {
+            assert_eq!(
+                refused(url, R),
+                format!(
+                    "--retrieved-from must be an absolute URL, with a scheme: `{url}` (did you mean `{meant}`?)"
+                )
+            );
+        }
+        for path in [
+            "page.html",
+            "docs/page.html",
+            "./a.b/",
+            "/example.com/",
+            "a_b.com/",
+        ] {
+            assert!(!refused(path, R).contains("did you mean"), "{path}");
+        }
         assert_eq!(
             refused("http://h/a\nb", R),
             "--retrieved-from holds a control character: `\"http://h/a\\nb\"`"

@@ -72,6 +72,16 @@ pub enum HeadError {
         /// The line, escaped and shortened: the message stays one line.
         line: String,
     },
+    /// The input does not start like a response at all (a page given as
+    /// one): no status line, not a malformed one.
+    #[error("no status line at byte {offset}: it starts with `{line}`, not `HTTP/`")]
+    NotAResponse {
+        offset: usize,
+        /// Its first line, escaped and shortened, as [`StatusLine`]'s.
+        ///
+        /// [`StatusLine`]: HeadError::StatusLine
+        line: String,
+    },
     #[error("malformed header block at byte {offset}: {why}")]
     Block { offset: usize, why: String },
     #[error("no final response: the last header block, at byte {offset}, has the status {status}")]
@@ -466,7 +476,10 @@ impl HeadReader {
                 && starts_like_response(&self.held) == Some(false)
                 && (end || self.held.contains(&b'\n') || self.held.len() > MAX_HEADS)
             {
-                return Err(self.malformed());
+                return Err(HeadError::NotAResponse {
+                    offset: self.start,
+                    line: shown(line(&self.held)),
+                });
             }
             // A status line is checked as soon as it is whole, so that a
             // malformed one is not taken for a block without an end.
@@ -624,7 +637,7 @@ mod tests {
         assert_eq!(message(b""), "the input is empty: no status line");
         assert_eq!(
             message(b"<html>HTTP/1.1 200 OK\r\n\r\n"),
-            "malformed status line at byte 0: `<html>HTTP/1.1 200 OK`"
+            "no status line at byte 0: it starts with `<html>HTTP/1.1 200 OK`, not `HTTP/`"
         );
         assert_eq!(
             message(b"HTTP/1.1 2x0 OK\r\n\r\n"),

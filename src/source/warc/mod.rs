@@ -36,7 +36,7 @@ pub(crate) mod zst;
 
 use convert::convert_to;
 pub use convert::{Error, Options, convert};
-pub use input::Place;
+pub use input::{Place, compression};
 pub(crate) use input::{PEEK, starts_like_archive};
 pub use report::{ArchiveWarning, Named, Tally};
 pub use work::Mode;

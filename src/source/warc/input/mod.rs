@@ -34,7 +34,7 @@ mod units;
 
 pub use crate::source::archived::Place;
 pub use segments::Inflating;
-pub use sniff::{PEEK, not_archive, starts_like_archive};
+pub use sniff::{PEEK, compression, not_archive, starts_like_archive};
 
 enum Source<R, W, D> {
     Plain(Tee<Raw<R>, W, D>),

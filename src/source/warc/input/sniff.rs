@@ -34,6 +34,27 @@ pub fn starts_like_archive(first: &[u8]) -> Option<String> {
     version(first).map(|v| format!("`{v}`"))
 }
 
+/// The compression of an archive whose first bytes are `first` (at least
+/// four, or all there are), and so of the archive a run writes from it:
+/// `gzip`, `zstd`, or `None` when it is not compressed.
+///
+/// ```
+/// use htmlabs::source::warc::compression;
+///
+/// assert_eq!(compression(&[0x1f, 0x8b, 8, 0]), Some("gzip"));
+/// assert_eq!(compression(&[0x28, 0xb5, 0x2f, 0xfd]), Some("zstd"));
+/// assert_eq!(compression(b"WARC/1.1"), None);
+/// ```
+pub fn compression(first: &[u8]) -> Option<&'static str> {
+    if first.starts_with(&GZIP_MAGIC) {
+        Some("gzip")
+    } else if zst::starts(first) {
+        Some("zstd")
+    } else {
+        None
+    }
+}
+
 /// Why an input is not a WARC file, if it is not, from its first
 /// [`PEEK`] bytes: what it starts with (decoded of gzip or zstd, after the
 /// line ends the reader skips) is not `WARC/`, the start of a record's
