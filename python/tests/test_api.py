@@ -105,10 +105,18 @@ def test_headers_are_the_encapsulating_entity_as_http_reads_them(cli):
     # The header's charset outranks <meta>; its base the retrieval URL.
     r = htmlabs.rewrite(body, URL, headers={"Content-Base": "../base/", "Content-Type": "text/html; charset=latin1"})
     assert (r.base, r.base_layer, r.encoding) == ("https://example.com/base/", "encapsulating", "windows-1252")
-    r = htmlabs.rewrite(body, URL, headers={"Content-Location": "/cl/"})
+    html = {"Content-Type": "text/html"}
+    r = htmlabs.rewrite(body, URL, headers={"Content-Location": "/cl/", **html})
     assert r.base_layer == "retrieval"
-    r = htmlabs.rewrite(body, URL, headers={"Content-Location": "/cl/"}, content_location=True)
+    r = htmlabs.rewrite(body, URL, headers={"Content-Location": "/cl/", **html}, content_location=True)
     assert (r.base, r.base_layer) == ("https://example.com/cl/", "encapsulating")
+    # Without a Content-Type, the body's first bytes are sniffed as --http
+    # sniffs them (the MIME Sniffing standard's HTML patterns): a body
+    # starting `<meta` is none of them, and is left as it is, as there.
+    r = htmlabs.rewrite(body, URL, headers={"Content-Location": "/cl/"})
+    status, out, _ = run_cli(cli, ["--http", "--strip-headers", "-r", URL],
+                             b"HTTP/1.1 200 OK\r\nContent-Location: /cl/\r\n\r\n" + body)
+    assert status == 0 and (r.type, r.html) == (None, out) == (None, body)
 
 
 def test_a_header_field_cannot_smuggle_another():
