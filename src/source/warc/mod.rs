@@ -36,8 +36,8 @@ pub(crate) mod zst;
 
 use convert::convert_to;
 pub use convert::{Error, Options, convert};
-pub use input::{Place, compression};
 pub(crate) use input::{PEEK, starts_like_archive};
+pub use input::{Place, compression};
 pub use report::{ArchiveWarning, Named, Tally};
 pub use work::Mode;
 
