@@ -1688,6 +1688,29 @@ fn generate_prints_the_man_page_and_completions_naming_every_flag() {
             assert!(text.contains(flag), "{what} lacks {flag}");
         }
     }
+    // A man page's sections: EXIT STATUS with each status main.rs gives,
+    // and EXAMPLES as typed, not filled into justified prose.
+    let out = htmlabs().args(["--generate", "man"]).output().unwrap();
+    let man = text(&out.stdout).to_string();
+    let exit = man
+        .split(".SH \"EXIT STATUS\"\n")
+        .nth(1)
+        .expect("the man page has EXIT STATUS");
+    for status in ["0", "1", "2", "130, 143"] {
+        assert!(
+            exit.contains(&format!(".TP\n.B {status}\n")),
+            "EXIT STATUS lacks {status}"
+        );
+    }
+    let examples = man
+        .split(".SH EXAMPLES\n")
+        .nth(1)
+        .expect("the man page has EXAMPLES");
+    assert!(
+        examples.starts_with(".nf\n.RS 4\nhtmlabs \\-\\-retrieved\\-from https://example.com/docs/page.html < page.html > out.html\n"),
+        "{}",
+        &examples[..200.min(examples.len())]
+    );
     // Alone: with anything else it is a usage error.
     let out = htmlabs()
         .args(["--generate", "man", "-r", "http://h/"])

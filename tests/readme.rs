@@ -180,7 +180,7 @@ fn the_feed_examples_are_what_htmlabs_prints() {
     );
 }
 
-/// The table of what is rewritten (`docs/rewritten.md`), as `src/html/attrs.rs` has it:
+/// The table of what is rewritten (`docs/rewritten.md`), as `src/document/attrs.rs` has it:
 /// every built-in row, the opt-in ones too.
 fn table() -> String {
     use htmlabs::{Group, Table, When};
@@ -216,7 +216,7 @@ fn table() -> String {
 }
 
 /// The list of the attributes whose empty value is left (`docs/rewritten.md`), as
-/// `src/html/attrs.rs` has it: its rows marked `Empty::Nothing`, those of an
+/// `src/document/attrs.rs` has it: its rows marked `Empty::Nothing`, those of an
 /// attribute, condition and group on one line.
 fn empty_left() -> String {
     use htmlabs::{Empty, Group, Table, When};
@@ -255,8 +255,9 @@ fn empty_left() -> String {
 /// The text of `docs/rewritten.md` between `<!-- NAME: generated ... -->`
 /// and `<!-- end of NAME -->`.
 fn generated(name: &str) -> String {
-    let start =
-        format!("<!-- {name}: generated from src/html/attrs.rs, checked by tests/readme.rs -->\n");
+    let start = format!(
+        "<!-- {name}: generated from src/document/attrs.rs, checked by tests/readme.rs -->\n"
+    );
     doc("docs/rewritten.md")
         .split(&start)
         .nth(1)
@@ -270,7 +271,7 @@ fn the_table_is_the_attribute_table() {
     let expected = table();
     assert!(
         generated("table").trim_end() == expected.trim_end(),
-        "docs/rewritten.md's table is not src/html/attrs.rs's; it should read:\n{expected}"
+        "docs/rewritten.md's table is not src/document/attrs.rs's; it should read:\n{expected}"
     );
 }
 
@@ -280,7 +281,7 @@ fn the_empty_values_left_are_the_attribute_table_s() {
     assert!(expected.lines().count() > 3, "{expected}");
     assert!(
         generated("empty").trim_end() == expected.trim_end(),
-        "docs/rewritten.md's list of empty values left is not src/html/attrs.rs's; it should read:\n{expected}"
+        "docs/rewritten.md's list of empty values left is not src/document/attrs.rs's; it should read:\n{expected}"
     );
 }
 

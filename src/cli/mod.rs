@@ -2,6 +2,7 @@
 //! the way to a [`Request`] and a [`Job`]; what a run says as it goes.
 
 mod listener;
+mod man;
 mod progress;
 mod terminal;
 mod usage;
@@ -267,7 +268,7 @@ impl Generate {
         use clap_complete::Shell;
         let mut command = Cli::command();
         let shell = match self {
-            Generate::Man => return clap_mangen::Man::new(command).render(out),
+            Generate::Man => return man::write(command, EXAMPLES, out),
             Generate::CompleteBash => Shell::Bash,
             Generate::CompleteZsh => Shell::Zsh,
             Generate::CompleteFish => Shell::Fish,

@@ -1,7 +1,7 @@
 //! An independent reader of CSS, for checking the stylesheet engine's output
 //! from outside: a tokenizer after CSS Syntax Level 3 §4 and §5's component
 //! values (blocks and functions), written from the specification and sharing
-//! no code with the engine (`src/syntax/css.rs`), and the walk of
+//! no code with the engine (`src/syntax/css/`), and the walk of
 //! `tests/stylesheet_check.py` (which does the same with tinycss2): two
 //! stylesheets read side by side must have the same tokens, the same text,
 //! but for their URLs (a url token, the string of `url(`, the string or url
