@@ -1804,3 +1804,42 @@ fn a_full_disk_stops_an_archive_the_same_whatever_the_jobs() {
         );
     }
 }
+
+/// `-h` is short: the common flags, and where the rest is; `--help` has
+/// every flag `-h` leaves out, and the examples.
+#[test]
+fn h_is_short_and_help_is_long() {
+    let short = htmlabs().arg("-h").output().unwrap();
+    let long = htmlabs().arg("--help").output().unwrap();
+    assert!(short.status.success() && long.status.success());
+    let (short, long) = (text(&short.stdout), text(&long.stdout));
+    assert!(
+        short.lines().count() * 4 < long.lines().count() * 3,
+        "-h has {} lines, --help {}",
+        short.lines().count(),
+        long.lines().count()
+    );
+    for flag in [
+        "--retrieved-from",
+        "--output",
+        "--http",
+        "--warc",
+        "--site",
+        "--check",
+        "--report",
+    ] {
+        assert!(short.contains(flag), "-h lacks {flag}");
+    }
+    for flag in [
+        "--gzip-level",
+        "--zstd-level",
+        "--content-location",
+        "--fsync",
+        "--max-lookahead",
+    ] {
+        assert!(!short.contains(&format!("{flag} ")), "-h has {flag}");
+        assert!(long.contains(flag), "--help lacks {flag}");
+    }
+    assert!(short.contains("--help has every flag") && !short.contains("Examples:"));
+    assert!(long.contains("Examples:\n  htmlabs --retrieved-from"));
+}

@@ -22,6 +22,11 @@ pub use listener::Said;
 pub use progress::{ArchiveBar, Bar};
 pub use terminal::refuse_compressed;
 
+/// What `-h` says after the flags: where the rest is.
+const SHORT_AFTER: &str = "\
+-h is the short list; --help has every flag, examples and how the base is chosen;
+htmlabs --generate man > htmlabs.1 writes the man page (man ./htmlabs.1).";
+
 const EXAMPLES: &str = "\
 Examples:
   htmlabs --retrieved-from https://example.com/docs/page.html < page.html > out.html
@@ -44,7 +49,7 @@ none, and then the page comes out unchanged.";
 /// Reads HTML, resolves every href and src against the document's base URL,
 /// and writes the page back with only those values changed, byte for byte.
 #[derive(Debug, Parser)]
-#[command(name = "htmlabs", version, after_help = EXAMPLES)]
+#[command(name = "htmlabs", version, after_help = SHORT_AFTER, after_long_help = EXAMPLES)]
 pub struct Cli {
     /// The document to read (a page, a feed, a sitemap, SVG, a stylesheet):
     /// standard input when absent or `-`.
@@ -109,7 +114,7 @@ pub struct Cli {
     /// Hold at most this many bytes while looking for `<base href>`, and
     /// while reading past an XML prolog to its root to tell a document's
     /// type (a size: `1M`, `512K`, `1000000`).
-    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = size)]
+    #[arg(hide_short_help = true, long, value_name = "SIZE", default_value = "1M", value_parser = size)]
     pub max_lookahead: usize,
 
     /// The most memory the whole run holds at once, whatever the input, its
@@ -154,21 +159,21 @@ pub struct Cli {
     /// default … 9 smallest) of the records htmlabs adds or replaces; the
     /// others are copied as their compressed members. On HTML, 6 writes
     /// them about 8% smaller than 1 and takes two fifths more CPU.
-    #[arg(long, value_name = "LEVEL",
+    #[arg(hide_short_help = true, long, value_name = "LEVEL",
           value_parser = |s: &str| whole_number::<u32>(s, 1..=9))]
     pub gzip_level: Option<u32>,
 
     /// With --warc on a zstd archive (`.warc.zst`): the zstd level (1
     /// fastest … 19 smallest; zstd's default, 3) of the records htmlabs
     /// adds or replaces, compressed with the archive's dictionary.
-    #[arg(long, value_name = "LEVEL",
+    #[arg(hide_short_help = true, long, value_name = "LEVEL",
           value_parser = |s: &str| whole_number::<i32>(s, 1..=19))]
     pub zstd_level: Option<i32>,
 
     /// With --http or --warc: `Content-Location:` is a base too, after
     /// `Base:` and `Content-Base:` (RFC 2068, 2616, MHTML; RFC 7231
     /// withdrew it for HTTP, and browsers ignore it).
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub content_location: bool,
 
     /// With --http: write the document alone, decoded, without the header
@@ -219,7 +224,7 @@ pub struct Cli {
     pub out_dir: Option<PathBuf>,
 
     /// Serve `a/index.html` at `a/index.html`, not at `a/`.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub no_pretty_urls: bool,
 
     /// How many files (with --warc: records) at once (default: all cores).
@@ -232,13 +237,13 @@ pub struct Cli {
     pub exclude: Vec<String>,
 
     /// Follow symbolic links (files outside DIR are still never written).
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub follow_links: bool,
 
     /// Put each file's bytes on the disk (fsync) before renaming it into
     /// place, so that a power loss leaves the old file or the new, never an
     /// empty one; slower.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub fsync: bool,
 
     /// Print the man page (`man`) or a shell's completions
