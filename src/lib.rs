@@ -45,6 +45,8 @@
 //!   [`Layers`]; nothing of documents;
 //! - `shown`: the one rule every value from the input is shown by.
 
+#![forbid(unsafe_code)]
+
 pub(crate) mod document;
 mod html;
 pub mod request;

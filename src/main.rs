@@ -1,5 +1,7 @@
 //! Glue: flags in, a run of the library, messages and exit status out.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 
 use std::io::{self, BufWriter, Write};

@@ -57,8 +57,8 @@ pub struct Summary {
 #[derive(Debug, Clone)]
 pub enum Tally {
     Page(Box<page::PageReport>),
-    Site(site::Tally),
-    Warc(warc::Tally),
+    Site(site::SiteTally),
+    Warc(warc::ArchiveTally),
 }
 
 /// Runs `job` as `request` asks, telling `listener` what happens; a site

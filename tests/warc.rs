@@ -1781,7 +1781,7 @@ fn members_of(gzip: &[u8]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
 
 /// Runs the library on `input` in `mode`: the summary, the warnings, the
 /// output.
-fn run_on(input: &[u8], mode: Mode) -> (warc::Tally, Vec<String>, Vec<u8>) {
+fn run_on(input: &[u8], mode: Mode) -> (warc::ArchiveTally, Vec<String>, Vec<u8>) {
     let options = Options {
         mode,
         ..Options::default()

@@ -590,7 +590,7 @@ impl<F: FnMut() -> usize> std::io::Read for Reads<'_, F> {
 
 /// One run of `--warc`: what it told and wrote.
 pub struct WarcRun {
-    pub summary: htmlabs::source::warc::Tally,
+    pub summary: htmlabs::source::warc::ArchiveTally,
     /// The warnings told, in order.
     pub warnings: Vec<String>,
     pub output: Vec<u8>,

@@ -73,14 +73,14 @@ impl PageReport {
 /// What a run did: its report, and how many links would change (counted
 /// when the listener hears links).
 #[derive(Debug)]
-pub struct Tally {
+pub struct PageTally {
     pub report: PageReport,
     /// Warnings told.
     pub warnings: usize,
     pub changes: usize,
 }
 
-impl Tally {
+impl PageTally {
     /// What became of the document.
     pub fn done(&self) -> Done {
         let urls = match &self.report {
@@ -109,7 +109,7 @@ pub fn run(
     input: Input,
     output: Output,
     listener: &dyn Listener,
-) -> Result<Tally, SourceError> {
+) -> Result<PageTally, SourceError> {
     let input_name = input.name();
     let path = input.path().to_owned();
     let document = Document::Page(&path);
@@ -219,7 +219,7 @@ pub fn run(
         result
     };
     let report = output::write_to(output, rewrite)?;
-    let tally = Tally {
+    let tally = PageTally {
         report,
         warnings,
         changes,

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use crate::source::output::{SourceError, lowercase, quoted};
 use crate::url::{Layers, Standard};
-pub use pool::Tally;
+pub use pool::SiteTally;
 pub(crate) use pool::run;
 pub use tree::Entry;
 pub(crate) use tree::{Met, Walked, walk};

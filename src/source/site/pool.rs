@@ -25,7 +25,7 @@ use crate::typed::Type;
 
 /// What a site's run did.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Tally {
+pub struct SiteTally {
     /// Documents found: HTML, CSS and XML files (not those left).
     pub seen: usize,
     /// Of those, stylesheets, and XML documents (feeds, sitemaps, SVG).
@@ -66,7 +66,7 @@ pub struct Tally {
     pub interrupted: bool,
 }
 
-impl Tally {
+impl SiteTally {
     /// The line said at the end: `412 HTML files: 12 rewritten, …` (`415
     /// documents (412 HTML, 2 CSS, 1 XML): …` when there are others), for
     /// a check (`check`) or a run into a copy (`copy`).
@@ -235,13 +235,13 @@ pub(crate) fn run(
     config: &Arc<Config>,
     listener: &dyn Listener,
     stop: &AtomicBool,
-) -> Result<Tally, SourceError> {
+) -> Result<SiteTally, SourceError> {
     let started = Instant::now();
     let on = &Counting {
         listener,
         errors: AtomicUsize::new(0),
     };
-    let mut summary = Tally::default();
+    let mut summary = SiteTally::default();
     for met in walked.met {
         match met {
             Met::Failure(path, e) => on.failure(&Document::File(&path), &e),
@@ -270,7 +270,7 @@ pub(crate) fn run(
     let sequence = Sequence::new();
     // The run's memory: `--max-memory`, for every file in flight.
     let memory = Memory::new(config.max_memory);
-    let totals = Mutex::new(Tally::default());
+    let totals = Mutex::new(SiteTally::default());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(site.jobs)
         .build()

@@ -22,7 +22,7 @@ use super::digest::Digest;
 use super::header::Header;
 use super::input::{Inflating, PEEK, Stop, Units, not_archive};
 use super::order::Front;
-use super::report::{ArchiveWarning, Named, Tally};
+use super::report::{ArchiveTally, ArchiveWarning, Named};
 use super::work::{self, Done, Kind, Mode, Work};
 use super::write::{self, Packing, Record, now, record_id};
 use crate::document::config::Config;
@@ -157,7 +157,7 @@ pub fn convert<R: Read, W: Write + Send>(
     input: R,
     output: W,
     listener: &dyn Listener,
-) -> Result<(Tally, W), Error> {
+) -> Result<(ArchiveTally, W), Error> {
     convert_to(config, options, input, output, listener, true)
 }
 
@@ -170,7 +170,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     output: W,
     listener: &dyn Listener,
     write: bool,
-) -> Result<(Tally, W), Error> {
+) -> Result<(ArchiveTally, W), Error> {
     // What is not a WARC file is refused before a byte is written: an
     // output would be the input under an archive's name.
     let mut first = Vec::new();
@@ -258,7 +258,7 @@ fn read_through<R: Read, O: Out>(
     out: O,
     inflating: Option<Inflating>,
     submit: &Submit<'_>,
-) -> Result<(Tally, O), Error> {
+) -> Result<(ArchiveTally, O), Error> {
     let Asked {
         options,
         listener,
@@ -313,7 +313,7 @@ fn read_through<R: Read, O: Out>(
         memory: memory.clone(),
         replaced: HashMap::new(),
         later: VecDeque::new(),
-        tally: Tally::default(),
+        tally: ArchiveTally::default(),
         listener,
         listening: listener.hears_links(),
         write,
@@ -526,7 +526,7 @@ struct Run<'a> {
     /// (lowercased) and by their ID.
     replaced: HashMap<String, Named>,
     later: VecDeque<Later>,
-    tally: Tally,
+    tally: ArchiveTally,
     listener: &'a dyn Listener,
     /// Whether the listener hears links: each page's are kept for it.
     listening: bool,
@@ -557,7 +557,7 @@ impl Run<'_> {
         &mut self,
         mut units: Units_<R, W>,
         submit: &Submit<'_>,
-    ) -> Result<(Tally, W), Error> {
+    ) -> Result<(ArchiveTally, W), Error> {
         let failed = |units: &mut Units_<R, W>, e| {
             if units.write_broke() {
                 Error::Write(e)

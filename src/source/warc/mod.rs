@@ -38,7 +38,7 @@ use convert::convert_to;
 pub use convert::{Error, Options, convert};
 pub(crate) use input::{PEEK, starts_like_archive};
 pub use input::{Place, compression};
-pub use report::{ArchiveWarning, Named, Tally};
+pub use report::{ArchiveTally, ArchiveWarning, Named};
 pub use work::Mode;
 
 use std::io::BufWriter;
@@ -57,7 +57,7 @@ pub fn run(
     input: Input,
     output: Output,
     listener: &dyn Listener,
-) -> Result<Tally, SourceError> {
+) -> Result<ArchiveTally, SourceError> {
     let input_name = input.name();
     let reader = input.open()?;
     // Going nowhere, the new records are not made at all.

@@ -28,7 +28,7 @@ impl Named {
 
 /// What a run did, for the summary line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tally {
+pub struct ArchiveTally {
     /// Records read whole.
     pub records: u64,
     /// Pages: HTML responses and resources read (each a document).
@@ -59,7 +59,7 @@ pub struct Tally {
     pub bytes: u64,
 }
 
-impl Tally {
+impl ArchiveTally {
     /// The line printed at the end: `412 records, 181 HTML rewritten, …`
     /// (and `3 CSS rewritten, 2 XML rewritten, ` when there are any); for
     /// a check (`check`), which writes nothing, what would change:
@@ -113,7 +113,7 @@ fn speed(bytes: u64, elapsed: Duration) -> String {
     format!("{:.1} MB/s", bytes as f64 / 1e6 / seconds)
 }
 
-impl Tally {
+impl ArchiveTally {
     /// The line printed at the end of `--links`, which writes nothing:
     /// `412 records, 181 pages, 21034 links, …`.
     pub fn links_line(&self, elapsed: Duration) -> String {
