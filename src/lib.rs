@@ -67,7 +67,8 @@ pub use document::error::Error;
 pub use document::links::{Link, Outcome, Position};
 pub use document::report::{Counts, Report, Warning};
 pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};
-pub use source::output::{SourceError, Staged};
+pub use source::output::Staged;
+pub use source::output::error::SourceError;
 pub use typed::{Type, TypedRewriter, rewrite_bytes_typed, rewrite_typed};
 pub use url::{
     Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, Standard,

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
+use htmlabs::SourceError;
 use htmlabs::request::Request;
 use htmlabs::source::Job;
-use htmlabs::source::output::SourceError;
 use htmlabs::source::output::{Input, Output};
 use htmlabs::source::site::Site;
 use htmlabs::source::warc;

@@ -6,8 +6,9 @@
 use std::fs::File;
 use std::io::{self, BufRead, IsTerminal, Read};
 
+use htmlabs::SourceError;
 use htmlabs::source::Job;
-use htmlabs::source::output::{Input, Output, SourceError};
+use htmlabs::source::output::{Input, Output};
 use htmlabs::source::warc;
 
 /// Refuses `job` when it would write compressed bytes to standard output
