@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use cli::{ArchiveBar, Bar, Cli, Said};
 use htmlabs::source::listing::Listing;
-use htmlabs::source::output::Input;
+use htmlabs::source::output::{Input, Output};
 use htmlabs::source::plan::Plan;
 use htmlabs::source::{Job, names};
 use htmlabs::{SourceError, Staged};
@@ -61,7 +61,9 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     cli::refuse_compressed(job, cli.check)?;
     let stop = Arc::new(AtomicBool::new(false));
     let signal = Arc::new(AtomicI32::new(0));
-    on_signal(matches!(job, Job::Site(_)), &stop, &signal);
+    if stages_a_file(cli, job) {
+        on_signal(matches!(job, Job::Site(_)), &stop, &signal);
+    }
     // The link report goes to a file only once the run is through.
     let staged = match &cli.report {
         Some(path) if path.as_os_str() != "-" => Some(Staged::new(path)?),
@@ -156,6 +158,29 @@ fn listing(cli: &Cli, staged: Option<&Staged>) -> Result<Option<Listing>, Source
 fn on_file_size_limit() {
     let caught = Arc::new(AtomicBool::new(false));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, caught);
+}
+
+/// Whether the run writes a file that a signal must take away (`-o`, the
+/// link report, a site, an archive's output). One page or response to
+/// standard output stages nothing: a signal ends it as it ends `cat` (and a
+/// shell's loop over pages stops on Ctrl-C), and the thread that listens
+/// for signals is not started: a thread and a socket pair fewer at start.
+fn stages_a_file(cli: &Cli, job: &Job) -> bool {
+    let report = cli
+        .report
+        .as_ref()
+        .is_some_and(|path| path.as_os_str() != "-");
+    let to_stdout = matches!(
+        job,
+        Job::Page {
+            output: Output::Stdout | Output::Discard,
+            ..
+        } | Job::Http {
+            output: Output::Stdout | Output::Discard,
+            ..
+        }
+    );
+    report || !to_stdout
 }
 
 /// SIGINT (Ctrl-C) and SIGTERM: a site's run (`between_files`) stops

@@ -1843,3 +1843,44 @@ fn h_is_short_and_help_is_long() {
     assert!(short.contains("--help has every flag") && !short.contains("Examples:"));
     assert!(long.contains("Examples:\n  htmlabs --retrieved-from"));
 }
+
+/// One page to standard output stages nothing: a signal ends it as it
+/// ends `cat` (a shell's loop over pages stops on Ctrl-C), and no thread
+/// was started to listen for one.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_page_to_standard_output_dies_of_a_signal_and_starts_no_thread() {
+    use std::io::Write;
+    use std::os::unix::process::ExitStatusExt;
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let mut child = StdCommand::new(BIN)
+            .args(["-r", "http://h/"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"<a href=x>").unwrap();
+        // Sleeping in its read of standard input for a while: started.
+        let stat = format!("/proc/{}/stat", child.id());
+        let mut asleep = 0;
+        for _ in 0..10_000 {
+            let state = fs::read_to_string(&stat).unwrap_or_default();
+            let state = state.rsplit(") ").next().unwrap_or("").chars().next();
+            asleep = if state == Some('S') { asleep + 1 } else { 0 };
+            if asleep == 50 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(asleep, 50, "the run never waited for its input");
+        let status = fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+        assert!(status.contains("\nThreads:\t1\n"), "{status}");
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        drop(stdin);
+        assert_eq!(out.status.signal(), Some(signal), "{:?}", out.status);
+    }
+}

@@ -21,7 +21,8 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     (
         "130, 143",
         "Interrupted by SIGINT (Ctrl-C) or SIGTERM: -o's target as it was and nothing \
-         beside it; with --site, each file old or new.",
+         beside it; with --site, each file old or new. One page to standard output dies \
+         of the signal, as cat does.",
     ),
 ];
 
