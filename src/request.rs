@@ -5,9 +5,13 @@
 //! message). Defaults that depend on the machine ("all cores") are decided
 //! here and nowhere else.
 
+use std::path::{Path, PathBuf};
+
 use crate::document::attrs::{Row, Table};
 use crate::document::config::Config;
 use crate::document::encoding;
+use crate::source::output::SourceError;
+use crate::source::site::Site;
 use crate::source::{http, warc};
 use crate::typed::Type;
 use crate::url::{LayerError, Layers, Standard};
@@ -50,6 +54,39 @@ pub struct Request {
     /// response's body), whatever its first bytes or its `Content-Type`
     /// say; `None` lets them decide.
     pub kind: Option<Type>,
+    /// `--site`'s own: how its files are served and walked, and written.
+    pub site: SiteRequest,
+}
+
+/// What `--site DIR` is asked, besides the request's own (`--check`,
+/// `--jobs`, the standard), by the command line's names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteRequest {
+    /// `--site-url`: the URL the site's root is served at.
+    pub url: Option<String>,
+    /// `--out-dir`: rewrite into a copy, not in place.
+    pub out_dir: Option<PathBuf>,
+    /// Not `--no-pretty-urls`: `a/index.html` is served at `a/`.
+    pub pretty_urls: bool,
+    /// `--follow-links`.
+    pub follow_links: bool,
+    /// `--fsync`.
+    pub fsync: bool,
+    /// `--exclude`, each as given.
+    pub exclude: Vec<String>,
+}
+
+impl Default for SiteRequest {
+    fn default() -> Self {
+        SiteRequest {
+            url: None,
+            out_dir: None,
+            pretty_urls: true,
+            follow_links: false,
+            fsync: false,
+            exclude: Vec::new(),
+        }
+    }
 }
 
 impl Default for Request {
@@ -73,6 +110,7 @@ impl Default for Request {
             zstd_level: None,
             check: false,
             kind: None,
+            site: SiteRequest::default(),
         }
     }
 }
@@ -173,6 +211,31 @@ pub fn warc_mode(name: &str) -> Option<warc::Mode> {
 }
 
 impl Request {
+    /// The site in `dir`, as asked: served at `--site-url`, walked and
+    /// written as its flags say, checked or rewritten, on `--jobs`
+    /// workers. Refused, in the command line's words, when `dir` is no
+    /// directory or the URL cannot be a site's.
+    pub fn site(&self, dir: &Path) -> Result<Site, SourceError> {
+        let url = self.site.url.as_deref().ok_or_else(|| {
+            SourceError::Refused(
+                "--site needs --site-url URL: the URL the site's root is served at".to_owned(),
+            )
+        })?;
+        let mut site = Site::new(
+            dir,
+            url,
+            self.standard,
+            self.site.out_dir.as_deref(),
+            &self.site.exclude,
+        )?;
+        site.pretty_urls = self.site.pretty_urls;
+        site.follow_links = self.site.follow_links;
+        site.fsync = self.site.fsync;
+        site.check = self.check;
+        site.jobs = self.jobs();
+        Ok(site)
+    }
+
     /// How many files or records at once: `--jobs`, else every core.
     pub fn jobs(&self) -> usize {
         self.jobs
@@ -304,5 +367,32 @@ mod tests {
         for text in ["", "M", "10 MBs", "-1", "0", "1.5G", "99999999999T"] {
             assert!(size(text).is_err(), "{text}");
         }
+    }
+
+    /// The site as asked, whole: `--check` and `--jobs` in it, not set on
+    /// it afterwards by the run; no `--site-url`, refused.
+    #[test]
+    fn a_site_is_made_whole_from_the_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut request = Request {
+            check: true,
+            jobs: Some(3),
+            ..Request::default()
+        };
+        let refused = request.site(dir.path()).unwrap_err().to_string();
+        assert!(refused.starts_with("--site needs --site-url"), "{refused}");
+        request.site = SiteRequest {
+            url: Some("https://example.com/docs".into()),
+            pretty_urls: false,
+            fsync: true,
+            ..SiteRequest::default()
+        };
+        let site = request.site(dir.path()).unwrap();
+        assert!(site.check && site.fsync && !site.pretty_urls && !site.follow_links);
+        assert_eq!(site.jobs, 3);
+        assert_eq!(
+            site.url_of(Path::new("a/index.html")),
+            "https://example.com/docs/a/index.html"
+        );
     }
 }

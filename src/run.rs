@@ -134,9 +134,7 @@ pub fn run_planned(
             let http = Some(request.http());
             page_run(request, config, http, input, output(to), listener)
         }
-        Job::Site(mut site) => {
-            site.check = request.check;
-            site.jobs = request.jobs();
+        Job::Site(site) => {
             let tally = site::run(&site, walked.unwrap_or_default(), &config, listener, stop)?;
             Ok(Summary {
                 documents: tally.seen,
@@ -148,7 +146,7 @@ pub fn run_planned(
                 changes: tally.changes,
                 incomplete: tally.failed > 0 || tally.errors > 0,
                 interrupted: tally.interrupted,
-                line: Some(tally.line(request.check, site.copies())),
+                line: Some(tally.line(site.check, site.copies())),
                 details: Vec::new(),
                 tally: Tally::Site(tally),
             })

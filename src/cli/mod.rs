@@ -12,10 +12,9 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 
 use htmlabs::SourceError;
-use htmlabs::request::Request;
+use htmlabs::request::{Request, SiteRequest};
 use htmlabs::source::Job;
 use htmlabs::source::output::{Input, Output};
-use htmlabs::source::site::Site;
 use htmlabs::source::warc;
 use htmlabs::{Standard, Type};
 pub use listener::Said;
@@ -461,6 +460,14 @@ impl Cli {
                 TypeArg::Css => Type::Css,
                 TypeArg::Xml => Type::Xml,
             }),
+            site: SiteRequest {
+                url: self.site_url.clone(),
+                out_dir: self.out_dir.clone(),
+                pretty_urls: !self.no_pretty_urls,
+                follow_links: self.follow_links,
+                fsync: self.fsync,
+                exclude: self.exclude.clone(),
+            },
         }
     }
 
@@ -517,18 +524,7 @@ impl Cli {
                 Job::Page { input, output }
             });
         };
-        let url = self.site_url.as_deref().unwrap_or_default();
-        let mut site = Site::new(
-            dir,
-            url,
-            request.standard,
-            self.out_dir.as_deref(),
-            &self.exclude,
-        )?;
-        site.pretty_urls = !self.no_pretty_urls;
-        site.follow_links = self.follow_links;
-        site.fsync = self.fsync;
-        Ok(Job::Site(site))
+        Ok(Job::Site(request.site(dir)?))
     }
 
     /// Whether the link report goes to standard output (`--report -`, or
