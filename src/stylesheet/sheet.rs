@@ -83,7 +83,12 @@ impl<W: Write> Engine<W> for Sheet<W> {
         }
         let need = self.held.len() + bytes.len();
         if need > self.held.capacity() {
-            let capacity = need.max(2 * self.held.capacity());
+            // Doubled where the budget has room for it, else exactly what
+            // is needed: whether the sheet fits must not depend on the
+            // writes it comes in (`fitted` gives the surplus back).
+            let doubled = need.max(2 * self.held.capacity());
+            let room = self.budget.left() >= doubled - self.held.capacity();
+            let capacity = if room { doubled } else { need };
             if self.budget.take(capacity - self.held.capacity()).is_err() {
                 self.warnings.push(Warning::MemoryLimit {
                     limit: self.allowance.total(),
@@ -106,7 +111,7 @@ impl<W: Write> Engine<W> for Sheet<W> {
         }
         // What came before is rewritten, as if the sheet ended there.
         let chosen = self.encoding();
-        let held = std::mem::take(&mut self.held);
+        let held = self.fitted();
         let encoding = self.transcoded.map_or(chosen.encoding, |_| UTF_8);
         self.rewrite(&held, encoding)?;
         self.warnings.push(warning);
@@ -121,7 +126,7 @@ impl<W: Write> Engine<W> for Sheet<W> {
             self.warnings.push(Warning::NoStylesheetBase);
         }
         if !self.through {
-            let held = std::mem::take(&mut self.held);
+            let held = self.fitted();
             let encoding = self.transcoded.map_or(chosen.encoding, |_| UTF_8);
             self.rewrite(&held, encoding)?;
         }
@@ -138,6 +143,15 @@ impl<W: Write> Engine<W> for Sheet<W> {
 }
 
 impl<W: Write> Sheet<W> {
+    /// The sheet held, its surplus capacity given back: what is left for
+    /// the rewrite is the same however the sheet was written.
+    fn fitted(&mut self) -> Vec<u8> {
+        let before = self.held.capacity();
+        self.held.shrink_to_fit();
+        self.budget.give(before - self.held.capacity());
+        std::mem::take(&mut self.held)
+    }
+
     /// The stylesheet's encoding: a byte order mark (UTF-16 transcoded),
     /// `--encoding`, the transport layer's charset, `@charset`, else UTF-8
     /// (CSS Syntax §3.2, the referring document being unknown here).
