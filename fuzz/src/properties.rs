@@ -371,8 +371,13 @@ pub fn check_rewrite(case: &Case) {
         Show(&chunked)
     );
     let (again, again_report) = run(&config, &output, || usize::MAX);
+    // The encoding is read again from the output, and the HTML standard's
+    // prescan is by position: a `<meta charset>` in the input's first 1024
+    // bytes may be past the output's, its URLs longer (a browser reading
+    // the output sniffs it anew the same way). Asked of the rest.
+    let same_encoding = again_report.encoding.encoding == report.encoding.encoding;
     assert!(
-        again_report.incomplete() || again == output,
+        again_report.incomplete() || !same_encoding || again == output,
         "a second run changed the output:\n  once:  {:?}\n  twice: {:?}",
         Show(&output),
         Show(&again)
