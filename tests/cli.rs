@@ -1851,15 +1851,25 @@ fn h_is_short_and_help_is_long() {
 #[test]
 fn a_page_to_standard_output_dies_of_a_signal_and_starts_no_thread() {
     use std::io::Write;
-    use std::os::unix::process::ExitStatusExt;
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
     for signal in [libc::SIGINT, libc::SIGTERM] {
-        let mut child = StdCommand::new(BIN)
+        let mut command = StdCommand::new(BIN);
+        command
             .args(["-r", "http://h/"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::piped());
+        // As from a terminal: a shell's background job (as CI runs) has
+        // SIGINT ignored, and an ignored signal stays ignored across exec.
+        // SAFETY: signal(2) only, between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(b"<a href=x>").unwrap();
         // Sleeping in its read of standard input for a while: started.
@@ -1879,8 +1889,9 @@ fn a_page_to_standard_output_dies_of_a_signal_and_starts_no_thread() {
         assert!(status.contains("\nThreads:\t1\n"), "{status}");
         // SAFETY: kill(2) on our own child.
         unsafe { libc::kill(child.id() as i32, signal) };
-        let out = child.wait_with_output().unwrap();
+        // Its input closed: were it alive, it would end rather than hang.
         drop(stdin);
+        let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.signal(), Some(signal), "{:?}", out.status);
     }
 }
