@@ -17,13 +17,13 @@
 //!
 //! The rows, for each feed:
 //!
-//! - htmlabs's XML engine through the library (`htmlabs::xml::Rewriter`,
+//! - htmlabs's XML engine through the library (`htmlabs::Rewriter` of `Type::Xml`,
 //!   the feed as one stream in 64 KiB writes, its retrieval URL as its
 //!   base), and the release binary over the feed in a file (`--type
 //!   xml`; a binary that does not take it leaves its row out, saying so);
 //! - the page engine over the same HTML: the HTML of each entry (unescaped,
 //!   as the XML engine hands it to the page engine) as a page of its own,
-//!   one `htmlabs::rewrite()` each, with the feed's URL as base: what the
+//!   one `htmlabs::rewrite(htmlabs::Type::Html, )` each, with the feed's URL as base: what the
 //!   feed's HTML costs without its XML; its encoding found as a page's is
 //!   (chardetng guesses it, the fragments having no `<meta>`), and given
 //!   (`--encoding utf-8`), as the XML engine gives it;
@@ -34,7 +34,7 @@
 //! And a site's stylesheets, real ones (`fixtures/stylesheet/`: Font
 //! Awesome's `@font-face` rules, Bootstrap's rules with `data:` URLs,
 //! Werkzeug's debugger stylesheet), each repeated to 1.5 MB: the stylesheet
-//! engine (`htmlabs::stylesheet::Rewriter`, 64 KiB writes), the binary if
+//! engine (`htmlabs::Rewriter` of `Type::Css`, 64 KiB writes), the binary if
 //! it takes them (`--type css`), and tinycss2 tokenizing them into
 //! component values.
 //!
@@ -489,7 +489,8 @@ fn layers(url: &str) -> Layers {
 /// The XML engine over the feed, one stream in 64 KiB writes.
 fn xml_stream(m: &Made) -> Done {
     let url = m.feed.format.url();
-    let mut rewriter = htmlabs::xml::Rewriter::new(Config::default(), layers(url), Count(0));
+    let mut rewriter =
+        htmlabs::Rewriter::new(htmlabs::Type::Xml, Config::default(), layers(url), Count(0));
     for chunk in m.bytes.chunks(CHUNK) {
         rewriter.write(chunk).expect("htmlabs");
     }
@@ -512,8 +513,14 @@ fn pages(m: &Made, encoding: Option<&'static encoding_rs::Encoding>) -> Done {
     let mut done = Done::default();
     for page in &m.html {
         let mut out = Count(0);
-        let report =
-            htmlabs::rewrite(config.clone(), layers(url), &page[..], &mut out).expect("htmlabs");
+        let report = htmlabs::rewrite(
+            htmlabs::Type::Html,
+            config.clone(),
+            layers(url),
+            &page[..],
+            &mut out,
+        )
+        .expect("htmlabs");
         done.add(&report, out.0);
     }
     done
@@ -567,8 +574,12 @@ fn sheets() -> Vec<Sheet> {
 fn stylesheets(sheets: &[Sheet]) -> Done {
     let mut done = Done::default();
     for sheet in sheets {
-        let mut rewriter =
-            htmlabs::stylesheet::Rewriter::new(Config::default(), layers(&sheet.url), Count(0));
+        let mut rewriter = htmlabs::Rewriter::new(
+            htmlabs::Type::Css,
+            Config::default(),
+            layers(&sheet.url),
+            Count(0),
+        );
         for chunk in sheet.bytes.chunks(CHUNK) {
             rewriter.write(chunk).expect("htmlabs");
         }
@@ -630,8 +641,10 @@ fn binary_takes(bin: &Path, kind: &str, url: &str, document: &[u8]) -> Result<()
         .output()
         .unwrap_or_else(|e| fail(&format!("cannot run `{}`: {e}", bin.display())));
     let expected = match kind {
-        "xml" => htmlabs::xml::rewrite_bytes(Config::default(), layers(url), document),
-        _ => htmlabs::stylesheet::rewrite_bytes(Config::default(), layers(url), document),
+        "xml" => {
+            htmlabs::rewrite_bytes(htmlabs::Type::Xml, Config::default(), layers(url), document)
+        }
+        _ => htmlabs::rewrite_bytes(htmlabs::Type::Css, Config::default(), layers(url), document),
     }
     .expect("htmlabs")
     .0;
@@ -1182,8 +1195,12 @@ fn memory_child(what: &str) {
     let feeds = feeds();
     let feed = &feeds[format as usize];
     let start = Instant::now();
-    let mut rewriter =
-        htmlabs::xml::Rewriter::new(Config::default(), layers(format.url()), Count(0));
+    let mut rewriter = htmlabs::Rewriter::new(
+        htmlabs::Type::Xml,
+        Config::default(),
+        layers(format.url()),
+        Count(0),
+    );
     let mut held = Vec::with_capacity(2 * CHUNK);
     feed.write(
         size,

@@ -607,7 +607,14 @@ fn library_href_src(doc: &[u8], url: &str) -> usize {
 
 fn library_with(doc: &[u8], url: &str, table: &Table) -> usize {
     let mut out = Count(0);
-    let report = htmlabs::rewrite(config(table), layers(url), doc, &mut out).expect("htmlabs");
+    let report = htmlabs::rewrite(
+        htmlabs::Type::Html,
+        config(table),
+        layers(url),
+        doc,
+        &mut out,
+    )
+    .expect("htmlabs");
     assert!(
         !report.incomplete() && out.0 >= doc.len(),
         "htmlabs lost output"
@@ -617,7 +624,7 @@ fn library_with(doc: &[u8], url: &str, table: &Table) -> usize {
 
 /// c, as a stream: one `Rewriter` over everything, in 64 KiB writes.
 fn library_stream(stream: &[u8], url: &str, table: &Table) -> usize {
-    let mut rewriter = Rewriter::new(config(table), layers(url), Count(0));
+    let mut rewriter = Rewriter::new(htmlabs::Type::Html, config(table), layers(url), Count(0));
     for chunk in stream.chunks(CHUNK) {
         rewriter.write(chunk).expect("htmlabs");
     }
@@ -632,6 +639,7 @@ fn library_stream(stream: &[u8], url: &str, table: &Table) -> usize {
 /// [`library_stream`], a write at a time.
 fn library_writer(url: &str, table: &Table) -> Writer {
     fed(Box::new(Rewriter::new(
+        htmlabs::Type::Html,
         config(table),
         layers(url),
         Count(0),
@@ -730,6 +738,7 @@ fn urls(docs: &[Page]) -> usize {
     docs.iter()
         .map(|p| {
             htmlabs::rewrite(
+                htmlabs::Type::Html,
                 config(&FULL.with(Clone::clone)),
                 layers(&p.url),
                 &p.bytes[..],

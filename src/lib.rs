@@ -16,10 +16,9 @@
 //! Engines, one per type of document, sources of documents above them. A
 //! source finds each document, its [`Type`] and its [`Layers`] (the
 //! encapsulating entity's base and charset, the retrieval URL), calls the
-//! engine through [`rewrite`] (a stream) or [`rewrite_bytes`] (a document in
-//! memory) for a page, [`xml`] and [`stylesheet`] for the others, or
-//! [`rewrite_typed`], [`rewrite_bytes_typed`] and [`TypedRewriter`] for any,
-//! and names the document in what it reports. The folders say what their
+//! engine of its type through [`rewrite`] (a stream), [`rewrite_bytes`] (a
+//! document in memory) or [`Rewriter`] (writes of any size, its [`Events`]
+//! taken as it goes), and names the document in what it reports. The folders say what their
 //! code knows, and imports point down this list:
 //!
 //! - [`run`]: one run of any source, the way every source is run (the
@@ -53,23 +52,23 @@ pub mod request;
 pub mod run;
 mod shown;
 pub mod source;
-pub mod stylesheet;
+mod stylesheet;
 mod syntax;
 mod typed;
 mod url;
-pub mod xml;
+mod xml;
 
 pub use document::attrs::{Empty, Group, Kind, Row, Table, When};
 pub use document::config::Config;
 pub use document::decision::Decision;
 pub use document::encoding::{Chosen, EncodingSource};
 pub use document::error::Error;
+pub use document::events::Events;
 pub use document::links::{Link, Outcome, Position};
 pub use document::report::{Counts, Report, Warning};
-pub use html::rewriter::{Rewriter, rewrite, rewrite_bytes};
 pub use source::output::Staged;
 pub use source::output::error::SourceError;
-pub use typed::{Type, TypedRewriter, rewrite_bytes_typed, rewrite_typed};
+pub use typed::{Rewriter, Type, rewrite, rewrite_bytes};
 pub use url::{
     Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, Standard,
     rfc1808, rfc3986,

@@ -1,6 +1,7 @@
 //! Documents of every type through one door: a page, a stylesheet or an XML
 //! document, each to its engine, with the same promises, the same
-//! [`Report`], [`Link`] and [`Warning`] types. What decides a document's
+//! [`Report`], [`Link`](crate::Link) and [`Warning`](crate::Warning) types,
+//! the same [`Events`]. What decides a document's
 //! type is here too, for the sources to share:
 //! `--type`, the media type (`--http`, `--warc`), the file's extension
 //! (`--site`), the first bytes.
@@ -12,10 +13,11 @@ use std::sync::Arc;
 
 use crate::document::config::Config;
 use crate::document::error::Error;
-use crate::document::links::Link;
+use crate::document::events::Events;
+use crate::document::links::Hear;
 use crate::document::memory::Allowance;
-use crate::document::report::{Report, Warning};
-use crate::html::rewriter::Rewriter;
+use crate::document::report::{Report, Tell};
+use crate::html;
 use crate::stylesheet;
 use crate::url::Layers;
 use crate::xml::{self, XmlKind};
@@ -156,53 +158,126 @@ fn vocabulary(first: Option<XmlKind>) -> Option<Type> {
 }
 
 /// A streaming rewriter of a document of any [`Type`], writing to `W`: the
-/// engine of its type behind one shape.
+/// engine of its type behind one shape. Give it the input in writes of any
+/// size, then [`end`](Rewriter::end) it for the [`Report`]; what it tells as
+/// it reads (warnings, and the links when asked for) waits in its
+/// [`events`](Rewriter::events).
 ///
 /// ```
-/// use htmlabs::{Config, Layers, Standard, Type, TypedRewriter};
+/// use htmlabs::{Config, Layers, Rewriter, Standard, Type};
 ///
 /// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://h/css/a.css", "-r")?;
 /// let config = Config::default();
-/// let mut rewriter = TypedRewriter::new(Type::Css, config, layers, Vec::new());
+/// let mut rewriter = Rewriter::new(Type::Css, config, layers, Vec::new());
 /// rewriter.write(b"a { background: url(b.png) }")?;
+/// for warning in rewriter.events().take_warnings() {
+///     eprintln!("warning: {warning}");
+/// }
 /// let (_, out) = rewriter.end()?;
 /// assert_eq!(out, b"a { background: url(http://h/css/b.png) }");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct TypedRewriter<W: Write> {
+pub struct Rewriter<W: Write> {
     engine: Engine<W>,
+    events: Events,
 }
 
 enum Engine<W: Write> {
     // Boxed: the engines' rewriters are of sizes from hundreds of bytes to
     // kilobytes.
-    Html(Box<Rewriter<W>>),
+    Html(Box<html::Rewriter<W>>),
     Css(Box<stylesheet::Rewriter<W>>),
     Xml(Box<xml::Rewriter<W>>),
 }
 
-impl<W: Write> TypedRewriter<W> {
-    /// A document of type `kind`, read by the run's `config` with the §3
-    /// `layers` its source gives it, written to `output`.
+impl<W: Write> Engine<W> {
+    fn new(kind: Type, config: Arc<Config>, layers: Layers, output: W, tell: Tell) -> Self {
+        match kind {
+            Type::Html => Engine::Html(Box::new(
+                html::Rewriter::new(config, layers, output).on_warning(tell),
+            )),
+            Type::Css => Engine::Css(Box::new(
+                stylesheet::Rewriter::new(config, layers, output).on_warning(tell),
+            )),
+            Type::Xml => Engine::Xml(Box::new(
+                xml::Rewriter::new(config, layers, output).on_warning(tell),
+            )),
+        }
+    }
+
+    fn on_link(self, hear: Hear) -> Self {
+        match self {
+            Engine::Html(r) => Engine::Html(Box::new(r.on_link(hear))),
+            Engine::Css(r) => Engine::Css(Box::new(r.on_link(hear))),
+            Engine::Xml(r) => Engine::Xml(Box::new(r.on_link(hear))),
+        }
+    }
+}
+
+impl<W: Write> Rewriter<W> {
+    /// A document of type `kind`, read by the run's `config` (shared by
+    /// every document of a run: an `Arc<Config>`, or a `Config` of its
+    /// own) with the §3 `layers` its source gives it, written to `output`.
     pub fn new(kind: Type, config: impl Into<Arc<Config>>, layers: Layers, output: W) -> Self {
-        let config = config.into();
-        let engine = match kind {
-            Type::Html => Engine::Html(Box::new(Rewriter::new(config, layers, output))),
-            Type::Css => Engine::Css(Box::new(stylesheet::Rewriter::new(config, layers, output))),
-            Type::Xml => Engine::Xml(Box::new(xml::Rewriter::new(config, layers, output))),
-        };
-        TypedRewriter { engine }
+        let events = Events::default();
+        let tell = events.teller();
+        Rewriter {
+            engine: Engine::new(kind, config.into(), layers, output, tell),
+            events,
+        }
+    }
+
+    /// A document inside an engine of its own (an HTTP response's body),
+    /// which queues what it is told as its own: each warning told to `tell`,
+    /// each link to `hear` when the link report is asked for.
+    pub(crate) fn inside(
+        kind: Type,
+        config: Arc<Config>,
+        layers: Layers,
+        output: W,
+        tell: Tell,
+        hear: Option<Hear>,
+    ) -> Self {
+        let mut engine = Engine::new(kind, config, layers, output, tell);
+        if let Some(hear) = hear {
+            engine = engine.on_link(hear);
+        }
+        Rewriter {
+            engine,
+            events: Events::default(),
+        }
     }
 
     /// Takes what the engine holds from `allowance` (a document's share of
-    /// its run's memory), given before the first write.
+    /// its run's memory), given before the first write; the links queued
+    /// take from it too.
     pub(crate) fn with_allowance(self, allowance: Rc<Allowance>) -> Self {
+        self.events.charge(&allowance);
         let engine = match self.engine {
             Engine::Html(r) => Engine::Html(Box::new(r.with_allowance(allowance))),
             Engine::Css(r) => Engine::Css(Box::new(r.with_allowance(allowance))),
             Engine::Xml(r) => Engine::Xml(Box::new(r.with_allowance(allowance))),
         };
-        TypedRewriter { engine }
+        Rewriter { engine, ..self }
+    }
+
+    /// Asks for the link report: each URL value, once its place is known,
+    /// is queued in the [`events`](Self::events): where it stands, what it
+    /// says, what it resolves to, and what was done with it. Without it,
+    /// nothing of this is computed.
+    pub fn with_links(self) -> Self {
+        let hear = self.events.hearer();
+        Rewriter {
+            engine: self.engine.on_link(hear),
+            ..self
+        }
+    }
+
+    /// What it told as it read, not yet taken: a handle that outlives the
+    /// rewriter (what its [`end`](Self::end) tells is taken after it). The
+    /// [`Report`] still lists every warning.
+    pub fn events(&self) -> Events {
+        self.events.clone()
     }
 
     pub fn kind(&self) -> Type {
@@ -211,26 +286,6 @@ impl<W: Write> TypedRewriter<W> {
             Engine::Css(_) => Type::Css,
             Engine::Xml(_) => Type::Xml,
         }
-    }
-
-    /// Tells each warning to `tell` as it happens.
-    pub fn on_warning(self, tell: impl FnMut(&Warning) + 'static) -> Self {
-        let engine = match self.engine {
-            Engine::Html(r) => Engine::Html(Box::new(r.on_warning(tell))),
-            Engine::Css(r) => Engine::Css(Box::new(r.on_warning(tell))),
-            Engine::Xml(r) => Engine::Xml(Box::new(r.on_warning(tell))),
-        };
-        TypedRewriter { engine }
-    }
-
-    /// Lets `hear` hear each URL value (the link report).
-    pub fn on_link(self, hear: impl FnMut(&Link) + 'static) -> Self {
-        let engine = match self.engine {
-            Engine::Html(r) => Engine::Html(Box::new(r.on_link(hear))),
-            Engine::Css(r) => Engine::Css(Box::new(r.on_link(hear))),
-            Engine::Xml(r) => Engine::Xml(Box::new(r.on_link(hear))),
-        };
-        TypedRewriter { engine }
     }
 
     /// The next bytes of the input, however it is split.
@@ -261,7 +316,7 @@ impl<W: Write> TypedRewriter<W> {
     }
 }
 
-/// [`crate::rewrite`] for a document of any type.
+/// Rewrites a whole document of type `kind` from `input` to `output`.
 ///
 /// ```
 /// use htmlabs::{Config, Layers, Standard, Type};
@@ -270,41 +325,42 @@ impl<W: Write> TypedRewriter<W> {
 /// let config = Config::default();
 /// let feed = &b"<feed xmlns='http://www.w3.org/2005/Atom'><link href='a'/></feed>"[..];
 /// let mut out = Vec::new();
-/// htmlabs::rewrite_typed(Type::sniff(feed), config, layers, feed, &mut out)?;
+/// htmlabs::rewrite(Type::sniff(feed), config, layers, feed, &mut out)?;
 /// assert_eq!(out, b"<feed xmlns='http://www.w3.org/2005/Atom'><link href='http://h/a'/></feed>");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rewrite_typed(
+pub fn rewrite(
     kind: Type,
     config: impl Into<Arc<Config>>,
     layers: Layers,
     input: impl Read,
     output: impl Write,
 ) -> Result<Report, Error> {
-    let mut rewriter = TypedRewriter::new(kind, config, layers, output);
+    let mut rewriter = Rewriter::new(kind, config, layers, output);
     rewriter.read_from(input)?;
     rewriter.end().map(|(report, _)| report)
 }
 
-/// [`crate::rewrite_bytes`] for a document of any type.
+/// Rewrites a document of type `kind` held in memory: the new bytes and the
+/// report.
 ///
 /// ```
 /// use htmlabs::{Config, Layers, Standard, Type};
 ///
 /// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://h/a/", "-r")?;
 /// let config = Config::default();
-/// let (out, _) = htmlabs::rewrite_bytes_typed(Type::Html, config, layers, b"<img src=x.png>")?;
+/// let (out, _) = htmlabs::rewrite_bytes(Type::Html, config, layers, b"<img src=x.png>")?;
 /// assert_eq!(out, b"<img src=http://h/a/x.png>");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn rewrite_bytes_typed(
+pub fn rewrite_bytes(
     kind: Type,
     config: impl Into<Arc<Config>>,
     layers: Layers,
     bytes: &[u8],
 ) -> Result<(Vec<u8>, Report), Error> {
     match kind {
-        Type::Html => crate::html::rewriter::rewrite_bytes(config, layers, bytes),
+        Type::Html => html::rewrite_bytes(config, layers, bytes),
         Type::Css => stylesheet::rewrite_bytes(config, layers, bytes),
         Type::Xml => xml::rewrite_bytes(config, layers, bytes),
     }

@@ -518,7 +518,8 @@ fn a_value_whose_copies_outgrow_the_memory_limit_stops_rewriting_there() {
     let layers = Layers::default()
         .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
         .unwrap();
-    let (_, report) = htmlabs::rewrite_bytes(config, layers, input.as_bytes()).unwrap();
+    let (_, report) =
+        htmlabs::rewrite_bytes(htmlabs::Type::Html, config, layers, input.as_bytes()).unwrap();
     assert!(report.incomplete());
     assert_eq!((report.counts.seen, report.counts.rewritten), (1, 1));
     // Within the limit, the same list is rewritten.
@@ -862,7 +863,7 @@ fn bug_the_memory_limit_offset_depends_on_the_writes() {
             let layers = Layers::default()
                 .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
                 .unwrap();
-            let mut rewriter = Rewriter::new(config, layers, Vec::new());
+            let mut rewriter = Rewriter::new(htmlabs::Type::Html, config, layers, Vec::new());
             for chunk in input.as_bytes().chunks(size) {
                 rewriter.write(chunk).unwrap();
             }

@@ -705,7 +705,8 @@ fn a_moved_stylesheet_fetches_what_the_original_did_in_chromium() {
                 let layers = htmlabs::Layers::default()
                     .with_retrieval(Standard::Rfc1808, base, "--retrieved-from")
                     .unwrap();
-                let (moved, report) = htmlabs::stylesheet::rewrite_bytes(
+                let (moved, report) = htmlabs::rewrite_bytes(
+                    htmlabs::Type::Css,
                     htmlabs::Config::default(),
                     layers,
                     &sheet.bytes,

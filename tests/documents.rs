@@ -6,7 +6,7 @@
 //! `encoding` (what the report names) and `links` (a line for each link
 //! heard: `LINE:COLUMN ELEMENT ATTRIBUTE "original" -> "absolute" OUTCOME
 //! (BASE)`). Each case runs whole, in 1-byte writes and in random chunk
-//! sizes, through each entry point (`TypedRewriter`, the engine's own
+//! sizes, through each entry point (`Rewriter`, the engine's own
 //! `rewrite` and `rewrite_bytes`, `rewrite_typed`, `rewrite_bytes_typed`),
 //! and its output is run again to show that a second run changes nothing. A `README` in a case says where its input comes
 //! from when nobody here wrote it.
@@ -19,13 +19,11 @@ mod cli;
 
 mod common;
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use clap::Parser;
 use cli::Cli;
-use htmlabs::{Config, Layers, Link, Report, Type, TypedRewriter};
+use htmlabs::{Config, Layers, Link, Report, Rewriter, Type};
 
 struct Case {
     name: String,
@@ -120,12 +118,9 @@ fn run(
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> (Vec<u8>, Report, Vec<String>) {
-    let heard = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers.clone(), Vec::new())
-        .on_link({
-            let heard = Rc::clone(&heard);
-            move |link| heard.borrow_mut().push(shown(link))
-        });
+    let mut rewriter =
+        Rewriter::new(kind, Arc::clone(config), layers.clone(), Vec::new()).with_links();
+    let events = rewriter.events();
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -133,7 +128,11 @@ fn run(
         rest = tail;
     }
     let (report, output) = rewriter.end().unwrap();
-    (output, report, heard.take())
+    (
+        output,
+        report,
+        events.take_links().iter().map(shown).collect(),
+    )
 }
 
 /// A small deterministic generator (xorshift), so a failure can be replayed.
@@ -184,30 +183,25 @@ fn golden_files() {
                 (split, output, report, Some(links))
             })
             .collect();
-        // The engine's own entry points, and the typed ones.
-        let config = || Arc::clone(&case.config);
-        let layers = || case.layers.clone();
-        let (mut output, mut typed) = (Vec::new(), Vec::new());
-        let (report, (bytes, bytes_report)) = match case.kind {
-            Type::Xml => (
-                htmlabs::xml::rewrite(config(), layers(), &case.input[..], &mut output).unwrap(),
-                htmlabs::xml::rewrite_bytes(config(), layers(), &case.input).unwrap(),
-            ),
-            _ => (
-                htmlabs::stylesheet::rewrite(config(), layers(), &case.input[..], &mut output)
-                    .unwrap(),
-                htmlabs::stylesheet::rewrite_bytes(config(), layers(), &case.input).unwrap(),
-            ),
-        };
+        // The other entry points: a reader, and a document in memory.
+        let mut output = Vec::new();
+        let report = htmlabs::rewrite(
+            case.kind,
+            Arc::clone(&case.config),
+            case.layers.clone(),
+            &case.input[..],
+            &mut output,
+        )
+        .unwrap();
         runs.push(("rewrite()".into(), output, report, None));
-        runs.push(("rewrite_bytes()".into(), bytes, bytes_report, None));
-        let report =
-            htmlabs::rewrite_typed(case.kind, config(), layers(), &case.input[..], &mut typed)
-                .unwrap();
-        runs.push(("rewrite_typed()".into(), typed, report, None));
-        let (output, report) =
-            htmlabs::rewrite_bytes_typed(case.kind, config(), layers(), &case.input).unwrap();
-        runs.push(("rewrite_bytes_typed()".into(), output, report, None));
+        let (output, report) = htmlabs::rewrite_bytes(
+            case.kind,
+            Arc::clone(&case.config),
+            case.layers.clone(),
+            &case.input,
+        )
+        .unwrap();
+        runs.push(("rewrite_bytes()".into(), output, report, None));
         for (split, output, report, links) in runs {
             if output != case.expected {
                 failures.push(format!(

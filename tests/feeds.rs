@@ -213,7 +213,8 @@ fn check(python: &Path, feeds: &[Feed]) -> (u64, Found, Vec<String>) {
             standard: Standard::Rfc3986,
             ..Config::default()
         };
-        let (output, _) = htmlabs::xml::rewrite_bytes(config, layers, &feed.bytes).unwrap();
+        let (output, _) =
+            htmlabs::rewrite_bytes(htmlabs::Type::Xml, config, layers, &feed.bytes).unwrap();
         let original = dir.path().join(format!("{i}.in"));
         let rewritten = dir.path().join(format!("{i}.out"));
         std::fs::write(&original, &feed.bytes).unwrap();

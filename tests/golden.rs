@@ -75,7 +75,12 @@ fn run(
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> (Vec<u8>, Report) {
-    let mut rewriter = Rewriter::new(Arc::clone(config), layers.clone(), Vec::new());
+    let mut rewriter = Rewriter::new(
+        htmlabs::Type::Html,
+        Arc::clone(config),
+        layers.clone(),
+        Vec::new(),
+    );
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -132,6 +137,7 @@ fn golden_files() {
         // The other entry points: a reader, and a document in memory.
         let mut output = Vec::new();
         let report = htmlabs::rewrite(
+            htmlabs::Type::Html,
             Arc::clone(&case.config),
             case.layers.clone(),
             &case.input[..],
@@ -139,9 +145,13 @@ fn golden_files() {
         )
         .unwrap();
         runs.push(("rewrite()".into(), output, report));
-        let (output, report) =
-            htmlabs::rewrite_bytes(Arc::clone(&case.config), case.layers.clone(), &case.input)
-                .unwrap();
+        let (output, report) = htmlabs::rewrite_bytes(
+            htmlabs::Type::Html,
+            Arc::clone(&case.config),
+            case.layers.clone(),
+            &case.input,
+        )
+        .unwrap();
         runs.push(("rewrite_bytes()".into(), output, report));
         for (split, output, report) in runs {
             if output != case.expected {

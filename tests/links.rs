@@ -1,10 +1,7 @@
-//! The link report (`Rewriter::on_link`): every URL value heard once, in
+//! The link report (`Rewriter::with_links`): every URL value heard once, in
 //! document order, at its place (byte offset, line and column in
 //! characters), with what it says and what it resolves to; the same however
 //! the input is split, and the output the same as without it.
-
-use std::cell::RefCell;
-use std::rc::Rc;
 
 use htmlabs::{Config, Layers, Link, Outcome, Rewriter, Standard};
 
@@ -29,16 +26,13 @@ fn config(keep_fragments: bool) -> Config {
 
 /// The links heard and the output, the input written `step` bytes at a time.
 fn run(config: Config, layers: Layers, input: &[u8], step: usize) -> (Vec<Link>, Vec<u8>) {
-    let heard = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = Rewriter::new(config, layers, Vec::new()).on_link({
-        let heard = Rc::clone(&heard);
-        move |link| heard.borrow_mut().push(link.clone())
-    });
+    let mut rewriter = Rewriter::new(htmlabs::Type::Html, config, layers, Vec::new()).with_links();
+    let events = rewriter.events();
     for chunk in input.chunks(step) {
         rewriter.write(chunk).unwrap();
     }
     let (_, output) = rewriter.end().unwrap();
-    (heard.take(), output)
+    (events.take_links(), output)
 }
 
 /// Line and column of `offset`, counted here the plain way.
@@ -96,7 +90,7 @@ fn every_url_is_heard_in_place() {
         assert_eq!(link.base.url, "http://h/d/p.html");
     }
     let (unheard, _) = {
-        let mut rewriter = Rewriter::new(config(false), layers(), Vec::new());
+        let mut rewriter = Rewriter::new(htmlabs::Type::Html, config(false), layers(), Vec::new());
         rewriter.write(PAGE.as_bytes()).unwrap();
         let (report, out) = rewriter.end().unwrap();
         (out, report)

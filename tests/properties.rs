@@ -440,7 +440,7 @@ proptest! {
             ..Config::default()
         };
         let run = |html: &[u8]| {
-            let mut rewriter = Rewriter::new(config(), layers(), std::io::sink());
+            let mut rewriter = Rewriter::new(htmlabs::Type::Html, config(), layers(), std::io::sink());
             for chunk in html.chunks(4096) {
                 rewriter.write(chunk).unwrap();
             }

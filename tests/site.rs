@@ -991,9 +991,14 @@ fn an_interrupted_run_leaves_every_file_old_or_new() {
             let layers = htmlabs::Layers::default()
                 .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
                 .unwrap();
-            htmlabs::rewrite_bytes(htmlabs::Config::default(), layers, page(i).as_bytes())
-                .unwrap()
-                .0
+            htmlabs::rewrite_bytes(
+                htmlabs::Type::Html,
+                htmlabs::Config::default(),
+                layers,
+                page(i).as_bytes(),
+            )
+            .unwrap()
+            .0
         })
         .collect();
     for (signal, code, named) in [(libc::SIGINT, 130, false), (libc::SIGTERM, 143, true)] {

@@ -3,10 +3,7 @@
 
 mod common;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use htmlabs::{Config, Layers, Link, Rewriter, Standard};
+use htmlabs::{Config, Layers, Rewriter, Standard};
 
 fn run(dir: &str, standard: Standard) {
     let cases = common::load_table(dir);
@@ -65,13 +62,12 @@ fn run_through_a_page(dir: &str, standard: Standard) {
             }
             let escaped = case.reference.replace('&', "&amp;").replace('"', "&quot;");
             let page = format!("<a href=\"{escaped}\">x</a>");
-            let heard: Rc<RefCell<Vec<Link>>> = Rc::default();
-            let hear = Rc::clone(&heard);
-            let mut rewriter = Rewriter::new(config.clone(), layers, Vec::new())
-                .on_link(move |link| hear.borrow_mut().push(link.clone()));
+            let mut rewriter =
+                Rewriter::new(htmlabs::Type::Html, config.clone(), layers, Vec::new()).with_links();
+            let events = rewriter.events();
             rewriter.write(page.as_bytes()).unwrap();
             rewriter.end().unwrap();
-            let links = heard.take();
+            let links = events.take_links();
             let [link] = &links[..] else {
                 return Some(named(format!("{} links heard", links.len())));
             };

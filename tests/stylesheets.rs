@@ -78,7 +78,8 @@ fn tinycss2_reads_the_same_stylesheet_with_each_url_resolved() {
     let mut cases = Vec::new();
     let mut configs = std::collections::BTreeMap::new();
     for sheet in sheets() {
-        let (output, report) = htmlabs::stylesheet::rewrite_bytes(
+        let (output, report) = htmlabs::rewrite_bytes(
+            htmlabs::Type::Css,
             sheet.config.clone(),
             sheet.layers.clone(),
             &sheet.input,

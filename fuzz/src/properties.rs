@@ -300,7 +300,12 @@ impl fmt::Debug for Show<'_> {
 /// byte order mark) that is not valid UTF-16. There is no output to check
 /// then; any other error still fails.
 fn refused(setup: &Setup, input: &[u8]) -> bool {
-    let mut rewriter = Rewriter::new(Arc::clone(&setup.config), setup.layers.clone(), Vec::new());
+    let mut rewriter = Rewriter::new(
+        htmlabs::Type::Html,
+        Arc::clone(&setup.config),
+        setup.layers.clone(),
+        Vec::new(),
+    );
     let result = rewriter
         .write(input)
         .and_then(|()| rewriter.end().map(drop));
@@ -319,7 +324,12 @@ fn refused(setup: &Setup, input: &[u8]) -> bool {
 
 /// Runs `input` through the library in writes of the sizes `sizes` gives.
 pub fn run(setup: &Setup, input: &[u8], mut sizes: impl FnMut() -> usize) -> (Vec<u8>, Report) {
-    let mut rewriter = Rewriter::new(Arc::clone(&setup.config), setup.layers.clone(), Vec::new());
+    let mut rewriter = Rewriter::new(
+        htmlabs::Type::Html,
+        Arc::clone(&setup.config),
+        setup.layers.clone(),
+        Vec::new(),
+    );
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -544,19 +554,18 @@ pub fn check_http(case: &Case) {
 /// Property 5 of [`check_http`]: every value rewritten resolves against a
 /// base of a scheme that runs no script.
 fn check_no_script_link(setup: &Setup, options: htmlabs::source::http::Options, input: &[u8]) {
-    let links = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let heard = std::rc::Rc::clone(&links);
     let mut rewriter = htmlabs::source::http::ResponseRewriter::new(
         Arc::clone(&setup.config),
         setup.layers.clone(),
         options,
         Vec::new(),
     )
-    .on_link(move |link| heard.borrow_mut().push(link.clone()));
+    .with_links();
+    let events = rewriter.events();
     if rewriter.write(input).is_err() || rewriter.end().is_err() {
         return;
     }
-    for link in links.borrow().iter() {
+    for link in events.take_links().iter() {
         if link.outcome != htmlabs::Outcome::Rewritten {
             continue;
         }
@@ -802,8 +811,12 @@ pub fn run_xml(
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> Result<(Vec<u8>, Report), String> {
-    let mut rewriter =
-        htmlabs::xml::Rewriter::new(Arc::clone(&setup.config), setup.layers.clone(), Vec::new());
+    let mut rewriter = htmlabs::Rewriter::new(
+        htmlabs::Type::Xml,
+        Arc::clone(&setup.config),
+        setup.layers.clone(),
+        Vec::new(),
+    );
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -1077,7 +1090,8 @@ pub fn run_stylesheet(
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> Result<(Vec<u8>, Report), String> {
-    let mut rewriter = htmlabs::stylesheet::Rewriter::new(
+    let mut rewriter = htmlabs::Rewriter::new(
+        htmlabs::Type::Css,
         Arc::clone(&setup.config),
         setup.layers.clone(),
         Vec::new(),

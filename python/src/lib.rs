@@ -27,7 +27,7 @@ use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::listing::link_fields;
 use htmlabs::source::output::{Input, Output};
 use htmlabs::source::typing::{Clue, FIRST_BYTES, decide};
-use htmlabs::{Config, Layers, SourceError, Type, TypedRewriter};
+use htmlabs::{Config, Layers, Rewriter, SourceError, Type};
 
 mod columns;
 mod links;
@@ -161,27 +161,18 @@ fn rewrite_released(
 ) -> PyResult<Done> {
     let html: &[u8] = html;
     let done = py.detach(move || {
-        use std::cell::RefCell;
-        use std::rc::Rc;
-        let told = Rc::new(RefCell::new(warnings));
-        let heard = Rc::new(RefCell::new(Vec::new()));
         let output = Vec::with_capacity(html.len() + html.len() / 8);
-        let mut rewriter = TypedRewriter::new(kind, config, layers, output)
-            .on_warning({
-                let told = Rc::clone(&told);
-                move |w| told.borrow_mut().push(w.to_string())
-            })
-            .on_link({
-                let heard = Rc::clone(&heard);
-                move |link: &htmlabs::Link| heard.borrow_mut().push(link.clone())
-            });
+        let mut rewriter = Rewriter::new(kind, config, layers, output).with_links();
+        let events = rewriter.events();
         let ended = rewriter.write(html).and_then(|()| rewriter.end());
+        let mut warnings = warnings;
+        warnings.extend(events.take_warnings().iter().map(ToString::to_string));
         ended
             .map(|(report, html)| Done {
                 html,
                 report,
-                links: heard.take(),
-                warnings: told.take(),
+                links: events.take_links(),
+                warnings,
             })
             .map_err(|e| SourceError::of(e, HTML_NAME, RESULT_NAME))
     });

@@ -770,7 +770,14 @@ mod tests {
             .with_retrieval(Standard::Rfc1808, "http://h/d/", "-r")
             .unwrap();
         let mut out = Vec::new();
-        let report = crate::rewrite(crate::Config::default(), layers, &html[..], &mut out).unwrap();
+        let report = crate::rewrite(
+            crate::Type::Html,
+            crate::Config::default(),
+            layers,
+            &html[..],
+            &mut out,
+        )
+        .unwrap();
         assert_eq!(report.counts.rewritten, 1, "{report:?}");
         let rewritten = utf16("<img src=http://h/d/a.png>");
         assert!(out.windows(rewritten.len()).any(|w| w == rewritten));

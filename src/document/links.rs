@@ -1,16 +1,12 @@
 //! The link report: each URL value met, where it stands (byte offset, and
 //! line and column in the document's characters, as editors show them), what
 //! it says and what it resolves to, and what was done with it. Heard only
-//! when asked for ([`Rewriter::on_link`](crate::Rewriter::on_link)):
+//! when asked for ([`Rewriter::with_links`](crate::Rewriter::with_links)):
 //! otherwise nothing of this runs.
 
 use encoding_rs::{Decoder, Encoding, UTF_8};
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use super::attrs::Kind;
-use crate::document::memory::{Allowance, Budget, Drawn, Memory, OverBudget};
 use crate::url::Base;
 
 /// What was done with a URL.
@@ -314,70 +310,6 @@ impl Listener {
     /// The value being resolved is given up: its links are not heard.
     pub fn forget(&mut self) {
         self.found.clear();
-    }
-}
-
-/// The links a document's hook hears, kept until its source tells them
-/// (a site's in the files' order, an archive's in the records'), each
-/// taken from the document's allowance: past it the rest are not kept,
-/// and the document is over its share (as any holder past it).
-#[derive(Clone)]
-pub struct Heard(Rc<RefCell<(Vec<Link>, Budget, bool)>>);
-
-impl Heard {
-    pub fn new(allowance: &Rc<Allowance>) -> Self {
-        Heard(Rc::new(RefCell::new((
-            Vec::new(),
-            allowance.budget(),
-            false,
-        ))))
-    }
-
-    /// The hook that keeps each link heard.
-    pub fn hook(&self) -> impl FnMut(&Link) + 'static {
-        let heard = self.clone();
-        move |link: &Link| {
-            let (links, budget, over) = &mut *heard.0.borrow_mut();
-            *over = *over || budget.take(link.size()).is_err();
-            if !*over {
-                links.push(link.clone());
-            }
-        }
-    }
-
-    /// Changes the links kept (what they take stays as it was taken).
-    pub fn edit(&self, f: impl FnOnce(&mut Vec<Link>)) {
-        f(&mut self.0.borrow_mut().0);
-    }
-
-    /// How many of the links kept are `which`.
-    pub fn count(&self, which: impl Fn(&Link) -> bool) -> usize {
-        self.0.borrow().0.iter().filter(|l| which(l)).count()
-    }
-
-    /// Whether a link did not fit.
-    pub fn over(&self) -> bool {
-        self.0.borrow().2
-    }
-
-    /// The links kept, and what they took (given back when dropped).
-    pub fn take(&self) -> (Vec<Link>, Budget) {
-        let (links, budget, _) = &mut *self.0.borrow_mut();
-        let held = std::mem::replace(budget, Budget::new(0));
-        (std::mem::take(links), held)
-    }
-
-    /// The links kept, moved to what waits between threads: drawn from
-    /// the run's `memory` (their allowance given back), or `Err` with
-    /// them when there is no room.
-    pub fn draw(&self, memory: &Memory) -> Result<(Vec<Link>, Drawn), (Vec<Link>, OverBudget)> {
-        let (links, held) = self.take();
-        let size = held.taken();
-        drop(held);
-        match memory.draw(size) {
-            Ok(drawn) => Ok((links, drawn)),
-            Err(over) => Err((links, over)),
-        }
     }
 }
 

@@ -281,6 +281,7 @@ pub struct Share {
 impl Share {
     /// A share of `size` bytes of a memory of its own (a document
     /// rewritten outside any run: the library's entry points, tests).
+    #[cfg(test)]
     pub fn standalone(size: usize) -> Share {
         Share {
             memory: Memory::new(size.saturating_mul(2)),
@@ -378,6 +379,7 @@ impl Allowance {
     }
 
     /// An allowance of `size` bytes of a memory of its own.
+    #[cfg(test)]
     pub fn standalone(size: usize) -> Rc<Allowance> {
         Allowance::new(Share::standalone(size))
     }

@@ -19,3 +19,5 @@ pub mod splice;
 pub mod tag_names;
 pub mod utf16;
 pub mod xhtml;
+
+pub use rewriter::{Rewriter, rewrite_bytes};

@@ -4,7 +4,6 @@
 //! every other encoding goes through as bytes.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -17,7 +16,8 @@ use crate::document::buffers::{self, CHUNK};
 use crate::document::config::{Config, Nesting};
 use crate::document::encoding::{Chosen, EncodingSource};
 use crate::document::error::Error;
-use crate::document::links::{Hear, Link};
+use crate::document::events::Events;
+use crate::document::links::Hear;
 use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::document::report::{Report, Tell, Warning};
 use crate::document::resolution::{Nested, Resolution, Splices};
@@ -28,7 +28,7 @@ use crate::url::Layers;
 /// any size, then [`end`](Rewriter::end) it for the [`Report`].
 ///
 /// ```
-/// use htmlabs::{Config, Layers, Rewriter, Standard};
+/// use htmlabs::{Config, Layers, Rewriter, Standard, Type};
 ///
 /// let layers = Layers::default().with_retrieval(
 ///     Standard::Rfc1808,
@@ -36,8 +36,7 @@ use crate::url::Layers;
 ///     "--retrieved-from",
 /// )?;
 /// let config = Config::default();
-/// let mut rewriter = Rewriter::new(config, layers, Vec::new())
-///     .on_warning(|warning| eprintln!("warning: {warning}"));
+/// let mut rewriter = Rewriter::new(Type::Html, config, layers, Vec::new());
 /// rewriter.write(b"<a href=c.html>")?;
 /// rewriter.write(b"</a><img src=/d.png>")?;
 /// let (report, html) = rewriter.end()?;
@@ -110,8 +109,7 @@ impl<W: Write> Rewriter<W> {
     /// Tells each warning to `tell` as it happens (a long stream, a site or
     /// an archive can print it at once, with its document's name); the
     /// report still lists them all at the end.
-    pub fn on_warning(mut self, tell: impl FnMut(&Warning) + 'static) -> Self {
-        let tell: Tell = Box::new(tell);
+    pub fn on_warning(mut self, tell: Tell) -> Self {
         match &mut self.mode {
             Mode::Start(start) => start.tell = Some(tell),
             Mode::Bytes(document) => document.tell(tell),
@@ -124,8 +122,7 @@ impl<W: Write> Rewriter<W> {
     /// Lets `hear` hear each URL value as it is resolved: where it stands,
     /// what it says, what it resolves to, and what was done with it (the
     /// link report). Without it, nothing of this is computed.
-    pub fn on_link(mut self, hear: impl FnMut(&Link) + 'static) -> Self {
-        let hear: Hear = Box::new(hear);
+    pub fn on_link(mut self, hear: Hear) -> Self {
         match &mut self.mode {
             Mode::Start(start) => start.hear = Some(hear),
             Mode::Bytes(document) => document.listen(hear),
@@ -337,16 +334,10 @@ pub(crate) fn nest(
     let mut rewriter =
         Rewriter::nested(Arc::new(config), Layers::around(&cx.base), nesting, output)
             .with_allowance(Rc::clone(&allowance));
-    let links = Rc::new(RefCell::new((Vec::new(), allowance.budget(), false)));
+    let events = Events::<Warning>::default();
+    events.charge(&allowance);
     if listen {
-        let links = Rc::clone(&links);
-        rewriter = rewriter.on_link(move |link: &Link| {
-            let (list, budget, over) = &mut *links.borrow_mut();
-            *over |= *over || budget.take(link.size()).is_err();
-            if !*over {
-                list.push(link.clone());
-            }
-        });
+        rewriter = rewriter.on_link(events.hearer());
     }
     // In the writes a page is read in, so that a part past what is left is
     // known soon, not after all of a long value.
@@ -364,10 +355,8 @@ pub(crate) fn nest(
         Err(Error::Write(_)) => return Err(OverBudget),
         Err(_) => return Ok(None),
     };
-    let (links, links_held, over) = Rc::try_unwrap(links)
-        .map_err(|_| ())
-        .expect("the rewriter, and its handler, are gone")
-        .into_inner();
+    let over = events.over();
+    let (links, links_held) = events.take_held();
     let limited = report
         .warnings
         .iter()
@@ -418,39 +407,6 @@ impl Write for Capped {
     }
 }
 
-/// Rewrites all of `input` into `output`, reading 64 KiB at a time: a read
-/// waits for 64 KiB or the end of input, as a buffered filter does.
-///
-/// ```
-/// use htmlabs::{Config, Layers, Standard};
-///
-/// let layers = Layers::default().with_retrieval(
-///     Standard::Rfc1808,
-///     "https://example.com/a/b.html",
-///     "--retrieved-from",
-/// )?;
-/// let config = Config::default();
-/// let page = std::io::Cursor::new("<img src=logo.png srcset='x2.png 2x'>");
-/// let mut out = Vec::new();
-/// let report = htmlabs::rewrite(config, layers, page, &mut out)?;
-/// assert_eq!(
-///     String::from_utf8(out)?,
-///     "<img src=https://example.com/a/logo.png srcset='https://example.com/a/x2.png 2x'>"
-/// );
-/// assert_eq!(report.base.to_string(), "`https://example.com/a/b.html` (--retrieved-from)");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn rewrite(
-    config: impl Into<Arc<Config>>,
-    layers: Layers,
-    input: impl Read,
-    output: impl Write,
-) -> Result<Report, Error> {
-    let mut rewriter = Rewriter::new(config, layers, output);
-    rewriter.read_from(input)?;
-    rewriter.end().map(|(report, _)| report)
-}
-
 /// Rewrites a document held in memory, and gives back its new bytes and the
 /// report: what a source calls for each document it holds whole (a WARC
 /// record, a Python `bytes`).
@@ -464,7 +420,7 @@ pub fn rewrite(
 ///     "WARC-Target-URI",
 /// )?;
 /// let config = Config::default();
-/// let (html, report) = htmlabs::rewrite_bytes(config, layers, b"<a href='../g'>g</a>")?;
+/// let (html, report) = htmlabs::rewrite_bytes(htmlabs::Type::Html, config, layers, b"<a href='../g'>g</a>")?;
 /// assert_eq!(html, b"<a href='http://a/b/g'>g</a>");
 /// assert_eq!(report.base.to_string(), "`http://a/b/c/d;p?q` (WARC-Target-URI)");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -487,6 +443,7 @@ pub fn rewrite_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Type;
     use std::io;
 
     /// A reader that gives at most `step` bytes a read, and fails once it
@@ -540,7 +497,7 @@ mod tests {
                 step,
                 fail_at: usize::MAX,
             };
-            rewrite(Arc::clone(&config), layers(), reader, &mut out).unwrap();
+            crate::rewrite(Type::Html, Arc::clone(&config), layers(), reader, &mut out).unwrap();
             assert!(out == expected, "reads of {step} bytes");
         }
         let reader = Trickle {
@@ -548,7 +505,7 @@ mod tests {
             step: 1000,
             fail_at: CHUNK + 5,
         };
-        let result = rewrite(config, layers(), reader, Vec::new());
+        let result = crate::rewrite(Type::Html, config, layers(), reader, Vec::new());
         assert!(
             matches!(&result, Err(Error::Read(e)) if e.to_string() == "the disk is gone"),
             "{result:?}"
@@ -557,9 +514,6 @@ mod tests {
 
     #[test]
     fn warnings_are_told_as_they_happen_and_kept_for_the_report() {
-        use std::cell::RefCell;
-        use std::rc::Rc;
-        let told = Rc::new(RefCell::new(Vec::new()));
         let config = Config {
             encoding: Some(UTF_8),
             ..Config::default()
@@ -567,20 +521,24 @@ mod tests {
         let layers = Layers::default()
             .with_retrieval(crate::Standard::Rfc1808, "http://h/", "-r")
             .unwrap();
-        let mut rewriter = Rewriter::new(config, layers, Vec::new()).on_warning({
-            let told = Rc::clone(&told);
-            move |w| told.borrow_mut().push(w.to_string())
-        });
+        let mut rewriter = crate::Rewriter::new(Type::Html, config, layers, Vec::new());
+        let events = rewriter.events();
+        let take = |told: &mut Vec<String>| {
+            told.extend(events.take_warnings().iter().map(ToString::to_string))
+        };
+        let mut told = Vec::new();
         rewriter
             .write(b"<base href=d/><img src=\"\xff.png\"><p>")
             .unwrap();
         rewriter.write(&[b' '; 100]).unwrap();
+        take(&mut told);
         let expected = "URL value at byte 24 is not valid UTF-8: left as it is";
-        assert_eq!(*told.borrow(), [expected], "told before the end");
+        assert_eq!(told, [expected], "told before the end");
         rewriter.write(b"<img src=\"\xfe.png\">").unwrap();
         let (report, _) = rewriter.end().unwrap();
+        take(&mut told);
         let kept: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
-        assert_eq!(kept, *told.borrow());
+        assert_eq!(kept, told);
         assert_eq!(kept.len(), 2);
     }
 

@@ -5,13 +5,13 @@
 //! names one, else its first bytes' ([`decide`]): a page, a stylesheet or
 //! an XML document, each through its engine.
 
-use std::cell::RefCell;
 use std::io::{self, Read, Write};
-use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::document::buffers::CHUNK;
 use crate::document::config::Config;
-use crate::document::links::Link;
+use crate::document::error::Error as DocumentError;
+use crate::document::events::Events;
 use crate::document::report::Report as DocumentReport;
 use crate::source::http::{self, HeadError, ResponseRewriter, ResponseWarning};
 use crate::source::listener::{Document, Done, Listener, SourceWarning};
@@ -20,7 +20,7 @@ use crate::source::names;
 use crate::source::output::{self, SourceError, lowercase};
 use crate::source::typing::{By, Clue, Decided, FIRST_BYTES, decide, read_first, sniff_limit};
 use crate::source::warc;
-use crate::typed::{Type, TypedRewriter};
+use crate::typed::{Rewriter, Type};
 use crate::url::Layers;
 
 use crate::source::output::{Input, Output};
@@ -153,52 +153,47 @@ pub fn run(
         typed = decide(kind, clue, &first, config.encoding);
         reader = Box::new(io::Cursor::new(first).chain(reader));
     }
-    // The engine's hooks outlive the listener as far as it knows: what
-    // they hear is gathered, and told before each read (after each write
-    // of the engine) and at the end.
-    let heard = Rc::new(RefCell::new(Heard::default()));
-    let telling = Telling {
-        reader,
-        heard: Rc::clone(&heard),
+    // What the engine queues is told after each of its writes, and at
+    // the end.
+    let mut telling = Telling {
         listener,
         document,
         warnings: warned,
         changes: 0,
     };
-    let tell = {
-        let heard = Rc::clone(&heard);
-        move |w: &ResponseWarning| heard.borrow_mut().warnings.push(w.clone())
-    };
-    let hear = listener.hears_links().then(|| {
-        let heard = Rc::clone(&heard);
-        move |link: &Link| heard.borrow_mut().links.push(link.clone())
-    });
+    let listening = listener.hears_links();
     let (mut changes, mut warnings) = (0, 0);
     let rewrite = |writer: &mut (dyn Write + Send), output_name: &str| {
-        let mut telling = telling;
         let result = match http {
             None => {
                 let kind = typed.kind.unwrap_or(Type::Html);
-                let mut rewriter = TypedRewriter::new(kind, config, layers, writer)
-                    .on_warning(move |w| tell(&ResponseWarning::Document(w.clone())));
-                if let Some(hear) = hear {
-                    rewriter = rewriter.on_link(hear);
+                let mut rewriter = Rewriter::new(kind, config, layers, writer);
+                if listening {
+                    rewriter = rewriter.with_links();
                 }
-                rewriter
-                    .read_from(&mut telling)
-                    .and_then(|()| rewriter.end())
-                    .map(|(report, _)| PageReport::Document(report, typed.clone()))
-                    .map_err(|e| SourceError::of(e, &input_name, output_name))
+                let events = rewriter.events();
+                let tell = |t: &mut Telling| t.tell(&events, ResponseWarning::Document);
+                pump(
+                    &mut reader,
+                    |chunk| rewriter.write(chunk),
+                    &mut telling,
+                    tell,
+                )
+                .and_then(|()| rewriter.end())
+                .inspect(|_| tell(&mut telling))
+                .map(|(report, _)| PageReport::Document(report, typed.clone()))
+                .map_err(|e| SourceError::of(e, &input_name, output_name))
             }
             Some(options) => {
-                let mut rewriter =
-                    ResponseRewriter::new(config, layers, options, writer).on_warning(tell);
-                if let Some(hear) = hear {
-                    rewriter = rewriter.on_link(hear);
+                let mut rewriter = ResponseRewriter::new(config, layers, options, writer);
+                if listening {
+                    rewriter = rewriter.with_links();
                 }
-                rewriter
-                    .read_from(&mut telling)
+                let events = rewriter.events();
+                let tell = |t: &mut Telling| t.tell(&events, |w| w);
+                pump(&mut reader, |chunk| rewriter.write(chunk), &mut telling, tell)
                     .and_then(|()| rewriter.end())
+                    .inspect(|_| tell(&mut telling))
                     .map(|(report, _)| PageReport::Response(report))
                     .map_err(|e| match e {
                         // A page, not a response: what to do instead.
@@ -214,7 +209,6 @@ pub fn run(
                     })
             }
         };
-        telling.tell();
         (changes, warnings) = (telling.changes, telling.warnings);
         result
     };
@@ -228,18 +222,8 @@ pub fn run(
     Ok(tally)
 }
 
-/// What the engine's hooks heard, not yet told.
-#[derive(Default)]
-struct Heard {
-    warnings: Vec<ResponseWarning>,
-    links: Vec<Link>,
-}
-
-/// The input, read by the engine: before each read, what the engine heard
-/// is told (so, as it happens: after each of its writes).
+/// What tells the listener what the engine queued.
 struct Telling<'a> {
-    reader: Box<dyn Read>,
-    heard: Rc<RefCell<Heard>>,
     listener: &'a dyn Listener,
     document: Document<'a>,
     /// Warnings told, and links told that would change.
@@ -248,24 +232,38 @@ struct Telling<'a> {
 }
 
 impl Telling<'_> {
-    fn tell(&mut self) {
-        let Heard { warnings, links } = std::mem::take(&mut *self.heard.borrow_mut());
-        for warning in &warnings {
+    fn tell<W: 'static>(&mut self, events: &Events<W>, page: impl Fn(W) -> ResponseWarning) {
+        for warning in events.take_warnings() {
             self.warnings += 1;
             self.listener
-                .warning(&self.document, &SourceWarning::Page(warning));
+                .warning(&self.document, &SourceWarning::Page(&page(warning)));
         }
-        for link in &links {
+        for link in &events.take_links() {
             self.changes += usize::from(would_change(link));
             self.listener.link(&self.document, link);
         }
     }
 }
 
-impl Read for Telling<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.tell();
-        self.reader.read(buf)
+/// Gives all that `reader` gives to the engine's `write`, a chunk at a
+/// time, telling what it queued after each write (so, as it happens).
+fn pump<E: From<DocumentError>>(
+    reader: &mut dyn Read,
+    mut write: impl FnMut(&[u8]) -> Result<(), E>,
+    telling: &mut Telling<'_>,
+    tell: impl Fn(&mut Telling<'_>),
+) -> Result<(), E> {
+    let mut chunk = vec![0; CHUNK];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(DocumentError::Read(e).into()),
+        };
+        let written = write(&chunk[..n]);
+        tell(telling);
+        written?;
     }
 }
 

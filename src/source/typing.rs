@@ -3,7 +3,7 @@
 //! type (`--http`, `--warc`), the file's extension (`--site`), or, for a
 //! document given alone, its first bytes. A source says what it knows as a
 //! [`Clue`], and hands the [`Decided`] type to the engine dispatch
-//! ([`TypedRewriter`](crate::TypedRewriter)); `-v` says what decided it.
+//! ([`Rewriter`](crate::Rewriter)); `-v` says what decided it.
 //!
 //! The first bytes are as many as tell the root element of an XML
 //! document, whatever comments, processing instructions and DOCTYPE come

@@ -31,9 +31,9 @@ use crate::document::buffers::CHUNK;
 use crate::document::config::Config;
 use crate::document::error::Error;
 use crate::document::front::Front;
-use crate::document::links::Link;
+use crate::document::links::Hear;
 use crate::document::memory::Allowance;
-use crate::document::report::{Report, Warning};
+use crate::document::report::{Report, Tell};
 use crate::url::Layers;
 use sheet::Sheet;
 
@@ -49,7 +49,7 @@ use sheet::Sheet;
 ///     "--retrieved-from",
 /// )?;
 /// let config = Config::default();
-/// let mut rewriter = htmlabs::stylesheet::Rewriter::new(config, layers, Vec::new());
+/// let mut rewriter = htmlabs::Rewriter::new(htmlabs::Type::Css, config, layers, Vec::new());
 /// rewriter.write(b"@import 'reset.css';\nbody { background: url(../img/bg.png) }")?;
 /// rewriter.write(b" /* url(not-this.png) */")?;
 /// let (report, css) = rewriter.end()?;
@@ -83,15 +83,15 @@ impl<W: Write> Rewriter<W> {
 
     /// Tells each warning to `tell` as it happens; the report still lists
     /// them all at the end.
-    pub fn on_warning(mut self, tell: impl FnMut(&Warning) + 'static) -> Self {
-        self.front.on_warning(Box::new(tell));
+    pub fn on_warning(mut self, tell: Tell) -> Self {
+        self.front.on_warning(tell);
         self
     }
 
     /// Lets `hear` hear each URL as it is resolved (the link report), at
     /// its line and column; its element and attribute are empty.
-    pub fn on_link(mut self, hear: impl FnMut(&Link) + 'static) -> Self {
-        self.front.on_link(Box::new(hear));
+    pub fn on_link(mut self, hear: Hear) -> Self {
+        self.front.on_link(hear);
         self
     }
 
@@ -112,37 +112,6 @@ impl<W: Write> Rewriter<W> {
     }
 }
 
-/// Rewrites all of `input` into `output`, as [`crate::rewrite`] does a page.
-///
-/// ```
-/// use htmlabs::{Config, Layers, Standard};
-///
-/// let layers = Layers::default().with_retrieval(
-///     Standard::Rfc1808,
-///     "https://example.com/css/fonts.css",
-///     "--retrieved-from",
-/// )?;
-/// let config = Config::default();
-/// let css = std::io::Cursor::new("@font-face { src: url('../fonts/a.woff2') format('woff2') }");
-/// let mut out = Vec::new();
-/// htmlabs::stylesheet::rewrite(config, layers, css, &mut out)?;
-/// assert_eq!(
-///     String::from_utf8(out)?,
-///     "@font-face { src: url('https://example.com/fonts/a.woff2') format('woff2') }"
-/// );
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn rewrite(
-    config: impl Into<Arc<Config>>,
-    layers: Layers,
-    input: impl Read,
-    output: impl Write,
-) -> Result<Report, Error> {
-    let mut rewriter = Rewriter::new(config, layers, output);
-    rewriter.read_from(input)?;
-    rewriter.end().map(|(report, _)| report)
-}
-
 /// Rewrites a stylesheet held in memory, as [`crate::rewrite_bytes`] does a
 /// page.
 ///
@@ -155,8 +124,8 @@ pub fn rewrite(
 ///     "WARC-Target-URI",
 /// )?;
 /// let config = Config::default();
-/// let (out, _) = htmlabs::stylesheet::rewrite_bytes(
-///     config, layers,
+/// let (out, _) = htmlabs::rewrite_bytes(
+///     htmlabs::Type::Css, config, layers,
 ///     b"a { background-image: image-set('x.png' 1x, 'x2.png' 2x) }",
 /// )?;
 /// assert_eq!(

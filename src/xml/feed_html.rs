@@ -7,13 +7,13 @@
 //! changed, for the XML engine to write back the way the text came.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use encoding_rs::UTF_8;
 
 use crate::document::config::{Config, Nesting};
+use crate::document::events::Events;
 use crate::document::links::Link;
 use crate::document::memory::{Allowance, Budget};
 use crate::document::report::{Counts, Warning};
@@ -66,28 +66,19 @@ pub fn rewrite(
     };
     let mut rewriter = Rewriter::nested(Arc::new(config), layers, nesting, Vec::new())
         .with_allowance(Rc::clone(allowance));
-    let links = Rc::new(RefCell::new((Vec::new(), allowance.budget(), false)));
+    // Past what is left, the links are not kept: the document is over its
+    // share, and its rewriting stops.
+    let events = Events::<Warning>::default();
+    events.charge(allowance);
     if listen {
-        let links = Rc::clone(&links);
-        rewriter = rewriter.on_link(move |link| {
-            let (list, budget, over) = &mut *links.borrow_mut();
-            // Past what is left, the rest are not kept: the document is
-            // over its share, and its rewriting stops.
-            *over |= *over || budget.take(link.size()).is_err();
-            if !*over {
-                list.push(link.clone());
-            }
-        });
+        rewriter = rewriter.on_link(events.hearer());
     }
     let done = rewriter
         .write(html.as_bytes())
         .and_then(|()| rewriter.end_with_splices());
     // Into a `Vec`, from a `&str`: a page engine that fails has changed
     // nothing.
-    let (links, mut held, _) = Rc::try_unwrap(links)
-        .map_err(|_| ())
-        .expect("the rewriter, and its handler, are gone")
-        .into_inner();
+    let (links, mut held) = events.take_held();
     let Ok((report, _, splices)) = done else {
         return Rewritten {
             edits: Vec::new(),

@@ -63,15 +63,15 @@ mod vocabulary;
 use std::io::{Read, Write};
 use std::sync::Arc;
 
-pub use sniff::{Sniffed, XmlKind, sniff, sniff_in};
+pub use sniff::{XmlKind, sniff, sniff_in};
 
 use crate::document::buffers::CHUNK;
 use crate::document::config::Config;
 use crate::document::error::Error;
 use crate::document::front::Front;
-use crate::document::links::Link;
+use crate::document::links::Hear;
 use crate::document::memory::Allowance;
-use crate::document::report::{Report, Warning};
+use crate::document::report::{Report, Tell};
 use crate::url::Layers;
 use document::Document;
 
@@ -89,7 +89,7 @@ use document::Document;
 ///     "--retrieved-from",
 /// )?;
 /// let config = Config::default();
-/// let mut rewriter = htmlabs::xml::Rewriter::new(config, layers, Vec::new());
+/// let mut rewriter = htmlabs::Rewriter::new(htmlabs::Type::Xml, config, layers, Vec::new());
 /// rewriter.write(b"<rss version='2.0'><channel><item><link>posts/1</link>")?;
 /// rewriter.write(b"<description>&lt;img src=\"a.png\"&gt;</description></item></channel></rss>")?;
 /// let (report, xml) = rewriter.end()?;
@@ -123,8 +123,8 @@ impl<W: Write> Rewriter<W> {
 
     /// Tells each warning to `tell` as it happens; the report still lists
     /// them all at the end.
-    pub fn on_warning(mut self, tell: impl FnMut(&Warning) + 'static) -> Self {
-        self.front.on_warning(Box::new(tell));
+    pub fn on_warning(mut self, tell: Tell) -> Self {
+        self.front.on_warning(tell);
         self
     }
 
@@ -134,8 +134,8 @@ impl<W: Write> Rewriter<W> {
     /// `feed/entry/content/a`), past seven names its first three, `…` and
     /// its last four, each cut at 64 bytes; its attribute the name as
     /// written, empty for an element's content.
-    pub fn on_link(mut self, hear: impl FnMut(&Link) + 'static) -> Self {
-        self.front.on_link(Box::new(hear));
+    pub fn on_link(mut self, hear: Hear) -> Self {
+        self.front.on_link(hear);
         self
     }
 
@@ -156,39 +156,6 @@ impl<W: Write> Rewriter<W> {
     }
 }
 
-/// Rewrites all of `input` into `output`, as [`crate::rewrite`] does a page.
-///
-/// ```
-/// use htmlabs::{Config, Layers, Standard};
-///
-/// let layers = Layers::default().with_retrieval(
-///     Standard::Rfc1808,
-///     "https://example.com/sitemap.xml",
-///     "--retrieved-from",
-/// )?;
-/// let config = Config::default();
-/// let sitemap = std::io::Cursor::new(
-///     "<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'><url><loc>/a/</loc></url></urlset>",
-/// );
-/// let mut out = Vec::new();
-/// htmlabs::xml::rewrite(config, layers, sitemap, &mut out)?;
-/// assert_eq!(
-///     String::from_utf8(out)?,
-///     "<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'><url><loc>https://example.com/a/</loc></url></urlset>"
-/// );
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn rewrite(
-    config: impl Into<Arc<Config>>,
-    layers: Layers,
-    input: impl Read,
-    output: impl Write,
-) -> Result<Report, Error> {
-    let mut rewriter = Rewriter::new(config, layers, output);
-    rewriter.read_from(input)?;
-    rewriter.end().map(|(report, _)| report)
-}
-
 /// Rewrites an XML document held in memory, as [`crate::rewrite_bytes`]
 /// does a page.
 ///
@@ -203,7 +170,7 @@ pub fn rewrite(
 /// let config = Config::default();
 /// let svg = b"<svg xmlns='http://www.w3.org/2000/svg' xmlns:x='http://www.w3.org/1999/xlink'>\
 ///             <use x:href='#a'/><image href='a.png'/></svg>";
-/// let (out, report) = htmlabs::xml::rewrite_bytes(config, layers, svg)?;
+/// let (out, report) = htmlabs::rewrite_bytes(htmlabs::Type::Xml, config, layers, svg)?;
 /// assert_eq!(
 ///     String::from_utf8(out)?,
 ///     "<svg xmlns='http://www.w3.org/2000/svg' xmlns:x='http://www.w3.org/1999/xlink'>\

@@ -65,16 +65,6 @@ impl XmlKind {
 
 /// Whether a document that starts with `first` (its first bytes, as many
 /// as the caller has) is XML, and what kind: `None` is HTML.
-///
-/// ```
-/// use htmlabs::xml::{XmlKind, sniff};
-///
-/// assert_eq!(sniff(b"\xEF\xBB\xBF\n<?xml version='1.0'?><feed/>"), Some(XmlKind::Atom));
-/// assert_eq!(sniff(b"<!-- a sitemap --><urlset xmlns='x'>"), Some(XmlKind::Sitemap));
-/// assert_eq!(sniff(b"<?xml version='1.0'?><config/>"), Some(XmlKind::Other));
-/// assert_eq!(sniff(b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'>"), None);
-/// assert_eq!(sniff(b"<!DOCTYPE html><html>"), None);
-/// ```
 pub fn sniff(first: &[u8]) -> Option<XmlKind> {
     sniff_in(first, None).kind
 }
@@ -92,15 +82,6 @@ pub struct Sniffed {
 /// [`sniff`], with the bytes in `encoding` when the document says nothing
 /// of its own (`--encoding`, a charset: UTF-16 without a byte order mark),
 /// and whether more bytes could say more.
-///
-/// ```
-/// use htmlabs::xml::{XmlKind, sniff_in};
-///
-/// let utf16: Vec<u8> = "<rss>".encode_utf16().flat_map(u16::to_le_bytes).collect();
-/// let sniffed = sniff_in(&utf16, Some(encoding_rs::UTF_16LE));
-/// assert_eq!(sniffed.kind, Some(XmlKind::Rss));
-/// assert!(!sniff_in(b"<?xml version='1.0'?><!-- a long licence", None).complete);
-/// ```
 pub fn sniff_in(first: &[u8], encoding: Option<&'static Encoding>) -> Sniffed {
     let text = utf8(first, encoding);
     let start = text
@@ -235,6 +216,31 @@ fn utf32(bytes: &[u8], unit: fn([u8; 4]) -> u32) -> Cow<'_, [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_root_tells_the_kind_past_a_prolog() {
+        assert_eq!(
+            sniff(b"\xEF\xBB\xBF\n<?xml version='1.0'?><feed/>"),
+            Some(XmlKind::Atom)
+        );
+        assert_eq!(
+            sniff(b"<!-- a sitemap --><urlset xmlns='x'>"),
+            Some(XmlKind::Sitemap)
+        );
+        assert_eq!(
+            sniff(b"<?xml version='1.0'?><config/>"),
+            Some(XmlKind::Other)
+        );
+        assert_eq!(
+            sniff(b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'>"),
+            None
+        );
+        assert_eq!(sniff(b"<!DOCTYPE html><html>"), None);
+        let utf16: Vec<u8> = "<rss>".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let sniffed = sniff_in(&utf16, Some(encoding_rs::UTF_16LE));
+        assert_eq!(sniffed.kind, Some(XmlKind::Rss));
+        assert!(!sniff_in(b"<?xml version='1.0'?><!-- a long licence", None).complete);
+    }
 
     #[test]
     fn each_root_and_the_declaration_say_xml() {

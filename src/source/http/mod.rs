@@ -21,7 +21,6 @@ pub(crate) mod response;
 pub(crate) use head::{Edit, Head, HeadReader, starts_like_response};
 pub use head::{HeadError, Version};
 pub use report::{Block, Body, ResponseReport, ResponseWarning};
-pub(crate) use response::Hear;
 pub use response::{
     Error, Options, ResponseRewriter, body_type, rewrite_response, rewrite_response_bytes,
 };

@@ -3,7 +3,6 @@
 //! as it was when nothing changed.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -14,7 +13,7 @@ use std::sync::Mutex;
 use super::{Entry, FROM, Site};
 use crate::document::buffers::CHUNK;
 use crate::document::config::Config;
-use crate::document::links::Heard;
+use crate::document::events::Events;
 use crate::document::memory::Allowance;
 use crate::document::report::{Report, Warning};
 use crate::html::xhtml;
@@ -25,7 +24,7 @@ use crate::source::output::spool::{Held, Spool};
 use crate::source::output::staging::Staging;
 use crate::source::output::{SourceError, lowercase, quoted};
 use crate::source::typing::{Clue, decide, read_first, sniff_limit};
-use crate::typed::{Type, TypedRewriter};
+use crate::typed::{Rewriter, Type};
 use crate::url::Layers;
 
 /// A file's result.
@@ -119,10 +118,10 @@ pub(super) fn page(
     config: &Arc<Config>,
     entry: &Entry,
     buffers: &mut Buffers,
-    heard: Option<&Heard>,
+    listening: bool,
     on: &dyn Listener,
     allowance: &Rc<Allowance>,
-) -> (Did, usize, Option<Type>) {
+) -> (Did, usize, Option<Type>, Events) {
     let path = &entry.path;
     let failed = |e: SourceError| {
         on.failure(&Document::File(path), &e);
@@ -131,7 +130,7 @@ pub(super) fn page(
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
     let (mut file, metadata) = match open(path) {
         Ok(opened) => opened,
-        Err(e) => return (failed(e), 0, None),
+        Err(e) => return (failed(e), 0, None, Events::default()),
     };
     let mut input = std::mem::take(&mut buffers.input);
     input.clear();
@@ -142,7 +141,7 @@ pub(super) fn page(
             .is_ok();
     if whole {
         if let Err(e) = file.read_to_end(&mut input) {
-            return (failed(read_error(e)), 0, None);
+            return (failed(read_error(e)), 0, None, Events::default());
         }
     }
     let mut source = Source {
@@ -150,6 +149,7 @@ pub(super) fn page(
         whole: whole.then_some(&input[..]),
     };
     let mut kind = None;
+    let mut events = Events::default();
     let (did, warnings) = rewrite_page(
         site,
         written,
@@ -158,14 +158,14 @@ pub(super) fn page(
         &mut source,
         &metadata,
         &mut buffers.output,
-        heard,
-        &mut kind,
+        listening,
+        (&mut kind, &mut events),
         on,
         allowance,
     )
     .unwrap_or_else(|e| (failed(e), 0));
     buffers.input = kept(input);
-    (did, warnings, kind)
+    (did, warnings, kind, events)
 }
 
 /// A file's bytes: in memory when read whole, else in its file.
@@ -212,7 +212,8 @@ impl Held for Source<'_> {
 }
 
 /// [`page`], once the file is open (and read, when whole): its type
-/// (`kind`) decided by its extension and its first bytes.
+/// (`kind`) decided by its extension and its first bytes; its rewriter's
+/// `events` (its links, when `listening`) kept for the run.
 #[allow(clippy::too_many_arguments)]
 fn rewrite_page(
     site: &Site,
@@ -222,8 +223,8 @@ fn rewrite_page(
     source: &mut Source<'_>,
     metadata: &Metadata,
     output: &mut Vec<u8>,
-    heard: Option<&Heard>,
-    kind: &mut Option<Type>,
+    listening: bool,
+    (kind, events): (&mut Option<Type>, &mut Events),
     on: &dyn Listener,
     allowance: &Rc<Allowance>,
 ) -> Result<(Did, usize), SourceError> {
@@ -286,21 +287,18 @@ fn rewrite_page(
         .with_retrieval(config.standard, &url, FROM)
         .map_err(|e| SourceError::Refused(e.to_string()))?;
     let mut spool = Spool::reusing(std::mem::take(output), allowance.memory());
-    // The rewriter's hooks live as long as it does, longer than `on` is
-    // known to: warnings are gathered and told after each write.
-    let told = Rc::new(RefCell::new(Vec::new()));
-    let mut rewriter = TypedRewriter::new(of_type, Arc::clone(config), layers, &mut spool)
-        .with_allowance(Rc::clone(allowance))
-        .on_warning({
-            let told = Rc::clone(&told);
-            move |w| told.borrow_mut().push(w.clone())
-        });
-    if let Some(heard) = heard {
-        rewriter = rewriter.on_link(heard.hook());
+    // Warnings are told after each write; links are kept (taken from the
+    // file's share) to be told in the files' order.
+    let mut rewriter = Rewriter::new(of_type, Arc::clone(config), layers, &mut spool)
+        .with_allowance(Rc::clone(allowance));
+    if listening {
+        rewriter = rewriter.with_links();
     }
+    *events = rewriter.events();
+    let told = rewriter.events();
     let mut warnings = 0;
     let mut tell = || {
-        for warning in told.take() {
+        for warning in told.take_warnings() {
             warnings += 1;
             on.warning(&document, &SourceWarning::Document(&warning));
         }
@@ -353,7 +351,7 @@ fn rewrite_page(
             return Ok((Did::Failed, warnings));
         }
     };
-    if report.incomplete() || heard.is_some_and(Heard::over) {
+    if report.incomplete() || events.over() {
         let why = match report.incomplete() {
             true => stopped(&report),
             false => "its links do not fit the memory limit (--max-memory)",

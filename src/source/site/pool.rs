@@ -14,7 +14,8 @@ use rayon::prelude::*;
 use super::file::{Attempt, Buffers, Did, page};
 use super::{Entry, Met, Site, Walked};
 use crate::document::config::Config;
-use crate::document::links::{Heard, Link};
+use crate::document::events::Events;
+use crate::document::links::Link;
 use crate::document::memory::{Allowance, Drawn, Memory};
 use crate::source::listener::{Document, Done, Listener, Passed, Progress, SourceWarning};
 use crate::source::listing::{left_as_it_was, would_change};
@@ -157,10 +158,17 @@ impl<'a> Sequence<'a> {
         }
     }
 
-    fn done(&self, index: usize, path: &'a Path, links: Heard, memory: &Memory, on: &dyn Listener) {
+    fn done(
+        &self,
+        index: usize,
+        path: &'a Path,
+        links: Events,
+        memory: &Memory,
+        on: &dyn Listener,
+    ) {
         let mut told = self.told.lock().expect("no worker panics");
         if index == told.next {
-            let (links, _) = links.take();
+            let links = links.take_links();
             told.waiting.insert(index, (path, links, None));
         } else {
             match links.draw(memory) {
@@ -281,8 +289,7 @@ pub(crate) fn run(
             |buffers, (index, entry)| {
                 let path = entry.path.as_path();
                 if stop.load(Ordering::Relaxed) {
-                    let none = Heard::new(&Allowance::standalone(0));
-                    sequence.done(index, path, none, &memory, on);
+                    sequence.done(index, path, Events::default(), &memory, on);
                     return;
                 }
                 // A share of the run's memory: a small one beside the
@@ -293,15 +300,14 @@ pub(crate) fn run(
                 let mut share = ticket.share();
                 let (did, warnings, kind, heard, attempt) = loop {
                     let allowance = Allowance::new(share);
-                    let heard = Heard::new(&allowance);
                     let attempt = Attempt::default();
-                    let (did, warnings, kind) = page(
+                    let (did, warnings, kind, heard) = page(
                         site,
                         written.as_ref(),
                         config,
                         entry,
                         buffers,
-                        listening.then_some(&heard),
+                        listening,
                         &attempt,
                         &allowance,
                     );

@@ -18,12 +18,13 @@ use super::write::{self, Packing, Record, now, record_id};
 use crate::document::config::Config;
 use crate::document::encoding;
 use crate::document::error::Error as DocumentError;
-use crate::document::links::{Heard, Link};
+use crate::document::events::Events;
+use crate::document::links::Link;
 use crate::document::memory::{Allowance, Drawn, Memory};
 use crate::source::http::{self, Edit, HeadReader, media};
 use crate::source::output::spool::{Held, Spool};
 use crate::source::typing::{Clue, decide, may_be_read, media_type_of, read_first, sniff_limit};
-use crate::typed::{Type, TypedRewriter};
+use crate::typed::{Rewriter, Type};
 use crate::url::Layers;
 
 /// How a rewritten page is written.
@@ -201,9 +202,10 @@ fn attempt(
         kind: None,
         drawn: None,
     };
-    let heard = Heard::new(allowance);
-    let hear = work.listen.then(|| heard.hook());
-    if let Err(e) = rewrite(config, content_location, work, &mut done, hear, allowance) {
+    // The record's links, kept (taken from its share) until it is told.
+    let heard = Events::default();
+    heard.charge(allowance);
+    if let Err(e) = rewrite(config, content_location, work, &mut done, &heard, allowance) {
         done.changed = false;
         done.record = None;
         done.replaces = false;
@@ -280,7 +282,7 @@ fn rewrite(
     content_location: bool,
     work: &mut Work,
     done: &mut Done,
-    hear: Option<impl FnMut(&Link) + 'static>,
+    heard: &Events<http::ResponseWarning>,
     allowance: &Rc<Allowance>,
 ) -> io::Result<()> {
     let heads = match work.kind {
@@ -301,13 +303,12 @@ fn rewrite(
     check_digests(work, heads.as_ref(), done)?;
     let page = match (&work.kind, heads) {
         (Kind::Response, Some((heads, offset))) => {
-            let hear = hear.map(|h| Box::new(h) as http::Hear);
             let body = Body { heads, offset };
-            response(config, content_location, work, body, done, hear, allowance)?
+            response(config, content_location, work, body, done, heard, allowance)?
         }
         (Kind::Resource { essence, charset }, _) => {
             let (essence, charset) = (essence.clone(), charset.clone());
-            resource(config, work, &essence, charset, done, hear, allowance)?
+            resource(config, work, &essence, charset, done, heard, allowance)?
         }
         _ => None,
     };
@@ -385,7 +386,7 @@ fn response(
     work: &mut Work,
     body: Body,
     done: &mut Done,
-    hear: Option<http::Hear>,
+    heard: &Events<http::ResponseWarning>,
     allowance: &Rc<Allowance>,
 ) -> io::Result<Option<Page>> {
     let Body {
@@ -421,7 +422,8 @@ fn response(
         &mut body,
         body_offset,
         &mut io::sink(),
-        hear,
+        heard.clone(),
+        work.listen,
         Rc::clone(allowance),
     ) {
         // A type no engine reads after all (`application/xml` of another
@@ -515,7 +517,7 @@ fn resource(
     essence: &str,
     charset: Option<String>,
     done: &mut Done,
-    hear: Option<impl FnMut(&Link) + 'static>,
+    heard: &Events<http::ResponseWarning>,
     allowance: &Rc<Allowance>,
 ) -> io::Result<Option<Page>> {
     let sniffing = config
@@ -537,14 +539,16 @@ fn resource(
         layers = layers.with_charset(encoding, "the record's Content-Type");
     }
     let mut spool = Spool::new(&work.memory);
-    let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers, &mut spool)
+    let mut rewriter = Rewriter::new(kind, Arc::clone(config), layers, &mut spool)
         .with_allowance(Rc::clone(allowance));
-    if let Some(hear) = hear {
-        rewriter = rewriter.on_link(hear);
+    if work.listen {
+        rewriter = rewriter.with_links();
     }
+    let events = rewriter.events();
     let result = rewriter
         .read_from(work.block.reader()?)
         .and_then(|()| rewriter.end());
+    heard.keep(events.take_held());
     let result = match result {
         Ok((report, _)) => Ok(Outcome {
             urls: report.counts.rewritten,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::document::config::Config;
 use crate::document::error::Error as DocumentError;
+use crate::document::events::Events;
 use crate::document::memory::Allowance;
 use crate::source::http::coding::{self, Broken, Decision, Plan, Planned};
 use crate::source::http::entity::{Entity, entity};
@@ -20,9 +21,8 @@ use crate::typed::Type;
 use crate::url::Layers;
 
 use super::shared::{
-    Error, Hear, Options, Outcome, Shared, Tell, Told, allowance, as_it_came, body_start,
-    content_length, decided, document_rewriter, report, sniffing_encoding, type_note, warn,
-    written,
+    Error, Options, Outcome, Shared, Told, allowance, as_it_came, body_start, content_length,
+    decided, document_rewriter, report, sniffing_encoding, type_note, warn, written,
 };
 
 /// Where a break is, in the user's terms: a byte of the input when no
@@ -326,9 +326,9 @@ pub(super) fn decoded(
 }
 /// Rewrites a response whose blocks are read (`heads`) and whose body is
 /// held whole (`body`, which starts at `body_offset` of the input), into
-/// `out`, telling each warning to `tell` as it happens and letting `hear`
-/// hear each URL value: what a source that holds its responses calls (a
-/// WARC record in memory or spilled).
+/// `out`, queueing its warnings in `events` as they happen, and its URL
+/// values too when `listening`: what a source that holds its responses
+/// calls (a WARC record in memory or spilled).
 #[allow(clippy::too_many_arguments)]
 pub fn rewrite_parts(
     config: &Arc<Config>,
@@ -338,8 +338,8 @@ pub fn rewrite_parts(
     body: &mut dyn Held,
     body_offset: usize,
     out: &mut dyn Write,
-    tell: Option<Tell>,
-    hear: Option<Hear>,
+    events: Events<ResponseWarning>,
+    listening: bool,
 ) -> Result<ResponseReport, Error> {
     let (mut outcome, told) = held_run(
         config,
@@ -349,8 +349,11 @@ pub fn rewrite_parts(
         body,
         body_offset,
         out,
-        (tell, hear),
-        None,
+        Told {
+            events,
+            listening,
+            ..Told::default()
+        },
     )?;
     outcome.finish(out)?;
     Ok(report(heads, body_offset, body.len(), outcome, &told))
@@ -370,7 +373,8 @@ pub(crate) fn rewrite_parts_held(
     body: &mut dyn Held,
     body_offset: usize,
     out: &mut dyn Write,
-    hear: Option<Hear>,
+    events: Events<ResponseWarning>,
+    listening: bool,
     allowance: Rc<Allowance>,
 ) -> Result<(ResponseReport, Option<Spool>), Error> {
     debug_assert!(options.strip_headers, "only the body is written");
@@ -382,8 +386,12 @@ pub(crate) fn rewrite_parts_held(
         body,
         body_offset,
         out,
-        (None, hear),
-        Some(allowance),
+        Told {
+            events,
+            listening,
+            allowance: Some(allowance),
+            ..Told::default()
+        },
     )?;
     let rewritten = outcome.rewritten.take();
     Ok((
@@ -403,15 +411,9 @@ fn held_run(
     body: &mut dyn Held,
     body_offset: usize,
     out: &mut dyn Write,
-    (tell, hear): (Option<Tell>, Option<Hear>),
-    allowance: Option<Rc<Allowance>>,
+    told: Told,
 ) -> Result<(Outcome, Shared), Error> {
-    let told: Shared = Rc::new(RefCell::new(Told {
-        list: Vec::new(),
-        tell,
-        hear: hear.map(|hear| Rc::new(RefCell::new(hear))),
-        allowance,
-    }));
+    let told: Shared = Rc::new(RefCell::new(told));
     let entity = entity(heads, given, config.standard, options.content_location);
     for w in entity.warnings.iter().cloned() {
         warn(&told, w);
@@ -466,8 +468,8 @@ pub fn rewrite_response_bytes(
         &mut body,
         body_offset,
         &mut out,
-        None,
-        None,
+        Events::default(),
+        false,
     )?;
     Ok((out, report))
 }

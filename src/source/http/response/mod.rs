@@ -21,5 +21,5 @@ mod stream;
 
 pub(crate) use held::rewrite_parts_held;
 pub use held::rewrite_response_bytes;
-pub use shared::{Error, Hear, Options, body_type};
+pub use shared::{Error, Options, body_type};
 pub use stream::{ResponseRewriter, rewrite_response};

@@ -11,16 +11,19 @@ use encoding_rs::Encoding;
 
 use crate::document::config::Config;
 use crate::document::error::Error as DocumentError;
+use crate::document::events::Events;
+use crate::document::links::Hear;
 use crate::document::links::Link;
 use crate::document::memory::Allowance;
 use crate::document::report::Report as DocumentReport;
+use crate::document::report::Tell;
 use crate::source::http::head::{Head, HeadError};
 use crate::source::http::media::MediaType;
 use crate::source::http::report::{Block, Body, ResponseReport, ResponseWarning};
 use crate::source::names;
 use crate::source::output::spool::{Held, Spool};
 use crate::source::typing::{By, Clue, Decided, decide};
-use crate::typed::{Type, TypedRewriter};
+use crate::typed::{Rewriter, Type};
 use crate::url::Layers;
 
 /// What a response's run is asked to do, besides its document's [`Config`]
@@ -47,16 +50,14 @@ pub enum Error {
     Document(#[from] DocumentError),
 }
 
-/// What is told of each warning as it happens.
-pub type Tell = Box<dyn FnMut(&ResponseWarning)>;
-
-/// The warnings of a run: kept for its report and told as they happen.
+/// The warnings of a run: kept for its report and queued as they happen.
 #[derive(Default)]
 pub(super) struct Told {
     pub(super) list: Vec<ResponseWarning>,
-    pub(super) tell: Option<Tell>,
-    /// Hears each URL value of the document (the link report), when set.
-    pub(super) hear: Option<Rc<RefCell<Hear>>>,
+    /// The response's events: its warnings, and each URL value of its
+    /// document (the link report) when `listening`.
+    pub(super) events: Events<ResponseWarning>,
+    pub(super) listening: bool,
     /// What the document and the body held for its codings take from: a
     /// share of the run's memory (made of the config's own when none is
     /// given).
@@ -72,9 +73,6 @@ pub(super) fn allowance(told: &Shared, config: &Config) -> Rc<Allowance> {
     )
 }
 
-/// What hears each URL value of the document.
-pub type Hear = Box<dyn FnMut(&Link)>;
-
 /// The document's rewriter, for its type, writing to `writer`: its warnings told and its
 /// links heard as the run's are. `shift` is where the body starts in the
 /// input (its byte, and the lines before it), when the document's bytes
@@ -86,23 +84,25 @@ pub(super) fn document_rewriter<W: Write>(
     writer: W,
     told: &Shared,
     shift: Option<(usize, usize)>,
-) -> TypedRewriter<W> {
+) -> Rewriter<W> {
     let told_here = Rc::clone(told);
-    let mut rewriter = TypedRewriter::new(kind, Arc::clone(config), layers, writer)
-        .with_allowance(allowance(told, config))
-        .on_warning(move |w| warn(&told_here, ResponseWarning::Document(w.clone())));
-    if let Some(hear) = told.borrow().hear.clone() {
-        rewriter = rewriter.on_link(move |link| match shift {
-            Some((offset, lines)) => {
+    let tell: Tell = Box::new(move |w| warn(&told_here, ResponseWarning::Document(w.clone())));
+    let hear = {
+        let told = told.borrow();
+        told.listening.then(|| {
+            let events = told.events.clone();
+            Box::new(move |link: &Link| {
                 let mut link = link.clone();
-                link.position.offset += offset;
-                link.position.line += lines;
-                (hear.borrow_mut())(&link)
-            }
-            None => (hear.borrow_mut())(link),
-        });
-    }
-    rewriter
+                if let Some((offset, lines)) = shift {
+                    link.position.offset += offset;
+                    link.position.line += lines;
+                }
+                events.hear(link);
+            }) as Hear
+        })
+    };
+    Rewriter::inside(kind, Arc::clone(config), layers, writer, tell, hear)
+        .with_allowance(allowance(told, config))
 }
 
 /// Where the body after `heads` starts: its byte, and the lines before it.
@@ -119,9 +119,7 @@ pub(super) type Shared = Rc<RefCell<Told>>;
 
 pub(super) fn warn(told: &Shared, warning: ResponseWarning) {
     let mut told = told.borrow_mut();
-    if let Some(tell) = &mut told.tell {
-        tell(&warning);
-    }
+    told.events.warn(warning.clone());
     told.list.push(warning);
 }
 

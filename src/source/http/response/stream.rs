@@ -3,7 +3,6 @@
 //! nothing that comes first depends on what comes after, else held and
 //! handed to [`held`](super::held) at its end.
 
-use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -12,7 +11,7 @@ use encoding_rs::Encoding;
 
 use crate::document::config::Config;
 use crate::document::error::Error as DocumentError;
-use crate::document::links::Link;
+use crate::document::events::Events;
 use crate::source::http::coding::{self, Decision, PEEK, Starts};
 use crate::source::http::entity::{Entity, entity};
 use crate::source::http::head::{Head, HeadReader};
@@ -20,7 +19,7 @@ use crate::source::http::media::MediaType;
 use crate::source::http::report::{Body, ResponseReport, ResponseWarning};
 use crate::source::output::spool::Spool;
 use crate::source::typing::{self, Decided};
-use crate::typed::{Type, TypedRewriter};
+use crate::typed::{Rewriter, Type};
 use crate::url::Layers;
 
 use super::held::{coding_note, respond};
@@ -51,7 +50,7 @@ pub(super) enum State<W: Write> {
     First { held: Vec<u8>, output: W },
     /// No coding holds, and nothing in the blocks depends on the body:
     /// straight through the document's rewriter.
-    Stream(Box<TypedRewriter<W>>),
+    Stream(Box<Rewriter<W>>),
     /// No document htmlabs reads, and nothing to decode: copied.
     Copy(W),
     /// Held to the end.
@@ -105,20 +104,21 @@ impl<W: Write> ResponseRewriter<W> {
         }
     }
 
-    /// Tells each warning to `tell` as it happens; the report still lists
-    /// them all.
-    pub fn on_warning(self, tell: impl FnMut(&ResponseWarning) + 'static) -> Self {
-        self.told.borrow_mut().tell = Some(Box::new(tell));
+    /// Asks for the link report: each URL value of the document, once its
+    /// place in the input is known, is queued in the [`events`](Self::events),
+    /// as [`Rewriter::with_links`](crate::Rewriter::with_links) does. A body
+    /// that breaks its coding halfway is written as it came, yet its values
+    /// before the break were heard.
+    pub fn with_links(self) -> Self {
+        self.told.borrow_mut().listening = true;
         self
     }
 
-    /// Lets `hear` hear each URL value of the document as it is resolved
-    /// (the link report), as [`TypedRewriter::on_link`] does. A body that breaks
-    /// its coding halfway is written as it came, yet its values before the
-    /// break were heard.
-    pub fn on_link(self, hear: impl FnMut(&Link) + 'static) -> Self {
-        self.told.borrow_mut().hear = Some(Rc::new(RefCell::new(Box::new(hear))));
-        self
+    /// What it told as it read, not yet taken (its warnings, and its
+    /// links when asked for): a handle that outlives it. The report still
+    /// lists every warning.
+    pub fn events(&self) -> Events<ResponseWarning> {
+        self.told.borrow().events.clone()
     }
 
     /// Rewrites all that `input` gives, 64 KiB at a time.
