@@ -81,12 +81,13 @@ fn the_stubs_type_each_option() {
     assert_eq!(typed, declared);
 }
 
+/// The Spark command line's parser is python/htmlabs/spark/cli.py's.
 #[test]
 fn the_spark_command_line_takes_each_option() {
-    let spark = read("python/htmlabs/spark.py");
+    let cli = read("python/htmlabs/spark/cli.py");
     for flag in DOCUMENT_OPTIONS {
         assert!(
-            spark.contains(&format!("add_argument(\"--{flag}\"")),
+            cli.contains(&format!("add_argument(\"--{flag}\"")),
             "python -m htmlabs.spark has no --{flag}"
         );
     }

@@ -419,8 +419,9 @@ def bench_links(rounds):
 
     import pyarrow as pa
 
-    from htmlabs import spark as htmlabs_spark
     from htmlabs.spark import LINK_SCHEMA, extract_links
+    from htmlabs.spark.schema import arrow_schema
+    from htmlabs.spark.tasks import file_batches
 
     binary = command_line()
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -441,8 +442,8 @@ def bench_links(rounds):
         arrow_of = {}
         for i, path in enumerate(inputs[:1] + [str(CORPUS_WARC)]):
             arrow_of[path] = str(work / f"rows{i}.arrow")
-            with pa.ipc.new_file(arrow_of[path], htmlabs_spark._arrow_schema()) as rows:
-                for batch in htmlabs_spark._file_batches(path, {"jobs": 1}):
+            with pa.ipc.new_file(arrow_of[path], arrow_schema()) as rows:
+                for batch in file_batches(path, {"jobs": 1}):
                     rows.write_batch(batch)
         for path in inputs[1:]:
             arrow_of[path] = arrow_of[inputs[0]]  # the same bytes, so the same rows

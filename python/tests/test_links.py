@@ -11,6 +11,8 @@ import pytest
 
 import htmlabs
 from htmlabs import spark as job
+from htmlabs.spark import tasks
+from htmlabs.spark.schema import arrow_schema
 
 from conftest import IN_CI, REPO, missing, run_cli
 
@@ -119,9 +121,9 @@ def test_extract_links_arrow_batches_are_the_links_in_any_batch_size(cli, corpus
             links = htmlabs.warc_links(str(path))
             expected = [tuple([str(path)] + [d.get(n) for n in names[1:-1]] + [None]) for d in links]
             if links.summary.incomplete:
-                expected.append(job._error_row(str(path), job._stopped(links.summary.warnings)))
+                expected.append(tasks.error_row(str(path), tasks.stopped(links.summary.warnings)))
         except htmlabs.Error as e:
-            expected = [job._error_row(str(path), str(e))]
+            expected = [tasks.error_row(str(path), str(e))]
         if path in paths:
             status, lines = cli_links(cli, path)
             assert [dict(zip(names, row[:-1])) for row in expected if row[-1] is None] == [
@@ -129,13 +131,13 @@ def test_extract_links_arrow_batches_are_the_links_in_any_batch_size(cli, corpus
             assert (expected[-1][-1] is not None) == (status == 2)
         for rows, limits in [(8192, {}), (1, {}), (7, {}), (1000, {"bytes": 100})]:
             got = []
-            for batch in job._file_batches(str(path), {}, rows, **limits):
-                assert batch.schema == job._arrow_schema()
+            for batch in tasks.file_batches(str(path), {}, rows, **limits):
+                assert batch.schema == arrow_schema()
                 assert 0 < batch.num_rows <= rows
                 batch.validate(full=True)
                 got += zip(*(column.to_pylist() for column in batch.columns))
             assert got == expected, (path, rows, limits)
-    got = [row for row in job._file_batches(str(values), {}) for row in zip(*(c.to_pylist() for c in row.columns))]
+    got = [row for row in tasks.file_batches(str(values), {}) for row in zip(*(c.to_pylist() for c in row.columns))]
     assert {row[names.index("raw")] for row in got} == {None, "x%FF%FEy"}
     assert {row[names.index("original")] for row in got} >= {"caf\u00e9", "nothing.html"}
     assert [row[names.index("base")] for row in got].count(None) == 1

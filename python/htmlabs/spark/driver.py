@@ -1,0 +1,106 @@
+"""What a user calls on the driver: the jobs, one Spark task per file, their
+options and the workers checked before any task starts."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import htmlabs
+
+from htmlabs.spark import storage
+from htmlabs.spark.schema import COLUMNS, LINK_SCHEMA, SCHEMA
+from htmlabs.spark.tasks import imported, links_batches, output_name, rewrite_partition
+
+
+def extract_links(spark, inputs: list[str], **options: Any):
+    """The links of every HTML page of each WARC file of `inputs`: a
+    DataFrame of :data:`LINK_COLUMNS`, one row per URL value, as ``htmlabs
+    --warc --links`` lists them (``path`` is the file's; ``record``,
+    ``target`` and ``date`` its record's ID, URL and ``WARC-Date``), one
+    Spark task per file. A file that cannot be opened or read whole gives
+    one row more, with ``error`` (null on every link's row).
+
+    `options` are :func:`htmlabs.warc_links`'s keywords (``lazy=True``,
+    ``standard=``, …), checked here before any task starts, and so is that
+    the workers can import htmlabs (:func:`check_workers`). Nothing is read
+    until the DataFrame is: write it once (``.write.parquet(DIR)``), or
+    cache it, since each action reads the files again.
+    """
+    inputs = list(inputs)
+    options = dict(options)
+    if options.get("jobs") is None:
+        options["jobs"] = 1
+    # The options are checked once, here, on an empty archive.
+    for _ in htmlabs.warc_links(io.BytesIO(), **options):
+        pass
+    if not inputs:
+        return spark.createDataFrame([], LINK_SCHEMA)
+    check_workers(spark)
+    # One partition a file (parallelize keeps them apart; a DataFrame's
+    # repartition would hash them together).
+    rdd = spark.sparkContext.parallelize([(p,) for p in inputs], numSlices=len(inputs))
+    paths = spark.createDataFrame(rdd, "path string")
+    return paths.mapInArrow(lambda batches: links_batches(batches, options), LINK_SCHEMA)
+
+
+_FIX = (
+    "set PYSPARK_PYTHON or spark.pyspark.python to a python that has htmlabs installed, "
+    "or ship a packed environment with --archives (docs/python.md, spark)"
+)
+
+
+def check_workers(spark) -> None:
+    """Raises :class:`htmlabs.ConfigError` naming the fix when Spark's
+    Python workers cannot import htmlabs: one task tries it before the job,
+    so that a misconfigured cluster gives one error, not the failure of
+    every file's task. (One executor is tried: a cluster's are alike.)"""
+    context = spark.sparkContext
+    try:
+        context.parallelize([0], 1).mapPartitions(imported).collect()
+    except Exception as e:
+        text = str(e)
+        if "No module named 'htmlabs'" in text:
+            raise htmlabs.ConfigError(
+                f"spark's python workers cannot import htmlabs: their python is `{context.pythonExec}`; {_FIX}"
+            ) from None
+        if f'Cannot run program "{context.pythonExec}"' in text:
+            raise htmlabs.ConfigError(
+                f"spark cannot start its python workers' interpreter: `{context.pythonExec}`; {_FIX}"
+            ) from None
+        raise
+
+
+def rewrite_warcs(spark, inputs: list[str], output_dir: str, **options: Any):
+    """Rewrites each WARC file of `inputs` into `output_dir` (under its own
+    name), one file per Spark task, and gives a DataFrame of one row per
+    input: ``path``, ``output``, ``records``, ``html_rewritten``,
+    ``urls_rewritten``, ``warnings`` and ``error`` (null when it worked).
+
+    `options` are :func:`htmlabs.rewrite_warc`'s keywords (``lazy=True``,
+    ``mode=``, …), checked here before any task starts, and so is that the
+    workers can import htmlabs (:func:`check_workers`). The work is done when
+    this returns (the rows are collected: one small row a file), so that
+    using the DataFrame twice does not rewrite the files twice.
+    """
+    inputs = list(inputs)
+    # Spark's tasks are the parallel work (one a core): each file's records
+    # are rewritten on its task's thread unless `jobs` asks for more.
+    options = dict(options)
+    if options.get("jobs") is None:
+        options["jobs"] = 1
+    names = [output_name(p) for p in inputs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise htmlabs.ConfigError(f"inputs would be written to the same output name: `{twice[0]}`")
+    # The options are checked once, here, on an empty archive.
+    htmlabs.rewrite_warc(io.BytesIO(), io.BytesIO(), **options)
+    storage.makedirs(output_dir)
+    from pyspark.sql import Row
+
+    if not inputs:
+        return spark.createDataFrame([], SCHEMA)
+    check_workers(spark)
+    rdd = spark.sparkContext.parallelize(inputs, numSlices=len(inputs))
+    rows = rdd.mapPartitions(lambda items: rewrite_partition(items, output_dir, options)).collect()
+    return spark.createDataFrame([Row(**{n: r[n] for n, _ in COLUMNS}) for r in rows], SCHEMA)

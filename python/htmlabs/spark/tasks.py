@@ -1,0 +1,162 @@
+"""What runs in Spark's Python workers: one task's file rewritten, or its
+links listed, never raising for the file's sake (what went wrong is its
+row's `error`)."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import htmlabs
+
+from htmlabs.spark import storage
+from htmlabs.spark.schema import COLUMNS, LINK_COLUMNS, arrow_schema
+
+# Rows a record batch at most: each batch crosses to the JVM whole, as Arrow.
+BATCH_ROWS = 8192
+
+
+def output_name(path: str) -> str:
+    """The name an input's output gets in the output directory: its own."""
+    return posixpath.basename(path.rstrip("/")) or "archive.warc.gz"
+
+
+def _attempt() -> str:
+    """A name part unique to this task attempt (Spark's task attempt ID, unique
+    within the application; the process ID outside Spark)."""
+    try:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+    except ImportError:
+        context = None
+    if context is None:
+        return f"pid{os.getpid()}"
+    return f"stage{context.stageId()}-task{context.taskAttemptId()}-attempt{context.attemptNumber()}"
+
+
+def stopped(warnings: list[str]) -> str:
+    """Why a run was incomplete: the warning that said so."""
+    for warning in warnings:
+        if "malformed record" in warning or "not rewritten" in warning or "memory limit" in warning:
+            return warning
+    return warnings[-1] if warnings else "incomplete"
+
+
+def rewrite_one(path: str, output_dir: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Rewrites one WARC file into `output_dir`: its row. Never raises for
+    the file's sake: what went wrong is the row's `error`."""
+    final = storage.join(output_dir, output_name(path))
+    temporary = storage.join(output_dir, f".{output_name(path)}.{_attempt()}.tmp")
+    row: dict[str, Any] = {name: None for name, _ in COLUMNS}
+    row["path"] = path
+    try:
+        if storage.is_local(path) and storage.is_local(output_dir):
+            summary = htmlabs.rewrite_warc(storage.local(path), storage.local(temporary), **options)
+        else:
+            with storage.open_file(path, "rb") as src, storage.open_file(temporary, "wb") as dst:
+                summary = htmlabs.rewrite_warc(src, dst, **options)
+        storage.rename(temporary, final)
+    except Exception as e:  # one file's failure is its row, not the job's
+        row["error"] = str(e) if isinstance(e, htmlabs.Error) else f"{type(e).__name__}: {e}"
+        storage.remove(temporary)
+        return row
+    row.update(
+        output=final,
+        records=summary.records,
+        html_rewritten=summary.rewritten - summary.css_rewritten - summary.xml_rewritten,
+        urls_rewritten=summary.urls,
+        warnings=summary.warnings,
+    )
+    if summary.incomplete:
+        # The output is complete (every byte of the input is in it), but
+        # not all of it could be rewritten: the command line's exit 2.
+        row["error"] = stopped(summary.warnings)
+    return row
+
+
+def rewrite_partition(items: Iterable[str], output_dir: str, options: dict[str, Any]) -> Iterator[dict]:
+    for path in items:
+        yield rewrite_one(path, output_dir, options)
+
+
+def error_row(path: str, error: str) -> tuple:
+    """A file's row with its error, its other columns null."""
+    return (path,) + (None,) * (len(LINK_COLUMNS) - 2) + (error,)
+
+
+def links_of(path: str, options: dict[str, Any]) -> Iterator[tuple]:
+    """The links of one WARC file, as rows of :data:`LINK_COLUMNS`
+    (tuples), streamed; then, when the file could not be read whole, a
+    row with its error. Never raises for the file's sake."""
+    for batch in file_batches(path, options):
+        yield from zip(*(column.to_pylist() for column in batch.columns))
+
+
+def file_batches(path: str, options: dict[str, Any], rows: int = BATCH_ROWS, **limits: int):
+    """The links of one WARC file as Arrow record batches of
+    :data:`LINK_COLUMNS`, streamed; then, when the file could not be read
+    whole, a batch of one row with its error. Never raises for the file's
+    sake. The columns are built by the Rust side, in Arrow's layout
+    (``Links._arrow_columns``): no link is a Python object on its way, which
+    was most of a task's CPU in Python (a ``dict``, a tuple, then
+    ``pa.array`` of each column's values)."""
+    import pyarrow as pa
+
+    schema = arrow_schema()
+    types = [f.type for f in schema][1:-1]
+
+    def error_batch(error):
+        row = error_row(path, error)
+        return pa.RecordBatch.from_arrays([pa.array([v], type=f.type) for v, f in zip(row, schema)], schema=schema)
+
+    def array(kind, count, column):
+        if kind == pa.int64():
+            return pa.Array.from_buffers(kind, count, [None, pa.py_buffer(column)], null_count=0)
+        valid, offsets, data, nulls = column
+        buffers = [valid and pa.py_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(data)]
+        return pa.Array.from_buffers(kind, count, buffers, null_count=nulls)
+
+    try:
+        if storage.is_local(path):
+            src = None
+            links = htmlabs.warc_links(storage.local(path), **options)
+        else:
+            src = storage.open_file(path, "rb")
+            links = htmlabs.warc_links(src, **options)
+        try:
+            while (got := links._arrow_columns(rows, **limits)) is not None:
+                count, columns = got
+                arrays = [pa.repeat(pa.scalar(path, pa.string()), count)]
+                arrays += [array(kind, count, column) for kind, column in zip(types, columns)]
+                arrays.append(pa.nulls(count, pa.string()))
+                yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+        finally:
+            if src is not None:
+                src.close()
+        summary = links.summary
+    except Exception as e:  # one file's failure is its row, not the job's
+        yield error_batch(str(e) if isinstance(e, htmlabs.Error) else f"{type(e).__name__}: {e}")
+        return
+    if summary.incomplete:
+        # The links before the break are rows; what stopped it is one more.
+        yield error_batch(stopped(summary.warnings))
+
+
+def links_batches(batches, options: dict[str, Any]):
+    """mapInArrow's function: the paths of its partition (one file) in,
+    their links out as Arrow record batches of LINK_COLUMNS. Arrow, not
+    pickled rows: the JVM reads the columns as they are, instead of
+    unpickling a row at a time (most of the job's CPU on rows of 17
+    fields)."""
+    for paths in batches:
+        for path in paths.column(0).to_pylist():
+            yield from file_batches(path, options)
+
+
+def imported(items: Iterable[Any]) -> Iterator[str]:
+    """The probe's task: its htmlabs's version. Unpickled in a Python
+    worker, it imports htmlabs there: what the probe tries."""
+    yield htmlabs.__version__
