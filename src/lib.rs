@@ -29,11 +29,11 @@
 //!   (the command line's and the Python binding's alike);
 //! - [`source`]: the sources ([`source::page`], one document, a file or
 //!   standard input, over [`source::http`] for saved responses; [`source::site`];
-//!   [`source::warc`]), heard by one [`source::Listener`];
+//!   [`source::warc`]), heard by one [`source::listener::Listener`];
 //!   [`source::names`]: how a file or a record is named in a line of output;
 //! - `typed`: a document's [`Type`] and the engine for it;
-//! - [`xml`]: one XML document (feeds, sitemaps, SVG, XHTML), HTML inside
-//!   feeds handed to the page engine; [`stylesheet`]: one CSS file;
+//! - `xml/`: one XML document (feeds, sitemaps, SVG, XHTML), HTML inside
+//!   feeds handed to the page engine; `stylesheet/`: one CSS file;
 //! - `html/`: one page: lol_html, the splicing sink, the lookahead, the
 //!   HTML encoding sniffing;
 //! - `document/`: what every engine shares: the [`Config`], the [`Report`],
@@ -66,7 +66,6 @@ pub use document::error::Error;
 pub use document::events::Events;
 pub use document::links::{Link, Outcome, Position};
 pub use document::report::{Counts, Report, Warning};
-pub use source::output::Staged;
 pub use source::output::error::SourceError;
 pub use typed::{Rewriter, Type, rewrite, rewrite_bytes};
 pub use url::{

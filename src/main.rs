@@ -10,11 +10,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use cli::{ArchiveBar, Bar, Cli, Said};
+use htmlabs::SourceError;
 use htmlabs::source::listing::Listing;
+use htmlabs::source::output::Staged;
 use htmlabs::source::output::{Input, Output};
 use htmlabs::source::plan::Plan;
 use htmlabs::source::{Job, names};
-use htmlabs::{SourceError, Staged};
 
 /// 0 success; 1 a check that found links to change; 2 any error; 128 and
 /// the signal's number for a run that a signal ended, as a shell reports

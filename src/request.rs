@@ -118,6 +118,7 @@ impl Default for Request {
 /// A value the user gave that cannot be used: said before anything is
 /// read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConfigError {
     #[error("{0}")]
     Attr(String),

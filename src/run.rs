@@ -20,6 +20,7 @@ use crate::source::{http, page, warc};
 
 /// What a run did, in the counts every source has, and its own.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Summary {
     /// Documents read: the one document, a site's documents (pages,
     /// stylesheets, feeds, sitemaps, SVG), an archive's (responses and
@@ -55,6 +56,7 @@ pub struct Summary {
 
 /// A source's own figures.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Tally {
     Page(Box<page::PageReport>),
     Site(site::SiteTally),

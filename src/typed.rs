@@ -24,6 +24,7 @@ use crate::xml::{self, XmlKind};
 
 /// A document's type: which engine rewrites it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Type {
     Html,
     Css,
@@ -65,7 +66,7 @@ impl Type {
 
     /// A document given alone, by its first bytes: XML when, after a byte
     /// order mark and white space, they are `<?xml` or the root element is
-    /// one of the vocabularies ([`xml::sniff`]); anything else is HTML, an
+    /// one of the vocabularies (`xml::sniff`); anything else is HTML, an
     /// `html` root after `<?xml` too (XHTML, read as a page). A stylesheet
     /// is never told by its bytes: `--type css`.
     ///

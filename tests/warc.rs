@@ -1796,7 +1796,7 @@ fn run_on(input: &[u8], mode: Mode) -> (warc::ArchiveTally, Vec<String>, Vec<u8>
 #[derive(Default)]
 struct Warnings(std::sync::Mutex<Vec<String>>);
 
-impl htmlabs::source::Listener for Warnings {
+impl htmlabs::source::listener::Listener for Warnings {
     fn warning(
         &self,
         _: &htmlabs::source::listener::Document<'_>,

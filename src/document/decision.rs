@@ -6,6 +6,7 @@ use std::ops::Range;
 
 /// What ended the hold (the page engine's lookahead), or why there was none.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Decision {
     /// The first `<base>` with an `href` in the head: its tag's byte offset,
     /// its value as lol_html read it (as UTF-8), and the value's byte range

@@ -9,6 +9,7 @@ use encoding_rs::{DecoderResult, EncoderResult, Encoding, UTF_8};
 
 /// Where the document's encoding came from, in the order they are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EncodingSource {
     /// A byte order mark.
     Bom,

@@ -3,6 +3,7 @@
 use std::io;
 
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     #[error("cannot read the input: {0}")]
     Read(#[source] io::Error),

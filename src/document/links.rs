@@ -11,6 +11,7 @@ use crate::url::Base;
 
 /// What was done with a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// Made absolute.
     Rewritten,
@@ -73,6 +74,7 @@ impl Default for Position {
 
 /// One URL of the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Link {
     pub position: Position,
     /// The element, lowercase (`img`; `style` for the text of `<style>`).

@@ -12,6 +12,7 @@ use crate::url::{Base, Below, Candidate, Layers};
 
 /// URL values met, by outcome.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Counts {
     /// Values (attributes written with a value) of the attribute table.
     pub seen: usize,
@@ -60,6 +61,7 @@ impl Counts {
 }
 
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Report {
     pub base: Base,
     /// The layers below the document, as the run was given them.
@@ -206,6 +208,7 @@ impl Report {
 
 /// Something the user should know, printed to standard error.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Warning {
     /// No layer of RFC 1808 §3 gave a base.
     NoBase,

@@ -78,6 +78,7 @@ impl fmt::Display for Named {
 /// Something the user should know, printed to standard error as it
 /// happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ArchiveWarning {
     /// The response's (or the document's) own warning.
     Record {

@@ -9,7 +9,7 @@
 //!   its HTTP block read by [`http`];
 //! - what every source shares: what to run (a [`Job`], run by
 //!   [`crate::run`] the one way, after one plan of every path it reads and
-//!   writes, [`plan`]), and how to hear from it (a [`Listener`]); how a
+//!   writes, [`plan`]), and how to hear from it (a [`Listener`](listener::Listener)); how a
 //!   document is named in a line ([`names`]), an archive's records and
 //!   their warnings as lines say them (`archived`), its links as check
 //!   lines and a report ([`listing`]), and output staged whole or not at
@@ -29,4 +29,3 @@ pub mod typing;
 pub mod warc;
 
 pub use job::Job;
-pub use listener::Listener;

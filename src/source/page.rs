@@ -101,7 +101,7 @@ impl PageTally {
 /// when `http` says how), of type `kind` (`--type`; else its first bytes
 /// decide), telling `listener` each warning as it happens, and each link
 /// when it hears them.
-pub fn run(
+pub(crate) fn run(
     config: Arc<Config>,
     layers: Layers,
     http: Option<http::Options>,

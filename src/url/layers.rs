@@ -216,6 +216,7 @@ pub struct Candidate {
 
 /// A layer's URL that cannot be a base.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LayerError {
     /// No scheme, and nothing below it to resolve it against. A flag's
     /// URL that starts with a host name (`example.com/docs/`) is told the

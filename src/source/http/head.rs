@@ -59,6 +59,7 @@ struct Field {
 
 /// Why the header blocks cannot be read. Nothing is written then.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HeadError {
     #[error(
         "no empty line ends the header block at byte {offset} within the first {MAX_HEADS} bytes"

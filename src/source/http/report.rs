@@ -12,6 +12,7 @@ use crate::typed::Type;
 /// Something the user should know about a response, printed to standard
 /// error as it happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResponseWarning {
     /// The document's own (the engine's), unchanged.
     Document(DocumentWarning),
@@ -149,6 +150,7 @@ pub struct Block {
 
 /// What became of the body.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Body {
     /// Rewritten, and written in the coding it came in.
     Rewritten,
@@ -166,6 +168,7 @@ pub enum Body {
 /// `-v` prints for the HTTP layer, and the document's own report when the
 /// body was read by an engine (as HTML, CSS or XML).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ResponseReport {
     pub blocks: Vec<Block>,
     /// Where the body starts in the input, and its length as it came.

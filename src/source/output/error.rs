@@ -8,6 +8,7 @@ use crate::document::error::Error;
 /// A source's error: the engine's, or its own I/O's, naming the file or
 /// stream it concerns. The `Display` is the one line the user reads.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SourceError {
     #[error("cannot open `{0}`: {1}")]
     Open(String, String),

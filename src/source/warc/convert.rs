@@ -365,6 +365,7 @@ fn whole_by_digest(header: &Header, block: &mut Spool) -> io::Result<bool> {
 /// What stops a run: the input cannot be read, or the output written, or
 /// it is not a WARC file (why: what it starts with).
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     Read(io::Error),
     Write(io::Error),

@@ -51,7 +51,7 @@ use crate::source::output::{self, Input, Output, SourceError, lowercase};
 /// Rewrites the archive `input` names into `output` (standard output, a
 /// writer, or a file through a temporary file renamed at the end),
 /// telling `listener` what happens, in input order.
-pub fn run(
+pub(crate) fn run(
     config: &Arc<Config>,
     options: &Options,
     input: Input,

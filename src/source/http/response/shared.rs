@@ -43,6 +43,7 @@ pub struct Options {
 
 /// What stops a response's run. Nothing is written for a bad head.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     #[error(transparent)]
     Head(#[from] HeadError),
