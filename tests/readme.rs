@@ -35,23 +35,46 @@ fn documents() -> Vec<String> {
     all
 }
 
+/// The quick start: each mode on a bundled example, in the order a
+/// newcomer runs them (the commands themselves are run, as every other,
+/// by [`every_htmlabs_command_in_the_documents_runs`]).
+const QUICK_START: [&str; 4] = [
+    "htmlabs -r https://example.com/docs/guide/page.html fixtures/example/page.html",
+    "htmlabs --http fixtures/http/curl-iL.http",
+    "htmlabs --site fixtures/example/site --site-url https://example.com/ --out-dir site-absolute",
+    "htmlabs --warc fixtures/warc/shapes.warc.gz -o absolute.warc.gz",
+];
+
 #[test]
-fn the_first_command_is_the_bundled_example() {
+fn the_first_screen_builds_once_and_runs_each_mode_on_a_bundled_example() {
     let readme = doc("README.md");
-    let command = format!("cargo run --release -- {}", EXAMPLE_ARGS.join(" "));
-    let first_screen: String = readme.lines().take(20).collect::<Vec<_>>().join("\n");
-    assert!(
-        first_screen.contains(&command),
-        "README's first screen lacks `{command}`"
-    );
-    assert!(
-        first_screen.contains("\ncargo test\n"),
-        "README's first screen lacks `cargo test`"
-    );
-    assert!(
-        first_screen.contains("\ncargo install --locked --path ."),
-        "README's first screen lacks `cargo install --locked --path .`"
-    );
+    let first_screen: Vec<&str> = readme.lines().take(50).collect();
+    let at = |wanted: &str| {
+        first_screen
+            .iter()
+            .position(|line| line.starts_with(wanted))
+            .unwrap_or_else(|| panic!("README's first screen lacks `{wanted}`"))
+    };
+    let mut last = at("alias htmlabs='cargo run --release --'");
+    for command in QUICK_START
+        .iter()
+        .chain(&["cargo test", "cargo install --locked --path ."])
+    {
+        let here = at(command);
+        assert!(here > last, "`{command}` comes before what it follows");
+        last = here;
+    }
+    // They name files the checkout has, with the arguments the example's
+    // description is checked with.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for path in QUICK_START
+        .iter()
+        .flat_map(|c| c.split(' '))
+        .filter(|w| w.starts_with("fixtures/"))
+    {
+        assert!(root.join(path).exists(), "{path} is not in the checkout");
+    }
+    assert!(QUICK_START[0].ends_with(&EXAMPLE_ARGS[1..].join(" ")));
 }
 
 /// The first ```text block after `marker` in the document at `path`.
@@ -416,6 +439,20 @@ fn scratch() -> tempfile::TempDir {
     copy("http/curl-iL.http", "page.http");
     copy("example/page.html", "fixtures/example/page.html");
     copy("http/curl-iL.http", "fixtures/http/curl-iL.http");
+    copy("warc/shapes.warc.gz", "fixtures/warc/shapes.warc.gz");
+    for file in [
+        "index.html",
+        "docs/guide/page.html",
+        "css/site.css",
+        "img/logo.svg",
+        "feed.xml",
+        "sitemap.xml",
+    ] {
+        copy(
+            &format!("example/site/{file}"),
+            &format!("fixtures/example/site/{file}"),
+        );
+    }
     // A small site, as hugo (public/) and jekyll (_site/) write it.
     for site in ["public", "_site"] {
         copy("example/page.html", &format!("{site}/index.html"));
