@@ -141,7 +141,7 @@ fn header_fields(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> 
 }
 
 /// What a rewrite gave, made without the interpreter.
-struct Done {
+struct Produced {
     html: Vec<u8>,
     report: htmlabs::Report,
     /// Kept as they were heard: a `dict` each only if `links` is read.
@@ -158,7 +158,7 @@ fn rewrite_released(
     layers: Layers,
     html: &PyBackedBytes,
     warnings: Vec<String>,
-) -> PyResult<Done> {
+) -> PyResult<Produced> {
     let html: &[u8] = html;
     let done = py.detach(move || {
         let output = Vec::with_capacity(html.len() + html.len() / 8);
@@ -168,7 +168,7 @@ fn rewrite_released(
         let mut warnings = warnings;
         warnings.extend(events.take_warnings().iter().map(ToString::to_string));
         ended
-            .map(|(report, html)| Done {
+            .map(|(report, html)| Produced {
                 html,
                 report,
                 links: events.take_links(),

@@ -21,7 +21,7 @@ use crate::url::{BaseUrl, rfc1808};
 
 /// Whether a value was rewritten (its new bytes written), or left as it
 /// is; or given up, its working copies past its budget.
-pub type Done = Result<bool, OverBudget>;
+pub type Edited = Result<bool, OverBudget>;
 
 /// Resolves values against a document's [`Resolution`], counting each
 /// outcome.
@@ -119,7 +119,7 @@ impl<'a> Resolver<'a> {
         quote: Quote,
         offset: usize,
         out: &mut Vec<u8>,
-    ) -> Done {
+    ) -> Edited {
         if kind == Kind::Url && raw.is_empty() && element.empty == Empty::Nothing {
             // The HTML standard fetches nothing for it; the document's URL
             // would have the moved page fetch the original.
@@ -298,7 +298,7 @@ impl<'a> Resolver<'a> {
         edits: &[Edit<'_>],
         quote: Quote,
         out: &mut Vec<u8>,
-    ) -> Done {
+    ) -> Edited {
         if edits.is_empty() {
             return Ok(false);
         }
@@ -332,7 +332,7 @@ impl<'a> Resolver<'a> {
         quote: Quote,
         offset: usize,
         out: &mut Vec<u8>,
-    ) -> Done {
+    ) -> Edited {
         self.budget.take(Decoded::cost(raw, self.cx.encoding))?;
         let Some(decoded) =
             self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, Kind::Url)?
@@ -357,7 +357,7 @@ impl<'a> Resolver<'a> {
 
     /// The new text of a `<style>` element onto `out`. Raw text: no
     /// character references, and nothing new may close the element.
-    pub fn style_text(&mut self, raw: &[u8], offset: usize, out: &mut Vec<u8>) -> Done {
+    pub fn style_text(&mut self, raw: &[u8], offset: usize, out: &mut Vec<u8>) -> Edited {
         self.budget
             .take(Decoded::text_only_cost(raw, self.cx.encoding))?;
         let Some(decoded) = self.decode(
@@ -454,7 +454,7 @@ impl<'a> Resolver<'a> {
     /// reads with scripting on, but markup to a reader with scripts off, as
     /// archives are read): rewritten as HTML with the same base, no `<base>`
     /// of its own. Its new bytes take the place of `out`'s.
-    pub fn noscript(&mut self, raw: &[u8], offset: usize, out: &mut Vec<u8>) -> Done {
+    pub fn noscript(&mut self, raw: &[u8], offset: usize, out: &mut Vec<u8>) -> Edited {
         let Some(nested) = self.nested(raw, self.cx.encoding, offset, false, At::Raw)? else {
             return Ok(false);
         };
@@ -481,7 +481,7 @@ impl<'a> Resolver<'a> {
         quote: Quote,
         offset: usize,
         out: &mut Vec<u8>,
-    ) -> Done {
+    ) -> Edited {
         let text = decoded.text();
         let Some(nested) = self.nested(text.as_bytes(), UTF_8, offset, true, At::Decoded)? else {
             return Ok(false);

@@ -52,7 +52,7 @@ pub struct Decoded<'a> {
     raw: &'a [u8],
     encoding: &'static Encoding,
     /// The value in the document's encoding, decoded.
-    source: Source<'a>,
+    source: ValueText<'a>,
     /// With its character references decoded; `None` when it has none: then
     /// it is `source`.
     text: Option<String>,
@@ -65,33 +65,33 @@ pub struct Decoded<'a> {
 /// A UTF-8 value is text already: borrowed, its offsets those of the bytes.
 /// Any other is decoded, with a map back to the bytes.
 #[derive(Debug)]
-enum Source<'a> {
+enum ValueText<'a> {
     Utf8(&'a str),
     Decoded(encoding::Decoded),
 }
 
-impl<'a> Source<'a> {
+impl<'a> ValueText<'a> {
     // Inlined into each value's decoding: called apart, it cost about 30
     // instructions a value (callgrind, 100,000 links).
     #[inline(always)]
     fn new(raw: &'a [u8], encoding: &'static Encoding) -> Option<Self> {
         if encoding == UTF_8 {
-            return std::str::from_utf8(raw).ok().map(Source::Utf8);
+            return std::str::from_utf8(raw).ok().map(ValueText::Utf8);
         }
-        encoding::Decoded::new(raw, encoding).map(Source::Decoded)
+        encoding::Decoded::new(raw, encoding).map(ValueText::Decoded)
     }
 
     fn text(&self) -> &str {
         match self {
-            Source::Utf8(text) => text,
-            Source::Decoded(decoded) => &decoded.text,
+            ValueText::Utf8(text) => text,
+            ValueText::Decoded(decoded) => &decoded.text,
         }
     }
 
     fn byte_offset(&self, at: usize) -> Option<usize> {
         match self {
-            Source::Utf8(text) => (at <= text.len()).then_some(at),
-            Source::Decoded(decoded) => decoded.byte_offset(at),
+            ValueText::Utf8(text) => (at <= text.len()).then_some(at),
+            ValueText::Decoded(decoded) => decoded.byte_offset(at),
         }
     }
 }
@@ -117,7 +117,7 @@ impl<'a> Decoded<'a> {
         Some(Decoded {
             raw,
             encoding,
-            source: Source::new(raw, encoding)?,
+            source: ValueText::new(raw, encoding)?,
             text: None,
             segments: Vec::new(),
         })

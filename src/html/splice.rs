@@ -12,7 +12,7 @@ use lol_html::OutputSink;
 
 use super::record::{OPEN, Role, Shared, Span};
 use crate::document::attrs::Kind;
-use crate::document::edit::{Done, Element, Resolver};
+use crate::document::edit::{Edited, Element, Resolver};
 use crate::document::links::{At, Found, Lines, Link, Outcome, Position};
 use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::document::report::Warning;
@@ -352,7 +352,7 @@ impl<W: Write> Splicer<W> {
         raw: &[u8],
         out: &mut Vec<u8>,
         budget: &mut Budget,
-    ) -> Done {
+    ) -> Edited {
         let start = span.range.start;
         let mut shared = self.shared.borrow_mut();
         let Shared {
@@ -451,7 +451,7 @@ fn resolve(
     raw: &[u8],
     start: usize,
     out: &mut Vec<u8>,
-) -> Done {
+) -> Edited {
     let embedded = matches!(cx.base.layer, Layer::Embedded { .. });
     match role {
         Role::Attr {

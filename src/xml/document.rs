@@ -161,12 +161,12 @@ enum XmlBase {
     /// if it changes, and what the link report hears of it.
     Made {
         new: Option<Vec<u8>>,
-        heard: Option<Box<Heard>>,
+        heard: Option<Box<PlacedLink>>,
     },
 }
 
 /// A link, heard where its value stands among the element's others.
-struct Heard {
+struct PlacedLink {
     link: Link,
     /// Where its URL starts in the value's text.
     at: usize,
@@ -1151,7 +1151,7 @@ impl<W: Write> Document<W> {
         Ok(XmlBase::Made {
             new,
             heard: link.map(|link| {
-                Box::new(Heard {
+                Box::new(PlacedLink {
                     link,
                     at: core.start,
                     text,

@@ -29,7 +29,7 @@ use crate::url::Layers;
 
 /// A file's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Did {
+pub(super) enum FileOutcome {
     Rewritten {
         urls: usize,
     },
@@ -121,11 +121,11 @@ pub(super) fn page(
     listening: bool,
     on: &dyn Listener,
     allowance: &Rc<Allowance>,
-) -> (Did, usize, Option<Type>, Events) {
+) -> (FileOutcome, usize, Option<Type>, Events) {
     let path = &entry.path;
     let failed = |e: SourceError| {
         on.failure(&Document::File(path), &e);
-        Did::Failed
+        FileOutcome::Failed
     };
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
     let (mut file, metadata) = match open(path) {
@@ -144,7 +144,7 @@ pub(super) fn page(
             return (failed(read_error(e)), 0, None, Events::default());
         }
     }
-    let mut source = Source {
+    let mut source = FileBytes {
         file: &mut file,
         whole: whole.then_some(&input[..]),
     };
@@ -169,12 +169,12 @@ pub(super) fn page(
 }
 
 /// A file's bytes: in memory when read whole, else in its file.
-struct Source<'a> {
+struct FileBytes<'a> {
     file: &'a mut File,
     whole: Option<&'a [u8]>,
 }
 
-impl Source<'_> {
+impl FileBytes<'_> {
     /// A reader of all of it, from its first byte.
     fn reader(&mut self) -> io::Result<Box<dyn Read + '_>> {
         match self.whole {
@@ -190,7 +190,7 @@ impl Source<'_> {
     }
 }
 
-impl Held for Source<'_> {
+impl Held for FileBytes<'_> {
     fn open(&mut self) -> io::Result<Box<dyn Read + '_>> {
         self.reader()
     }
@@ -220,14 +220,14 @@ fn rewrite_page(
     written: Option<&Dir>,
     config: &Arc<Config>,
     entry: &Entry,
-    source: &mut Source<'_>,
+    source: &mut FileBytes<'_>,
     metadata: &Metadata,
     output: &mut Vec<u8>,
     listening: bool,
     (kind, events): (&mut Option<Type>, &mut Events),
     on: &dyn Listener,
     allowance: &Rc<Allowance>,
-) -> Result<(Did, usize), SourceError> {
+) -> Result<(FileOutcome, usize), SourceError> {
     let path = &entry.path;
     let document = Document::File(path);
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
@@ -263,14 +263,14 @@ fn rewrite_page(
             .map_err(read_error)?;
             if sniffed.take(first.len()).is_err() {
                 if !allowance.is_head() {
-                    return Ok((Did::Again, 0));
+                    return Ok((FileOutcome::Again, 0));
                 }
                 let e = SourceError::Refused(format!(
                     "{}: left as it was: its type cannot be told within the memory limit (--max-memory)",
                     quoted(path)
                 ));
                 on.failure(&document, &e);
-                return Ok((Did::Failed, 0));
+                return Ok((FileOutcome::Failed, 0));
             }
             Cow::Owned(first)
         }
@@ -279,7 +279,7 @@ fn rewrite_page(
     else {
         // Any other XML: as it is (into the copy too).
         put(site, written, entry, source, metadata, true, 0)?;
-        return Ok((Did::Left, 0));
+        return Ok((FileOutcome::Left, 0));
     };
     *kind = Some(of_type);
     let url = site.url_of(&entry.relative);
@@ -340,7 +340,7 @@ fn rewrite_page(
     // Past a small share: again, with the head's, before anything is
     // written.
     if allowance.ran_out() && !allowance.is_head() {
-        return Ok((Did::Again, warnings));
+        return Ok((FileOutcome::Again, warnings));
     }
     let report = match ended {
         Ok((report, _)) => report,
@@ -348,7 +348,7 @@ fn rewrite_page(
             let name = quoted(path);
             let e = SourceError::of(e, &name, &name);
             on.failure(&document, &e);
-            return Ok((Did::Failed, warnings));
+            return Ok((FileOutcome::Failed, warnings));
         }
     };
     if report.incomplete() || events.over() {
@@ -358,7 +358,7 @@ fn rewrite_page(
         };
         let e = SourceError::Refused(format!("{}: left as it was: {why}", quoted(path)));
         on.failure(&document, &e);
-        return Ok((Did::Failed, warnings));
+        return Ok((FileOutcome::Failed, warnings));
     }
     let unchanged = same(&mut spool, source).map_err(read_error)?;
     let urls = report.counts.rewritten;
@@ -390,7 +390,7 @@ fn kept(buffer: Vec<u8>) -> Vec<u8> {
 }
 
 /// Whether the output is the file's bytes, compared a piece at a time.
-fn same(output: &mut Spool, source: &mut Source<'_>) -> io::Result<bool> {
+fn same(output: &mut Spool, source: &mut FileBytes<'_>) -> io::Result<bool> {
     if output.len() != source.len() {
         return Ok(false);
     }
@@ -434,11 +434,11 @@ fn put(
     metadata: &Metadata,
     unchanged: bool,
     urls: usize,
-) -> Result<Did, SourceError> {
+) -> Result<FileOutcome, SourceError> {
     let did = if unchanged {
-        Did::Unchanged
+        FileOutcome::Unchanged
     } else {
-        Did::Rewritten { urls }
+        FileOutcome::Rewritten { urls }
     };
     let Some(tree) = written else {
         return Ok(did);

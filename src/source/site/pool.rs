@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::file::{Attempt, Buffers, Did, page};
+use super::file::{Attempt, Buffers, FileOutcome, page};
 use super::{Entry, Met, Site, Walked};
 use crate::document::config::Config;
 use crate::document::events::Events;
@@ -138,11 +138,11 @@ impl SiteTally {
 /// for its turn (the files start in order, so the one whose turn it is is
 /// being done, and never waits).
 struct Sequence<'a> {
-    told: Mutex<Told<'a>>,
+    told: Mutex<Turns<'a>>,
     turn: std::sync::Condvar,
 }
 
-struct Told<'a> {
+struct Turns<'a> {
     next: usize,
     waiting: std::collections::BTreeMap<usize, (&'a Path, Vec<Link>, Option<Drawn>)>,
 }
@@ -150,7 +150,7 @@ struct Told<'a> {
 impl<'a> Sequence<'a> {
     fn new() -> Self {
         Sequence {
-            told: Mutex::new(Told {
+            told: Mutex::new(Turns {
                 next: 0,
                 waiting: Default::default(),
             }),
@@ -183,7 +183,7 @@ impl<'a> Sequence<'a> {
                 }
             }
         }
-        let Told { next, waiting } = &mut *told;
+        let Turns { next, waiting } = &mut *told;
         while let Some((path, links, _drawn)) = waiting.remove(next) {
             *next += 1;
             let document = Document::File(path);
@@ -313,7 +313,7 @@ pub(crate) fn run(
                     );
                     // Only a small share is outgrown: the head's is the most
                     // a document may hold, and past it the document fails.
-                    if did == Did::Again && !allowance.is_head() {
+                    if did == FileOutcome::Again && !allowance.is_head() {
                         drop((heard, allowance));
                         share = ticket.head_share();
                         continue;
@@ -322,7 +322,7 @@ pub(crate) fn run(
                 };
                 drop(ticket);
                 attempt.tell(on);
-                if matches!(did, Did::Failed) {
+                if matches!(did, FileOutcome::Failed) {
                     heard.edit(|links| left_as_it_was(links));
                 }
                 let changes = heard.count(would_change);
@@ -337,25 +337,25 @@ pub(crate) fn run(
                     Some(Type::Html) | None => {}
                 }
                 let done = match did {
-                    Did::Rewritten { urls } => {
+                    FileOutcome::Rewritten { urls } => {
                         t.rewritten += 1;
                         t.urls_rewritten += urls;
                         Done::Rewritten { urls }
                     }
-                    Did::Unchanged => {
+                    FileOutcome::Unchanged => {
                         t.unchanged += 1;
                         Done::Unchanged
                     }
-                    Did::Failed => {
+                    FileOutcome::Failed => {
                         t.failed += 1;
                         Done::Failed
                     }
-                    Did::Left => {
+                    FileOutcome::Left => {
                         t.left += 1;
                         Done::Unchanged
                     }
                     // The head share outgrown: `page` says it failed.
-                    Did::Again => {
+                    FileOutcome::Again => {
                         t.failed += 1;
                         Done::Failed
                     }

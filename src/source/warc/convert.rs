@@ -23,7 +23,7 @@ use super::header::Header;
 use super::input::{Inflating, PEEK, Stop, Units, not_archive};
 use super::order::Front;
 use super::report::{ArchiveTally, ArchiveWarning, Named};
-use super::work::{self, Done, Kind, Mode, Work};
+use super::work::{self, Kind, Mode, RecordDone, Work};
 use super::write::{self, Packing, Record, now, record_id};
 use crate::document::config::Config;
 use crate::document::memory::Memory;
@@ -184,7 +184,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
         return Err(Error::NotWarc(why));
     }
     let input = io::Cursor::new(first).chain(input);
-    let submit = |work, done: mpsc::Sender<Done>| {
+    let submit = |work, done: mpsc::Sender<RecordDone>| {
         let _ = done.send(work::work(config, options.content_location, work));
     };
     let jobs = match options.jobs {
@@ -194,7 +194,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     // The run's memory: `--max-memory`, for every record in flight and all
     // that waits between the threads.
     let memory = Memory::new(config.max_memory);
-    let asked = Asked {
+    let asked = RunSetup {
         options,
         listener,
         write,
@@ -243,7 +243,7 @@ fn pool(jobs: usize) -> io::Result<Arc<rayon::ThreadPool>> {
 
 /// What a run is asked: its documents' setup, its options, who hears what
 /// happens, whether new records are made.
-struct Asked<'a> {
+struct RunSetup<'a> {
     options: &'a Options,
     listener: &'a dyn Listener,
     write: bool,
@@ -253,13 +253,13 @@ struct Asked<'a> {
 /// [`convert_to`], from the input's first bytes, into `out`; each work
 /// given to `submit`.
 fn read_through<R: Read, O: Out>(
-    asked: &Asked<'_>,
+    asked: &RunSetup<'_>,
     input: R,
     out: O,
     inflating: Option<Inflating>,
     submit: &Submit<'_>,
 ) -> Result<(ArchiveTally, O), Error> {
-    let Asked {
+    let RunSetup {
         options,
         listener,
         write,
@@ -378,20 +378,20 @@ pub enum Error {
     },
 }
 
-type Units_<R, W> = Units<R, W, Done>;
+type RecordUnits<R, W> = Units<R, W, RecordDone>;
 
 /// Hands a record's work to whoever does it, with where its result goes.
-type Submit<'a> = dyn Fn(Work, mpsc::Sender<Done>) + 'a;
+type Submit<'a> = dyn Fn(Work, mpsc::Sender<RecordDone>) + 'a;
 
 /// What is told once the records before it are settled (so that the
 /// warnings come in input order whatever the jobs).
-struct Later {
+struct Deferred {
     /// How many works were handed out before it.
     after: u64,
-    what: Told,
+    what: DeferredNote,
 }
 
-enum Told {
+enum DeferredNote {
     /// A warning about a record that was only copied.
     Warning(ArchiveWarning),
     /// A revisit read in replace mode: told if it names a record replaced.
@@ -526,7 +526,7 @@ struct Run<'a> {
     /// In replace mode, the records replaced: by their payload digest
     /// (lowercased) and by their ID.
     replaced: HashMap<String, Named>,
-    later: VecDeque<Later>,
+    later: VecDeque<Deferred>,
     tally: ArchiveTally,
     listener: &'a dyn Listener,
     /// Whether the listener hears links: each page's are kept for it.
@@ -556,10 +556,10 @@ impl Run<'_> {
 
     fn drive<R: Read, W: Out>(
         &mut self,
-        mut units: Units_<R, W>,
+        mut units: RecordUnits<R, W>,
         submit: &Submit<'_>,
     ) -> Result<(ArchiveTally, W), Error> {
-        let failed = |units: &mut Units_<R, W>, e| {
+        let failed = |units: &mut RecordUnits<R, W>, e| {
             if units.write_broke() {
                 Error::Write(e)
             } else {
@@ -587,9 +587,13 @@ impl Run<'_> {
                 }
                 stop = match units.read_on(at) {
                     Ok(next) => {
-                        self.later.push_back(Later {
+                        self.later.push_back(Deferred {
                             after: self.submitted,
-                            what: Told::Warning(ArchiveWarning::Misframed { at, why, next }),
+                            what: DeferredNote::Warning(ArchiveWarning::Misframed {
+                                at,
+                                why,
+                                next,
+                            }),
                         });
                         if let Err(e) = units.record_ended() {
                             return Err(failed(&mut units, e));
@@ -637,7 +641,7 @@ impl Run<'_> {
     /// window is full.
     fn settle<W: Out>(
         &mut self,
-        output: &mut super::order::Ordered<W, Done>,
+        output: &mut super::order::Ordered<W, RecordDone>,
         all: bool,
     ) -> Result<(), Error> {
         loop {
@@ -661,7 +665,7 @@ impl Run<'_> {
     /// The unit at the front, its works done: their warnings told, and
     /// its bytes written (a new record in its place, or its bytes as they
     /// came and a conversion after them for each page rewritten).
-    fn settled_one(&mut self, front: Front<Done>, out: &mut dyn Out) -> Result<(), Error> {
+    fn settled_one(&mut self, front: Front<RecordDone>, out: &mut dyn Out) -> Result<(), Error> {
         let Front { held, done } = front;
         let skip: Vec<bool> = (self.settled..)
             .take(done.len())
@@ -684,7 +688,7 @@ impl Run<'_> {
     /// unless its page is `converted` already.
     fn settled_work(
         &mut self,
-        mut done: Done,
+        mut done: RecordDone,
         converted: bool,
         out: &mut dyn Out,
     ) -> Result<(), Error> {
@@ -786,11 +790,11 @@ impl Run<'_> {
             }
             let later = self.later.pop_front().expect("seen above");
             let (named, digest, refers_to) = match later.what {
-                Told::Warning(warning) => {
+                DeferredNote::Warning(warning) => {
                     self.warn(warning);
                     continue;
                 }
-                Told::Revisit {
+                DeferredNote::Revisit {
                     named,
                     digest,
                     refers_to,
@@ -813,7 +817,7 @@ impl Run<'_> {
     /// Reads one record and hands out its work; `false` at the end.
     fn record<R: Read, W: Out>(
         &mut self,
-        units: &mut Units_<R, W>,
+        units: &mut RecordUnits<R, W>,
         submit: &Submit<'_>,
     ) -> Result<bool, Stop> {
         if !units.more()? {
@@ -835,9 +839,9 @@ impl Run<'_> {
         if kind == Kind::Other {
             units.output()?.release()?;
             if self.options.mode == Mode::Replace && header.record_type() == "revisit" {
-                self.later.push_back(Later {
+                self.later.push_back(Deferred {
                     after: self.submitted,
-                    what: Told::Revisit {
+                    what: DeferredNote::Revisit {
                         named: named(),
                         digest: header.get("WARC-Payload-Digest").map(|d| d.into_owned()),
                         refers_to: header.get("WARC-Refers-To").map(|d| d.into_owned()),
@@ -870,9 +874,9 @@ impl Run<'_> {
                     read => read?,
                 }
                 if !whole {
-                    self.later.push_back(Later {
+                    self.later.push_back(Deferred {
                         after: self.submitted,
-                        what: Told::Warning(ArchiveWarning::Digest {
+                        what: DeferredNote::Warning(ArchiveWarning::Digest {
                             record: named(),
                             field: "WARC-Block-Digest",
                             says: says.trim().to_owned(),

@@ -1,7 +1,7 @@
 //! One record's work, done on its own (on any thread, `--jobs`): its
 //! digests checked, its page rewritten, and the new record made of it, a
 //! `conversion` after it or the record replaced, compressed when the
-//! input is. Everything it tells goes into its [`Done`], told in input
+//! input is. Everything it tells goes into its [`RecordDone`], told in input
 //! order by the run.
 
 use std::io::{self, Read, Write};
@@ -120,7 +120,7 @@ pub struct Work {
 }
 
 /// What a record's work gave.
-pub struct Done {
+pub struct RecordDone {
     pub named: Named,
     pub warnings: Vec<ArchiveWarning>,
     pub urls: u64,
@@ -153,14 +153,14 @@ pub struct Done {
 }
 
 /// Does a record's work; never fails: an error reading or writing its
-/// temporary files is carried in `Done::failed`.
+/// temporary files is carried in `RecordDone::failed`.
 ///
 /// Within a share of the run's memory: a small one beside the others, the
 /// head's for the oldest in flight. A page that outgrows a small one is
 /// rewritten again with the head's (its block is held, and nothing of the
 /// first attempt was told), so what becomes of it does not depend on the
 /// jobs.
-pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Done {
+pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> RecordDone {
     let ticket = work.memory.enter(work.place);
     let mut share = ticket.share();
     loop {
@@ -181,9 +181,9 @@ fn attempt(
     content_location: bool,
     work: &mut Work,
     allowance: &Rc<Allowance>,
-) -> Done {
+) -> RecordDone {
     let named = Named::of(&work.header, work.at);
-    let mut done = Done {
+    let mut done = RecordDone {
         named,
         warnings: Vec::new(),
         urls: 0,
@@ -233,7 +233,7 @@ fn attempt(
 /// fault of the archive. It is kept as it is, with a warning that does
 /// not fail the run. (A page that could be rewritten as far as it goes,
 /// as HTML can, is, and its new record says it is of a cut page.)
-fn cut_short(done: &mut Done, value: &str) {
+fn cut_short(done: &mut RecordDone, value: &str) {
     for warning in &mut done.warnings {
         let why = match warning {
             ArchiveWarning::Record { warning, .. } if warning.stops_rewriting() => {
@@ -281,7 +281,7 @@ fn rewrite(
     config: &Arc<Config>,
     content_location: bool,
     work: &mut Work,
-    done: &mut Done,
+    done: &mut RecordDone,
     heard: &Events<http::ResponseWarning>,
     allowance: &Rc<Allowance>,
 ) -> io::Result<()> {
@@ -354,7 +354,7 @@ fn rewrite(
 /// The record's layers: its target URI is the retrieval URL (§3.3).
 /// One that is not UTF-8 is passed over with a warning, never decoded
 /// lossily: its U+FFFD would make the links point elsewhere.
-fn layers(config: &Arc<Config>, header: &Header, done: &mut Done) -> Layers {
+fn layers(config: &Arc<Config>, header: &Header, done: &mut RecordDone) -> Layers {
     let Some(target) = header.target_uri_bytes() else {
         return Layers::default();
     };
@@ -385,7 +385,7 @@ fn response(
     content_location: bool,
     work: &mut Work,
     body: Body,
-    done: &mut Done,
+    done: &mut RecordDone,
     heard: &Events<http::ResponseWarning>,
     allowance: &Rc<Allowance>,
 ) -> io::Result<Option<Page>> {
@@ -516,7 +516,7 @@ fn resource(
     work: &mut Work,
     essence: &str,
     charset: Option<String>,
-    done: &mut Done,
+    done: &mut RecordDone,
     heard: &Events<http::ResponseWarning>,
     allowance: &Rc<Allowance>,
 ) -> io::Result<Option<Page>> {
@@ -576,7 +576,7 @@ fn resource(
 
 /// Tells what became of a record's page; gives the encoding of a new
 /// version of it, when there is one (a URL changed, all went well).
-fn settle(result: Result<Outcome, String>, done: &mut Done) -> Option<&'static Encoding> {
+fn settle(result: Result<Outcome, String>, done: &mut RecordDone) -> Option<&'static Encoding> {
     done.page = true;
     match result {
         Err(why) => {
@@ -708,7 +708,7 @@ impl Held for BlockOf<'_> {
 fn check_digests(
     work: &mut Work,
     heads: Option<&(Vec<http::Head>, usize)>,
-    done: &mut Done,
+    done: &mut RecordDone,
 ) -> io::Result<()> {
     // Where each field's digest starts: the readings of the payload, in
     // the order they are told.

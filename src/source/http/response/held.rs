@@ -21,8 +21,9 @@ use crate::typed::Type;
 use crate::url::Layers;
 
 use super::shared::{
-    Error, Options, Outcome, Shared, Told, allowance, as_it_came, body_start, content_length,
-    decided, document_rewriter, report, sniffing_encoding, type_note, warn, written,
+    Error, Options, Outcome, ResponseLog, Shared, allowance, as_it_came, body_start,
+    content_length, decided, document_rewriter, report, sniffing_encoding, type_note, warn,
+    written,
 };
 
 /// Where a break is, in the user's terms: a byte of the input when no
@@ -349,10 +350,10 @@ pub fn rewrite_parts(
         body,
         body_offset,
         out,
-        Told {
+        ResponseLog {
             events,
             listening,
-            ..Told::default()
+            ..ResponseLog::default()
         },
     )?;
     outcome.finish(out)?;
@@ -386,11 +387,11 @@ pub(crate) fn rewrite_parts_held(
         body,
         body_offset,
         out,
-        Told {
+        ResponseLog {
             events,
             listening,
             allowance: Some(allowance),
-            ..Told::default()
+            ..ResponseLog::default()
         },
     )?;
     let rewritten = outcome.rewritten.take();
@@ -411,7 +412,7 @@ fn held_run(
     body: &mut dyn Held,
     body_offset: usize,
     out: &mut dyn Write,
-    told: Told,
+    told: ResponseLog,
 ) -> Result<(Outcome, Shared), Error> {
     let told: Shared = Rc::new(RefCell::new(told));
     let entity = entity(heads, given, config.standard, options.content_location);

@@ -53,7 +53,7 @@ pub enum Error {
 
 /// The warnings of a run: kept for its report and queued as they happen.
 #[derive(Default)]
-pub(super) struct Told {
+pub(super) struct ResponseLog {
     pub(super) list: Vec<ResponseWarning>,
     /// The response's events: its warnings, and each URL value of its
     /// document (the link report) when `listening`.
@@ -116,7 +116,7 @@ pub(super) fn body_start(heads: &[Head]) -> (usize, usize) {
     (last.offset() + last.bytes().len(), lines)
 }
 
-pub(super) type Shared = Rc<RefCell<Told>>;
+pub(super) type Shared = Rc<RefCell<ResponseLog>>;
 
 pub(super) fn warn(told: &Shared, warning: ResponseWarning) {
     let mut told = told.borrow_mut();

@@ -36,7 +36,7 @@ pub use crate::source::archived::Place;
 pub use segments::Inflating;
 pub use sniff::{PEEK, compression, not_archive, starts_like_archive};
 
-enum Source<R, W, D> {
+enum Feed<R, W, D> {
     Plain(Tee<Raw<R>, W, D>),
     /// A gzip member inflated here, as it comes.
     Gzip(Box<GzDecoder<Tee<Raw<R>, W, D>>>),
@@ -84,7 +84,7 @@ impl From<io::Error> for Stop {
 
 /// The decoded input, unit by unit; see the module's note.
 pub struct Units<R, W, D> {
-    source: Source<R, W, D>,
+    source: Feed<R, W, D>,
     /// Decoded bytes of a gzip member or zstd frame not yet consumed (of a
     /// member inflated ahead: all its data).
     buf: Vec<u8>,

@@ -9,7 +9,7 @@ use flate2::bufread::GzDecoder;
 
 use super::aligned::Aligned;
 use super::segments::{Inflating, Segments};
-use super::{Ahead, GZIP_MAGIC, Place, Raw, Source, Stop, Tee, Units};
+use super::{Ahead, Feed, GZIP_MAGIC, Place, Raw, Stop, Tee, Units};
 use crate::document::memory::Memory;
 use crate::source::output::behind::{Out, Shared};
 use crate::source::warc::order::Ordered;
@@ -61,13 +61,13 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         let member = tee.at;
         let (source, first_member) = if zstd {
             let frames = Frames::new(tee, dictionary.as_ref())?.within(&memory)?;
-            (Source::Zstd(Box::new(frames)), None)
+            (Feed::Zstd(Box::new(frames)), None)
         } else if gzip {
             // Set by the first member, below (a decoder made here would
             // read its header).
-            (Source::Taken, Some(tee))
+            (Feed::Taken, Some(tee))
         } else {
-            (Source::Plain(tee), None)
+            (Feed::Plain(tee), None)
         };
         let mut units = Units {
             source,
@@ -96,14 +96,11 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
     }
 
     pub fn gzip(&self) -> bool {
-        matches!(
-            self.source,
-            Source::Gzip(_) | Source::Ahead(_) | Source::Over(_)
-        )
+        matches!(self.source, Feed::Gzip(_) | Feed::Ahead(_) | Feed::Over(_))
     }
 
     pub fn zstd(&self) -> bool {
-        matches!(self.source, Source::Zstd(_))
+        matches!(self.source, Feed::Zstd(_))
     }
 
     /// A zstd input's dictionary, for its new records.
@@ -113,7 +110,7 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
 
     /// Whether units are compressed members or frames (else records).
     pub(super) fn framed(&self) -> bool {
-        !matches!(self.source, Source::Plain(_))
+        !matches!(self.source, Feed::Plain(_))
     }
 
     /// Raw bytes read so far.
@@ -130,12 +127,12 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
     /// Where the next decoded byte is.
     pub fn place(&self) -> Place {
         match self.source {
-            Source::Plain(_) => Place::Byte(self.within),
-            Source::Zstd(_) => Place::Frame {
+            Feed::Plain(_) => Place::Byte(self.within),
+            Feed::Zstd(_) => Place::Frame {
                 frame: self.member,
                 within: self.within,
             },
-            Source::Gzip(_) | Source::Ahead(_) | Source::Over(_) | Source::Taken => Place::Member {
+            Feed::Gzip(_) | Feed::Ahead(_) | Feed::Over(_) | Feed::Taken => Place::Member {
                 member: self.member,
                 within: self.within,
             },
@@ -149,12 +146,12 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
 
     pub(super) fn tee(&mut self) -> io::Result<&mut Tee<Raw<R>, W, D>> {
         match &mut self.source {
-            Source::Plain(tee) => Ok(tee),
-            Source::Gzip(decoder) => Ok(decoder.get_mut()),
-            Source::Ahead(ahead) => Ok(&mut ahead.tee),
-            Source::Over(tee) => Ok(tee),
-            Source::Zstd(frames) => Ok(frames.get_mut()),
-            Source::Taken => Err(lost()),
+            Feed::Plain(tee) => Ok(tee),
+            Feed::Gzip(decoder) => Ok(decoder.get_mut()),
+            Feed::Ahead(ahead) => Ok(&mut ahead.tee),
+            Feed::Over(tee) => Ok(tee),
+            Feed::Zstd(frames) => Ok(frames.get_mut()),
+            Feed::Taken => Err(lost()),
         }
     }
 
@@ -168,13 +165,13 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
             return Err(io::Error::new(*kind, why.clone()));
         }
         let decoder: &mut dyn Read = match &mut self.source {
-            Source::Plain(tee) => return tee.fill_buf(),
-            Source::Gzip(decoder) => decoder,
-            Source::Zstd(frames) => frames,
+            Feed::Plain(tee) => return tee.fill_buf(),
+            Feed::Gzip(decoder) => decoder,
+            Feed::Zstd(frames) => frames,
             // All its data is in `buf`.
-            Source::Ahead(_) => return Ok(&self.buf[self.pos..self.end]),
-            Source::Over(_) => return Ok(&[]),
-            Source::Taken => return Err(lost()),
+            Feed::Ahead(_) => return Ok(&self.buf[self.pos..self.end]),
+            Feed::Over(_) => return Ok(&[]),
+            Feed::Taken => return Err(lost()),
         };
         if self.pos == self.end && !self.ended {
             self.pos = 0;
@@ -192,14 +189,14 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
     pub(super) fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
         while self.fill()?.len() < n {
             let more = match &mut self.source {
-                Source::Plain(tee) => tee.inner.fill_more()?,
-                Source::Gzip(_) | Source::Zstd(_) if !self.ended => {
+                Feed::Plain(tee) => tee.inner.fill_more()?,
+                Feed::Gzip(_) | Feed::Zstd(_) if !self.ended => {
                     self.buf.copy_within(self.pos..self.end, 0);
                     self.end -= self.pos;
                     self.pos = 0;
                     let decoder: &mut dyn Read = match &mut self.source {
-                        Source::Gzip(decoder) => decoder,
-                        Source::Zstd(frames) => frames,
+                        Feed::Gzip(decoder) => decoder,
+                        Feed::Zstd(frames) => frames,
                         _ => unreachable!("matched above"),
                     };
                     let read = decoder.read(&mut self.buf[self.end..])?;
@@ -218,12 +215,10 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
 
     pub(super) fn consume(&mut self, n: usize) {
         match &mut self.source {
-            Source::Plain(tee) => tee.consume(n),
-            Source::Gzip(_)
-            | Source::Ahead(_)
-            | Source::Over(_)
-            | Source::Zstd(_)
-            | Source::Taken => self.pos += n,
+            Feed::Plain(tee) => tee.consume(n),
+            Feed::Gzip(_) | Feed::Ahead(_) | Feed::Over(_) | Feed::Zstd(_) | Feed::Taken => {
+                self.pos += n
+            }
         }
         self.within += n as u64;
     }
@@ -235,15 +230,15 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         if !self.framed() {
             return Ok(false);
         }
-        match std::mem::replace(&mut self.source, Source::Taken) {
+        match std::mem::replace(&mut self.source, Feed::Taken) {
             // The decoder of one member is done; the next starts where it
             // stopped (flate2's bufread decoder consumes exactly its
             // member).
-            Source::Gzip(decoder) => self.start_member(decoder.into_inner()),
-            Source::Ahead(ahead) if !ahead.segment.members.is_empty() => self.enter(ahead),
-            Source::Ahead(ahead) => self.start_member(ahead.rest()),
-            Source::Zstd(frames) => {
-                self.source = Source::Zstd(frames);
+            Feed::Gzip(decoder) => self.start_member(decoder.into_inner()),
+            Feed::Ahead(ahead) if !ahead.segment.members.is_empty() => self.enter(ahead),
+            Feed::Ahead(ahead) => self.start_member(ahead.rest()),
+            Feed::Zstd(frames) => {
+                self.source = Feed::Zstd(frames);
                 self.next_frame()
             }
             other => {
@@ -258,7 +253,7 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         if self.tee()?.fill_buf()?.is_empty() {
             return Ok(false);
         }
-        let Source::Zstd(frames) = &mut self.source else {
+        let Feed::Zstd(frames) = &mut self.source else {
             return Ok(false);
         };
         frames.next_frame()?;
@@ -282,11 +277,11 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
                     Ok(Some(next)) if next.members.is_empty() => segments.put_back(next, 0),
                     Ok(Some(next)) => segment = Some(next),
                     Ok(None) => {
-                        self.source = Source::Over(tee);
+                        self.source = Feed::Over(tee);
                         return Ok(false);
                     }
                     Err(e) => {
-                        self.source = Source::Over(tee);
+                        self.source = Feed::Over(tee);
                         return Err(e);
                     }
                 }
@@ -302,14 +297,14 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         }
         let more = tee.fill_buf().map(|rest| !rest.is_empty());
         if !matches!(more, Ok(true)) {
-            self.source = Source::Over(tee);
+            self.source = Feed::Over(tee);
             return more;
         }
         if self.hold {
             tee.copy.hold();
         }
         let at = tee.at;
-        self.source = Source::Gzip(Box::new(GzDecoder::new(tee)));
+        self.source = Feed::Gzip(Box::new(GzDecoder::new(tee)));
         if self.buf.len() < BUF {
             self.buf = vec![0; BUF];
         }
@@ -341,7 +336,7 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
         }
         let data = ahead.data_end..member.data_end;
         ahead.data_end = member.data_end;
-        self.source = Source::Ahead(ahead);
+        self.source = Feed::Ahead(ahead);
         written?;
         self.unit_started(at);
         (self.pos, self.end) = (data.start, data.end);
@@ -363,12 +358,8 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
     /// A record ended: in a plain input that ends a unit.
     pub fn record_ended(&mut self) -> io::Result<()> {
         match self.source {
-            Source::Plain(_) => self.unit_end(),
-            Source::Gzip(_)
-            | Source::Ahead(_)
-            | Source::Over(_)
-            | Source::Zstd(_)
-            | Source::Taken => Ok(()),
+            Feed::Plain(_) => self.unit_end(),
+            Feed::Gzip(_) | Feed::Ahead(_) | Feed::Over(_) | Feed::Zstd(_) | Feed::Taken => Ok(()),
         }
     }
 
@@ -411,8 +402,8 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
     /// After a malformed record: the rest of the raw input, as it is.
     pub fn copy_rest(&mut self) -> io::Result<()> {
         // What was inflated ahead and not yet read goes out as bytes.
-        self.source = match std::mem::replace(&mut self.source, Source::Taken) {
-            Source::Ahead(ahead) => Source::Over(ahead.rest()),
+        self.source = match std::mem::replace(&mut self.source, Feed::Taken) {
+            Feed::Ahead(ahead) => Feed::Over(ahead.rest()),
             other => other,
         };
         let tee = self.tee()?;
@@ -433,12 +424,12 @@ impl<R: Read, W: Out, D> Units<R, W, D> {
     /// back with what still waits in its queue.
     pub fn finish(self) -> io::Result<Ordered<W, D>> {
         let mut tee = match self.source {
-            Source::Plain(tee) => tee,
-            Source::Gzip(decoder) => decoder.into_inner(),
-            Source::Ahead(ahead) => ahead.rest(),
-            Source::Over(tee) => tee,
-            Source::Zstd(frames) => frames.into_inner(),
-            Source::Taken => return Err(lost()),
+            Feed::Plain(tee) => tee,
+            Feed::Gzip(decoder) => decoder.into_inner(),
+            Feed::Ahead(ahead) => ahead.rest(),
+            Feed::Over(tee) => tee,
+            Feed::Zstd(frames) => frames.into_inner(),
+            Feed::Taken => return Err(lost()),
         };
         if let Some(e) = tee.failed.take() {
             return Err(e);
