@@ -73,6 +73,17 @@ pub use url::{
     rfc1808, rfc3986,
 };
 
+/// What the command line and the Python binding take from the library
+/// beyond its API: how the sources name documents and values in their
+/// messages, the link report's fields, the plan of written paths, how a
+/// document's type is decided, an entity's base. Not for other users:
+/// it changes as they do.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::source::http::entity;
+    pub use crate::source::{listing, names, plan, typing};
+}
+
 /// The README's examples, compiled as doctests so they stay true.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

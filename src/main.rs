@@ -11,11 +11,12 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use cli::{ArchiveBar, Bar, Cli, Said};
 use htmlabs::SourceError;
-use htmlabs::source::listing::Listing;
+use htmlabs::internal::listing::Listing;
+use htmlabs::internal::names;
+use htmlabs::internal::plan::Plan;
+use htmlabs::source::Job;
 use htmlabs::source::output::Staged;
 use htmlabs::source::output::{Input, Output};
-use htmlabs::source::plan::Plan;
-use htmlabs::source::{Job, names};
 
 /// 0 success; 1 a check that found links to change; 2 any error; 128 and
 /// the signal's number for a run that a signal ended, as a shell reports

@@ -111,6 +111,7 @@ pub fn run(
 
 /// [`run`], its plan made already (with the link report in it: what the
 /// command line does).
+#[doc(hidden)]
 pub fn run_planned(
     request: &Request,
     plan: Plan,

@@ -1,6 +1,6 @@
 //! Messages that cannot be forged: every value from the input that a line
 //! carries (a warning, an error, a `-v` line, a check line) is shown by the
-//! one rule, `htmlabs::source::names::shown`: as it is when plain, else as a
+//! one rule, `htmlabs::internal::names::shown`: as it is when plain, else as a
 //! C string literal. Each carrier below is fed each hostile value (a line
 //! break, an ANSI sequence, NUL, DEL, C1 controls, bytes that are not
 //! UTF-8, a bidi override, and all of them forging a summary line) and no

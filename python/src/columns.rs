@@ -97,7 +97,7 @@ impl Columns {
         if link.raw.is_some() {
             // Percent-encoded as the report writes it (rare: bytes that
             // are not text in the page's encoding).
-            let fields = htmlabs::source::listing::link_fields(link);
+            let fields = htmlabs::internal::listing::link_fields(link);
             self.raw.push(fields.get("raw").and_then(|r| r.as_str()));
         } else {
             self.raw.push(None);

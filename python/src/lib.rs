@@ -22,11 +22,12 @@ use serde_json::Value;
 use htmlabs::request::{self, ConfigError, Request};
 use htmlabs::run::{self, Tally};
 use htmlabs::source::Job;
-use htmlabs::source::http::{self, entity};
+use htmlabs::internal::entity;
+use htmlabs::source::http;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
-use htmlabs::source::listing::link_fields;
+use htmlabs::internal::listing::link_fields;
 use htmlabs::source::output::{Input, Output};
-use htmlabs::source::typing::{Clue, FIRST_BYTES, decide};
+use htmlabs::internal::typing::{Clue, FIRST_BYTES, decide};
 use htmlabs::{Config, Layers, Rewriter, SourceError, Type};
 
 mod columns;

@@ -319,7 +319,7 @@ impl Links {
         dict.set_item(intern!(py, "layer"), link.base.layer.name())?;
         if link.raw.is_some() {
             // Percent-encoded as the report writes it.
-            let fields = htmlabs::source::listing::link_fields(link);
+            let fields = htmlabs::internal::listing::link_fields(link);
             dict.set_item(
                 intern!(py, "raw"),
                 fields.get("raw").and_then(|r| r.as_str()),
@@ -394,7 +394,7 @@ fn open(path: &PathBuf) -> Result<(Box<dyn Read + Send>, String), SourceError> {
     drop(Input::File(path.clone()).open()?);
     let file = File::open(path).map_err(|e| {
         SourceError::Open(
-            htmlabs::source::names::path(path).into_owned(),
+            htmlabs::internal::names::path(path).into_owned(),
             e.to_string(),
         )
     })?;

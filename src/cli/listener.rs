@@ -3,9 +3,9 @@
 //! `-v`, above a progress bar when there is one; the check lines and the
 //! link report through the library's [`Listing`].
 
+use htmlabs::internal::listing::Listing;
+use htmlabs::internal::names;
 use htmlabs::source::listener::{Document, Done, Listener, Progress, SourceWarning};
-use htmlabs::source::listing::Listing;
-use htmlabs::source::names;
 use htmlabs::{Link, SourceError};
 
 use super::progress::Bar;

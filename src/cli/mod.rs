@@ -504,7 +504,7 @@ impl Cli {
             let input = self.input();
             if let (Input::File(path), false) = (&input, self.warc) {
                 if path.is_dir() {
-                    let dir = htmlabs::source::names::quoted(path);
+                    let dir = htmlabs::internal::names::quoted(path);
                     return refused(format!(
                         "{dir} is a directory, and FILE is one document: for the pages under it, give --site {dir} --site-url URL"
                     ));

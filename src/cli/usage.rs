@@ -6,7 +6,7 @@
 
 use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
 
-use htmlabs::source::names::shown;
+use htmlabs::internal::names::shown;
 
 /// What ends a line that says too little to act on.
 const SEE_HELP: &str = "; see htmlabs --help";

@@ -19,12 +19,16 @@ pub(crate) mod archived;
 pub mod http;
 mod job;
 pub mod listener;
+#[doc(hidden)]
 pub mod listing;
+#[doc(hidden)]
 pub mod names;
 pub mod output;
 pub mod page;
+#[doc(hidden)]
 pub mod plan;
 pub mod site;
+#[doc(hidden)]
 pub mod typing;
 pub mod warc;
 

@@ -11,6 +11,7 @@
 //! stream or on a body held whole) → `report`.
 
 pub(crate) mod coding;
+#[doc(hidden)]
 pub mod entity;
 pub(crate) mod head;
 pub(crate) mod media;

@@ -9,6 +9,7 @@ pub(crate) mod spool;
 pub(crate) mod staging;
 
 pub(crate) use error::SourceError;
+#[doc(hidden)]
 pub use staging::abandon;
 
 use std::fmt;
@@ -191,6 +192,7 @@ pub(crate) fn write_staged<T>(
 /// one.) What is not a regular file (`/dev/null`, a FIFO, a socket) is
 /// written as it is, as `>` does: renamed over, it would be replaced by a
 /// regular file (as root, `/dev/null` itself).
+#[doc(hidden)]
 pub struct Staged {
     target: Target,
     path: PathBuf,
