@@ -31,14 +31,17 @@
 //!   standard input, over [`source::http`] for saved responses; [`source::site`];
 //!   [`source::warc`]), heard by one [`source::listener::Listener`];
 //!   [`source::names`]: how a file or a record is named in a line of output;
-//! - `typed`: a document's [`Type`] and the engine for it;
+//! - `typed`: a document's [`Type`] and the one door to the engine for it
+//!   ([`Rewriter`], [`rewrite`], [`rewrite_bytes`]); the engines' modules
+//!   below are private;
 //! - `xml/`: one XML document (feeds, sitemaps, SVG, XHTML), HTML inside
 //!   feeds handed to the page engine; `stylesheet/`: one CSS file;
 //! - `html/`: one page: lol_html, the splicing sink, the lookahead, the
 //!   HTML encoding sniffing;
 //! - `document/`: what every engine shares: the [`Config`], the [`Report`],
-//!   [`Link`]s and [`Warning`]s, the run's memory, the attribute table,
-//!   one value's edit and bytes, the UTF-16 front;
+//!   [`Link`]s and [`Warning`]s and the [`Events`] that queue them, the
+//!   run's memory, the attribute table, one value's edit and bytes, the
+//!   UTF-16 front;
 //! - `syntax/`: URLs inside a value (CSS, `srcset`, meta refresh);
 //! - `url/`: [`rfc1808`], [`rfc3986`], [`Standard`], [`BaseUrl`] and the §3
 //!   [`Layers`]; nothing of documents;

@@ -6,10 +6,10 @@
 //! `encoding` (what the report names) and `links` (a line for each link
 //! heard: `LINE:COLUMN ELEMENT ATTRIBUTE "original" -> "absolute" OUTCOME
 //! (BASE)`). Each case runs whole, in 1-byte writes and in random chunk
-//! sizes, through each entry point (`Rewriter`, the engine's own
-//! `rewrite` and `rewrite_bytes`, `rewrite_typed`, `rewrite_bytes_typed`),
-//! and its output is run again to show that a second run changes nothing. A `README` in a case says where its input comes
-//! from when nobody here wrote it.
+//! sizes, through each entry point (`Rewriter` with its links,
+//! `rewrite` and `rewrite_bytes`), and its output is run again to show
+//! that a second run changes nothing. A `README` in a case says where its
+//! input comes from when nobody here wrote it.
 
 /// The command line, as the binary has it: a fixture's `args` are read
 /// as the user would type them.
