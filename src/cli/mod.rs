@@ -415,11 +415,6 @@ impl Cli {
                 )));
             }
         }
-        if self.site.is_some() && self.site_url.is_none() {
-            return Err(SourceError::Refused(
-                "--site needs --site-url URL: the URL the site's root is served at".to_owned(),
-            ));
-        }
         if let Some((_, flag)) = WRITING_FLAGS.iter().find(|(id, _)| self.links && given(id)) {
             return Err(SourceError::Refused(format!(
                 "{flag} says how an archive is written, and --links writes none: it would do nothing"

@@ -13,9 +13,9 @@ use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
+use encoding_rs::Encoding;
 
-use super::encoding::{Chosen, EncodingSource};
+use super::encoding::Chosen;
 use super::utf16::{Utf16Decoded, Utf16Decoder, Utf16Writer};
 use crate::document::buffers::CHUNK;
 use crate::document::config::Config;
@@ -243,27 +243,8 @@ fn start<W: Write, E: Engine<W>>(
     hear: Option<Hear>,
     allowance: Rc<Allowance>,
 ) -> Result<Mode<W, E>, Error> {
-    let declared = config
-        .encoding
-        .map(|e| (e, EncodingSource::Flag))
-        .or_else(|| {
-            let charset = layers.charset()?;
-            Some((
-                charset.encoding,
-                EncodingSource::Transport { from: charset.from },
-            ))
-        });
-    let utf16 = |e| e == UTF_16LE || e == UTF_16BE;
-    let by_first_bytes = E::by_first_bytes(first)?;
-    let transcoded = match (Encoding::for_bom(first), declared) {
-        // `<?` in UTF-16 with no mark: the declaration it starts names it.
-        _ if let Some(e) = by_first_bytes => Some((e, 0, EncodingSource::Declaration)),
-        (Some((e, bom)), _) if utf16(e) => Some((e, bom, EncodingSource::Bom)),
-        (Some(_), _) => None,
-        (None, Some((e, source))) if utf16(e) => Some((e, 0, source)),
-        (None, Some((e, _))) if !e.is_ascii_compatible() => return Err(Error::unsupported(e)),
-        (None, _) => None,
-    };
+    let transcoded =
+        crate::document::utf16::transcoded(first, &config, &layers, E::by_first_bytes(first)?)?;
     let mut mode = match transcoded {
         Some((encoding, bom, source)) => {
             // The byte order mark goes out as it came.

@@ -6,9 +6,46 @@ use std::cell::Cell;
 use std::io::{self, Write};
 use std::rc::Rc;
 
-use encoding_rs::{DecoderResult, Encoding, UTF_16BE};
+use encoding_rs::{DecoderResult, Encoding, UTF_16BE, UTF_16LE};
 
+use super::config::Config;
+use super::encoding::EncodingSource;
 use super::error::Error;
+use crate::url::Layers;
+
+/// Whether a document whose first bytes are `first` is read as UTF-16
+/// (transcoded as a whole): its encoding, the length of its byte order
+/// mark, and what said so. A UTF-16 byte order mark first, unless
+/// `by_first_bytes` (an XML declaration's `<?` in UTF-16, which has none)
+/// said before it; else `--encoding`, else the transport layer's charset.
+/// A declared encoding that is neither ASCII-compatible nor UTF-16 is
+/// refused: no engine reads it.
+pub fn transcoded(
+    first: &[u8],
+    config: &Config,
+    layers: &Layers,
+    by_first_bytes: Option<&'static Encoding>,
+) -> Result<Option<(&'static Encoding, usize, EncodingSource)>, Error> {
+    let declared = config
+        .encoding
+        .map(|e| (e, EncodingSource::Flag))
+        .or_else(|| {
+            let charset = layers.charset()?;
+            Some((
+                charset.encoding,
+                EncodingSource::Transport { from: charset.from },
+            ))
+        });
+    let utf16 = |e| e == UTF_16LE || e == UTF_16BE;
+    Ok(match (Encoding::for_bom(first), declared) {
+        _ if let Some(e) = by_first_bytes => Some((e, 0, EncodingSource::Declaration)),
+        (Some((e, bom)), _) if utf16(e) => Some((e, bom, EncodingSource::Bom)),
+        (Some(_), _) => None,
+        (None, Some((e, source))) if utf16(e) => Some((e, 0, source)),
+        (None, Some((e, _))) if !e.is_ascii_compatible() => return Err(Error::unsupported(e)),
+        (None, _) => None,
+    })
+}
 
 /// What a write of UTF-16 gave: all of it decoded, or UTF-8 up to the
 /// first sequence that is not valid, at byte `at` of the input, and the

@@ -8,13 +8,13 @@ use std::io::{Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
+use encoding_rs::{Encoding, UTF_8};
 
 use super::document::Document;
 use super::utf16::Utf16;
 use crate::document::buffers::{self, CHUNK};
 use crate::document::config::{Config, Nesting};
-use crate::document::encoding::{Chosen, EncodingSource};
+use crate::document::encoding::Chosen;
 use crate::document::error::Error;
 use crate::document::events::Events;
 use crate::document::links::Hear;
@@ -250,25 +250,7 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
         ..
     } = start;
     let allowance = allowance.unwrap_or_else(|| config.own_allowance());
-    let declared = config
-        .encoding
-        .map(|e| (e, EncodingSource::Flag))
-        .or_else(|| {
-            let charset = layers.charset()?;
-            Some((
-                charset.encoding,
-                EncodingSource::Transport { from: charset.from },
-            ))
-        });
-    let bom = Encoding::for_bom(first);
-    let utf16 = |e| e == UTF_16LE || e == UTF_16BE;
-    let transcoded = match (bom, declared) {
-        (Some((e, bom)), _) if utf16(e) => Some((e, bom, EncodingSource::Bom)),
-        (Some(_), _) => None,
-        (None, Some((e, source))) if utf16(e) => Some((e, 0, source)),
-        (None, Some((e, _))) if !e.is_ascii_compatible() => return Err(Error::unsupported(e)),
-        (None, _) => None,
-    };
+    let transcoded = crate::document::utf16::transcoded(first, &config, &layers, None)?;
     let mut document = match transcoded {
         Some((encoding, bom, source)) => {
             // The byte order mark goes out as it came.
@@ -444,6 +426,7 @@ pub fn rewrite_bytes(
 mod tests {
     use super::*;
     use crate::Type;
+    use encoding_rs::UTF_16LE;
     use std::io;
 
     /// A reader that gives at most `step` bytes a read, and fails once it
