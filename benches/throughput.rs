@@ -29,6 +29,14 @@
 //!   Python by `benches/lxml_links.py`; lxml is installed with pip if
 //!   missing, and the bench fails if it cannot be.
 //!
+//! Then one process per page, as a shell's loop over pages runs the binary
+//! (`htmlabs -q -r URL FILE`, output to `/dev/null`), beside a bare lol_html
+//! binary doing rows b's and b2's jobs the same way (`benches/ceiling`,
+//! built by the bench with the release profile): the CPU time (user and
+//! system) and the wall time of each process, on a page of a few bytes (what
+//! starting costs) and on each real page. The processes are interleaved
+//! one by one, in an order that rotates.
+//!
 //! Every measurement is the median of several rounds, and the rounds are
 //! interleaved (each round runs every measurement once, starting at a
 //! different one), so that the noise of a shared machine hits all alike.
@@ -48,7 +56,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{self, Child, ChildStdin, Command, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -68,6 +76,10 @@ const GENERATED: usize = 8_000_000;
 const GENERATED_URL: &str = "https://example.com/docs/guide/page.html";
 /// Timed rounds, after one untimed warm-up round.
 const ROUNDS: usize = 7;
+/// The page that measures what starting costs: a few bytes, one link.
+const TINY: &[u8] = b"<a href=x>y</a>";
+/// Processes of each row on it, per round.
+const STARTS: usize = 100;
 /// The project's targets.
 const TARGET_ENGINE: f64 = 0.85;
 const TARGET_LXML: f64 = 15.0;
@@ -230,6 +242,7 @@ fn main() {
         })
         .collect();
     drop(measures);
+    let processes = Processes::run(&pages, bin, rounds);
 
     println!("command: cargo bench --bench throughput");
     println!("machine: {}", common::machine());
@@ -265,6 +278,8 @@ fn main() {
         false,
         &lxml,
     );
+    println!();
+    processes.table();
     lxml.stop();
 }
 
@@ -767,6 +782,186 @@ fn binary(bin: &Path, file: &Path, url: &str) -> Duration {
     let took = start.elapsed();
     assert!(status.success(), "`{}` failed: {status}", bin.display());
     took
+}
+
+/// One process per page: the binary beside the bare lol_html binary, on
+/// the page of a few bytes and on each real page.
+struct Processes {
+    /// By input (`start-up`, `pages`), each row's CPU and wall seconds per
+    /// round, and the processes a round runs.
+    sets: Vec<(&'static str, usize, [Vec<common::Run>; PROCESS_ROWS.len()])>,
+}
+
+/// The rows of one process per page: the bare lol_html binary doing row
+/// b's job, then row b2's, and htmlabs.
+const PROCESS_ROWS: [&str; 3] = ["b", "b2", "c"];
+
+impl Processes {
+    fn run(pages: &[Page], bin: &Path, rounds: usize) -> Processes {
+        let ceiling = ceiling_binary();
+        let names = TABLE_NAMES.with(|names| {
+            let mut names: Vec<&str> = names.iter().map(String::as_str).collect();
+            names.sort_unstable();
+            names.join(",")
+        });
+        let tiny_file = TempFile::new("tiny.html", TINY);
+        let tiny = Page {
+            name: "tiny.html".to_owned(),
+            url: GENERATED_URL.to_owned(),
+            path: tiny_file.0.clone(),
+            bytes: TINY.to_vec(),
+        };
+        // The tiny page STARTS times a round; the real pages once each.
+        let starts = vec![&tiny; STARTS];
+        let mut sets: Vec<(&str, Vec<&Page>)> = vec![("start-up", starts)];
+        if !pages.is_empty() {
+            sets.push(("pages", pages.iter().collect()));
+        }
+        let command = |row: usize, page: &Page| {
+            let mut command = match PROCESS_ROWS[row] {
+                "c" => Command::new(bin),
+                _ => Command::new(&ceiling),
+            };
+            match PROCESS_ROWS[row] {
+                "b" => command.arg("href-src"),
+                "b2" => command.arg(&names),
+                _ => command.args(["-q", "-r", &page.url]),
+            };
+            command.arg(&page.path);
+            command
+        };
+        eprintln!("throughput: one process per page, 1 warm-up round and {rounds} timed rounds…");
+        let mut results = Vec::new();
+        for (set, docs) in sets {
+            let mut times: [Vec<common::Run>; PROCESS_ROWS.len()] = Default::default();
+            for round in 0..=rounds {
+                let mut total = [(0.0, 0.0); PROCESS_ROWS.len()];
+                for (k, page) in docs.iter().enumerate() {
+                    for j in 0..PROCESS_ROWS.len() {
+                        let row = (j + k + round) % PROCESS_ROWS.len();
+                        let (cpu, wall) = one_process(&mut command(row, page));
+                        total[row].0 += cpu;
+                        total[row].1 += wall;
+                    }
+                }
+                if round > 0 {
+                    for (row, (cpu, wall)) in total.into_iter().enumerate() {
+                        times[row].push(common::Run {
+                            wall,
+                            cpu,
+                            system: 0.0,
+                        });
+                    }
+                }
+            }
+            results.push((set, docs.len(), times));
+        }
+        Processes { sets: results }
+    }
+
+    fn table(&self) {
+        const B: &str = "bare lol_html binary, `[href],[src]` get + set_attribute (row b's job: the engine ceiling)";
+        const B2: &str = "bare lol_html binary, `*` get + set_attribute of every attribute the table names (row b2's job)";
+        const C: &str = "htmlabs binary, `-q -r URL FILE`, the full table";
+        println!(
+            "One process per page, output to /dev/null: {} bytes (`{}`) {STARTS} times a round, and each real page once; CPU = user + system of the process; ms per process, medians of the rounds",
+            TINY.len(),
+            String::from_utf8_lossy(TINY)
+        );
+        println!();
+        println!(
+            "| row | what | input | CPU ms per process | wall ms per process | × engine ceiling (b), CPU | × its own ceiling (b2), CPU |"
+        );
+        println!("| --- | --- | --- | ---: | ---: | ---: | ---: |");
+        let mut ratios = Vec::new();
+        for (set, count, times) in &self.sets {
+            let per = |row: usize, f: fn(&common::Run) -> f64| {
+                common::median(times[row].iter().map(f).collect()) / *count as f64 * 1e3
+            };
+            // The median of the rounds' ratios, of CPU seconds.
+            let over = |row: usize, ceiling: usize| {
+                common::median(
+                    times[row]
+                        .iter()
+                        .zip(&times[ceiling])
+                        .map(|(mine, theirs)| theirs.cpu / mine.cpu)
+                        .collect(),
+                )
+            };
+            for (row, what) in [B, B2, C].into_iter().enumerate() {
+                println!(
+                    "| {} | {what} | {set} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                    PROCESS_ROWS[row],
+                    per(row, |r| r.cpu),
+                    per(row, |r| r.wall),
+                    over(row, 0),
+                    over(row, 1),
+                );
+            }
+            ratios.push((*set, over(2, 0), over(2, 1)));
+        }
+        for (set, b, b2) in ratios {
+            println!(
+                "htmlabs binary ÷ the bare lol_html binary, one process per page, {set}: {b:.3} of row b's CPU time (target ≥ {TARGET_ENGINE}: {}), {b2:.3} of row b2's",
+                met(b >= TARGET_ENGINE)
+            );
+        }
+    }
+}
+
+/// Runs one process to its end, its output to `/dev/null`: its CPU
+/// seconds (user and system) and wall seconds.
+fn one_process(command: &mut Command) -> (f64, f64) {
+    let null = File::options()
+        .write(true)
+        .open("/dev/null")
+        .expect("open /dev/null");
+    let (user, system) = common::children_cpu();
+    let start = Instant::now();
+    let status = command
+        .stdin(Stdio::null())
+        .stdout(null)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run `{command:?}`: {e}"));
+    let wall = start.elapsed().as_secs_f64();
+    assert!(status.success(), "`{command:?}` failed: {status}");
+    let (user_after, system_after) = common::children_cpu();
+    (user_after - user + system_after - system, wall)
+}
+
+/// The bare lol_html binary of `benches/ceiling`, built with the release
+/// profile htmlabs's has, in the bench's own target directory, by the cargo
+/// that runs the bench; or the bench ends: a row left out would read as a
+/// pass.
+fn ceiling_binary() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ceiling");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/ceiling/Cargo.toml");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("throughput: building the bare lol_html binary (benches/ceiling)…");
+    let built = Command::new(&cargo)
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--locked",
+            "--manifest-path",
+        ])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&dir)
+        .stdout(io::stderr())
+        .status()
+        .is_ok_and(|s| s.success());
+    let bin = dir.join("release/lol-html-ceiling");
+    if !built || !bin.is_file() {
+        eprintln!(
+            "throughput: error: cannot build {} with {}",
+            manifest.display(),
+            Path::new(&cargo).display()
+        );
+        process::exit(1);
+    }
+    bin
 }
 
 /// A `Write` that counts and drops.

@@ -289,14 +289,13 @@ struct Inner {
 const MAX_ENTRIES: usize = 4;
 
 /// Built once: a library user's `Config::default()` per page must not
-/// build the table again.
+/// build the table again, nor a run that asks for the default table as
+/// it checks its flags and again as it starts.
 static DEFAULT: OnceLock<Table> = OnceLock::new();
 
 impl Default for Table {
     fn default() -> Self {
-        DEFAULT
-            .get_or_init(|| Table::new(false, false, Vec::new()))
-            .clone()
+        Table::new(false, false, Vec::new())
     }
 }
 
@@ -315,37 +314,51 @@ impl Table {
     }
 
     pub fn new(lazy: bool, social: bool, user: Vec<Row>) -> Self {
-        let mut rows: Vec<Row> = BUILT_IN
-            .iter()
-            .filter(|(.., group, _)| match group {
-                Group::Default | Group::User => true,
-                Group::Lazy => lazy,
-                Group::Social => social,
-            })
-            .map(|&(element, attribute, kind, when, group, empty)| Row {
-                element: element.into(),
-                attribute: attribute.into(),
-                kind,
-                when,
-                group,
-                empty,
-            })
-            .collect();
+        if !lazy && !social && user.is_empty() {
+            return DEFAULT
+                .get_or_init(|| Table::built(false, false, Vec::new()))
+                .clone();
+        }
+        Table::built(lazy, social, user)
+    }
+
+    fn built(lazy: bool, social: bool, user: Vec<Row>) -> Self {
         // A user's row comes first, so it wins over a built-in one for the
         // same element and attribute.
-        rows.splice(0..0, user);
+        let mut rows: Vec<Row> = Vec::with_capacity(user.len() + BUILT_IN.len());
+        rows.extend(user);
+        rows.extend(
+            BUILT_IN
+                .iter()
+                .filter(|(.., group, _)| match group {
+                    Group::Default | Group::User => true,
+                    Group::Lazy => lazy,
+                    Group::Social => social,
+                })
+                .map(|&(element, attribute, kind, when, group, empty)| Row {
+                    element: element.into(),
+                    attribute: attribute.into(),
+                    kind,
+                    when,
+                    group,
+                    empty,
+                }),
+        );
         Table::from_rows(rows, true)
     }
 
     fn from_rows(rows: Vec<Row>, texts: bool) -> Self {
-        let mut by_attribute: FxHashMap<Box<[u8]>, Vec<usize>> = FxHashMap::default();
+        let mut by_attribute: FxHashMap<Box<[u8]>, Vec<usize>> =
+            FxHashMap::with_capacity_and_hasher(rows.len(), Default::default());
         for (i, row) in rows.iter().enumerate() {
             by_attribute
                 .entry(row.attribute.as_bytes().into())
                 .or_default()
                 .push(i);
         }
-        let mut entries = entries_of(&rows);
+        // Past MAX_ENTRIES the entries are not needed, only that there are
+        // more: they are not all made.
+        let mut entries = entries_of(&rows, MAX_ENTRIES + 1);
         if texts {
             entries.extend(["style".to_owned(), "noscript".to_owned()]);
         }
@@ -435,11 +448,15 @@ impl Table {
 
 /// The selector's entries, in the order of the rows: `[attribute]` for a
 /// row on every element, `element[attribute]` for the others, each once,
-/// and none for an element whose attribute `[attribute]` matches anyway.
-fn entries_of(rows: &[Row]) -> Vec<String> {
+/// and none for an element whose attribute `[attribute]` matches anyway;
+/// the first `most` of them.
+fn entries_of(rows: &[Row], most: usize) -> Vec<String> {
     let everywhere = |name: &str| rows.iter().any(|r| r.element == "*" && r.attribute == name);
     let mut entries: Vec<String> = Vec::new();
     for row in rows {
+        if entries.len() == most {
+            break;
+        }
         // Anything but letters, digits, `-` and `_` is escaped in a CSS name
         // (`xlink\:href`), so that every name the table holds parses.
         let attribute: String = row
@@ -528,7 +545,7 @@ mod tests {
         // Names with `.` and `:` make a selector that parses, and are
         // found by their name.
         let row = parse_user_row("img:data.hi-res:x").unwrap();
-        let entries = entries_of(std::slice::from_ref(&row));
+        let entries = entries_of(std::slice::from_ref(&row), usize::MAX);
         assert_eq!(entries, ["img[data\\.hi-res\\:x]"]);
         assert!(entries[0].parse::<Selector>().is_ok());
         let table = Table::new(false, false, vec![row]);
@@ -538,7 +555,7 @@ mod tests {
 
     #[test]
     fn selector_entries_name_each_element_and_attribute_once() {
-        let entries = entries_of(Table::default().rows());
+        let entries = entries_of(Table::default().rows(), usize::MAX);
         assert_eq!(entries.len(), 48);
         assert!(
             entries
@@ -548,11 +565,15 @@ mod tests {
         // An element's entry is left out where `[attribute]` matches all it
         // would.
         let user = ["img:src", "div:data-src", "li:value"].map(|r| parse_user_row(r).unwrap());
-        let entries = entries_of(&user);
+        let entries = entries_of(&user, usize::MAX);
         assert_eq!(entries, ["img[src]", "div[data-src]", "li[value]"]);
+        assert_eq!(entries_of(&user, 2), ["img[src]", "div[data-src]"]);
         let mut rows = user.to_vec();
         rows.push(parse_user_row("*:src").unwrap());
-        assert_eq!(entries_of(&rows), ["[src]", "div[data-src]", "li[value]"]);
+        assert_eq!(
+            entries_of(&rows, usize::MAX),
+            ["[src]", "div[data-src]", "li[value]"]
+        );
     }
 
     #[test]
