@@ -1,6 +1,6 @@
 //! The house's layout: imports in `src/` point down, never in a loop.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 
