@@ -173,7 +173,7 @@ pub fn size(text: &str) -> Result<usize, String> {
 /// command line's name: the command line's flags, the Python module's
 /// keywords (the name with `_` for `-`: `keep_fragments`), their stubs'
 /// `Options` and `python -m htmlabs.spark`'s flags. Declared here once;
-/// `tests/options.rs` checks each front end against it. `--max-memory`
+/// `tests/house/options.rs` checks each front end against it. `--max-memory`
 /// and `--max-lookahead` take a size everywhere (`64M`, `1G`, `500KB`;
 /// an `int` of bytes in Python too).
 pub const DOCUMENT_OPTIONS: &[&str] = &[

@@ -5,7 +5,7 @@ do not parse), then undoes its Content-Encoding (gzip and deflate by the
 standard library, br by Google's `brotli` package). Writes the body to
 standard output; a response that does not read fails with a message.
 
-An independent reader of what htmlabs writes: tests/http.rs checks the
+An independent reader of what htmlabs writes: tests/sources/http.rs checks the
 bodies htmlabs encodes again with it.
 """
 

@@ -1,4 +1,4 @@
-"""A local HTTP server for tests/http.rs, whose responses curl and wget
+"""A local HTTP server for tests/sources/http.rs, whose responses curl and wget
 capture as users' saved files are made: redirects (relative and absolute
 Location), chunked bodies, gzip and brotli, base fields, charsets, a non-HTML
 type. Python's http.server writes the bytes; the clients save them.

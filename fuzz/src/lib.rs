@@ -1,4 +1,5 @@
-//! The fuzz targets' shared code: the property checks, which
-//! `tests/fuzz_corpus.rs` and `tests/properties.rs` include too.
+//! The fuzz targets' shared code: the property checks, which the main
+//! crate's engine tests include too (`tests/engines/main.rs`, for
+//! `fuzz_corpus`, `properties`, `resolver_properties` and `bad_input`).
 
 pub mod properties;

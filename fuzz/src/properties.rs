@@ -1,7 +1,7 @@
 //! What htmlabs must do on any input, checked from outside. One copy, used by
 //! the fuzz targets (`fuzz/fuzz_targets/`), by the replay of their corpus
-//! (`tests/fuzz_corpus.rs`) and by the generated-HTML proptests
-//! (`tests/properties.rs`). Each check panics with what it found, which is
+//! (`tests/engines/fuzz_corpus.rs`) and by the generated-HTML proptests
+//! (`tests/engines/properties.rs`). Each check panics with what it found, which is
 //! what libFuzzer and proptest both take as a failure.
 //!
 //! The rewriter's output is judged by the independent span lister of

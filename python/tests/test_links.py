@@ -1,7 +1,7 @@
 """The link graph of an archive: `htmlabs.warc_links` and
 `htmlabs.spark.extract_links` give, page by page, the lines of
 `htmlabs --warc --links` (itself the lines of `--report` beside an archive
-written: tests/warc.rs); Parquet read back with pyarrow; the docs'
+written: tests/sources/warc.rs); Parquet read back with pyarrow; the docs'
 host-graph example run."""
 
 import json

@@ -1,5 +1,5 @@
 """rewrite_warc: the command line's WARC run, over paths and file objects,
-checked by warcio (and, where the venv has them, the checks tests/warc.rs
+checked by warcio (and, where the venv has them, the checks tests/sources/warc.rs
 runs: FastWARC, cdxj-indexer, each conversion against `htmlabs --http`)."""
 
 import gzip
@@ -42,7 +42,7 @@ def test_the_corpus_warc_as_the_cli_rewrites_it(cli, corpus, tmp_path):
     # The input's, a conversion for each page, and the warcinfo before them.
     assert len(records) == summary.records + summary.conversions + 1
     assert sum(1 for t, _ in records if t == "conversion") == summary.rewritten
-    # The checks tests/warc.rs runs on the command line's output.
+    # The checks tests/sources/warc.rs runs on the command line's output.
     check = subprocess.run([sys.executable, str(REPO / "tests/warc_check.py"), cli, str(src), str(out)],
                            capture_output=True, text=True)
     if "No module named" in check.stderr:

@@ -1,6 +1,6 @@
 //! The table of what is rewritten: (element, attribute, kind). Data, not
 //! code: the rewriter's per-attribute decisions come from here, and
-//! `docs/rewritten.md` lists the same rows (checked by `tests/readme.rs`).
+//! `docs/rewritten.md` lists the same rows (checked by `tests/house/readme.rs`).
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};

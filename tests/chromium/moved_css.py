@@ -1,7 +1,7 @@
 """Serves a page and its stylesheets from local origins and loads them in
 Debian's Chromium, to see where their images and fonts are fetched from.
 
-Driven by tests/chromium.rs: `python3 moved_css.py CHROMIUM LABEL...`. One
+Driven by tests/judges/chromium.rs: `python3 moved_css.py CHROMIUM LABEL...`. One
 HTTP server (Python's http.server, on 127.0.0.1, each on a port of its own:
 an origin each) is started a label, and their ports are printed as one JSON
 line, {label: port}. Then one JSON line is read from standard input:

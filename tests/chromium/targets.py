@@ -1,6 +1,6 @@
 """Loads pages in Debian's Chromium and reads back where their links go.
 
-Driven by tests/chromium.rs: `python3 targets.py CHROMIUM LOADS OUT`. LOADS is
+Driven by tests/judges/chromium.rs: `python3 targets.py CHROMIUM LOADS OUT`. LOADS is
 a JSON list of {"key", "url", "file"}: the bytes of `file` are served as the
 document at `url` from memory. Nothing reaches the network: every other
 request is answered with an empty body (a navigation of the top frame away

@@ -1,6 +1,6 @@
 //! The named classes of the ways a resolution differs from what the WHATWG
 //! URL Standard (browsers, the `url` crate) makes of the same pair, shared by
-//! `tests/url_crate.rs` (against url) and `tests/chromium.rs` (against
+//! `tests/judges/url_crate.rs` (against url) and `tests/judges/chromium.rs` (against
 //! Chromium). `fixtures/divergences/<mode>.txt` lists and describes them.
 
 #![allow(dead_code)]

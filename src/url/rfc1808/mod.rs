@@ -40,7 +40,7 @@
 //!   `comp.lang.misc`); `foo:?q` + `//` → `foo:?q`, not `foo://?q`;
 //!   `file:/etc/passwd` + `///g` → `file:/g`. Every answer, parsed again,
 //!   has the components resolution assembled ([`ParsedBase::assemble`]; a
-//!   property in `tests/resolver_properties.rs` and the `resolve` fuzz
+//!   property in `tests/engines/resolver_properties.rs` and the `resolve` fuzz
 //!   target).
 //! - **A path that starts with `//` and has no net_loc before it is written
 //!   with an empty net_loc** (step 7 cannot write it otherwise): step 6

@@ -3,8 +3,7 @@
 //! plain `cargo test`: what the fuzzers found interesting stays checked on
 //! stable, without cargo-fuzz.
 
-#[path = "../fuzz/src/properties.rs"]
-mod properties;
+use crate::fuzz as properties;
 
 use std::panic;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,7 @@
 //! Properties of the parsers and resolvers on generated inputs, and an oracle
 //! for RFC 1808 §4 step 6 written as literally as the RFC words it.
 
-#[path = "../fuzz/src/properties.rs"]
-mod properties;
+use crate::fuzz as properties;
 
 use htmlabs::{Standard, rfc1808, rfc3986};
 use proptest::prelude::*;

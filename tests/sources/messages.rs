@@ -40,7 +40,7 @@ fn in_a_line(value: &[u8]) -> bool {
 
 /// What a field httparse reads may hold: no control character at all
 /// (one with a control character is refused, and then named by the
-/// carriers of `tests/http.rs`).
+/// carriers of `tests/sources/http.rs`).
 fn in_a_field(value: &[u8]) -> bool {
     !value.iter().any(|&b| b < 0x20 || b == 0x7f)
 }

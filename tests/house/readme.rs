@@ -2,7 +2,7 @@
 //! screen, the `-v` blocks, the generated attribute table, the `jq` lines,
 //! and every `htmlabs` command of their ```sh blocks, run.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -279,7 +279,7 @@ fn empty_left() -> String {
 /// and `<!-- end of NAME -->`.
 fn generated(name: &str) -> String {
     let start = format!(
-        "<!-- {name}: generated from src/document/attrs.rs, checked by tests/readme.rs -->\n"
+        "<!-- {name}: generated from src/document/attrs.rs, checked by tests/house/readme.rs -->\n"
     );
     doc("docs/rewritten.md")
         .split(&start)
@@ -552,7 +552,7 @@ fn every_htmlabs_command_in_the_documents_runs() {
     use std::io::Write as _;
     let _ = writeln!(
         std::io::stderr(),
-        "tests/readme.rs: {ran} htmlabs commands of README.md and docs/ ran, {} skipped{}",
+        "tests/house/readme.rs: {ran} htmlabs commands of README.md and docs/ ran, {} skipped{}",
         skipped.len(),
         if reasons.is_empty() {
             String::new()

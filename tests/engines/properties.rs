@@ -6,8 +6,7 @@
 //! multi-byte UTF-8 and bytes that are not UTF-8. Each document runs whole
 //! and in random writes, with random flags and bases, hostile ones included.
 
-#[path = "../fuzz/src/properties.rs"]
-mod properties;
+use crate::fuzz as properties;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

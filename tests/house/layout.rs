@@ -4,7 +4,7 @@
 //! they name are there, and the lists of files and layers are whole and
 //! in order.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -683,10 +683,26 @@ fn a_source_knows_no_other_source_but_http() {
 fn developing_md_names_each_test_file() {
     let developing = read("DEVELOPING.md");
     let mut unnamed = Vec::new();
+    // The binaries (`tests/NAME.rs`, `tests/GROUP/main.rs`) and each
+    // group's suites (`tests/GROUP/SUITE.rs`).
+    let mut files = Vec::new();
     for entry in std::fs::read_dir(root().join("tests")).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.ends_with(".rs") && !developing.contains(&format!("`tests/{name}`")) {
-            unnamed.push(format!("tests/{name}"));
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        if name.ends_with(".rs") {
+            files.push(format!("tests/{name}"));
+        } else if entry.path().join("main.rs").is_file() {
+            for suite in std::fs::read_dir(entry.path()).unwrap() {
+                let suite = suite.unwrap().file_name().into_string().unwrap();
+                if suite.ends_with(".rs") && suite != "main.rs" {
+                    files.push(format!("tests/{name}/{suite}"));
+                }
+            }
+        }
+    }
+    for file in files {
+        if !developing.contains(&format!("`{file}`")) {
+            unnamed.push(file);
         }
     }
     unnamed.sort();

@@ -5,7 +5,7 @@
 //!
 //! A change to the surface is a change users see: the test fails and shows
 //! the lines added and removed; when the change is meant, write the list
-//! again with `HTMLABS_BLESS=1 cargo test --test public_api` and commit it
+//! again with `HTMLABS_BLESS=1 cargo test --test house public_api::` and commit it
 //! with the change.
 //!
 //! Rustdoc's JSON is unstable; `RUSTC_BOOTSTRAP=1` lets the stable
@@ -59,7 +59,7 @@ fn the_public_api_is_the_committed_list() {
     let removed: Vec<_> = listed.difference(&found).collect();
     assert!(
         added.is_empty() && removed.is_empty(),
-        "the public API changed; if that is meant, run `HTMLABS_BLESS=1 cargo test --test public_api` \
+        "the public API changed; if that is meant, run `HTMLABS_BLESS=1 cargo test --test house public_api::` \
          and commit tests/public-api.txt\n  new:\n    {}\n  gone:\n    {}",
         join(&added),
         join(&removed)

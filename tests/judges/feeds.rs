@@ -15,7 +15,7 @@
 //! class that no longer occurs. Run with `--nocapture` for the count of
 //! each class.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

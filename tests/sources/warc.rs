@@ -4,7 +4,7 @@
 //! fixtures/warc (every shape of record: fixtures/warc/make_fixtures.py);
 //! in any writes, the same.
 
-mod common;
+use crate::common;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};

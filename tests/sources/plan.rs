@@ -10,7 +10,7 @@
 //! Pairs the command line cannot make are not here: `-o` and `--out-dir`
 //! go with no `--site` resp. only with it, so `--out-dir` meets no file nor
 //! archive, and a site reads no standard input; `--out-dir` against its own
-//! site's tree is `tests/site.rs`'s (refused since it was first found). A
+//! site's tree is `tests/sources/site.rs`'s (refused since it was first found). A
 //! site's file in place is written over by its own output, by design: it
 //! is met here as the input it is.
 

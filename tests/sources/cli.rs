@@ -5,7 +5,7 @@
 //! Messages are snapshotted as literals: their wording is part of the
 //! interface (DESIGN.md, "Error text is part of the interface").
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::Read;

@@ -5,9 +5,8 @@
 //! table lists these cases; a bug found on the way is an ignored test at
 //! the end, with what should happen.
 
-mod common;
-#[path = "../fuzz/src/properties.rs"]
-mod properties;
+use crate::common;
+use crate::fuzz as properties;
 
 use std::fs;
 use std::io::Read;

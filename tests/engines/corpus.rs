@@ -18,8 +18,8 @@
 //!
 //! All failures are collected and reported together, page by page.
 
-mod common;
-mod spans;
+use crate::common;
+use crate::fuzz::spans;
 
 use std::fmt::Write as _;
 use std::ops::Range;

@@ -6,7 +6,7 @@
 //! (fixtures/xml, fixtures/stylesheet), whose expected outputs the engine
 //! tests hold: here each must come out of each source the same.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;

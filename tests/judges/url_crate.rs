@@ -21,8 +21,8 @@
 //! is not listed, and on a listed class that no longer occurs; each failure
 //! names examples. Run with `--nocapture` for the count of each class.
 
-mod common;
-mod divergences;
+use crate::common;
+use crate::divergences;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

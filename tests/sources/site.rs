@@ -2,7 +2,7 @@
 //! parallel, safely; `--check` and `--report` over it. Every file's output
 //! is judged by the single-document filter run on it with its URL.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

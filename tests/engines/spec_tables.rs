@@ -1,7 +1,7 @@
 //! The spec example tables in `fixtures/`, run through one driver: every row
 //! is checked, and every failing row is named.
 
-mod common;
+use crate::common;
 
 use htmlabs::{Config, Layers, Rewriter, Standard};
 

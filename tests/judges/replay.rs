@@ -9,7 +9,7 @@
 //! `Tools::replays(archive, url, expected bodies)` is the harness: one more
 //! case is a call to it.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::Read;
@@ -28,7 +28,7 @@ const CRAWL: &str = "corpus/warc/corpus-wget.warc.gz";
 const PAGE: &str = "212-traf-en.wikipedia.org.tsne.html";
 const CRAWLED_AT: &str = "http://127.0.0.1:8765/";
 /// Conversion records in htmlabs's output of the crawl (one page of the 181
-/// has no link to rewrite; tests/warc.rs counts them).
+/// has no link to rewrite; tests/sources/warc.rs counts them).
 const CONVERSIONS: usize = 180;
 
 /// The programs these tests run: pywb's and cdxj-indexer's (beside the

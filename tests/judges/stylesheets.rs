@@ -7,13 +7,9 @@
 //! resolves it (a `#` reference, a URL with a scheme, no base, a URL that
 //! holds bytes not valid in the encoding).
 
-/// The command line, as the binary has it: a fixture's `args` are read
-/// as the user would type them.
-#[path = "../src/cli/mod.rs"]
-#[allow(dead_code, unused_imports)]
-mod cli;
+use crate::cli;
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -28,8 +28,8 @@
 //! the test skips with a one-line note; with `CI` set it fails. Run with
 //! `--nocapture` for the figures (DEVELOPING.md, "How the promise is checked").
 
-mod common;
-mod divergences;
+use crate::common;
+use crate::divergences;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -9,7 +9,7 @@
 //! Without curl, wget or Python, each test skips with a note; under CI
 //! (`CI` set) a missing tool fails the test: .ci/run installs them.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
