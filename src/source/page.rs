@@ -8,9 +8,7 @@
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 
-use crate::document::buffers::CHUNK;
 use crate::document::config::Config;
-use crate::document::error::Error as DocumentError;
 use crate::document::events::Events;
 use crate::document::report::Report as DocumentReport;
 use crate::source::http::{self, HeadError, ResponseRewriter, ResponseWarning};
@@ -155,7 +153,7 @@ pub(crate) fn run(
     }
     // What the engine queues is told after each of its writes, and at
     // the end.
-    let mut telling = Telling {
+    let mut told = Told {
         listener,
         document,
         warnings: warned,
@@ -172,17 +170,13 @@ pub(crate) fn run(
                     rewriter = rewriter.with_links();
                 }
                 let events = rewriter.events();
-                let tell = |t: &mut Telling| t.tell(&events, ResponseWarning::Document);
-                pump(
-                    &mut reader,
-                    |chunk| rewriter.write(chunk),
-                    &mut telling,
-                    tell,
-                )
-                .and_then(|()| rewriter.end())
-                .inspect(|_| tell(&mut telling))
-                .map(|(report, _)| PageReport::Document(report, typed.clone()))
-                .map_err(|e| SourceError::of(e, &input_name, output_name))
+                let page = ResponseWarning::Document;
+                let read = rewriter.read_from(Telling::new(&mut reader, &events, page, &mut told));
+                let ended = read.and_then(|()| rewriter.end());
+                told.tell(&events, page);
+                ended
+                    .map(|(report, _)| PageReport::Document(report, typed.clone()))
+                    .map_err(|e| SourceError::of(e, &input_name, output_name))
             }
             Some(options) => {
                 let mut rewriter = ResponseRewriter::new(config, layers, options, writer);
@@ -190,10 +184,11 @@ pub(crate) fn run(
                     rewriter = rewriter.with_links();
                 }
                 let events = rewriter.events();
-                let tell = |t: &mut Telling| t.tell(&events, |w| w);
-                pump(&mut reader, |chunk| rewriter.write(chunk), &mut telling, tell)
-                    .and_then(|()| rewriter.end())
-                    .inspect(|_| tell(&mut telling))
+                let page = |w| w;
+                let read = rewriter.read_from(Telling::new(&mut reader, &events, page, &mut told));
+                let ended = read.and_then(|()| rewriter.end());
+                told.tell(&events, page);
+                ended
                     .map(|(report, _)| PageReport::Response(report))
                     .map_err(|e| match e {
                         // A page, not a response: what to do instead.
@@ -209,7 +204,7 @@ pub(crate) fn run(
                     })
             }
         };
-        (changes, warnings) = (telling.changes, telling.warnings);
+        (changes, warnings) = (told.changes, told.warnings);
         result
     };
     let report = output::write_to(output, rewrite)?;
@@ -223,7 +218,7 @@ pub(crate) fn run(
 }
 
 /// What tells the listener what the engine queued.
-struct Telling<'a> {
+struct Told<'a> {
     listener: &'a dyn Listener,
     document: Document<'a>,
     /// Warnings told, and links told that would change.
@@ -231,8 +226,8 @@ struct Telling<'a> {
     changes: usize,
 }
 
-impl Telling<'_> {
-    fn tell<W: 'static>(&mut self, events: &Events<W>, page: impl Fn(W) -> ResponseWarning) {
+impl Told<'_> {
+    fn tell<W: 'static>(&mut self, events: &Events<W>, page: fn(W) -> ResponseWarning) {
         for warning in events.take_warnings() {
             self.warnings += 1;
             self.listener
@@ -245,25 +240,36 @@ impl Telling<'_> {
     }
 }
 
-/// Gives all that `reader` gives to the engine's `write`, a chunk at a
-/// time, telling what it queued after each write (so, as it happens).
-fn pump<E: From<DocumentError>>(
-    reader: &mut dyn Read,
-    mut write: impl FnMut(&[u8]) -> Result<(), E>,
-    telling: &mut Telling<'_>,
-    tell: impl Fn(&mut Telling<'_>),
-) -> Result<(), E> {
-    let mut chunk = vec![0; CHUNK];
-    loop {
-        let n = match reader.read(&mut chunk) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(DocumentError::Read(e).into()),
-        };
-        let written = write(&chunk[..n]);
-        tell(telling);
-        written?;
+/// The input, read by the engine (in its own reads, into buffers it
+/// keeps): before each read, what the engine queued is told (so, as it
+/// happens: after each of its writes).
+struct Telling<'r, 'a, W> {
+    reader: &'r mut dyn Read,
+    events: &'r Events<W>,
+    page: fn(W) -> ResponseWarning,
+    told: &'r mut Told<'a>,
+}
+
+impl<'r, 'a, W> Telling<'r, 'a, W> {
+    fn new(
+        reader: &'r mut dyn Read,
+        events: &'r Events<W>,
+        page: fn(W) -> ResponseWarning,
+        told: &'r mut Told<'a>,
+    ) -> Self {
+        Telling {
+            reader,
+            events,
+            page,
+            told,
+        }
+    }
+}
+
+impl<W: 'static> Read for Telling<'_, '_, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.told.tell(self.events, self.page);
+        self.reader.read(buf)
     }
 }
 
