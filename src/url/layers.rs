@@ -285,6 +285,12 @@ impl Layers {
         from: &'static str,
     ) -> Result<Self, LayerError> {
         let url = checked(url, from)?;
+        if host_and_port(from, url) {
+            return Err(LayerError::Relative {
+                from,
+                url: url.to_owned(),
+            });
+        }
         base_of(url, url, from, standard)?;
         self.retrieval = Some(Candidate {
             url: url.to_owned(),
@@ -450,6 +456,22 @@ fn meant(from: &str, url: &str) -> String {
     }
 }
 
+/// Whether a flag's URL (`from` a flag, `--…`) is a host and a port with
+/// no scheme: `localhost:8080/docs/`. By RFC 1808 §2.1 that is the scheme
+/// `localhost` and the path `8080/docs/`, against which `x.html` becomes
+/// `localhost:8080/docs/x.html`, a link no browser follows; nobody who
+/// types it means that. A header's value, which the user did not write,
+/// is read as the RFC reads it.
+fn host_and_port(from: &str, url: &str) -> bool {
+    let Some((_, rest)) = url.split_once(':') else {
+        return false;
+    };
+    let port = rest.split('/').next().unwrap_or_default();
+    from.starts_with("--")
+        && (1..=5).contains(&port.len())
+        && port.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// `url`, refused if it holds a control character.
 fn checked<'u>(url: &'u str, from: &'static str) -> Result<&'u str, LayerError> {
     if url.chars().any(char::is_control) {
@@ -512,6 +534,10 @@ mod tests {
             ("//example.com/a?b", "https://example.com/a?b"),
             ("localhost/a/", "https://localhost/a/"),
             ("//h.example:8080/", "https://h.example:8080/"),
+            // A scheme by the RFC, a host and a port to whoever types it.
+            ("localhost:8080/docs/", "https://localhost:8080/docs/"),
+            ("localhost:8080", "https://localhost:8080"),
+            ("example.com:443/a", "https://example.com:443/a"),
         ] {
             assert_eq!(
                 refused(url, R),
@@ -532,6 +558,18 @@ mod tests {
         assert_eq!(
             refused("http://h/a\nb", R),
             "--retrieved-from holds a control character: `\"http://h/a\\nb\"`"
+        );
+        // Schemes whose part after the colon starts with digits, read as the
+        // RFC reads them where no user typed them.
+        assert!(
+            Layers::default()
+                .with_retrieval(R, "tel:5551234", "--retrieved-from")
+                .is_ok()
+        );
+        assert!(
+            Layers::default()
+                .with_retrieval(R, "localhost:8080/", "WARC-Target-URI")
+                .is_ok()
         );
         // Each standard's own scheme rule: RFC 3986's starts with a letter.
         assert!(Layers::default().with_retrieval(R, "1a:/b", "-r").is_ok());
