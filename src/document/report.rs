@@ -264,7 +264,7 @@ pub enum Warning {
     NotWellFormed {
         offset: usize,
         /// Said by the engine; a name from the input in it is
-        /// [`shown`](crate::source::names::shown).
+        /// `shown`.
         why: String,
     },
     /// XML elements nested deeper than the engine follows: rewriting

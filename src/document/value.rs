@@ -296,7 +296,7 @@ pub fn apply(decoded: &Decoded<'_>, edits: &[Edit<'_>], quote: Quote) -> Vec<u8>
     out
 }
 
-/// [`apply`], onto the end of `out` (a buffer the caller keeps), each byte
+/// The value's edits applied onto the end of `out` (a buffer the caller keeps), each byte
 /// written, and each byte of a copy made on the way, taken from `budget`.
 pub fn apply_into(
     decoded: &Decoded<'_>,

@@ -240,7 +240,7 @@ pub enum LayerError {
     ControlCharacter {
         from: &'static str,
         /// The URL as every value from the input is shown
-        /// ([`shown`](crate::source::names::shown)): the message stays one line.
+        /// (`shown`): the message stays one line.
         escaped: String,
     },
 }

@@ -88,7 +88,7 @@ impl Text {
         Text::read_with(raw, pieces, encoding, &mut Entities::default(), 0)
     }
 
-    /// [`read`](Self::read) in a document that declares `entities`, of
+    /// Reads the value in a document that declares `entities`, of
     /// which `given` bytes have been read (what expanding them may cost).
     /// An attribute value is read as XML normalises it (§3.3.3): its
     /// literal white space as spaces, a CR LF as one.

@@ -48,7 +48,7 @@ pub fn read_dictionary(input: &mut impl BufRead) -> io::Result<Result<Option<Dic
     read_dictionary_of(input, MAX_DICTIONARY)
 }
 
-/// [`read_dictionary`], of `most` bytes at most, compressed or not.
+/// A dictionary frame read, of `most` bytes at most, compressed or not.
 pub fn read_dictionary_of(
     input: &mut impl BufRead,
     most: usize,

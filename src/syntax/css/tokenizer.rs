@@ -63,7 +63,7 @@ pub(super) struct Frame {
     pub(super) option_start: bool,
 }
 
-/// The tokens of §4 as far as [`Finder`] tells them apart.
+/// The tokens of §4 as far as [`Finder`](super::Finder) tells them apart.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Token {
     Whitespace,
@@ -87,7 +87,7 @@ pub(super) enum Token {
     Eof,
 }
 
-/// The function names [`Finder`] cares about.
+/// The function names [`Finder`](super::Finder) cares about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Function {
     /// `url(` followed by a string (an unquoted url is a [`Token::Url`]).
@@ -543,7 +543,7 @@ pub(super) fn is_import(css: &[u8], at: usize) -> bool {
         .is_some_and(|s| s.eq_ignore_ascii_case(b"@import"))
 }
 
-/// The code points a piece of CSS source text stands for; see [`unescape`].
+/// The code points a piece of CSS source text stands for; see [`unescape`](super::unescape).
 pub(super) struct Decoded<'a> {
     rest: &'a str,
 }
