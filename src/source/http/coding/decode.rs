@@ -10,7 +10,7 @@ use std::rc::Rc;
 use crate::source::names;
 use crate::source::output::spool::Held;
 
-use super::{Broken, CAPACITY, Decision, Params, Plan};
+use super::{Broken, CAPACITY, LayerDecision, Params, Plan};
 
 /// A reader that counts what its reader consumed.
 struct Counted<'a> {
@@ -125,7 +125,7 @@ pub fn decoder<'a>(plan: &Plan, held: &'a mut dyn Held) -> io::Result<Box<dyn Bu
     let mut reader: Box<dyn BufRead + 'a> =
         Box::new(BufReader::with_capacity(CAPACITY, held.open()?));
     for (layer, l) in plan.layers.iter().enumerate() {
-        let Decision::Decode(params) = &l.decision else {
+        let LayerDecision::Decode(params) = &l.decision else {
             continue;
         };
         let consumed = Rc::new(Cell::new(0));

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use flate2::{Compression, GzBuilder};
 
-use super::{CAPACITY, Decision, Params, Plan};
+use super::{CAPACITY, LayerDecision, Params, Plan};
 
 /// A writer at the end of which a coding's stream is finished.
 pub trait Encode: Write {
@@ -137,7 +137,7 @@ pub const BROTLI_MOST_WINDOW: u32 = 22;
 pub fn encoder<'w>(plan: &Plan, out: &'w mut dyn Write) -> Box<dyn Encode + 'w> {
     let mut writer: Box<dyn Encode + 'w> = Box::new(Out { out, failed: None });
     for layer in &plan.layers {
-        let Decision::Decode(params) = &layer.decision else {
+        let LayerDecision::Decode(params) = &layer.decision else {
             continue;
         };
         writer = match params {

@@ -163,7 +163,7 @@ fn zlib_header(first: &[u8]) -> bool {
 
 /// How a layer's claim is taken.
 #[derive(Debug, Clone)]
-pub enum Decision {
+pub enum LayerDecision {
     /// Decoded to read the body, encoded again to write it.
     Decode(Params),
     /// Taken as already decoded (why, for `-v`).
@@ -195,7 +195,7 @@ pub enum Params {
 #[derive(Debug, Clone)]
 pub struct Layer {
     pub claim: Claim,
-    pub decision: Decision,
+    pub decision: LayerDecision,
 }
 
 /// The layers of a body, outermost (the last coding applied) first.
@@ -271,13 +271,13 @@ pub fn plan(claims: &[Claim], held: &mut dyn Held, most: usize) -> io::Result<Pl
             },
         }
         let decision = match starts_as(claim.coding, &first) {
-            Starts::Yes => Decision::Decode(params(claim.coding, &first)),
-            Starts::No(why) => Decision::AsDecoded(why.to_owned()),
+            Starts::Yes => LayerDecision::Decode(params(claim.coding, &first)),
+            Starts::No(why) => LayerDecision::AsDecoded(why.to_owned()),
             Starts::Undecodable => return Ok(Planned::Undecodable(claim.clone())),
             Starts::Maybe => {
                 let candidate = Layer {
                     claim: claim.clone(),
-                    decision: Decision::Decode(params(claim.coding, &first)),
+                    decision: LayerDecision::Decode(params(claim.coding, &first)),
                 };
                 if taken + memory(&candidate) > most {
                     return Ok(Planned::TooLarge(claim.clone()));
@@ -289,7 +289,7 @@ pub fn plan(claims: &[Claim], held: &mut dyn Held, most: usize) -> io::Result<Pl
                     Ok(_) => candidate.decision,
                     Err(e) => match Broken::of(&e) {
                         Some(b) if b.layer == plan.layers.len() => {
-                            Decision::AsDecoded(format!("it does not decode: {}", b.why))
+                            LayerDecision::AsDecoded(format!("it does not decode: {}", b.why))
                         }
                         Some(b) => {
                             let b = b.clone();
@@ -354,7 +354,7 @@ fn params(coding: Coding, first: &[u8]) -> Params {
 /// constant.
 pub fn memory(layer: &Layer) -> usize {
     match &layer.decision {
-        Decision::Decode(Params::Br { lgwin }) => {
+        LayerDecision::Decode(Params::Br { lgwin }) => {
             let encoder = (*lgwin).min(encode::BROTLI_MOST_WINDOW);
             (1 << lgwin) + (1 << encoder) + (1 << 20)
         }

@@ -11,7 +11,7 @@ use crate::document::config::Config;
 use crate::document::error::Error as DocumentError;
 use crate::document::events::Events;
 use crate::document::memory::Allowance;
-use crate::source::http::coding::{self, Broken, Decision, Plan, Planned};
+use crate::source::http::coding::{self, Broken, LayerDecision, Plan, Planned};
 use crate::source::http::entity::{Entity, entity};
 use crate::source::http::head::{Edit, Head, read_heads};
 use crate::source::http::report::{Body, ResponseReport, ResponseWarning};
@@ -32,7 +32,7 @@ pub(super) fn place(plan: &Plan, broken: &Broken, body_offset: usize) -> String 
     let outer = plan.layers[..broken.layer]
         .iter()
         .rev()
-        .find(|l| matches!(l.decision, Decision::Decode(_)));
+        .find(|l| matches!(l.decision, LayerDecision::Decode(_)));
     match outer {
         None => format!("byte {}", body_offset as u64 + broken.at),
         Some(outer) => format!(
@@ -45,8 +45,10 @@ pub(super) fn place(plan: &Plan, broken: &Broken, body_offset: usize) -> String 
 /// The `-v` line of a layer.
 pub(super) fn coding_note(layer: &coding::Layer) -> String {
     match &layer.decision {
-        Decision::Decode(_) => format!("coding: `{}`: decoded, and encoded again", layer.claim),
-        Decision::AsDecoded(why) => format!(
+        LayerDecision::Decode(_) => {
+            format!("coding: `{}`: decoded, and encoded again", layer.claim)
+        }
+        LayerDecision::AsDecoded(why) => format!(
             "coding: `{}`: {why} at the body's first byte: taken as already decoded",
             layer.claim
         ),
@@ -206,7 +208,7 @@ pub(super) fn decoded(
             && plan
                 .layers
                 .iter()
-                .any(|l| matches!(l.decision, Decision::Decode(_)))
+                .any(|l| matches!(l.decision, LayerDecision::Decode(_)))
         {
             // The body alone, decoded: held, so that a break leaves it whole.
             let mut decoded = Spool::new(&memory);
@@ -255,7 +257,7 @@ pub(super) fn decoded(
         let as_it_came = plan
             .layers
             .iter()
-            .all(|l| matches!(l.decision, Decision::AsDecoded(_)));
+            .all(|l| matches!(l.decision, LayerDecision::AsDecoded(_)));
         let shift = as_it_came.then(|| body_start(heads));
         let mut rewriter =
             document_rewriter(kind, config, entity.layers.clone(), writer, told, shift);

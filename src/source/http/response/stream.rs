@@ -12,7 +12,7 @@ use encoding_rs::Encoding;
 use crate::document::config::Config;
 use crate::document::error::Error as DocumentError;
 use crate::document::events::Events;
-use crate::source::http::coding::{self, Decision, PEEK, Starts};
+use crate::source::http::coding::{self, LayerDecision, PEEK, Starts};
 use crate::source::http::entity::{Entity, entity};
 use crate::source::http::head::{Head, HeadReader};
 use crate::source::http::media::MediaType;
@@ -258,7 +258,7 @@ impl<W: Write> ResponseRewriter<W> {
             };
             let layer = coding::Layer {
                 claim,
-                decision: Decision::AsDecoded(why.to_owned()),
+                decision: LayerDecision::AsDecoded(why.to_owned()),
             };
             self.notes.push(coding_note(&layer));
         }
