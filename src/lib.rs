@@ -83,7 +83,7 @@ pub use url::{
 /// it changes as they do.
 #[doc(hidden)]
 pub mod internal {
-    pub use crate::source::http::entity;
+    pub use crate::source::http::{body_codings, entity};
     pub use crate::source::{listing, names, plan, typing};
 }
 

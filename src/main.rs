@@ -60,7 +60,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         plan.stdout()?;
     }
     let job = plan.job();
-    cli::refuse_compressed(job, cli.check)?;
+    cli::refuse_compressed(job, cli.check, cli.strip_headers)?;
     let stop = Arc::new(AtomicBool::new(false));
     let signal = Arc::new(AtomicI32::new(0));
     if stages_a_file(cli, job) {

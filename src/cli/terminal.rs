@@ -1,6 +1,7 @@
 //! Compressed bytes are not written to a terminal, as gzip refuses to: an
 //! archive's run whose output would be gzip or zstd (the input's own
-//! compression) on standard output, when that is a terminal, is refused
+//! compression), or a saved response's whose body comes out in its coding
+//! (`gzip`, `br`), on standard output, when that is a terminal, is refused
 //! before the run reads anything, with what to do instead.
 
 use std::fs::File;
@@ -13,21 +14,38 @@ use htmlabs::source::warc;
 
 /// Refuses `job` when it would write compressed bytes to standard output
 /// and standard output is a terminal (`check`: the run writes none).
-pub fn refuse_compressed(job: &Job, check: bool) -> Result<(), SourceError> {
-    let Job::Warc {
-        input,
-        output: Output::Stdout,
-    } = job
-    else {
-        return Ok(());
+pub fn refuse_compressed(job: &Job, check: bool, strip_headers: bool) -> Result<(), SourceError> {
+    let line = match job {
+        Job::Warc {
+            input,
+            output: Output::Stdout,
+        } if !check && io::stdout().is_terminal() => {
+            refusal(&input.name(), warc::compression(&first_bytes(input, 4)))
+        }
+        // With its headers stripped, a body comes out decoded.
+        Job::Http {
+            input,
+            output: Output::Stdout,
+        } if !check && !strip_headers && io::stdout().is_terminal() => {
+            let codings = htmlabs::internal::body_codings(&first_bytes(input, 64 * 1024));
+            response_refusal(&input.name(), &codings)
+        }
+        _ => None,
     };
-    if check || !io::stdout().is_terminal() {
-        return Ok(());
-    }
-    match refusal(&input.name(), warc::compression(&first_bytes(input))) {
+    match line {
         Some(line) => Err(SourceError::Refused(line)),
         None => Ok(()),
     }
+}
+
+/// The line that refuses a response read from `input` whose body comes
+/// out in `codings` to a terminal; none when it comes out as text.
+pub fn response_refusal(input: &str, codings: &[String]) -> Option<String> {
+    let coding = codings.first()?;
+    Some(format!(
+        "compressed data not written to a terminal: the body of the response in {input} comes out in its coding, `{}`: give --strip-headers for the document decoded, -o FILE, or redirect standard output",
+        htmlabs::internal::names::shown(coding.as_bytes())
+    ))
 }
 
 /// The line that refuses an archive read from `input` (as a message names
@@ -49,17 +67,17 @@ pub fn refusal(input: &str, compression: Option<&str>) -> Option<String> {
 /// input's, left in its buffer for the run to read (none from a terminal,
 /// where they are yet to be typed). None where they cannot be told so (a
 /// FIFO named as FILE: what is read from it is gone).
-fn first_bytes(input: &Input) -> Vec<u8> {
+fn first_bytes(input: &Input, most: usize) -> Vec<u8> {
     let mut first = Vec::new();
     match input {
         Input::File(path) if path.metadata().is_ok_and(|m| m.is_file()) => {
             if let Ok(file) = File::open(path) {
-                let _ = file.take(4).read_to_end(&mut first);
+                let _ = file.take(most as u64).read_to_end(&mut first);
             }
         }
         Input::Stdin if !io::stdin().is_terminal() => {
             if let Ok(buffered) = io::stdin().lock().fill_buf() {
-                first.extend_from_slice(&buffered[..buffered.len().min(4)]);
+                first.extend_from_slice(&buffered[..buffered.len().min(most)]);
             }
         }
         _ => {}

@@ -1245,6 +1245,51 @@ fn compressed_output_is_not_written_to_a_terminal() {
     );
 }
 
+/// A saved response whose body comes out in its coding (`--http` writes
+/// it back gzip) is refused on a terminal too, with what to do instead;
+/// with `--strip-headers` the document comes out decoded, to the terminal
+/// as any page; a response whose body is text goes on.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_response_whose_body_comes_out_compressed_is_not_written_to_a_terminal() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/http");
+    let gzip = fixtures.join("curl-i-raw-chunked-gzip.http");
+    let text = fixtures.join("curl-iL.http");
+    let dir = tempfile::tempdir().unwrap();
+    let gz = gzip.to_str().unwrap();
+    let (code, said, got) = on_a_terminal(&["--http", gz], dir.path(), In::Nothing);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        said,
+        format!(
+            "htmlabs: error: compressed data not written to a terminal: the body of the response in `{gz}` comes out in its coding, `gzip`: give --strip-headers for the document decoded, -o FILE, or redirect standard output\n"
+        )
+    );
+    assert_eq!(got, b"", "nothing reaches the terminal");
+    let (code, said, got) = on_a_terminal(&["--http"], dir.path(), In::Pipe(&gzip));
+    assert_eq!(code, Some(2), "{said}");
+    assert_eq!(got, b"");
+    let (code, said, got) = on_a_terminal(
+        &["--http", "-q", "--strip-headers", gz],
+        dir.path(),
+        In::Nothing,
+    );
+    assert_eq!((code, said.as_str()), (Some(0), ""));
+    assert!(
+        got.starts_with(b"<!doctype html>"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    let t = text.to_str().unwrap();
+    let (code, said, got) = on_a_terminal(&["--http", "-q", t], dir.path(), In::Nothing);
+    assert_eq!((code, said.as_str()), (Some(0), ""));
+    assert!(
+        got.starts_with(b"HTTP/1.1 302"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+}
+
 // ---------------------------------------------------------------- --help, --version
 
 #[test]

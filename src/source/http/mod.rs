@@ -25,3 +25,30 @@ pub use report::{Block, Body, ResponseReport, ResponseWarning};
 pub use response::{
     Error, Options, ResponseRewriter, body_type, rewrite_response, rewrite_response_bytes,
 };
+
+/// The codings a saved response's body comes out in with its headers
+/// (`--http` writes a body back in the codings it came in), when its
+/// header blocks are all in `first`: the final block's content codings and
+/// transfer codings but `chunked` and `identity`, as written (`gzip`,
+/// `br`); empty for a body that comes out as text, or when the blocks
+/// cannot be told from `first`.
+#[doc(hidden)]
+pub fn body_codings(first: &[u8]) -> Vec<String> {
+    let Ok((heads, _)) = head::read_heads(first) else {
+        return Vec::new();
+    };
+    let Some(last) = heads.last() else {
+        return Vec::new();
+    };
+    ["Content-Encoding", "Transfer-Encoding"]
+        .into_iter()
+        .flat_map(|name| last.values(name).map(|(value, _)| value.into_owned()))
+        .flat_map(|value| {
+            String::from_utf8_lossy(&value)
+                .split(',')
+                .map(|c| c.trim().to_ascii_lowercase())
+                .collect::<Vec<_>>()
+        })
+        .filter(|c| !c.is_empty() && c != "chunked" && c != "identity")
+        .collect()
+}
