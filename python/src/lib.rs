@@ -19,15 +19,15 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 use serde_json::Value;
 
+use htmlabs::internal::entity;
+use htmlabs::internal::listing::link_fields;
+use htmlabs::internal::typing::{Clue, FIRST_BYTES, decide};
 use htmlabs::request::{self, ConfigError, Request};
 use htmlabs::run::{self, Tally};
 use htmlabs::source::Job;
-use htmlabs::internal::entity;
 use htmlabs::source::http;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
-use htmlabs::internal::listing::link_fields;
 use htmlabs::source::output::{Input, Output};
-use htmlabs::internal::typing::{Clue, FIRST_BYTES, decide};
 use htmlabs::{Config, Layers, Rewriter, SourceError, Type};
 
 mod columns;
