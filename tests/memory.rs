@@ -125,6 +125,15 @@ fn pages() -> Vec<(&'static str, Page)> {
                 "\">h</a>",
             ),
         ),
+        // Each a warning: a document keeps a hundred, then counts.
+        (
+            "`<base href>`s ignored",
+            page(
+                "<base href=\"http://example.com/b/\">",
+                b"<base href=\"javascript:x\">",
+                "",
+            ),
+        ),
         (
             "a long meta refresh",
             page(
@@ -182,6 +191,22 @@ fn main() {
             report(&name, &run, result, &mut passed, &mut failed);
         }
     }
+    // Ignored `<base href>`s of 1 MiB, three times the limit of them:
+    // what a warning keeps of its value is clipped.
+    let name = "`<base href>`s of 1 MiB ignored, 48 MiB of them";
+    if chosen(name) {
+        let unit = format!("<base href=\"javascript:{}\">", "x".repeat(MIB));
+        let page = Page {
+            head: "<base href=\"http://example.com/b/\">",
+            unit: Box::leak(unit.into_bytes().into_boxed_slice()),
+            fill: 3 * LIMIT,
+            tail: "",
+        };
+        let run = page_run(&bin, work.path(), &page, &["--max-memory", &limit]);
+        let result =
+            judge(&run, floor, true).and_then(|()| output_complete(work.path(), "out.html"));
+        report(name, &run, result, &mut passed, &mut failed);
+    }
     // A long base from each layer, over many values: what a value becomes
     // goes out as it is made, and is never held all at once.
     let base = format!("http://example.com/{}/", "b".repeat(20_000));
@@ -223,6 +248,25 @@ fn main() {
         let result =
             judge(&run, floor, false).and_then(|()| output_complete(work.path(), "out.file"));
         report(name, &run, result, &mut passed, &mut failed);
+    }
+    // A value of short references to an entity: read, each one is a part
+    // of its map, many times its three bytes (an eighth of the limit held
+    // would take twice the limit read).
+    for (size, fill, rewritten) in [
+        (", an eighth", LIMIT / 8, false),
+        (", a 256th", LIMIT / 256, true),
+    ] {
+        let name = format!("a feed's link of entity references{size}");
+        if !chosen(&name) {
+            continue;
+        }
+        let feed = format!(
+            "<!DOCTYPE rss [<!ENTITY e \"x\">]><rss version=\"2.0\"><channel><link>{}</link></channel></rss>",
+            "&e;".repeat(fill / 3)
+        );
+        let run = file_run(&bin, work.path(), "in.xml", feed.as_bytes(), &[]);
+        let result = judge(&run, floor, rewritten);
+        report(&name, &run, result, &mut passed, &mut failed);
     }
     let name = "HTML in a feed, under an xml:base of 5 KB";
     if chosen(name) {

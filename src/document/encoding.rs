@@ -83,6 +83,11 @@ pub struct Decoded {
 }
 
 impl Decoded {
+    /// What it holds: its text and its map.
+    pub fn size(&self) -> usize {
+        self.text.capacity() + self.map.capacity() * std::mem::size_of::<(usize, usize)>()
+    }
+
     /// `bytes` decoded strictly: `None` when they are not valid in
     /// `encoding`.
     pub fn new(bytes: &[u8], encoding: &'static Encoding) -> Option<Decoded> {

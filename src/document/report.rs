@@ -293,9 +293,76 @@ pub enum Warning {
     EntityExpansion {
         offset: usize,
     },
+    /// More warnings than a document keeps ([`Warning::KEPT`]): these
+    /// were neither told nor kept, only counted. Always the last.
+    Omitted {
+        count: usize,
+    },
 }
 
 impl Warning {
+    /// The warnings a document tells and keeps, besides those that stop
+    /// rewriting (one at most): past them, only their number. A page of a
+    /// million ignored `<base href>` would otherwise hold a million
+    /// warnings, outside any limit.
+    pub const KEPT: usize = 100;
+
+    /// The most of a value from the input a warning keeps, in bytes (a
+    /// `<base href>` may be megabytes long).
+    pub const CLIPPED: usize = 256;
+
+    /// How many warnings this one counts for in a summary: those it says
+    /// were [`Omitted`](Warning::Omitted), or itself.
+    pub fn stands_for(&self) -> usize {
+        match self {
+            Warning::Omitted { count } => *count,
+            _ => 1,
+        }
+    }
+
+    /// The warning with each value from the input in it cut to
+    /// [`CLIPPED`](Self::CLIPPED) bytes, a `…` after what was cut.
+    fn clipped(self) -> Warning {
+        fn clip(mut value: String) -> String {
+            if value.len() > Warning::CLIPPED {
+                let mut end = Warning::CLIPPED;
+                while !value.is_char_boundary(end) {
+                    end -= 1;
+                }
+                value.truncate(end);
+                value.push('…');
+                // What it held past the cut is given back.
+                value.shrink_to_fit();
+            }
+            value
+        }
+        match self {
+            Warning::BaseIgnored { offset, href, why } => Warning::BaseIgnored {
+                offset,
+                href: clip(href),
+                why: clip(why),
+            },
+            Warning::XmlBaseIgnored { offset, href, why } => Warning::XmlBaseIgnored {
+                offset,
+                href: clip(href),
+                why: clip(why),
+            },
+            Warning::ReadsOtherwise { offset, element } => Warning::ReadsOtherwise {
+                offset,
+                element: clip(element),
+            },
+            Warning::NotWellFormed { offset, why } => Warning::NotWellFormed {
+                offset,
+                why: clip(why),
+            },
+            Warning::Entity { offset, name } => Warning::Entity {
+                offset,
+                name: clip(name),
+            },
+            other => other,
+        }
+    }
+
     /// Whether rewriting stopped there (the memory limit), or a text past
     /// what a document may hold was left as it is: the output is complete,
     /// but not all of it is rewritten, and the run fails.
@@ -422,17 +489,29 @@ impl fmt::Display for Warning {
                 f,
                 "entity references at byte {offset} expand past the document's own size: rewriting stopped there, the rest is copied unchanged"
             ),
+            Warning::Omitted { count } => write!(
+                f,
+                "{count} more warning{} not shown: a document tells its first {}",
+                if *count == 1 { "" } else { "s" },
+                Warning::KEPT
+            ),
         }
     }
 }
 
 /// The warnings of a run: kept for its report, and told as they happen to
 /// whoever asked (a long stream, a site or an archive prints each one at
-/// once, with the name of its document).
+/// once, with the name of its document). At most [`Warning::KEPT`], and
+/// those that stop rewriting, each value in them clipped: what a document
+/// holds of its warnings is bounded, whatever it holds.
 #[derive(Default)]
 pub(crate) struct Warnings {
     list: Vec<Warning>,
     tell: Option<Tell>,
+    /// Those kept that do not stop rewriting.
+    kept: usize,
+    /// Those past [`Warning::KEPT`], counted.
+    omitted: usize,
 }
 
 /// What is told of each warning as it happens.
@@ -440,6 +519,19 @@ pub(crate) type Tell = Box<dyn FnMut(&Warning)>;
 
 impl Warnings {
     pub fn push(&mut self, warning: Warning) {
+        if let Warning::Omitted { count } = warning {
+            // A nested document's own count.
+            self.omitted += count;
+            return;
+        }
+        if !warning.stops_rewriting() {
+            if self.kept == Warning::KEPT {
+                self.omitted += 1;
+                return;
+            }
+            self.kept += 1;
+        }
+        let warning = warning.clipped();
         if let Some(tell) = &mut self.tell {
             tell(&warning);
         }
@@ -451,7 +543,17 @@ impl Warnings {
         self.tell = Some(tell);
     }
 
-    pub fn into_vec(self) -> Vec<Warning> {
+    /// The warnings kept, and the number of the others last.
+    pub fn into_vec(mut self) -> Vec<Warning> {
+        if self.omitted > 0 {
+            let omitted = Warning::Omitted {
+                count: self.omitted,
+            };
+            if let Some(tell) = &mut self.tell {
+                tell(&omitted);
+            }
+            self.list.push(omitted);
+        }
         self.list
     }
 }

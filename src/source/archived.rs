@@ -134,6 +134,14 @@ pub enum ArchiveWarning {
 }
 
 impl ArchiveWarning {
+    /// How many warnings it counts for in a summary.
+    pub fn stands_for(&self) -> usize {
+        match self {
+            ArchiveWarning::Record { warning, .. } => warning.stands_for(),
+            _ => 1,
+        }
+    }
+
     /// Whether the run failed to do all it was asked (exit status 2, the
     /// output complete).
     pub fn stops_rewriting(&self) -> bool {

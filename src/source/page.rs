@@ -229,9 +229,10 @@ struct Told<'a> {
 impl Told<'_> {
     fn tell<W: 'static>(&mut self, events: &Events<W>, page: fn(W) -> ResponseWarning) {
         for warning in events.take_warnings() {
-            self.warnings += 1;
+            let warning = page(warning);
+            self.warnings += warning.stands_for();
             self.listener
-                .warning(&self.document, &SourceWarning::Page(&page(warning)));
+                .warning(&self.document, &SourceWarning::Page(&warning));
         }
         for link in &events.take_links() {
             self.changes += usize::from(would_change(link));

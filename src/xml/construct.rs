@@ -28,6 +28,8 @@ pub struct Context<'a> {
     pub entities: &'a mut Entities,
     pub given: usize,
     pub encoding: &'static Encoding,
+    /// What a value read may hold (the document's share left).
+    pub room: usize,
 }
 
 /// A construct read by quick-xml, with what the loop needs of it.
@@ -88,6 +90,9 @@ pub enum Unparsed {
     /// Its references to entities would expand past what the document may
     /// take, `at` bytes into it.
     Expansion { at: usize },
+    /// A value in it would hold more than the document's share of the
+    /// run's memory has left, `at` bytes into it.
+    Over { at: usize },
 }
 
 /// Parses the construct that `bytes` (at offset `at` of the input) start
@@ -186,7 +191,7 @@ fn start_item(
             range: 0..raw.len(),
             quote: Some(*quote),
         }];
-        let uri = match Text::read_with(raw, &pieces, cx.encoding, cx.entities, cx.given) {
+        let uri = match Text::read_with(raw, &pieces, cx.encoding, cx.entities, cx.given, cx.room) {
             Ok(text) => text.text.into_bytes(),
             Err(Unreadable::Entity { at: i, name }) => {
                 unread.push((value.start + i, name));
@@ -195,6 +200,11 @@ fn start_item(
             }
             Err(Unreadable::Expansion { at: i }) => {
                 return Err(Unparsed::Expansion {
+                    at: value.start + i - at,
+                });
+            }
+            Err(Unreadable::Over { at: i }) => {
+                return Err(Unparsed::Over {
                     at: value.start + i - at,
                 });
             }

@@ -613,6 +613,7 @@ impl<W: Write> Document<W> {
                 namespaces,
                 entities,
                 pos,
+                allowance,
                 ..
             } = &mut *self;
             let cx = Context {
@@ -620,6 +621,7 @@ impl<W: Write> Document<W> {
                 entities,
                 given: *pos,
                 encoding,
+                room: allowance.total(),
             };
             parse(&held[i..], *pos, cx)
         };
@@ -656,6 +658,14 @@ impl<W: Write> Document<W> {
             Err(Unparsed::Expansion { at }) => {
                 self.decide(None);
                 self.stop(Warning::EntityExpansion {
+                    offset: self.pos + at,
+                });
+                return true;
+            }
+            Err(Unparsed::Over { at }) => {
+                self.decide(None);
+                self.stop(Warning::MemoryLimit {
+                    limit: self.allowance.total(),
                     offset: self.pos + at,
                 });
                 return true;
@@ -721,7 +731,15 @@ impl<W: Write> Document<W> {
                     range: 0..raw.len(),
                     quote: Some(quote),
                 }];
-                let read = Text::read_with(raw, &pieces, encoding, &mut self.entities, value.start);
+                let room = self.allowance.left();
+                let read = Text::read_with(
+                    raw,
+                    &pieces,
+                    encoding,
+                    &mut self.entities,
+                    value.start,
+                    room,
+                );
                 let href = match &read {
                     Ok(text) => text.text.trim_matches(is_xml_space).to_owned(),
                     Err(_) => String::from_utf8_lossy(raw).into_owned(),
@@ -1073,10 +1091,18 @@ impl<W: Write> Document<W> {
             range: 0..raw.len(),
             quote: Some(a.quote),
         }];
-        let text = match Text::read_with(&raw, &pieces, encoding, &mut self.entities, self.pos) {
+        let room = room(&self.allowance, &raw);
+        let read = Text::read_with(&raw, &pieces, encoding, &mut self.entities, self.pos, room);
+        let text = match read {
             Ok(text) => text,
             Err(Unreadable::Expansion { at }) => {
                 return Err(Warning::EntityExpansion {
+                    offset: a.value.start + at,
+                });
+            }
+            Err(Unreadable::Over { at }) => {
+                return Err(Warning::MemoryLimit {
+                    limit: self.allowance.total(),
                     offset: a.value.start + at,
                 });
             }
@@ -1302,7 +1328,7 @@ impl<W: Write> Document<W> {
             ..
         } = self;
         let raw = &held[span.start - held_at..span.end - held_at];
-        let read = Text::read_with(raw, pieces, encoding, entities, given);
+        let read = Text::read_with(raw, pieces, encoding, entities, given, room(allowance, raw));
         if let Ok(text) = &read
             && reading == Reading::Syntax(Kind::Url)
             && listener.is_none()
@@ -1330,6 +1356,12 @@ impl<W: Write> Document<W> {
         };
         let text = match read {
             Ok(text) => text,
+            Err(Unreadable::Over { at }) => {
+                return Err(Warning::MemoryLimit {
+                    limit: allowance.total(),
+                    offset: span.start + at,
+                });
+            }
             Err(Unreadable::Malformed { at, why }) => {
                 return Err(Warning::NotWellFormed {
                     offset: span.start + at,
@@ -1423,6 +1455,14 @@ impl<W: Write> Document<W> {
 /// XML's white space (`S`): what is stripped around a URL.
 fn is_xml_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n')
+}
+
+/// What reading the value `raw` may hold, its text and its map: the
+/// document's share less the value's own bytes, which it holds already.
+/// Of the share, not of what is left of it: what is left depends on how
+/// the input was split into writes, and where rewriting stops must not.
+fn room(allowance: &Allowance, raw: &[u8]) -> usize {
+    allowance.total().saturating_sub(raw.len())
 }
 
 #[cfg(test)]

@@ -88,6 +88,10 @@ impl Lookahead {
                 entities,
                 given: at,
                 encoding,
+                // The lookahead is at most a sixteenth of --max-memory:
+                // what a value's map may hold, half of it, a document's
+                // share.
+                room: limit.saturating_mul(8),
             };
             let (item, len) = parse(&held[at - held_at..], at, cx);
             let item = match item {

@@ -49,6 +49,10 @@ pub enum Unreadable {
     /// Its references to entities would expand past what the document may
     /// take ([`Entities`]).
     Expansion { at: usize },
+    /// Read, it would hold more than the document has left of its share of
+    /// the run's memory (`--max-memory`), `at` bytes into it: a value of
+    /// many short references holds far more than its bytes.
+    Over { at: usize },
 }
 
 /// A value read: its text, and where each part of it stands in its bytes.
@@ -69,6 +73,18 @@ struct Segment {
     literal: Option<Literal>,
 }
 
+/// What a text being read holds beyond its string and its map.
+#[derive(Default)]
+struct Held {
+    decoded: usize,
+}
+
+impl Held {
+    fn of(&self, text: &str, segments: &Vec<Segment>) -> usize {
+        text.len() + segments.capacity() * std::mem::size_of::<Segment>() + self.decoded
+    }
+}
+
 #[derive(Debug)]
 enum Literal {
     Utf8,
@@ -85,11 +101,19 @@ impl Text {
         pieces: &[Piece],
         encoding: &'static Encoding,
     ) -> Result<Text, Unreadable> {
-        Text::read_with(raw, pieces, encoding, &mut Entities::default(), 0)
+        Text::read_with(
+            raw,
+            pieces,
+            encoding,
+            &mut Entities::default(),
+            0,
+            usize::MAX,
+        )
     }
 
     /// Reads the value in a document that declares `entities`, of
-    /// which `given` bytes have been read (what expanding them may cost).
+    /// which `given` bytes have been read (what expanding them may cost),
+    /// holding at most `room` bytes (its text and its map).
     /// An attribute value is read as XML normalises it (§3.3.3): its
     /// literal white space as spaces, a CR LF as one.
     pub fn read_with(
@@ -98,9 +122,11 @@ impl Text {
         encoding: &'static Encoding,
         entities: &mut Entities,
         given: usize,
+        room: usize,
     ) -> Result<Text, Unreadable> {
         let mut text = String::new();
         let mut segments = Vec::new();
+        let mut held = Held::default();
         for (index, piece) in pieces.iter().enumerate() {
             let range = piece.range().clone();
             let escaped = match piece {
@@ -109,6 +135,9 @@ impl Text {
             };
             let mut at = range.start;
             while at < range.end {
+                if held.of(&text, &segments) > room {
+                    return Err(Unreadable::Over { at });
+                }
                 let bytes = &raw[at..range.end];
                 let literal_end = match escaped {
                     Some(_) => memchr::memchr(b'&', bytes).unwrap_or(bytes.len()),
@@ -153,6 +182,7 @@ impl Text {
                     } else {
                         let decoded = Decoded::new(run, encoding).ok_or(Unreadable::Undecodable)?;
                         push_literal(&mut text, &decoded.text, attribute);
+                        held.decoded += decoded.size();
                         Literal::Decoded(decoded)
                     };
                     segments.push(Segment {
@@ -210,6 +240,9 @@ impl Text {
                 });
                 at += len;
             }
+        }
+        if held.of(&text, &segments) > room {
+            return Err(Unreadable::Over { at: raw.len() });
         }
         Ok(Text { text, segments })
     }

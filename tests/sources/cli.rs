@@ -965,6 +965,61 @@ fn quiet_does_not_silence_errors() {
         );
 }
 
+/// A document tells and keeps its first hundred warnings, each value in
+/// them clipped, then counts the rest in one line: a page of a million
+/// ignored `<base href>` held them all, outside `--max-memory`. The summary
+/// counts every one.
+#[test]
+fn a_document_tells_its_first_hundred_warnings_then_their_number() {
+    let base = |i: usize| format!("<base href=\"javascript:{i}{}\">", "x".repeat(300));
+    let page: String = (0..150).map(base).collect();
+    let out = htmlabs()
+        .args(["-r", "http://h/d/p"])
+        .write_stdin(page.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, page.as_bytes(), "the page is unchanged");
+    let lines: Vec<&str> = text(&out.stderr).lines().collect();
+    assert_eq!(lines.len(), 101, "lines of standard error");
+    let first = format!("javascript:0{}", "x".repeat(256 - "javascript:0".len()));
+    assert_eq!(
+        lines[0],
+        format!(
+            "htmlabs: warning: `<base href>` at byte 0 ignored: `{first}…`: a `javascript:` URL is never a base: links against it would run script or replace the page"
+        )
+    );
+    assert!(lines[99].contains("`javascript:99xxx"), "{}", lines[99]);
+    assert_eq!(
+        lines[100],
+        "htmlabs: warning: 50 more warnings not shown: a document tells its first 100"
+    );
+    // A site's summary counts them all, and tells each file's first 100.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.html"), &page).unwrap();
+    let out = htmlabs()
+        .args(["--site-url", "http://h/", "--check", "--site"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(
+        err.lines().filter(|l| l.contains("ignored")).count(),
+        100,
+        "{err}"
+    );
+    assert!(
+        err.contains("a.html: 50 more warnings not shown"),
+        "{}",
+        err.lines().last().unwrap_or("")
+    );
+    assert!(
+        err.contains("; 150 warnings;"),
+        "{}",
+        err.lines().last().unwrap_or("")
+    );
+}
+
 #[test]
 fn warnings_go_to_stderr_and_never_into_the_output() {
     // (flags, input, output, stderr)

@@ -71,6 +71,14 @@ pub enum ResponseWarning {
 }
 
 impl ResponseWarning {
+    /// How many warnings it counts for in a summary.
+    pub fn stands_for(&self) -> usize {
+        match self {
+            ResponseWarning::Document(w) => w.stands_for(),
+            _ => 1,
+        }
+    }
+
     /// Whether the run failed to rewrite what it was given (exit status 2,
     /// the output complete): the memory limit, a broken or unknown coding.
     pub fn stops_rewriting(&self) -> bool {

@@ -299,7 +299,7 @@ fn rewrite_page(
     let mut warnings = 0;
     let mut tell = || {
         for warning in told.take_warnings() {
-            warnings += 1;
+            warnings += warning.stands_for();
             on.warning(&document, &SourceWarning::Document(&warning));
         }
     };

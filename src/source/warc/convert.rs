@@ -538,7 +538,7 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn warn(&mut self, warning: ArchiveWarning) {
-        self.tally.warnings += 1;
+        self.tally.warnings += warning.stands_for() as u64;
         self.tally.incomplete |= warning.stops_rewriting();
         let document = match &warning {
             ArchiveWarning::Record { record, .. }
