@@ -680,7 +680,7 @@ impl Fed for Rewriter<Count> {
     }
 }
 
-impl Fed for htmlabs::source::http::ResponseRewriter<Count> {
+impl Fed for htmlabs::source::http::Response<Count> {
     fn feed(&mut self, chunk: &[u8]) {
         self.write(chunk).expect("htmlabs");
     }
@@ -740,7 +740,7 @@ fn library_http(response: &[u8], url: &str) -> usize {
 /// [`library_http`], a write at a time.
 fn library_http_writer(url: &str) -> Writer {
     let config = config(&FULL.with(Clone::clone));
-    fed(Box::new(htmlabs::source::http::ResponseRewriter::new(
+    fed(Box::new(htmlabs::source::http::Response::new(
         config,
         layers(url),
         http_options(),

@@ -468,7 +468,7 @@ pub fn run_http(
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
 ) -> Result<(Vec<u8>, htmlabs::source::http::ResponseReport), String> {
-    let mut rewriter = htmlabs::source::http::ResponseRewriter::new(
+    let mut rewriter = htmlabs::source::http::Response::new(
         Arc::clone(&setup.config),
         setup.layers.clone(),
         options,
@@ -554,7 +554,7 @@ pub fn check_http(case: &Case) {
 /// Property 5 of [`check_http`]: every value rewritten resolves against a
 /// base of a scheme that runs no script.
 fn check_no_script_link(setup: &Setup, options: htmlabs::source::http::Options, input: &[u8]) {
-    let mut rewriter = htmlabs::source::http::ResponseRewriter::new(
+    let mut rewriter = htmlabs::source::http::Response::new(
         Arc::clone(&setup.config),
         setup.layers.clone(),
         options,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::document::config::Config;
 use crate::document::events::Events;
 use crate::document::report::Report as DocumentReport;
-use crate::source::http::{self, HeadError, ResponseRewriter, ResponseWarning};
+use crate::source::http::{self, HeadError, Response, ResponseWarning};
 use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::names;
@@ -179,7 +179,7 @@ pub(crate) fn run(
                     .map_err(|e| SourceError::of(e, &input_name, output_name))
             }
             Some(options) => {
-                let mut rewriter = ResponseRewriter::new(config, layers, options, writer);
+                let mut rewriter = Response::new(config, layers, options, writer);
                 if listening {
                     rewriter = rewriter.with_links();
                 }

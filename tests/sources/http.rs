@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
-use htmlabs::source::http::{Options, ResponseRewriter};
+use htmlabs::source::http::{Options, Response};
 use htmlabs::{Config, Layers, Standard};
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
@@ -146,7 +146,7 @@ fn library(input: &[u8], args: &[&str]) -> Vec<(String, Vec<u8>)> {
     ];
     ways.into_iter()
         .map(|(name, size)| {
-            let mut rewriter = ResponseRewriter::new(
+            let mut rewriter = Response::new(
                 std::sync::Arc::clone(&config),
                 layers.clone(),
                 options,

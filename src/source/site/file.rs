@@ -103,6 +103,18 @@ pub(super) struct Buffers {
 /// The most a buffer of [`Buffers`] keeps from one file to the next.
 const KEPT: usize = 1 << 20;
 
+/// What every file of a site's run goes by: the site, the tree it is
+/// written into (`--out-dir`, or none: in place), the config, whether the
+/// link report is asked for, and who is told.
+#[derive(Clone, Copy)]
+pub(super) struct FileRun<'a> {
+    pub(super) site: &'a Site,
+    pub(super) written: Option<&'a Dir>,
+    pub(super) config: &'a Arc<Config>,
+    pub(super) listening: bool,
+    pub(super) on: &'a dyn Listener,
+}
+
 /// One document: rewritten, and written only if it changed. What became of
 /// it, its warnings, and the type it was read as.
 ///
@@ -111,17 +123,13 @@ const KEPT: usize = 1 << 20;
 /// output is held in memory while the run's memory has room for it, and
 /// in a temporary file past it (a file's output is compared with it before
 /// it is written): a long file costs no more memory than a short one.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn page(
-    site: &Site,
-    written: Option<&Dir>,
-    config: &Arc<Config>,
+    run: FileRun<'_>,
     entry: &Entry,
     buffers: &mut Buffers,
-    listening: bool,
-    on: &dyn Listener,
     allowance: &Rc<Allowance>,
 ) -> (FileOutcome, usize, Option<Type>, Events) {
+    let on = run.on;
     let path = &entry.path;
     let failed = |e: SourceError| {
         on.failure(&Document::File(path), &e);
@@ -151,16 +159,12 @@ pub(super) fn page(
     let mut kind = None;
     let mut events = Events::default();
     let (did, warnings) = rewrite_page(
-        site,
-        written,
-        config,
+        run,
         entry,
         &mut source,
         &metadata,
         &mut buffers.output,
-        listening,
         (&mut kind, &mut events),
-        on,
         allowance,
     )
     .unwrap_or_else(|e| (failed(e), 0));
@@ -214,20 +218,22 @@ impl Held for FileBytes<'_> {
 /// [`page`], once the file is open (and read, when whole): its type
 /// (`kind`) decided by its extension and its first bytes; its rewriter's
 /// `events` (its links, when `listening`) kept for the run.
-#[allow(clippy::too_many_arguments)]
 fn rewrite_page(
-    site: &Site,
-    written: Option<&Dir>,
-    config: &Arc<Config>,
+    run: FileRun<'_>,
     entry: &Entry,
     source: &mut FileBytes<'_>,
     metadata: &Metadata,
     output: &mut Vec<u8>,
-    listening: bool,
     (kind, events): (&mut Option<Type>, &mut Events),
-    on: &dyn Listener,
     allowance: &Rc<Allowance>,
 ) -> Result<(FileOutcome, usize), SourceError> {
+    let FileRun {
+        site,
+        written,
+        config,
+        listening,
+        on,
+    } = run;
     let path = &entry.path;
     let document = Document::File(path);
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::file::{Attempt, Buffers, FileOutcome, page};
+use super::file::{Attempt, Buffers, FileOutcome, FileRun, page};
 use super::{Entry, Met, Site, Walked};
 use crate::document::config::Config;
 use crate::document::events::Events;
@@ -301,16 +301,14 @@ pub(crate) fn run(
                 let (did, warnings, kind, heard, attempt) = loop {
                     let allowance = Allowance::new(share);
                     let attempt = Attempt::default();
-                    let (did, warnings, kind, heard) = page(
+                    let run = FileRun {
                         site,
-                        written.as_ref(),
+                        written: written.as_ref(),
                         config,
-                        entry,
-                        buffers,
                         listening,
-                        &attempt,
-                        &allowance,
-                    );
+                        on: &attempt,
+                    };
+                    let (did, warnings, kind, heard) = page(run, entry, buffers, &allowance);
                     // Only a small share is outgrown: the head's is the most
                     // a document may hold, and past it the document fails.
                     if did == FileOutcome::Again && !allowance.is_head() {

@@ -414,18 +414,15 @@ fn response(
     // in memory), not a copy of it. Nothing else is written when a page
     // is rewritten; what is written otherwise is of no use here.
     let mut page = None;
-    let result = match http::response::rewrite_parts_held(
-        config,
-        &layers,
-        &options,
-        &heads,
-        &mut body,
-        body_offset,
-        &mut io::sink(),
-        heard.clone(),
-        work.listen,
-        Rc::clone(allowance),
-    ) {
+    let response = http::Response::new(Arc::clone(config), layers, options, io::sink())
+        .with_events(heard.clone())
+        .with_allowance(Rc::clone(allowance));
+    let response = if work.listen {
+        response.with_links()
+    } else {
+        response
+    };
+    let result = match response.end_held_keeping(&heads, &mut body, body_offset) {
         // A type no engine reads after all (`application/xml` of another
         // root): no document, as any other type.
         Ok((report, _)) if matches!(report.body, http::Body::NotRead(Some(_))) => {

@@ -2,15 +2,11 @@
 //! record's, or a stream's that must be): its codings undone, the
 //! document rewritten, the codings redone, or the body as it came.
 
-use std::cell::RefCell;
 use std::io::{self, Write};
-use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::document::config::Config;
 use crate::document::error::Error as DocumentError;
-use crate::document::events::Events;
-use crate::document::memory::Allowance;
 use crate::source::http::coding::{self, Broken, LayerDecision, Plan, Planned};
 use crate::source::http::entity::{Entity, entity};
 use crate::source::http::head::{Edit, Head, read_heads};
@@ -20,10 +16,10 @@ use crate::source::typing::{By, read_first, sniff_limit};
 use crate::typed::Type;
 use crate::url::Layers;
 
+use super::Response;
 use super::shared::{
-    Error, Options, Outcome, ResponseLog, Shared, allowance, as_it_came, body_start,
-    content_length, decided, document_rewriter, report, sniffing_encoding, type_note, warn,
-    written,
+    Error, Options, Outcome, Shared, allowance, as_it_came, body_start, content_length, decided,
+    document_rewriter, report, sniffing_encoding, type_note, warn, written,
 };
 
 /// Where a break is, in the user's terms: a byte of the input when no
@@ -55,23 +51,41 @@ pub(super) fn coding_note(layer: &coding::Layer) -> String {
     }
 }
 
-/// Rewrites the body of a response whose blocks are `heads` and whose body,
-/// held whole, is `body`, into `out`; the warnings go to `told`. A body
-/// that breaks its coding is written as it came, with a warning.
-#[allow(clippy::too_many_arguments)]
+/// A response whose blocks are read and whose body is held whole (in
+/// memory or spilled), with what its blocks say.
+pub(super) struct Parts<'a> {
+    pub(super) heads: &'a [Head],
+    pub(super) entity: &'a Entity,
+    pub(super) body: &'a mut dyn Held,
+    /// Where the body starts in the input.
+    pub(super) body_offset: usize,
+}
+
+/// What a response's run goes by: the run's config, the response's
+/// options, and its log.
+pub(super) struct Run<'a> {
+    pub(super) config: &'a Arc<Config>,
+    pub(super) options: &'a Options,
+    pub(super) told: &'a Shared,
+}
+
+/// Rewrites the body of a response held whole (`parts`) into `out`; the
+/// warnings go to the run's log. A body that breaks its coding is written
+/// as it came, with a warning.
 pub(super) fn respond(
-    heads: &[Head],
-    entity: &Entity,
-    body: &mut dyn Held,
-    body_offset: usize,
-    config: &Arc<Config>,
-    options: &Options,
+    run: &Run<'_>,
+    parts: Parts<'_>,
     out: &mut dyn Write,
-    told: &Shared,
 ) -> Result<Outcome, Error> {
+    let Parts {
+        heads,
+        entity,
+        body,
+        body_offset,
+    } = parts;
+    let (options, told) = (run.options, run.told);
     let mut notes = Vec::new();
-    let (plan, broken) = match decoded(heads, entity, body, config, options, out, told, &mut notes)
-    {
+    let (plan, broken) = match decoded(run, heads, entity, body, out, &mut notes) {
         Ok(outcome) => return Ok(outcome),
         Err(Stop::Failed(e)) => return Err(e),
         Err(Stop::Broke(plan, broken)) => (plan, broken),
@@ -116,17 +130,19 @@ impl Stop {
 
 /// [`respond`]'s way through the body's codings; nothing is written to
 /// `out` before the body is known to decode.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn decoded(
+fn decoded(
+    run: &Run<'_>,
     heads: &[Head],
     entity: &Entity,
     body: &mut dyn Held,
-    config: &Arc<Config>,
-    options: &Options,
     out: &mut dyn Write,
-    told: &Shared,
     notes: &mut Vec<String>,
 ) -> Result<Outcome, Stop> {
+    let Run {
+        config,
+        options,
+        told,
+    } = *run;
     let last = heads.last().expect("a response has a final block");
     // What its codings hold while the body is read and written again
     // (brotli's window, as the body declares it, decoding and encoding),
@@ -327,111 +343,77 @@ pub(super) fn decoded(
         rewritten: Some(encoded),
     })
 }
-/// Rewrites a response whose blocks are read (`heads`) and whose body is
-/// held whole (`body`, which starts at `body_offset` of the input), into
-/// `out`, queueing its warnings in `events` as they happen, and its URL
-/// values too when `listening`: what a source that holds its responses
-/// calls (a WARC record in memory or spilled).
-#[allow(clippy::too_many_arguments)]
-pub fn rewrite_parts(
-    config: &Arc<Config>,
-    given: &Layers,
-    options: &Options,
-    heads: &[Head],
-    body: &mut dyn Held,
-    body_offset: usize,
-    out: &mut dyn Write,
-    events: Events<ResponseWarning>,
-    listening: bool,
-) -> Result<ResponseReport, Error> {
-    let (mut outcome, told) = held_run(
-        config,
-        given,
-        options,
-        heads,
-        body,
-        body_offset,
-        out,
-        ResponseLog {
-            events,
-            listening,
-            ..ResponseLog::default()
-        },
-    )?;
-    outcome.finish(out)?;
-    Ok(report(heads, body_offset, body.len(), outcome, &told))
-}
-
-/// [`rewrite_parts`] with the headers stripped, for a caller that holds
-/// the body it rewrote: the rewritten body comes back as the spool it was
-/// written to (in memory up to half `--max-memory`, in a temporary file
-/// past it), not copied to `out`; the document takes what it holds from
-/// `allowance`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn rewrite_parts_held(
-    config: &Arc<Config>,
-    given: &Layers,
-    options: &Options,
-    heads: &[Head],
-    body: &mut dyn Held,
-    body_offset: usize,
-    out: &mut dyn Write,
-    events: Events<ResponseWarning>,
-    listening: bool,
-    allowance: Rc<Allowance>,
-) -> Result<(ResponseReport, Option<Spool>), Error> {
-    debug_assert!(options.strip_headers, "only the body is written");
-    let (mut outcome, told) = held_run(
-        config,
-        given,
-        options,
-        heads,
-        body,
-        body_offset,
-        out,
-        ResponseLog {
-            events,
-            listening,
-            allowance: Some(allowance),
-            ..ResponseLog::default()
-        },
-    )?;
-    let rewritten = outcome.rewritten.take();
-    Ok((
-        report(heads, body_offset, body.len(), outcome, &told),
-        rewritten,
-    ))
-}
-
-/// What both ways in for a held body share: the entity of its blocks (its
-/// warnings told first), then the body through [`respond`].
-#[allow(clippy::too_many_arguments)]
-fn held_run(
-    config: &Arc<Config>,
-    given: &Layers,
-    options: &Options,
-    heads: &[Head],
-    body: &mut dyn Held,
-    body_offset: usize,
-    out: &mut dyn Write,
-    told: ResponseLog,
-) -> Result<(Outcome, Shared), Error> {
-    let told: Shared = Rc::new(RefCell::new(told));
-    let entity = entity(heads, given, config.standard, options.content_location);
-    for w in entity.warnings.iter().cloned() {
-        warn(&told, w);
+impl<W: Write> Response<W> {
+    /// The held way: the response whose blocks are read (`heads`) and whose
+    /// body is held whole (`body`, which starts at `body_offset` of the
+    /// input), rewritten into the output: what a source that holds its
+    /// responses calls (a WARC record in memory or spilled).
+    pub(crate) fn end_held(
+        self,
+        heads: &[Head],
+        body: &mut dyn Held,
+        body_offset: usize,
+    ) -> Result<(ResponseReport, W), Error> {
+        let (report, rewritten, mut output) = self.held(heads, body, body_offset)?;
+        if let Some(mut rewritten) = rewritten {
+            rewritten.copy_to(&mut output).map_err(written)?;
+        }
+        Ok((report, output))
     }
-    let outcome = respond(
-        heads,
-        &entity,
-        body,
-        body_offset,
-        config,
-        options,
-        out,
-        &told,
-    )?;
-    Ok((outcome, told))
+
+    /// [`end_held`](Self::end_held) with the headers stripped, for a caller
+    /// that holds the body it rewrote: the rewritten body comes back as the
+    /// spool it was written to (in memory up to half `--max-memory`, in a
+    /// temporary file past it), not copied to the output.
+    pub(crate) fn end_held_keeping(
+        self,
+        heads: &[Head],
+        body: &mut dyn Held,
+        body_offset: usize,
+    ) -> Result<(ResponseReport, Option<Spool>), Error> {
+        debug_assert!(self.options.strip_headers, "only the body is written");
+        let (report, rewritten, _) = self.held(heads, body, body_offset)?;
+        Ok((report, rewritten))
+    }
+
+    /// The entity of the blocks (its warnings told first), then the body
+    /// through [`respond`]; the body rewritten, not yet written.
+    fn held(
+        mut self,
+        heads: &[Head],
+        body: &mut dyn Held,
+        body_offset: usize,
+    ) -> Result<(ResponseReport, Option<Spool>, W), Error> {
+        let entity = entity(
+            heads,
+            &self.given,
+            self.config.standard,
+            self.options.content_location,
+        );
+        for w in entity.warnings.iter().cloned() {
+            warn(&self.told, w);
+        }
+        let mut output = self.output()?;
+        let run = Run {
+            config: &self.config,
+            options: &self.options,
+            told: &self.told,
+        };
+        let len = body.len();
+        let parts = Parts {
+            heads,
+            entity: &entity,
+            body,
+            body_offset,
+        };
+        let mut outcome = respond(&run, parts, &mut output)?;
+        let rewritten = outcome.rewritten.take();
+        Ok((
+            report(heads, body_offset, len, outcome, &self.told),
+            rewritten,
+            output,
+        ))
+    }
 }
 
 /// Rewrites a response held in memory: its blocks, then its body; gives
@@ -461,18 +443,9 @@ pub fn rewrite_response_bytes(
     input: &[u8],
 ) -> Result<(Vec<u8>, ResponseReport), Error> {
     let (heads, body_offset) = read_heads(input)?;
-    let mut out = Vec::with_capacity(input.len() + input.len() / 8);
+    let out = Vec::with_capacity(input.len() + input.len() / 8);
     let mut body = &input[body_offset..];
-    let report = rewrite_parts(
-        config,
-        given,
-        options,
-        &heads,
-        &mut body,
-        body_offset,
-        &mut out,
-        Events::default(),
-        false,
-    )?;
+    let response = Response::new(Arc::clone(config), given.clone(), *options, out);
+    let (report, out) = response.end_held(&heads, &mut body, body_offset)?;
     Ok((out, report))
 }

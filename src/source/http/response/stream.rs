@@ -11,21 +11,21 @@ use encoding_rs::Encoding;
 
 use crate::document::config::Config;
 use crate::document::error::Error as DocumentError;
-use crate::document::events::Events;
-use crate::source::http::coding::{self, LayerDecision, PEEK, Starts};
+use crate::source::http::coding::{self, LayerDecision, Starts};
 use crate::source::http::entity::{Entity, entity};
 use crate::source::http::head::{Head, HeadReader};
 use crate::source::http::media::MediaType;
-use crate::source::http::report::{Body, ResponseReport, ResponseWarning};
+use crate::source::http::report::{Body, ResponseReport};
 use crate::source::output::spool::Spool;
 use crate::source::typing::{self, Decided};
 use crate::typed::{Rewriter, Type};
 use crate::url::Layers;
 
-use super::held::{coding_note, respond};
+use super::Response;
+use super::held::{Parts, Run, coding_note, respond};
 use super::shared::{
-    Error, Options, Outcome, Shared, allowance, body_start, content_length, decided,
-    document_rewriter, report, sniffing_encoding, type_note, warn, written,
+    Error, Options, Outcome, allowance, body_start, content_length, decided, document_rewriter,
+    report, sniffing_encoding, type_note, warn, written,
 };
 
 /// Rewrites the response `input` gives into `output`, reading 64 KiB at a
@@ -37,9 +37,9 @@ pub fn rewrite_response(
     input: impl Read,
     output: impl Write,
 ) -> Result<ResponseReport, Error> {
-    let mut rewriter = ResponseRewriter::new(config, given, options, output);
-    rewriter.read_from(input)?;
-    rewriter.end().map(|(report, _)| report)
+    let mut response = Response::new(config, given, options, output);
+    response.read_from(input)?;
+    response.end().map(|(report, _)| report)
 }
 
 /// How a streamed body goes.
@@ -66,61 +66,7 @@ pub(super) struct Known {
     body_offset: usize,
 }
 
-/// A streaming rewriter of a response that writes to `W`: give it the
-/// input in writes of any size, then [`end`](ResponseRewriter::end) it.
-pub struct ResponseRewriter<W: Write> {
-    state: State<W>,
-    config: Arc<Config>,
-    /// The layers the user gave (`--retrieved-from`), below the entity's.
-    given: Layers,
-    options: Options,
-    told: Shared,
-    known: Option<Known>,
-    body_len: u64,
-    notes: Vec<String>,
-    /// How many of the body's first bytes are held before they are asked
-    /// again whether they are enough to tell its type (twice as many each
-    /// time, so that asking costs what reading does).
-    first_wanted: usize,
-}
-
-impl<W: Write> ResponseRewriter<W> {
-    /// A response read by the run's `config`, with the layers the user
-    /// `given` below what its header blocks say, written to `output`.
-    pub fn new(config: impl Into<Arc<Config>>, given: Layers, options: Options, output: W) -> Self {
-        ResponseRewriter {
-            state: State::Heads {
-                reader: HeadReader::new(),
-                output,
-            },
-            config: config.into(),
-            given,
-            options,
-            told: Rc::default(),
-            known: None,
-            body_len: 0,
-            notes: Vec::new(),
-            first_wanted: PEEK,
-        }
-    }
-
-    /// Asks for the link report: each URL value of the document, once its
-    /// place in the input is known, is queued in the [`events`](Self::events),
-    /// as [`Rewriter::with_links`](crate::Rewriter::with_links) does. A body
-    /// that breaks its coding halfway is written as it came, yet its values
-    /// before the break were heard.
-    pub fn with_links(self) -> Self {
-        self.told.borrow_mut().listening = true;
-        self
-    }
-
-    /// What it told as it read, not yet taken (its warnings, and its
-    /// links when asked for): a handle that outlives it. The report still
-    /// lists every warning.
-    pub fn events(&self) -> Events<ResponseWarning> {
-        self.told.borrow().events.clone()
-    }
-
+impl<W: Write> Response<W> {
     /// Rewrites all that `input` gives, 64 KiB at a time.
     pub fn read_from(&mut self, mut input: impl Read) -> Result<(), Error> {
         let mut buf = vec![0; 64 * 1024];
@@ -234,7 +180,7 @@ impl<W: Write> ResponseRewriter<W> {
     }
 
     /// The first bytes are in (`first`, all of them if fewer than
-    /// [`PEEK`]): how the body goes.
+    /// [`PEEK`](crate::source::http::coding::PEEK)): how the body goes.
     fn start_body(&mut self, first: &[u8], mut output: W) -> Result<State<W>, Error> {
         let known = self.known.as_ref().expect("the heads are read");
         let last = known.heads.last().expect("a response has a final block");
@@ -335,16 +281,18 @@ impl<W: Write> ResponseRewriter<W> {
                 mut body,
                 mut output,
             } => {
-                let mut outcome = respond(
-                    &known.heads,
-                    &known.entity,
-                    &mut body,
-                    known.body_offset,
-                    &self.config,
-                    &self.options,
-                    &mut output,
-                    &told,
-                )?;
+                let run = Run {
+                    config: &self.config,
+                    options: &self.options,
+                    told: &told,
+                };
+                let parts = Parts {
+                    heads: &known.heads,
+                    entity: &known.entity,
+                    body: &mut body,
+                    body_offset: known.body_offset,
+                };
+                let mut outcome = respond(&run, parts, &mut output)?;
                 outcome.finish(&mut output)?;
                 output.flush().map_err(written)?;
                 (outcome, output)
