@@ -67,13 +67,13 @@ pub use document::decision::Decision;
 pub use document::encoding::{Chosen, EncodingSource};
 pub use document::error::Error;
 pub use document::events::Events;
-pub use document::links::{Link, Outcome, Position};
+pub use document::links::{Link, Mapped, Outcome, Position};
 pub use document::report::{Counts, Report, Warning};
 pub use source::output::error::SourceError;
 pub use typed::{Rewriter, Type, rewrite, rewrite_bytes};
 pub use url::{
-    Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, Standard,
-    rfc1808, rfc3986,
+    Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, MapError,
+    MapRule, Standard, UrlMap, rfc1808, rfc3986,
 };
 
 /// What the command line and the Python binding take from the library

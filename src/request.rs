@@ -14,7 +14,7 @@ use crate::source::output::SourceError;
 use crate::source::site::Site;
 use crate::source::{http, warc};
 use crate::typed::Type;
-use crate::url::{LayerError, Layers, Standard};
+use crate::url::{LayerError, Layers, MapError, Standard, UrlMap};
 
 /// What the user asks for, unchecked: every option of the command line
 /// that is not its own (where input and output go, what is printed), by
@@ -31,6 +31,8 @@ pub struct Request {
     pub social: bool,
     /// `--attr ELEMENT:ATTRIBUTE[:KIND]`, each as given.
     pub attr: Vec<String>,
+    /// `--map OLD=NEW`, each as given.
+    pub map: Vec<String>,
     pub max_lookahead: usize,
     pub max_memory: usize,
     /// `--content-location`: a base in a response's or a record's header.
@@ -100,6 +102,7 @@ impl Default for Request {
             lazy: false,
             social: false,
             attr: Vec::new(),
+            map: Vec::new(),
             max_lookahead: config.max_lookahead,
             max_memory: config.max_memory,
             content_location: false,
@@ -126,6 +129,8 @@ pub enum ConfigError {
     UnknownEncoding(String),
     #[error(transparent)]
     Layer(#[from] LayerError),
+    #[error(transparent)]
+    Map(#[from] MapError),
     /// A number out of its range: what it is, the range, the value.
     #[error("{0} must be {1}: `{2}`")]
     Range(&'static str, &'static str, String),
@@ -184,6 +189,7 @@ pub const DOCUMENT_OPTIONS: &[&str] = &[
     "social",
     "content-location",
     "attr",
+    "map",
     "max-lookahead",
     "max-memory",
 ];
@@ -287,6 +293,7 @@ impl Request {
             max_memory: self.max_memory,
             encoding,
             table: Table::new(self.lazy, self.social, user),
+            map: UrlMap::new(&self.map, standard)?,
         })
     }
 

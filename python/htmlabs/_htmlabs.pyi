@@ -29,6 +29,7 @@ class Options(TypedDict, total=False):
     social: bool  # False
     content_location: bool  # False: Content-Location is a base only when True
     attr: Sequence[str]  # (): each "ELEMENT:ATTRIBUTE[:KIND]"
+    map: Mapping[str, str] | Sequence[str] | str  # (): {OLD: NEW}, or each "OLD=NEW"
     max_lookahead: int | str  # 1 << 20; bytes, or a size such as "1M"
     max_memory: int | str  # default: a quarter of the memory the process may use, at least 64 << 20; bytes, or "64M", "1G"
 
@@ -140,7 +141,8 @@ def rewrite(
 
     The other keywords (:class:`Options`) are the command line's flags:
     ``encoding`` is ``--encoding``, ``attr`` is ``--attr`` (each
-    ``ELEMENT:ATTRIBUTE[:KIND]``).
+    ``ELEMENT:ATTRIBUTE[:KIND]``), ``map`` is ``--map`` (``{OLD: NEW}``, or
+    each ``OLD=NEW``).
 
     Raises :class:`ConfigError` for a value that cannot be used, with the
     command line's message, ``ValueError`` for an unknown ``standard`` or
@@ -201,6 +203,8 @@ class Link(TypedDict, total=False):
     outcome: str  # "rewritten", "absolute", "same-document", "unchanged", "no-base", "undecodable", "empty"
     base: str | None
     layer: Literal["embedded", "encapsulating", "retrieval", "none"]
+    mapped: str  # only when a ``map`` rule matched ``absolute``: what was written
+    map: str  # with ``mapped``: the rule, "OLD=NEW"
 
 class Links:
     """What :func:`warc_links` gives: an iterator of :class:`Link`."""

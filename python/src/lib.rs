@@ -95,6 +95,7 @@ fn flags(retrieved_from: Option<String>, options: Option<&Bound<'_, PyDict>>) ->
             "social" => flags.social = value.extract().map_err(wrong)?,
             "content_location" => flags.content_location = value.extract().map_err(wrong)?,
             "attr" => flags.attr = value.extract().map_err(wrong)?,
+            "map" => flags.map = map_of(&value).map_err(wrong)?,
             "max_lookahead" => flags.max_lookahead = size_of(&key, &value)?,
             "max_memory" => flags.max_memory = size_of(&key, &value)?,
             _ => {
@@ -110,6 +111,27 @@ fn flags(retrieved_from: Option<String>, options: Option<&Bound<'_, PyDict>>) ->
         }
     }
     Ok(flags)
+}
+
+/// The `map` keyword: `{OLD: NEW}`, or `OLD=NEW` strings as `--map` takes
+/// them (one, or a sequence).
+fn map_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(rules) = value.cast::<PyDict>() {
+        return rules
+            .iter()
+            .map(|(old, new)| {
+                Ok(format!(
+                    "{}={}",
+                    old.extract::<String>()?,
+                    new.extract::<String>()?
+                ))
+            })
+            .collect();
+    }
+    if let Ok(rule) = value.extract::<String>() {
+        return Ok(vec![rule]);
+    }
+    value.extract()
 }
 
 /// A size keyword: an `int` of bytes, or a size as the command line takes

@@ -147,6 +147,27 @@ def test_the_memory_limit_is_a_warning_and_the_output_complete(cli):
     assert "memory limit of 1024 bytes" in r.warnings[0]
 
 
+def test_map_is_the_command_lines_map(cli):
+    """``map`` takes ``{OLD: NEW}`` or ``OLD=NEW`` strings, and means what
+    ``--map`` means: the page and its link report are the command line's."""
+    page = b'<base href="https://old.example/d/"><a href=a.html>a</a> <img src=https://old.example/i.png>'
+    rules = ["https://old.example/=https://new.example/", "https://old.example/d/=https://d.example/"]
+    status, out, err = run_cli(cli, ["-r", URL, *[f"--map={r}" for r in rules]], page)
+    assert status == 0 and err == []
+    assert out == b'<base href="https://d.example/"><a href=https://d.example/a.html>a</a> <img src=https://new.example/i.png>'
+    for given in (rules, dict(r.split("=", 1) for r in rules)):
+        r = htmlabs.rewrite(page, URL, map=given)
+        assert r.html == out
+    links = htmlabs.rewrite(page, URL, map=rules).links
+    assert [(l["absolute"], l.get("mapped"), l.get("map")) for l in links] == [
+        ("https://old.example/d/", "https://d.example/", rules[1]),
+        ("https://old.example/d/a.html", "https://d.example/a.html", rules[1]),
+        ("https://old.example/i.png", "https://new.example/i.png", rules[0]),
+    ]
+    with pytest.raises(htmlabs.ConfigError, match="^--map wants OLD=NEW"):
+        htmlabs.rewrite(page, URL, map="/old/=/new/")
+
+
 def test_keywords_are_checked():
     with pytest.raises(TypeError, match="unexpected keyword argument `keep_fragment`"):
         htmlabs.rewrite(b"", URL, keep_fragment=True)

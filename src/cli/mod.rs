@@ -99,6 +99,14 @@ pub struct Cli {
     #[arg(long, value_name = "ELEMENT:ATTRIBUTE[:KIND]")]
     pub attr: Vec<String>,
 
+    /// Map every absolute URL that starts with OLD, once resolved, to one
+    /// that starts with NEW instead: a domain move
+    /// (`https://old.example/=https://new.example/`), a site served under a
+    /// sub-path, a staging host. Repeatable; the longest OLD that matches
+    /// wins. The scheme and host of OLD match in any case, the rest exactly.
+    #[arg(long, value_name = "OLD=NEW")]
+    pub map: Vec<String>,
+
     /// The document's type: `html`, `css` (a stylesheet) or `xml` (a feed,
     /// a sitemap, SVG). Without it, FILE's extension where it names one, as
     /// --site reads it (`.css`, `.html`, `.htm`, `.xhtml`; `.xml`, `.rss`,
@@ -435,6 +443,7 @@ impl Cli {
             lazy: false,
             social: false,
             attr: Vec::new(),
+            map: Vec::new(),
             kind: None,
             max_lookahead: 1 << 20,
             max_memory: None,
@@ -514,6 +523,7 @@ impl Cli {
             lazy: self.lazy,
             social: self.social,
             attr: self.attr.clone(),
+            map: self.map.clone(),
             max_lookahead: self.max_lookahead,
             max_memory: self
                 .max_memory

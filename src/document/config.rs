@@ -6,7 +6,7 @@ use encoding_rs::Encoding;
 
 use super::attrs::Table;
 use super::memory::{Allowance, Memory};
-use crate::url::Standard;
+use crate::url::{Standard, UrlMap};
 
 /// What a run asks of every document, validated: run-wide, it holds none
 /// of a document's own (its §3 layers come with the document), and it is
@@ -30,6 +30,8 @@ pub struct Config {
     pub encoding: Option<&'static Encoding>,
     /// What is rewritten.
     pub table: Table,
+    /// `--map OLD=NEW`: what an absolute URL becomes once resolved.
+    pub map: UrlMap,
 }
 
 impl Config {
@@ -57,6 +59,7 @@ impl Default for Config {
             max_memory: crate::document::memory::default_total(),
             encoding: None,
             table: Table::default(),
+            map: UrlMap::default(),
         }
     }
 }

@@ -6,12 +6,13 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 
 use encoding_rs::{Encoding, UTF_8};
 
 use super::attrs::{Empty, Kind};
 use super::config::MAX_DEPTH;
-use super::links::{At, Found, Link, Listener, Outcome, Position};
+use super::links::{At, Found, Link, Listener, Mapped, Outcome, Position};
 use super::report::{Counts, Warning, Warnings};
 use super::resolution::{Nested, Resolution};
 use super::value::{self, Decoded, Edit, Quote};
@@ -77,6 +78,18 @@ impl<'a> Resolver<'a> {
         at: usize,
         kind: Kind,
     ) -> Result<(), OverBudget> {
+        self.heard_mapped(outcome, url, at, kind, None)
+    }
+
+    /// [`heard`](Self::heard), with what a `--map` rule made of it.
+    fn heard_mapped(
+        &mut self,
+        outcome: Outcome,
+        url: &str,
+        at: usize,
+        kind: Kind,
+        mapped: Option<Box<Mapped>>,
+    ) -> Result<(), OverBudget> {
         if self.listener.is_none() {
             return Ok(());
         }
@@ -97,6 +110,7 @@ impl<'a> Resolver<'a> {
             absolute,
             outcome,
             base: self.cx.base.clone(),
+            mapped,
         };
         self.budget.take(link.size())?;
         if let Some(listener) = &mut self.listener {
@@ -128,7 +142,11 @@ impl<'a> Resolver<'a> {
             self.heard(Outcome::Empty, "", 0, kind)?;
             return Ok(false);
         }
-        if kind == Kind::Url && self.listener.is_none() && self.starts_with_scheme(raw) {
+        if kind == Kind::Url
+            && self.listener.is_none()
+            && self.cx.map.is_empty()
+            && self.starts_with_scheme(raw)
+        {
             // Most values on real pages are absolute: they need no decoding.
             self.counts.seen += 1;
             self.counts.absolute += 1;
@@ -342,15 +360,27 @@ impl<'a> Resolver<'a> {
         let core = value::trimmed(decoded.text());
         let href = &decoded.text()[core.clone()];
         self.counts.seen += 1;
-        if href == self.base.as_str() {
+        // The base as it is written: mapped, as every URL resolved against
+        // it is (they resolve against the base as it was).
+        let (base, mapped) = match self.cx.map.apply(self.base.as_str()) {
+            Some((url, rule)) => {
+                let rule = Arc::clone(rule);
+                (
+                    Cow::Owned(url.clone()),
+                    Some(Box::new(Mapped { url, rule })),
+                )
+            }
+            None => (Cow::Borrowed(self.base.as_str()), None),
+        };
+        if href == base {
             self.counts.unchanged += 1;
             self.heard(Outcome::Unchanged, href, core.start, Kind::Url)?;
             return Ok(false);
         }
-        self.heard(Outcome::Rewritten, href, core.start, Kind::Url)?;
+        self.heard_mapped(Outcome::Rewritten, href, core.start, Kind::Url, mapped)?;
         self.counts.rewritten += 1;
         self.counts.by_kind[Kind::Url as usize] += 1;
-        let edit = edit_to(Cow::Borrowed(self.base.as_str()), href, core, Syntax::Plain);
+        let edit = edit_to(base, href, core, Syntax::Plain);
         value::apply_into(&decoded, &[edit], quote, out, self.budget)?;
         Ok(true)
     }
@@ -439,6 +469,7 @@ impl<'a> Resolver<'a> {
             absolute: None,
             outcome: Outcome::Undecodable,
             base: self.cx.base.clone(),
+            mapped: None,
         };
         self.budget.take(link.size())?;
         if let Some(listener) = &mut self.listener {
@@ -593,6 +624,9 @@ impl<'a> Resolver<'a> {
             self.heard(Outcome::SameDocument, url, range.start, kind)?;
             return Ok(None);
         }
+        if !self.cx.map.is_empty() {
+            return self.edit_mapped(url, range, syntax, kind);
+        }
         // The usual case: the base's front goes before the reference, which
         // stays as written; nothing to resolve in full, nothing to compare.
         // (The shortcut takes no reference with a scheme: those are told
@@ -623,6 +657,52 @@ impl<'a> Resolver<'a> {
         self.counts.rewritten += 1;
         self.counts.by_kind[kind as usize] += 1;
         Ok(Some(edit))
+    }
+}
+
+impl<'a> Resolver<'a> {
+    /// [`edit`](Self::edit) under `--map`: the URL resolved in full, then
+    /// mapped by the longest rule that matches it (the fast ways of `edit`
+    /// never see the whole URL).
+    #[cold]
+    fn edit_mapped(
+        &mut self,
+        url: &str,
+        range: Range<usize>,
+        syntax: Syntax,
+        kind: Kind,
+    ) -> Result<Option<Edit<'a>>, OverBudget> {
+        let absolute = self.cx.standard.has_scheme(url);
+        let resolved: Cow<'_, str> = match absolute {
+            true => Cow::Borrowed(url),
+            false => self.base.resolve(url),
+        };
+        let (written, mapped) = match self.cx.map.apply(&resolved) {
+            Some((mapped, rule)) => {
+                let rule = Arc::clone(rule);
+                let written = Cow::Owned(mapped.clone());
+                (written, Some(Box::new(Mapped { url: mapped, rule })))
+            }
+            None => (resolved, None),
+        };
+        if written == url {
+            let outcome = match absolute {
+                true => {
+                    self.counts.absolute += 1;
+                    Outcome::Absolute
+                }
+                false => {
+                    self.counts.unchanged += 1;
+                    Outcome::Unchanged
+                }
+            };
+            self.heard_mapped(outcome, url, range.start, kind, mapped)?;
+            return Ok(None);
+        }
+        self.heard_mapped(Outcome::Rewritten, url, range.start, kind, mapped)?;
+        self.counts.rewritten += 1;
+        self.counts.by_kind[kind as usize] += 1;
+        Ok(Some(edit_to(written, url, range, syntax)))
     }
 }
 

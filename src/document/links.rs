@@ -7,7 +7,9 @@
 use encoding_rs::{Decoder, Encoding, UTF_8};
 
 use super::attrs::Kind;
-use crate::url::Base;
+use std::sync::Arc;
+
+use crate::url::{Base, MapRule};
 
 /// What was done with a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +98,18 @@ pub struct Link {
     pub outcome: Outcome,
     /// The document's base, and its layer.
     pub base: Base,
+    /// What was written in its place when a `--map` rule matched its
+    /// absolute URL, and the rule. (Boxed: most links have none, and a
+    /// link's size counts against the memory limit.)
+    pub mapped: Option<Box<Mapped>>,
+}
+
+/// A URL mapped (`--map OLD=NEW`): what it became, and by which rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Mapped {
+    pub url: String,
+    pub rule: Arc<MapRule>,
 }
 
 impl Link {
@@ -111,6 +125,7 @@ impl Link {
         std::mem::size_of::<Found>()
             + strings.iter().map(|s| s.len()).sum::<usize>()
             + self.absolute.as_ref().map_or(0, String::len)
+            + self.mapped.as_ref().map_or(0, |m| m.url.len())
             + self.raw.as_ref().map_or(0, Vec::len)
     }
 }

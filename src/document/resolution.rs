@@ -12,7 +12,7 @@ use super::config::Config;
 use super::links::Link;
 use super::report::Report;
 use crate::document::memory::{Allowance, Budget, OverBudget};
-use crate::url::{Base, BaseUrl, Standard};
+use crate::url::{Base, BaseUrl, Standard, UrlMap};
 
 /// The replacements a document made, in order: each input range and its
 /// new bytes, which lie one after another in one buffer (not one allocation
@@ -79,6 +79,8 @@ pub struct Resolution {
     pub standard: Standard,
     pub keep_fragments: bool,
     pub table: Table,
+    /// `--map`: what an absolute URL becomes once resolved.
+    pub map: UrlMap,
     /// The lookahead limit in force, for the documents nested in values.
     pub max_lookahead: usize,
     /// How deeply this document is nested in others (`srcdoc`).
@@ -105,6 +107,7 @@ impl Resolution {
             standard: config.standard,
             keep_fragments: config.keep_fragments,
             table: config.table.clone(),
+            map: config.map.clone(),
             max_lookahead: config.lookahead(),
             depth,
             nest,

@@ -299,6 +299,7 @@ pub(crate) fn nest(
         max_memory: cx.allowance.total(),
         encoding: Some(encoding),
         table: cx.table.clone(),
+        map: cx.map.clone(),
     };
     let nesting = Nesting {
         embedded,

@@ -387,6 +387,7 @@ impl<W: Write> Splicer<W> {
                         absolute: None,
                         outcome: Outcome::NoBase,
                         base: cx.base.clone(),
+                        mapped: None,
                     };
                     budget.take(link.size()).map(|()| {
                         listener.found(Found {

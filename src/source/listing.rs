@@ -52,8 +52,17 @@ pub fn check_line(name: &[u8], link: &Link) -> String {
         p.line,
         p.column,
         quoted_url(&link.original),
-        quoted_url(link.absolute.as_deref().unwrap_or_default()),
+        quoted_url(written(link).unwrap_or_default()),
     )
+}
+
+/// What the value's URL became: its absolute URL, mapped when a `--map`
+/// rule matched it.
+fn written(link: &Link) -> Option<&str> {
+    match &link.mapped {
+        Some(mapped) => Some(&mapped.url),
+        None => link.absolute.as_deref(),
+    }
 }
 
 /// A URL of a check line: [`names::shown`], in double quotes even when
@@ -131,6 +140,12 @@ fn write_report_line(out: &mut Vec<u8>, document: &Document<'_>, link: &Link) {
         key(out, "raw");
         text(out, Some(&percent_encoded(raw)));
     }
+    if let Some(mapped) = &link.mapped {
+        key(out, "mapped");
+        text(out, Some(&mapped.url));
+        key(out, "map");
+        text(out, Some(&mapped.rule.to_string()));
+    }
     out.extend_from_slice(b"}\n");
 }
 
@@ -165,6 +180,10 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
         .collect();
     if let Some(raw) = &link.raw {
         object.insert("raw".to_owned(), percent_encoded(raw).into());
+    }
+    if let Some(mapped) = &link.mapped {
+        object.insert("mapped".to_owned(), mapped.url.as_str().into());
+        object.insert("map".to_owned(), mapped.rule.to_string().into());
     }
     object
 }
@@ -336,6 +355,7 @@ mod tests {
                 layer: Layer::Retrieval { from: "-r" },
                 url: "http://h/".into(),
             },
+            mapped: None,
         }
     }
 

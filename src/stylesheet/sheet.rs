@@ -316,6 +316,7 @@ impl<W: Write> Sheet<W> {
                     absolute: None,
                     outcome: Outcome::Undecodable,
                     base: cx.base.clone(),
+                    mapped: None,
                 },
             });
         }

@@ -35,7 +35,7 @@ use crate::document::edit::{Element, Resolver};
 use crate::document::encoding::{Chosen, EncodingSource};
 use crate::document::error::Error;
 use crate::document::front::{Engine, Output};
-use crate::document::links::{At, Found, Hear, Lines, Link, Listener, Outcome, Position};
+use crate::document::links::{At, Found, Hear, Lines, Link, Listener, Mapped, Outcome, Position};
 use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::document::report::{Counts, Report, Tell, Warning, Warnings};
 use crate::html::rewriter::nest;
@@ -1134,7 +1134,8 @@ impl<W: Write> Document<W> {
         if kept {
             return Ok(XmlBase::Kept);
         }
-        // Made the base it sets, as a `<base href>` is.
+        // Made the base it sets, as a `<base href>` is (mapped, as what
+        // resolves against it is).
         let url = match absolute {
             true => href.clone(),
             false => self
@@ -1144,8 +1145,16 @@ impl<W: Write> Document<W> {
                 .url
                 .clone(),
         };
+        let resolved = url.clone();
+        let (url, mapped) = match self.config.map.apply(&url) {
+            Some((mapped, rule)) => {
+                let rule = std::sync::Arc::clone(rule);
+                (mapped.clone(), Some(Box::new(Mapped { url: mapped, rule })))
+            }
+            None => (url, None),
+        };
         self.counts.seen += 1;
-        let outcome = if absolute {
+        let outcome = if url == href && absolute {
             self.counts.absolute += 1;
             Outcome::Absolute
         } else if url == href {
@@ -1163,9 +1172,10 @@ impl<W: Write> Document<W> {
             kind: Kind::Url,
             original: href.clone(),
             raw: None,
-            absolute: Some(url.clone()),
+            absolute: Some(resolved),
             outcome,
             base,
+            mapped,
         });
         let new = (outcome == Outcome::Rewritten).then(|| {
             let edit = crate::document::value::Edit {
@@ -1332,6 +1342,7 @@ impl<W: Write> Document<W> {
         if let Ok(text) = &read
             && reading == Reading::Syntax(Kind::Url)
             && listener.is_none()
+            && config.map.is_empty()
             && !scopes.is_empty()
             && config
                 .standard

@@ -5,7 +5,8 @@
 //! `warnings` (the exact warning lines) when there are any, optionally
 //! `encoding` (what the report names) and `links` (a line for each link
 //! heard: `LINE:COLUMN ELEMENT ATTRIBUTE "original" -> "absolute" OUTCOME
-//! (BASE)`). Each case runs whole, in 1-byte writes and in random chunk
+//! (BASE)`, then ` mapped "URL" by OLD=NEW` when a `--map` rule matched).
+//! Each case runs whole, in 1-byte writes and in random chunk
 //! sizes, through each entry point (`Rewriter` with its links,
 //! `rewrite` and `rewrite_bytes`), and its output is run again to show
 //! that a second run changes nothing. A `README` in a case says where its
@@ -86,10 +87,16 @@ fn cases_of(kind: Type) -> Vec<Case> {
         .collect()
 }
 
-/// A link as the `links` file says it.
+/// A link as the `links` file says it (and what `--map` made of it, when
+/// a rule matched: `mapped "URL" by OLD=NEW`).
 fn shown(link: &Link) -> String {
+    let mapped = link
+        .mapped
+        .as_ref()
+        .map(|m| format!(" mapped {:?} by {}", m.url, m.rule))
+        .unwrap_or_default();
     format!(
-        "{}:{} {} {} {:?} -> {:?} {} ({})",
+        "{}:{} {} {} {:?} -> {:?} {} ({}){mapped}",
         link.position.line,
         link.position.column,
         link.element,

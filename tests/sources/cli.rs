@@ -1020,6 +1020,73 @@ fn a_document_tells_its_first_hundred_warnings_then_their_number() {
     );
 }
 
+/// `--map` in each source: a page (its check lines say what each value
+/// becomes), a site moved to a new domain in place, a saved response; a
+/// rule that is none is refused in one line.
+#[test]
+fn map_moves_every_link_in_every_source() {
+    let map = "--map=https://old.example/=https://new.example/";
+    let out = htmlabs()
+        .args(["-r", "https://old.example/d/p.html", map, "--check"])
+        .write_stdin("<a href=a.html>a</a> <a href=https://old.example/b>b</a> <a href=https://x.example/>x</a>")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "-:1:9: <a href> \"a.html\" -> \"https://new.example/d/a.html\"\n\
+         -:1:30: <a href> \"https://old.example/b\" -> \"https://new.example/b\"\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("css")).unwrap();
+    fs::write(
+        dir.path().join("index.html"),
+        "<link rel=stylesheet href=css/site.css><a href=/about/>about</a>",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("css/site.css"),
+        "p{background:url(../i.png)}",
+    )
+    .unwrap();
+    let out = htmlabs()
+        .args(["--site-url", "https://old.example/", map, "--site"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("index.html")).unwrap(),
+        "<link rel=stylesheet href=https://new.example/css/site.css><a href=https://new.example/about/>about</a>"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("css/site.css")).unwrap(),
+        "p{background:url(https://new.example/i.png)}"
+    );
+    let response = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<img src=i.png>";
+    let out = htmlabs()
+        .args(["--http", "-r", "https://old.example/", map])
+        .write_stdin(response)
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stdout).ends_with("\r\n\r\n<img src=https://new.example/i.png>"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = htmlabs()
+        .args(["-r", "https://old.example/", "--map", "old=new"])
+        .write_stdin("<a href=a>")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "htmlabs: error: --map wants OLD=NEW, two absolute URLs (`https://old.example/=https://new.example/`): `old=new`\n"
+    );
+    assert_eq!(text(&out.stdout), "");
+}
+
 #[test]
 fn warnings_go_to_stderr_and_never_into_the_output() {
     // (flags, input, output, stderr)

@@ -311,6 +311,27 @@ fn content_location_is_a_base_when_asked_for() {
     ));
 }
 
+/// `--map` maps the links of every page of an archive, as warcio reads
+/// the conversions back; the records' target URIs stay as they were
+/// captured.
+#[test]
+fn map_moves_the_links_of_every_page() {
+    let Some(python) = common::warc_python("map_moves_the_links_of_every_page") else {
+        return;
+    };
+    let input = fixture("shapes.warc.gz");
+    let map = "--map=http://shapes.example/dir/=https://moved.example/";
+    let (status, stderr, _, output) = htmlabs(&input, &[map]);
+    assert_eq!(status, 0, "{stderr}");
+    let conversions = checked(&python, &input, &output, &[map]);
+    let page = block(&conversions, "/dir/gzip.html");
+    assert!(
+        contains(page, "href=\"https://moved.example/css/site.css\""),
+        "{}",
+        String::from_utf8_lossy(page)
+    );
+}
+
 #[test]
 fn the_wget_corpus_every_html_response_gets_its_conversion_or_its_replacement() {
     let Some(shared) = common::shared("the_wget_corpus") else {

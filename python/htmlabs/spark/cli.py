@@ -44,6 +44,7 @@ def _arguments(argv: list[str] | None, links: bool = False) -> argparse.Namespac
     p.add_argument("--social", action="store_true")
     p.add_argument("--content-location", action="store_true")
     p.add_argument("--attr", action="append", default=[], metavar="ELEMENT:ATTRIBUTE[:KIND]")
+    p.add_argument("--map", action="append", default=[], metavar="OLD=NEW")
     p.add_argument("--max-lookahead", metavar="SIZE", help="the most held while looking for <base href> (default 1M)")
     p.add_argument("--max-memory", metavar="SIZE",
                    help="the most each task's run holds at once (64M, 1G; default: a quarter of the executor's memory)")
@@ -87,6 +88,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         social=args.social,
         content_location=args.content_location,
         attr=args.attr,
+        map=args.map,
     )
     for name in ("max_lookahead", "max_memory"):
         if getattr(args, name) is not None:
