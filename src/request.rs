@@ -76,6 +76,8 @@ pub struct SiteRequest {
     pub fsync: bool,
     /// `--exclude`, each as given.
     pub exclude: Vec<String>,
+    /// `--relative`: links to the site's files made relative.
+    pub relative: bool,
 }
 
 impl Default for SiteRequest {
@@ -87,6 +89,7 @@ impl Default for SiteRequest {
             follow_links: false,
             fsync: false,
             exclude: Vec::new(),
+            relative: false,
         }
     }
 }
@@ -238,6 +241,7 @@ impl Request {
         site.pretty_urls = self.site.pretty_urls;
         site.follow_links = self.site.follow_links;
         site.fsync = self.site.fsync;
+        site.relative = self.site.relative;
         site.check = self.check;
         site.jobs = self.jobs();
         Ok(site)
@@ -294,6 +298,8 @@ impl Request {
             encoding,
             table: Table::new(self.lazy, self.social, user),
             map: UrlMap::new(&self.map, standard)?,
+            // A site's run sets it, once its files are known.
+            local: None,
         })
     }
 

@@ -243,6 +243,14 @@ pub struct Cli {
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
+    /// Make each link to a file of the site a relative reference from the
+    /// page or stylesheet it stands in, which a browser follows from the
+    /// disk (`file://`): a directory's to its `index.html`, names escaped,
+    /// fragments kept, `<base href>` made the page's own. Links to what the
+    /// site does not hold, and those of feeds and sitemaps, stay absolute.
+    #[arg(long)]
+    pub relative: bool,
+
     /// Follow symbolic links (files outside DIR are still never written).
     #[arg(hide_short_help = true, long)]
     pub follow_links: bool,
@@ -309,6 +317,7 @@ const MODE_FLAGS: &[(&str, &str, Mode)] = &[
     ("exclude", "--exclude", Mode::Site),
     ("follow_links", "--follow-links", Mode::Site),
     ("fsync", "--fsync", Mode::Site),
+    ("relative", "--relative", Mode::Site),
     ("jobs", "--jobs", Mode::SiteOrWarc),
     ("kind", "--type", Mode::Document),
     ("links", "--links", Mode::Warc),
@@ -467,6 +476,7 @@ impl Cli {
             exclude: Vec::new(),
             follow_links: false,
             fsync: false,
+            relative: false,
             generate: None,
         })
     }
@@ -550,6 +560,7 @@ impl Cli {
                 follow_links: self.follow_links,
                 fsync: self.fsync,
                 exclude: self.exclude.clone(),
+                relative: self.relative,
             },
         }
     }

@@ -6,7 +6,9 @@ use encoding_rs::Encoding;
 
 use super::attrs::Table;
 use super::memory::{Allowance, Memory};
-use crate::url::{Standard, UrlMap};
+use std::sync::Arc;
+
+use crate::url::{LocalTree, Standard, UrlMap};
 
 /// What a run asks of every document, validated: run-wide, it holds none
 /// of a document's own (its §3 layers come with the document), and it is
@@ -32,6 +34,10 @@ pub struct Config {
     pub table: Table,
     /// `--map OLD=NEW`: what an absolute URL becomes once resolved.
     pub map: UrlMap,
+    /// `--relative`: the tree whose files a page's and a stylesheet's links
+    /// reach by relative references, from the document's own file (a
+    /// site's run sets it, once its files are known).
+    pub local: Option<Arc<LocalTree>>,
 }
 
 impl Config {
@@ -60,6 +66,7 @@ impl Default for Config {
             encoding: None,
             table: Table::default(),
             map: UrlMap::default(),
+            local: None,
         }
     }
 }

@@ -145,6 +145,7 @@ impl<'a> Resolver<'a> {
         if kind == Kind::Url
             && self.listener.is_none()
             && self.cx.map.is_empty()
+            && self.cx.relative().is_none()
             && self.starts_with_scheme(raw)
         {
             // Most values on real pages are absolute: they need no decoding.
@@ -360,6 +361,9 @@ impl<'a> Resolver<'a> {
         let core = value::trimmed(decoded.text());
         let href = &decoded.text()[core.clone()];
         self.counts.seen += 1;
+        if self.cx.relative().is_some() {
+            return self.base_neutralised(&decoded, href, core, quote, out);
+        }
         // The base as it is written: mapped, as every URL resolved against
         // it is (they resolve against the base as it was).
         let (base, mapped) = match self.cx.map.apply(self.base.as_str()) {
@@ -367,7 +371,11 @@ impl<'a> Resolver<'a> {
                 let rule = Arc::clone(rule);
                 (
                     Cow::Owned(url.clone()),
-                    Some(Box::new(Mapped { url, rule })),
+                    Some(Box::new(Mapped {
+                        url,
+                        rule: Some(rule),
+                        relative: None,
+                    })),
                 )
             }
             None => (Cow::Borrowed(self.base.as_str()), None),
@@ -382,6 +390,65 @@ impl<'a> Resolver<'a> {
         self.counts.by_kind[Kind::Url as usize] += 1;
         let edit = edit_to(base, href, core, Syntax::Plain);
         value::apply_into(&decoded, &[edit], quote, out, self.budget)?;
+        Ok(true)
+    }
+
+    /// The href of a `<base>` that set no base: an href like another; under
+    /// `--relative`, made empty as the one that set it is (a browser may
+    /// take it for the base where RFC 1808 does not).
+    pub fn other_base(
+        &mut self,
+        raw: &[u8],
+        quote: Quote,
+        offset: usize,
+        out: &mut Vec<u8>,
+    ) -> Edited {
+        if self.cx.relative().is_none() {
+            return self.attribute(Kind::Url, Element::default(), raw, quote, offset, out);
+        }
+        self.budget.take(Decoded::cost(raw, self.cx.encoding))?;
+        let Some(decoded) =
+            self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, Kind::Url)?
+        else {
+            return Ok(false);
+        };
+        let core = value::trimmed(decoded.text());
+        let href = &decoded.text()[core.clone()];
+        self.counts.seen += 1;
+        self.base_neutralised(&decoded, href, core, quote, out)
+    }
+
+    /// Under `--relative`, a `<base href>` made empty: the document's own
+    /// URL is its base (HTML: an empty href parses to the fallback base
+    /// URL), so that the relative references made from the document's file
+    /// reach what they name, from `file:` as from the server. Links that
+    /// stay absolute need no base.
+    fn base_neutralised(
+        &mut self,
+        decoded: &Decoded<'_>,
+        href: &str,
+        core: Range<usize>,
+        quote: Quote,
+        out: &mut Vec<u8>,
+    ) -> Edited {
+        let noted = Some(Box::new(Mapped {
+            url: self.base.as_str().to_owned(),
+            rule: None,
+            relative: Some(String::new()),
+        }));
+        if href.is_empty() {
+            self.counts.unchanged += 1;
+            self.heard_mapped(Outcome::Unchanged, href, core.start, Kind::Url, noted)?;
+            return Ok(false);
+        }
+        self.heard_mapped(Outcome::Rewritten, href, core.start, Kind::Url, noted)?;
+        self.counts.rewritten += 1;
+        self.counts.by_kind[Kind::Url as usize] += 1;
+        let edit = Edit {
+            range: core,
+            text: Cow::Borrowed(""),
+        };
+        value::apply_into(decoded, &[edit], quote, out, self.budget)?;
         Ok(true)
     }
 
@@ -624,7 +691,7 @@ impl<'a> Resolver<'a> {
             self.heard(Outcome::SameDocument, url, range.start, kind)?;
             return Ok(None);
         }
-        if !self.cx.map.is_empty() {
+        if !self.cx.map.is_empty() || self.cx.relative().is_some() {
             return self.edit_mapped(url, range, syntax, kind);
         }
         // The usual case: the base's front goes before the reference, which
@@ -661,9 +728,11 @@ impl<'a> Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    /// [`edit`](Self::edit) under `--map`: the URL resolved in full, then
-    /// mapped by the longest rule that matches it (the fast ways of `edit`
-    /// never see the whole URL).
+    /// [`edit`](Self::edit) under `--map` or `--relative`: the URL resolved
+    /// in full, then mapped by the longest rule that matches it, then made
+    /// the relative reference from the document's file to the file of the
+    /// tree it names, if it names one (the fast ways of `edit` never see
+    /// the whole URL).
     #[cold]
     fn edit_mapped(
         &mut self,
@@ -677,14 +746,25 @@ impl<'a> Resolver<'a> {
             true => Cow::Borrowed(url),
             false => self.base.resolve(url),
         };
-        let (written, mapped) = match self.cx.map.apply(&resolved) {
-            Some((mapped, rule)) => {
-                let rule = Arc::clone(rule);
-                let written = Cow::Owned(mapped.clone());
-                (written, Some(Box::new(Mapped { url: mapped, rule })))
-            }
+        let (mapped, rule) = match self.cx.map.apply(&resolved) {
+            Some((mapped, rule)) => (Cow::Owned(mapped), Some(Arc::clone(rule))),
             None => (resolved, None),
         };
+        let relative = self
+            .cx
+            .relative()
+            .and_then(|(tree, document)| tree.reference(document, &mapped));
+        let written: Cow<'_, str> = match &relative {
+            Some(reference) => Cow::Owned(reference.clone()),
+            None => mapped.clone(),
+        };
+        let noted = (rule.is_some() || relative.is_some()).then(|| {
+            Box::new(Mapped {
+                url: mapped.into_owned(),
+                rule,
+                relative,
+            })
+        });
         if written == url {
             let outcome = match absolute {
                 true => {
@@ -696,10 +776,10 @@ impl<'a> Resolver<'a> {
                     Outcome::Unchanged
                 }
             };
-            self.heard_mapped(outcome, url, range.start, kind, mapped)?;
+            self.heard_mapped(outcome, url, range.start, kind, noted)?;
             return Ok(None);
         }
-        self.heard_mapped(Outcome::Rewritten, url, range.start, kind, mapped)?;
+        self.heard_mapped(Outcome::Rewritten, url, range.start, kind, noted)?;
         self.counts.rewritten += 1;
         self.counts.by_kind[kind as usize] += 1;
         Ok(Some(edit_to(written, url, range, syntax)))

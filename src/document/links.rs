@@ -98,18 +98,31 @@ pub struct Link {
     pub outcome: Outcome,
     /// The document's base, and its layer.
     pub base: Base,
-    /// What was written in its place when a `--map` rule matched its
-    /// absolute URL, and the rule. (Boxed: most links have none, and a
-    /// link's size counts against the memory limit.)
+    /// What was written in its place when it was not its absolute URL: a
+    /// `--map` rule matched it, or `--relative` made it a relative
+    /// reference. (Boxed: most links have none, and a link's size counts
+    /// against the memory limit.)
     pub mapped: Option<Box<Mapped>>,
 }
 
-/// A URL mapped (`--map OLD=NEW`): what it became, and by which rule.
+/// What a URL became besides its absolute URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Mapped {
+    /// The absolute URL, mapped when `rule` matched it.
     pub url: String,
-    pub rule: Arc<MapRule>,
+    /// The `--map` rule that matched, if one did.
+    pub rule: Option<Arc<MapRule>>,
+    /// Under `--relative`, the relative reference written, when `url`
+    /// names a file of the tree.
+    pub relative: Option<String>,
+}
+
+impl Mapped {
+    /// What was written: the relative reference, else the URL.
+    pub fn written(&self) -> &str {
+        self.relative.as_deref().unwrap_or(&self.url)
+    }
 }
 
 impl Link {
@@ -125,7 +138,11 @@ impl Link {
         std::mem::size_of::<Found>()
             + strings.iter().map(|s| s.len()).sum::<usize>()
             + self.absolute.as_ref().map_or(0, String::len)
-            + self.mapped.as_ref().map_or(0, |m| m.url.len())
+            + self.mapped.as_ref().map_or(0, |m| {
+                std::mem::size_of::<Mapped>()
+                    + m.url.len()
+                    + m.relative.as_ref().map_or(0, String::len)
+            })
             + self.raw.as_ref().map_or(0, Vec::len)
     }
 }

@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use encoding_rs::Encoding;
 
@@ -12,7 +13,7 @@ use super::config::Config;
 use super::links::Link;
 use super::report::Report;
 use crate::document::memory::{Allowance, Budget, OverBudget};
-use crate::url::{Base, BaseUrl, Standard, UrlMap};
+use crate::url::{Base, BaseUrl, LocalTree, Standard, UrlMap};
 
 /// The replacements a document made, in order: each input range and its
 /// new bytes, which lie one after another in one buffer (not one allocation
@@ -81,6 +82,12 @@ pub struct Resolution {
     pub table: Table,
     /// `--map`: what an absolute URL becomes once resolved.
     pub map: UrlMap,
+    /// `--relative`: the tree whose files are reached by relative
+    /// references, and the URL of the document's own file (its retrieval
+    /// URL), from which they are made. Either missing: links stay absolute
+    /// (a feed, a sitemap: their readers need them absolute).
+    pub local: Option<Arc<LocalTree>>,
+    pub document: Option<String>,
     /// The lookahead limit in force, for the documents nested in values.
     pub max_lookahead: usize,
     /// How deeply this document is nested in others (`srcdoc`).
@@ -92,6 +99,18 @@ pub struct Resolution {
 }
 
 impl Resolution {
+    /// The document's own URL, from which `--relative` makes references:
+    /// its retrieval URL (§3.3), when it has one.
+    pub fn with_document(mut self, document: Option<String>) -> Self {
+        self.document = document;
+        self
+    }
+
+    /// The tree and the document's own URL, under `--relative`.
+    pub fn relative(&self) -> Option<(&LocalTree, &str)> {
+        Some((self.local.as_deref()?, self.document.as_deref()?))
+    }
+
     pub fn new(
         base: Base,
         encoding: &'static Encoding,
@@ -108,6 +127,8 @@ impl Resolution {
             keep_fragments: config.keep_fragments,
             table: config.table.clone(),
             map: config.map.clone(),
+            local: config.local.clone(),
+            document: None,
             max_lookahead: config.lookahead(),
             depth,
             nest,

@@ -535,7 +535,8 @@ impl<W: Write> Document<W> {
             self.nesting.depth,
             self.nest,
             Rc::clone(&self.allowance),
-        );
+        )
+        .with_document(self.layers.own());
         self.splicer.borrow_mut().resolve_with(resolution);
         {
             let mut s = self.shared.borrow_mut();

@@ -37,6 +37,9 @@ pub enum Role {
     /// The href of the first `<base href>`: if it set the base, it becomes
     /// that base; if not, it is an href like another.
     BaseHref,
+    /// The href of any other `<base>`: an href like another, but under
+    /// `--relative`, where every base is made the document's own.
+    OtherBase,
     /// The text of a `<style>` element.
     Style,
     /// The text of a `<noscript>` element.
@@ -48,7 +51,7 @@ impl Role {
     pub fn kind(&self) -> Kind {
         match self {
             Role::Attr { kind, .. } => *kind,
-            Role::BaseHref => Kind::Url,
+            Role::BaseHref | Role::OtherBase => Kind::Url,
             Role::Style => Kind::Css,
             Role::Noscript => Kind::Html,
         }
@@ -59,7 +62,7 @@ impl Role {
     pub fn names(&self) -> (&'static str, &'static str) {
         match self {
             Role::Attr { .. } => ("", ""),
-            Role::BaseHref => ("base", "href"),
+            Role::BaseHref | Role::OtherBase => ("base", "href"),
             Role::Style => ("style", ""),
             Role::Noscript => ("noscript", ""),
         }
@@ -172,6 +175,7 @@ pub fn record(
                 // if it is, it becomes the base.
                 role = Role::BaseHref;
             } else {
+                role = Role::OtherBase;
                 // The deciding `<base>`, when ignored, was reported then.
                 let why = match s.decision {
                     _ if template_bases.contains(&tag_location.start) => {

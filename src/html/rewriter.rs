@@ -300,6 +300,7 @@ pub(crate) fn nest(
         encoding: Some(encoding),
         table: cx.table.clone(),
         map: cx.map.clone(),
+        local: cx.local.clone(),
     };
     let nesting = Nesting {
         embedded,
@@ -314,9 +315,9 @@ pub(crate) fn nest(
         budget: cx.allowance.budget(),
     };
     let allowance = Rc::clone(&cx.allowance);
-    let mut rewriter =
-        Rewriter::nested(Arc::new(config), Layers::around(&cx.base), nesting, output)
-            .with_allowance(Rc::clone(&allowance));
+    let layers = Layers::around(&cx.base).in_file(cx.document.clone());
+    let mut rewriter = Rewriter::nested(Arc::new(config), layers, nesting, output)
+        .with_allowance(Rc::clone(&allowance));
     let events = Events::<Warning>::default();
     events.charge(&allowance);
     if listen {

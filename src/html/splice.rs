@@ -11,7 +11,6 @@ use std::rc::Rc;
 use lol_html::OutputSink;
 
 use super::record::{OPEN, Role, Shared, Span};
-use crate::document::attrs::Kind;
 use crate::document::edit::{Edited, Element, Resolver};
 use crate::document::links::{At, Found, Lines, Link, Outcome, Position};
 use crate::document::memory::{Allowance, Budget, OverBudget};
@@ -468,10 +467,8 @@ fn resolve(
             };
             resolver.attribute(*kind, element, raw, quote, start, out)
         }
-        Role::BaseHref if !embedded => {
-            let element = Element::default();
-            resolver.attribute(Kind::Url, element, raw, quote, start, out)
-        }
+        Role::BaseHref if !embedded => resolver.other_base(raw, quote, start, out),
+        Role::OtherBase => resolver.other_base(raw, quote, start, out),
         Role::BaseHref => resolver.base_href(raw, quote, start, out),
         Role::Style => resolver.style_text(raw, start, out),
         Role::Noscript => resolver.noscript(raw, start, out),

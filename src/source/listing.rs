@@ -60,7 +60,7 @@ pub fn check_line(name: &[u8], link: &Link) -> String {
 /// rule matched it.
 fn written(link: &Link) -> Option<&str> {
     match &link.mapped {
-        Some(mapped) => Some(&mapped.url),
+        Some(mapped) => Some(mapped.written()),
         None => link.absolute.as_deref(),
     }
 }
@@ -141,10 +141,16 @@ fn write_report_line(out: &mut Vec<u8>, document: &Document<'_>, link: &Link) {
         text(out, Some(&percent_encoded(raw)));
     }
     if let Some(mapped) = &link.mapped {
-        key(out, "mapped");
-        text(out, Some(&mapped.url));
-        key(out, "map");
-        text(out, Some(&mapped.rule.to_string()));
+        if let Some(rule) = &mapped.rule {
+            key(out, "mapped");
+            text(out, Some(&mapped.url));
+            key(out, "map");
+            text(out, Some(&rule.to_string()));
+        }
+        if let Some(relative) = &mapped.relative {
+            key(out, "relative");
+            text(out, Some(relative));
+        }
     }
     out.extend_from_slice(b"}\n");
 }
@@ -182,8 +188,13 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
         object.insert("raw".to_owned(), percent_encoded(raw).into());
     }
     if let Some(mapped) = &link.mapped {
-        object.insert("mapped".to_owned(), mapped.url.as_str().into());
-        object.insert("map".to_owned(), mapped.rule.to_string().into());
+        if let Some(rule) = &mapped.rule {
+            object.insert("mapped".to_owned(), mapped.url.as_str().into());
+            object.insert("map".to_owned(), rule.to_string().into());
+        }
+        if let Some(relative) = &mapped.relative {
+            object.insert("relative".to_owned(), relative.as_str().into());
+        }
     }
     object
 }

@@ -206,7 +206,8 @@ impl<W: Write> Sheet<W> {
             0,
             nest,
             Rc::clone(&self.allowance),
-        );
+        )
+        .with_document(self.layers.own());
         self.out.write_all(head).map_err(Error::Write)?;
         // Up to where the input is written.
         let mut copied = 0;

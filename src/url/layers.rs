@@ -255,6 +255,9 @@ pub struct Layers {
     /// What `-v` says of a layer besides its candidate: the candidates a
     /// source passed over, the redirects that led to the retrieval URL.
     notes: Vec<(Below, String)>,
+    /// The URL of the document's own file, when it is not its retrieval
+    /// URL: a document nested in a page's value is in the page's file.
+    own: Option<String>,
 }
 
 /// A layer below the document that a source can say more of.
@@ -350,6 +353,20 @@ impl Layers {
             }),
             ..Layers::default()
         }
+    }
+
+    /// These layers, of a document in the file at `own` (a nested one).
+    pub(crate) fn in_file(mut self, own: Option<String>) -> Self {
+        self.own = own;
+        self
+    }
+
+    /// The URL of the document's own file: what `--relative` makes its
+    /// references from. Its retrieval URL, unless it is nested in another.
+    pub(crate) fn own(&self) -> Option<String> {
+        self.own
+            .clone()
+            .or_else(|| self.retrieval.as_ref().map(|c| c.url.clone()))
     }
 
     /// §3.2's base, resolved, if there is one.

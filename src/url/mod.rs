@@ -3,11 +3,13 @@
 //! a document's base.
 
 mod layers;
+mod local;
 mod map;
 pub mod rfc1808;
 pub mod rfc3986;
 mod standard;
 
 pub use layers::{Base, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers};
+pub use local::LocalTree;
 pub use map::{MapError, MapRule, UrlMap};
 pub use standard::{BaseUrl, Standard};

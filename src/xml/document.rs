@@ -1149,7 +1149,14 @@ impl<W: Write> Document<W> {
         let (url, mapped) = match self.config.map.apply(&url) {
             Some((mapped, rule)) => {
                 let rule = std::sync::Arc::clone(rule);
-                (mapped.clone(), Some(Box::new(Mapped { url: mapped, rule })))
+                (
+                    mapped.clone(),
+                    Some(Box::new(Mapped {
+                        url: mapped,
+                        rule: Some(rule),
+                        relative: None,
+                    })),
+                )
             }
             None => (url, None),
         };

@@ -93,7 +93,7 @@ fn shown(link: &Link) -> String {
     let mapped = link
         .mapped
         .as_ref()
-        .map(|m| format!(" mapped {:?} by {}", m.url, m.rule))
+        .and_then(|m| Some(format!(" mapped {:?} by {}", m.url, m.rule.as_ref()?)))
         .unwrap_or_default();
     format!(
         "{}:{} {} {} {:?} -> {:?} {} ({}){mapped}",

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use divergences::{Pair, classify, listed_classes};
-use htmlabs::Standard;
+use htmlabs::{Standard, UrlMap};
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
@@ -108,6 +108,8 @@ struct Page {
     args: Vec<String>,
     mode: Standard,
     input: Vec<u8>,
+    /// Its `--map` rules.
+    map: UrlMap,
 }
 
 impl Page {
@@ -144,6 +146,7 @@ fn pages(shared: &Path) -> Vec<Page> {
                 args,
                 mode,
                 input: input.clone(),
+                map: UrlMap::default(),
             });
         }
     }
@@ -169,14 +172,22 @@ fn pages(shared: &Path) -> Vec<Page> {
         if DEPARTURES.iter().any(|(case, _)| *case == name) {
             continue;
         }
+        let mode = if args.iter().any(|a| a == "rfc3986") {
+            Standard::Rfc3986
+        } else {
+            Standard::Rfc1808
+        };
+        let rules: Vec<String> = args
+            .iter()
+            .zip(args.iter().skip(1))
+            .filter(|(flag, _)| *flag == "--map")
+            .map(|(_, rule)| rule.clone())
+            .collect();
         pages.push(Page {
             name: format!("{name}.html"),
             url: args[at + 1].clone(),
-            mode: if args.iter().any(|a| a == "rfc3986") {
-                Standard::Rfc3986
-            } else {
-                Standard::Rfc1808
-            },
+            mode,
+            map: UrlMap::new(&rules, mode).unwrap(),
             args,
             input: std::fs::read(case.join("input.html")).unwrap(),
         });
@@ -321,7 +332,10 @@ fn compare(page: &Page, original: &Value, moved: &Value, tally: &mut Tally) {
             tally.empty += 1;
             continue;
         }
-        if o.target == m.target {
+        // `--map`: the original's target, mapped, is where the moved page
+        // must go.
+        let mapped = page.map.apply(o.target).map(|(url, _)| url);
+        if mapped.as_deref().unwrap_or(o.target) == m.target {
             tally.agree += 1;
             continue;
         }
@@ -361,6 +375,11 @@ fn compare(page: &Page, original: &Value, moved: &Value, tally: &mut Tally) {
                 .failures
                 .push(format!("{example}: no class explains it")),
         }
+    }
+    if !page.map.is_empty() {
+        // What a mapped page asks for is elsewhere on purpose: each of its
+        // links was judged above, mapped.
+        return;
     }
     let (asked, asked_moved) = (requests(original), requests(moved));
     tally.requests += asked.len();
@@ -798,5 +817,214 @@ fn a_moved_stylesheet_fetches_what_the_original_did_in_chromium() {
         "a moved stylesheet: {} requests of the original page's stylesheets, the same from the moved ones; {} of them otherwise against the page's URL",
         original.len(),
         only(&original, &wrong).len()
+    );
+}
+
+/// The site of [`a_relative_mirror_opens_from_the_disk_as_the_site_did_in_chromium`]:
+/// (path, bytes), its pages and what they link to.
+const MIRROR: &[(&str, &str)] = &[
+    (
+        "index.html",
+        "<!doctype html><head><base href=\"https://example.com/docs/\"><link rel=stylesheet href=/css/site.css></head>\
+         <a href=guide.html#install>guide</a> <a href=\"/\">home</a> <a href=\"./\">docs</a> <a href=../about>about</a>\
+         <img src=\"/img/a%20b.png\" srcset=\"/img/caf%C3%A9.png 1x, https://cdn.example/x.png 2x\">\
+         <a href=\"/shop.php?id=1\">saved</a> <a href=\"/shop.php?id=2\">not saved</a> <a href=\"/missing.html\">missing</a>\
+         <a href=\"mailto:a@example.com\">mail</a> <a href=\"//example.com/img/a%20b.png#x\">scheme-relative</a>",
+    ),
+    (
+        "docs/guide.html",
+        "<!doctype html><a href=\"#install\">here</a> <a href=\"./\">docs</a> <a href=\"../\">up</a>\
+         <a href=\"/about/#team\">team</a> <a href=https://example.com/docs/guide.html>itself</a>\
+         <iframe src=\"../img/a%20b.png\"></iframe><svg><image href=\"/img/a%20b.png\"/></svg>",
+    ),
+    (
+        "docs/index.html",
+        "<!doctype html><a href=guide.html>guide</a> <a href=/>home</a>",
+    ),
+    (
+        "about/index.html",
+        "<!doctype html><a href=\"../docs/guide.html\">guide</a>",
+    ),
+    ("css/site.css", "body{background:url(/img/a%20b.png)}"),
+    ("img/a b.png", "png"),
+    ("img/café.png", "png"),
+    ("shop.php?id=1", "<!doctype html>a page wget saved"),
+];
+
+/// The file of the mirror at `root` that a URL of the site names, as
+/// `--relative` promises: its path (escapes undone), a directory's
+/// `index.html`, a query's saved page; and the fragment.
+fn mirrored(root: &Path, url: &str) -> Option<(PathBuf, Option<String>)> {
+    let rest = url.strip_prefix("https://example.com/")?;
+    let (rest, fragment) = match rest.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment.to_owned())),
+        None => (rest, None),
+    };
+    let (path, query) = match rest.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (rest, None),
+    };
+    let decoded =
+        |s: &str| String::from_utf8(percent_decoded(s)).expect("the mirror's names are UTF-8");
+    if let Some(query) = query {
+        let saved = root.join(format!("{}?{}", decoded(path), decoded(query)));
+        if saved.is_file() {
+            return Some((saved, fragment));
+        }
+    }
+    let mut file = root.join(decoded(path));
+    if path.is_empty() || path.ends_with('/') || file.is_dir() {
+        file = file.join("index.html");
+    }
+    file.is_file().then_some((file, fragment))
+}
+
+/// The file a `file:` URL under `root` names, and the fragment.
+fn on_disk(root: &Path, url: &str) -> Option<(PathBuf, Option<String>)> {
+    let prefix = format!("file://{}/", root.display());
+    let rest = url.strip_prefix(&prefix)?;
+    let (rest, fragment) = match rest.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment.to_owned())),
+        None => (rest, None),
+    };
+    // A query a `file:` URL holds is not part of the file's name.
+    let path = rest.split_once('?').map_or(rest, |(path, _)| path);
+    let path = String::from_utf8(percent_decoded(path)).ok()?;
+    Some((root.join(path), fragment))
+}
+
+fn percent_decoded(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1..i + 3)) {
+            (b'%', Some(hex)) if hex.iter().all(u8::is_ascii_hexdigit) => {
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).unwrap(), 16).unwrap());
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// A mirror made with `--site --relative`, opened from the disk in
+/// Chromium: every link that went to a file of the site (Chromium's
+/// reading of the original page at its URL) goes to that file's copy on
+/// the disk, at the same fragment, and every other link where it went.
+#[test]
+fn a_relative_mirror_opens_from_the_disk_as_the_site_did_in_chromium() {
+    let Some(chromium) = browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (site, out) = (dir.path().join("site"), dir.path().join("out"));
+    for (path, bytes) in MIRROR {
+        let path = site.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let run = Command::new(BIN)
+        .args([
+            "--site-url",
+            "https://example.com/",
+            "--relative",
+            "--out-dir",
+        ])
+        .arg(&out)
+        .arg("--site")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let pages: Vec<&str> = MIRROR
+        .iter()
+        .map(|(path, _)| *path)
+        .filter(|path| path.ends_with(".html"))
+        .collect();
+    // The originals, at their URLs.
+    let loads: Vec<(String, String, Vec<u8>)> = pages
+        .iter()
+        .map(|path| {
+            let url = format!(
+                "https://example.com/{}",
+                path.trim_end_matches("index.html")
+            );
+            let bytes = std::fs::read(site.join(path)).unwrap();
+            (path.to_string(), url, bytes)
+        })
+        .collect();
+    let originals = load_all(&chromium, &loads);
+    // The copies, from the disk.
+    let files: Vec<String> = pages
+        .iter()
+        .map(|path| out.join(path).display().to_string())
+        .collect();
+    let (list, answers) = (dir.path().join("pages.json"), dir.path().join("out.json"));
+    std::fs::write(&list, serde_json::to_vec(&files).unwrap()).unwrap();
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chromium/from_disk.py");
+    let status = Command::new("python3")
+        .arg(driver)
+        .arg(&chromium)
+        .args([&list, &answers])
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "the Chromium driver failed: {status}");
+    let copies: BTreeMap<String, Value> =
+        serde_json::from_slice(&std::fs::read(&answers).unwrap()).unwrap();
+    let (mut local, mut absolute) = (0, 0);
+    for (path, file) in pages.iter().zip(&files) {
+        let (original, copy) = (&originals[*path], &copies[file]);
+        assert!(original.get("error").is_none(), "{path}: {original}");
+        assert!(copy.get("error").is_none(), "{path}: {copy}");
+        let (before, after) = (links(original), links(copy));
+        assert_eq!(before.len(), after.len(), "{path}: the same elements");
+        for (b, a) in before.iter().zip(&after) {
+            if b.tag == "base" {
+                // Made the page's own: its file.
+                assert_eq!(a.value, "", "{path}: <base href>");
+                continue;
+            }
+            match mirrored(&site, b.target) {
+                Some((file, fragment)) => {
+                    local += 1;
+                    let copy = out.join(file.strip_prefix(&site).unwrap());
+                    assert_eq!(
+                        on_disk(&out, a.target),
+                        Some((copy, fragment)),
+                        "{path}: <{} {}> {:?} went to {}; from the disk {:?} goes to {}",
+                        b.tag,
+                        b.name,
+                        b.value,
+                        b.target,
+                        a.value,
+                        a.target
+                    );
+                }
+                None => {
+                    absolute += 1;
+                    assert_eq!(
+                        a.target, b.target,
+                        "{path}: <{} {}> {:?}",
+                        b.tag, b.name, b.value
+                    );
+                }
+            }
+        }
+    }
+    println!(
+        "a relative mirror in Chromium: {local} links to the site's files reached from the disk, {absolute} others where they went"
+    );
+    assert!(
+        local >= 15 && absolute >= 3,
+        "{local} local, {absolute} others"
     );
 }

@@ -55,12 +55,15 @@ fn expected((config, layers): &(Config, Layers), original: &str) -> String {
     let left = base.is_empty()
         || original.is_empty()
         || original.starts_with('#')
-        || original.contains('\u{FFFD}')
-        || standard.has_scheme(original);
-    if left {
-        original.to_owned()
-    } else {
-        standard.resolve(&base, original).into_owned()
+        || original.contains('\u{FFFD}');
+    let absolute = match left || standard.has_scheme(original) {
+        true => original.to_owned(),
+        false => standard.resolve(&base, original).into_owned(),
+    };
+    // `--map`: what it resolves to, mapped.
+    match config.map.apply(&absolute) {
+        Some((mapped, _)) if !left => mapped,
+        _ => absolute,
     }
 }
 

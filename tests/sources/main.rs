@@ -1,7 +1,8 @@
 //! The sources, through the binary as users run it: the command line's
 //! statuses and messages (`cli`); messages that cannot be forged
 //! (`messages`); the paths a run writes and the overlaps it refuses
-//! (`plan`); `--site` (`site`), `--http` (`http`) and `--warc` (`warc`);
+//! (`plan`); `--site` (`site`) and its relative links (`relative`),
+//! `--http` (`http`) and `--warc` (`warc`);
 //! every source reading every type of document (`types`). `http` and `warc`
 //! also read what htmlabs writes back with the readers others use (Python's
 //! http.client and decoders; warcio, FastWARC, cdxj-indexer): each skips
@@ -19,6 +20,7 @@ mod cli;
 mod http;
 mod messages;
 mod plan;
+mod relative;
 mod site;
 mod types;
 mod warc;

@@ -23,7 +23,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::source::output::{SourceError, lowercase, quoted};
-use crate::url::{Layers, Standard};
+use crate::url::{Layers, LocalTree, Standard};
 pub use pool::SiteTally;
 pub(crate) use pool::run;
 pub use tree::Entry;
@@ -51,7 +51,11 @@ pub struct Site {
     pub jobs: usize,
     /// Each file's bytes on the disk before its rename (fsync).
     pub fsync: bool,
+    /// `--relative`: links to the site's files made relative references
+    /// from each page's and stylesheet's own file, for `file:`.
+    pub relative: bool,
     excludes: Vec<String>,
+    standard: Standard,
 }
 
 impl Site {
@@ -105,7 +109,9 @@ impl Site {
             check: false,
             jobs: 1,
             fsync: false,
+            relative: false,
             excludes: excludes.to_vec(),
+            standard,
         })
     }
 
@@ -127,5 +133,11 @@ impl Site {
     /// The URL a file of the site (by its path under the root) is served at.
     pub fn url_of(&self, relative: &Path) -> String {
         retrieval_url(&self.url, relative, self.pretty_urls)
+    }
+
+    /// The tree of `entries` (every file the walk found), for `--relative`.
+    pub(crate) fn local_tree(&self, entries: &[Entry]) -> LocalTree {
+        let paths = entries.iter().map(|e| url::path_bytes(&e.relative));
+        LocalTree::new(&self.url, self.standard, paths)
     }
 }

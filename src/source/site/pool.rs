@@ -265,6 +265,26 @@ pub(crate) fn run(
         }
     }
     let entries = walked.entries;
+    // The run's memory: `--max-memory`, for every file in flight.
+    let memory = Memory::new(config.max_memory);
+    // `--relative`: the tree of every file found, held for the run.
+    let (config, _tree_drawn) = match site.relative {
+        true => {
+            let tree = site.local_tree(&entries);
+            let drawn = memory.draw(tree.size()).map_err(|_| {
+                SourceError::Refused(format!(
+                    "--relative: the paths of the site's {} files take more than --max-memory allows ({} bytes)",
+                    entries.len(),
+                    config.max_memory
+                ))
+            })?;
+            let mut relative = Config::clone(config);
+            relative.local = Some(Arc::new(tree));
+            (Arc::new(relative), Some(drawn))
+        }
+        false => (Arc::clone(config), None),
+    };
+    let config = &config;
     let written = written(site)?;
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.document).collect();
     summary.seen = pages.len();
@@ -276,8 +296,6 @@ pub(crate) fn run(
     }
     let listening = on.hears_links();
     let sequence = Sequence::new();
-    // The run's memory: `--max-memory`, for every file in flight.
-    let memory = Memory::new(config.max_memory);
     let totals = Mutex::new(SiteTally::default());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(site.jobs)

@@ -29,6 +29,21 @@ pub fn retrieval_url(root: &str, relative: &Path, pretty: bool) -> String {
     url
 }
 
+/// A path under the root as `/`-separated bytes (`a/b.html`), as a
+/// [`LocalTree`](crate::url::LocalTree) holds it.
+pub fn path_bytes(relative: &Path) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for component in relative.components() {
+        if let Component::Normal(name) = component {
+            if !bytes.is_empty() {
+                bytes.push(b'/');
+            }
+            bytes.extend_from_slice(&bytes_of(name));
+        }
+    }
+    bytes
+}
+
 /// A file name's bytes: on Unix whatever they are, elsewhere its UTF-8 (a
 /// name that is not Unicode there is taken with U+FFFD).
 fn bytes_of(name: &std::ffi::OsStr) -> Vec<u8> {

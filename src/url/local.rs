@@ -1,0 +1,374 @@
+//! A site's files as a tree on disk, for relative links (`--relative`):
+//! which file an absolute URL of the site names, and the relative reference
+//! from one file to another that a browser opening the first from `file://`
+//! follows to the second. Knows URLs and paths as bytes, nothing of the
+//! filesystem: the site's source gives it the files it found.
+//!
+//! A URL names the file of its path under the site's root, its escapes
+//! undone (`caf%C3%A9.html` is `café.html`); a directory URL (`docs/`, or
+//! `docs` when no file has that name) its `index.html`, since `file://`
+//! serves no index. A URL with a query names the file a mirror saved it
+//! as (`page.php?id=1`, wget's name; `page.php@id=1` under wget's
+//! `--restrict-file-names=windows`; either with `.html` after it, wget's
+//! `--adjust-extension`), else the file of its path, the query kept (a
+//! browser reading `file:` ignores it).
+
+use std::collections::HashSet;
+
+use super::standard::Standard;
+
+/// The files of a tree, by their paths under its root (`/` between
+/// segments), and the URL its root is served at.
+#[derive(Debug, Clone)]
+pub struct LocalTree {
+    root: String,
+    /// How much of `root` is matched in any case: its scheme and host.
+    folded: usize,
+    files: HashSet<Vec<u8>>,
+    /// Directories that hold at least one file, by their paths.
+    directories: HashSet<Vec<u8>>,
+}
+
+/// A file of the tree a URL names: its path, and what follows it in the
+/// reference (a query kept, a fragment).
+#[derive(Debug, PartialEq, Eq)]
+struct Named<'u> {
+    path: Vec<u8>,
+    query: Option<&'u str>,
+    fragment: Option<&'u str>,
+}
+
+impl LocalTree {
+    /// The tree of `files` (paths under the root, `/` between segments),
+    /// served at `root` (an absolute URL that ends with `/`).
+    pub fn new(root: &str, standard: Standard, files: impl IntoIterator<Item = Vec<u8>>) -> Self {
+        let files: HashSet<Vec<u8>> = files.into_iter().collect();
+        let mut directories = HashSet::new();
+        for file in &files {
+            let mut at = 0;
+            while let Some(slash) = memchr::memchr(b'/', &file[at..]) {
+                directories.insert(file[..at + slash].to_vec());
+                at += slash + 1;
+            }
+        }
+        LocalTree {
+            root: root.to_owned(),
+            folded: authority_end(root, standard),
+            files,
+            directories,
+        }
+    }
+
+    /// What the tree holds (its paths), in bytes, for the run's memory.
+    pub fn size(&self) -> usize {
+        let paths: usize = self
+            .files
+            .iter()
+            .chain(&self.directories)
+            .map(|p| p.len())
+            .sum();
+        paths + (self.files.len() + self.directories.len()) * 3 * std::mem::size_of::<usize>()
+    }
+
+    /// The relative reference from the file `from` names to the file `to`
+    /// names (both absolute URLs), for a browser reading `from` at its
+    /// `file:` URL: `None` when either names no file of the tree.
+    pub fn reference(&self, from: &str, to: &str) -> Option<String> {
+        let from = self.named(from)?;
+        let to = self.named(to)?;
+        let mut reference = String::new();
+        match (to.path == from.path, to.fragment, to.query) {
+            // The document itself, at a fragment: the shortest form, which
+            // no base can send elsewhere (the base is the document's own).
+            (true, Some(_), None) => {}
+            _ => relative_path(&from.path, &to.path, &mut reference),
+        }
+        if let Some(query) = to.query {
+            reference.push('?');
+            reference.push_str(query);
+        }
+        if let Some(fragment) = to.fragment {
+            reference.push('#');
+            reference.push_str(fragment);
+        }
+        Some(reference)
+    }
+
+    /// The file `url` names, if it is of the tree.
+    fn named<'u>(&self, url: &'u str) -> Option<Named<'u>> {
+        let (url, fragment) = match url.split_once('#') {
+            Some((url, fragment)) => (url, Some(fragment)),
+            None => (url, None),
+        };
+        let root = self.root.as_bytes();
+        let bytes = url.as_bytes();
+        if bytes.len() < root.len()
+            || !bytes[..self.folded].eq_ignore_ascii_case(&root[..self.folded])
+            || bytes[self.folded..root.len()] != root[self.folded..]
+        {
+            return None;
+        }
+        let rest = &url[root.len()..];
+        let (path, query) = match rest.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (rest, None),
+        };
+        // Parameters (`;type=a`) name no file.
+        if path.contains(';') {
+            return None;
+        }
+        let path = unescaped(path)?;
+        if let Some(query) = query {
+            let query_bytes = unescaped(query).unwrap_or_default();
+            for separator in [b'?', b'@'] {
+                let mut saved = path.clone();
+                saved.push(separator);
+                saved.extend_from_slice(&query_bytes);
+                for html in [false, true] {
+                    let mut name = saved.clone();
+                    if html {
+                        name.extend_from_slice(b".html");
+                    }
+                    if self.files.contains(&name) {
+                        return Some(Named {
+                            path: name,
+                            query: None,
+                            fragment,
+                        });
+                    }
+                }
+            }
+        }
+        let path = self.file(path)?;
+        Some(Named {
+            path,
+            query,
+            fragment,
+        })
+    }
+
+    /// The file of `path`: itself, or its `index.html` when it is a
+    /// directory.
+    fn file(&self, mut path: Vec<u8>) -> Option<Vec<u8>> {
+        if !path.is_empty() && !path.ends_with(b"/") && self.files.contains(&path) {
+            return Some(path);
+        }
+        if path.ends_with(b"/") {
+            path.pop();
+        }
+        if !path.is_empty() && !self.directories.contains(&path) {
+            return None;
+        }
+        if !path.is_empty() {
+            path.push(b'/');
+        }
+        path.extend_from_slice(b"index.html");
+        self.files.contains(&path).then_some(path)
+    }
+}
+
+/// The path from the directory of `from` to `to`, each segment escaped for
+/// a `file:` URL, onto `out`.
+fn relative_path(from: &[u8], to: &[u8], out: &mut String) {
+    let from: Vec<&[u8]> = from.split(|&b| b == b'/').collect();
+    let to: Vec<&[u8]> = to.split(|&b| b == b'/').collect();
+    let (from_dir, to_dir) = (&from[..from.len() - 1], &to[..to.len() - 1]);
+    let common = from_dir
+        .iter()
+        .zip(to_dir)
+        .take_while(|(a, b)| a == b)
+        .count();
+    for _ in common..from_dir.len() {
+        out.push_str("../");
+    }
+    let start = out.len();
+    for (i, segment) in to[common..].iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        escape_segment(segment, out);
+    }
+    // A first segment with a colon would read as a scheme.
+    if start == 0 && out[..out.find('/').unwrap_or(out.len())].contains(':') {
+        out.insert_str(0, "./");
+    }
+}
+
+/// Appends `segment` percent-encoded where a path segment of a `file:` URL
+/// cannot hold it as it is: a space, `%`, `#`, `?`, `;`, `\`, controls, and
+/// every byte past ASCII (a name's bytes, which a browser gives back as
+/// they were).
+fn escape_segment(segment: &[u8], out: &mut String) {
+    for &b in segment {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'$' | b'-'
+                    | b'_'
+                    | b'.'
+                    | b'+'
+                    | b'!'
+                    | b'*'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b','
+                    | b':'
+                    | b'@'
+                    | b'&'
+                    | b'='
+                    | b'~'
+            );
+        if keep {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+}
+
+/// `text` with its `%XX` escapes undone; `None` when one is broken or
+/// stands for `/` or NUL (no file name holds either).
+fn unescaped(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            let b = u8::from_str_radix(hex, 16).ok()?;
+            if b == b'/' || b == 0 {
+                return None;
+            }
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(out)
+}
+
+/// Where `root`'s scheme and authority end (matched in any case).
+fn authority_end(root: &str, standard: Standard) -> usize {
+    let Some(scheme) = standard.scheme_len(root) else {
+        return 0;
+    };
+    let rest = &root[scheme + 1..];
+    match rest.strip_prefix("//") {
+        Some(authority) => scheme + 3 + authority.find('/').unwrap_or(authority.len()),
+        None => scheme + 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> LocalTree {
+        let files = [
+            "index.html",
+            "about/index.html",
+            "blog/2024/post.html",
+            "blog/index.html",
+            "css/site.css",
+            "img/a b.png",
+            "img/café.png",
+            "page.php?id=1",
+            "list.php@page=2.html",
+            "shop.php",
+            "a:b.html",
+        ];
+        LocalTree::new(
+            "https://Example.com/",
+            Standard::Rfc1808,
+            files.iter().map(|f| f.as_bytes().to_vec()),
+        )
+    }
+
+    fn reference(from: &str, to: &str) -> Option<String> {
+        tree().reference(
+            &format!("https://example.com/{from}"),
+            &format!("https://example.com/{to}"),
+        )
+    }
+
+    #[test]
+    fn a_file_is_reached_from_another_by_the_shortest_path() {
+        assert_eq!(
+            reference("blog/2024/post.html", "css/site.css").as_deref(),
+            Some("../../css/site.css")
+        );
+        assert_eq!(
+            reference("blog/2024/post.html", "blog/").as_deref(),
+            Some("../index.html")
+        );
+        assert_eq!(reference("", "about/").as_deref(), Some("about/index.html"));
+        assert_eq!(reference("", "about").as_deref(), Some("about/index.html"));
+        assert_eq!(reference("about/", "").as_deref(), Some("../index.html"));
+        assert_eq!(
+            reference("", "blog/2024/post.html#c").as_deref(),
+            Some("blog/2024/post.html#c")
+        );
+        assert_eq!(
+            reference("blog/2024/post.html", "blog/2024/post.html#c").as_deref(),
+            Some("#c")
+        );
+        assert_eq!(
+            reference("blog/2024/post.html", "blog/2024/post.html").as_deref(),
+            Some("post.html")
+        );
+    }
+
+    #[test]
+    fn names_are_escaped_for_a_file_url() {
+        assert_eq!(
+            reference("", "img/a%20b.png").as_deref(),
+            Some("img/a%20b.png")
+        );
+        assert_eq!(
+            reference("", "img/caf%C3%A9.png").as_deref(),
+            Some("img/caf%C3%A9.png")
+        );
+        assert_eq!(reference("", "a:b.html").as_deref(), Some("./a:b.html"));
+    }
+
+    #[test]
+    fn a_query_names_the_file_a_mirror_saved() {
+        assert_eq!(
+            reference("", "page.php?id=1").as_deref(),
+            Some("page.php%3Fid=1")
+        );
+        assert_eq!(
+            reference("", "list.php?page=2").as_deref(),
+            Some("list.php@page=2.html")
+        );
+        assert_eq!(
+            reference("", "shop.php?item=9").as_deref(),
+            Some("shop.php?item=9")
+        );
+    }
+
+    #[test]
+    fn what_the_tree_does_not_hold_is_none() {
+        assert_eq!(reference("", "missing.html"), None);
+        assert_eq!(reference("", "blog/2024/"), None);
+        assert_eq!(reference("", "css/site.css;type=a"), None);
+        assert_eq!(reference("", "img%2Fa%20b.png"), None);
+        assert_eq!(
+            tree().reference("https://example.com/", "https://other.example/"),
+            None
+        );
+        assert_eq!(
+            tree().reference("https://example.com/", "http://example.com/"),
+            None
+        );
+        assert_eq!(
+            tree()
+                .reference("https://example.com/", "HTTPS://EXAMPLE.COM/css/site.css")
+                .as_deref(),
+            Some("css/site.css")
+        );
+    }
+}

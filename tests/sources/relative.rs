@@ -1,0 +1,158 @@
+//! `--site --relative`: a mirror that opens from the disk. Each link to a
+//! file of the tree becomes the relative reference from the document's own
+//! file; the rest stays absolute. The whole of each file is compared: only
+//! the URL values change, byte for byte.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
+
+/// A mirror as wget writes one (`wget --mirror` with a query-named page),
+/// by (path, bytes in, bytes out under `--relative`).
+const TREE: &[(&str, &str, &str)] = &[
+    (
+        "index.html",
+        "<head><base href=\"https://example.com/docs/\"><link rel=stylesheet href=/css/site.css></head>\n\
+         <a href=guide.html#install>guide</a> <a href=\"/\">home</a> <a href=https://example.com/>home again</a>\n\
+         <img src=\"/img/a%20b.png\" srcset=\"/img/caf%C3%A9.png 1x, https://cdn.example/x.png 2x\">\n\
+         <a href=\"/shop.php?id=1\">a saved query</a> <a href=\"/missing.html\">not mirrored</a> <a href=\"mailto:a@example.com\">mail</a>\n\
+         <noscript><img src=\"/img/a%20b.png\"></noscript>",
+        "<head><base href=\"\"><link rel=stylesheet href=css/site.css></head>\n\
+         <a href=docs/guide.html#install>guide</a> <a href=\"index.html\">home</a> <a href=index.html>home again</a>\n\
+         <img src=\"img/a%20b.png\" srcset=\"img/caf%C3%A9.png 1x, https://cdn.example/x.png 2x\">\n\
+         <a href=\"shop.php%3Fid=1\">a saved query</a> <a href=\"https://example.com/missing.html\">not mirrored</a> <a href=\"mailto:a@example.com\">mail</a>\n\
+         <noscript><img src=\"img/a%20b.png\"></noscript>",
+    ),
+    (
+        "docs/guide.html",
+        "<a href=\"#install\">here</a> <a href=\"./\">docs</a> <a href=\"../\">up</a>\n\
+         <p style=\"background:url(/img/a%20b.png)\">x</p><style>p{background:url(../img/caf%C3%A9.png)}</style>\n\
+         <svg><use href=\"#i\"/><image href=\"/img/a%20b.png\"/></svg>",
+        "<a href=\"#install\">here</a> <a href=\"index.html\">docs</a> <a href=\"../index.html\">up</a>\n\
+         <p style=\"background:url(../img/a%20b.png)\">x</p><style>p{background:url(../img/caf%C3%A9.png)}</style>\n\
+         <svg><use href=\"#i\"/><image href=\"../img/a%20b.png\"/></svg>",
+    ),
+    (
+        "docs/index.html",
+        "<a href=guide.html>guide</a>",
+        "<a href=guide.html>guide</a>",
+    ),
+    (
+        "css/site.css",
+        "@import \"/css/print.css\";\nbody{background:url(https://example.com/img/a%20b.png)}",
+        "@import \"print.css\";\nbody{background:url(../img/a%20b.png)}",
+    ),
+    ("css/print.css", "p{}", "p{}"),
+    ("img/a b.png", "png", "png"),
+    ("img/café.png", "png", "png"),
+    ("shop.php?id=1", "a page wget saved", "a page wget saved"),
+    // A feed's readers need its links absolute.
+    (
+        "feed.xml",
+        "<rss version=\"2.0\"><channel><link>/docs/</link></channel></rss>",
+        "<rss version=\"2.0\"><channel><link>https://example.com/docs/</link></channel></rss>",
+    ),
+];
+
+fn make(root: &Path) {
+    for (path, bytes, _) in TREE {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+}
+
+#[test]
+fn links_to_the_trees_files_become_relative_and_the_rest_stays_absolute() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, out) = (dir.path().join("mirror"), dir.path().join("out"));
+    make(&site);
+    let run = Command::new(BIN)
+        .args([
+            "--site-url",
+            "https://example.com/",
+            "--relative",
+            "--out-dir",
+        ])
+        .arg(&out)
+        .arg("--site")
+        .arg(&site)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    for (path, _, expected) in TREE {
+        let got = fs::read(out.join(path)).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            *expected,
+            "{path} under --relative"
+        );
+    }
+    // A second run over its own output changes nothing.
+    let again = Command::new(BIN)
+        .args([
+            "--site-url",
+            "https://example.com/",
+            "--relative",
+            "--check",
+            "--site",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+}
+
+#[test]
+fn relative_is_a_flag_of_the_site() {
+    let run = Command::new(BIN)
+        .args(["-r", "https://example.com/", "--relative"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        "htmlabs: error: --relative needs --site: without it, it would do nothing\n"
+    );
+}
+
+/// The tree's paths are held for the run, from `--max-memory`: a site whose
+/// paths alone would pass it is refused, and nothing is written.
+#[test]
+fn a_tree_past_the_memory_limit_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, out) = (dir.path().join("site"), dir.path().join("out"));
+    fs::create_dir(&site).unwrap();
+    for i in 0..3000 {
+        let name = format!("page-{i:04}-{}.html", "x".repeat(100));
+        fs::write(site.join(name), "<a href=/>home</a>").unwrap();
+    }
+    let run = Command::new(BIN)
+        .args([
+            "--site-url",
+            "https://example.com/",
+            "--relative",
+            "--max-memory",
+            "100K",
+        ])
+        .arg("--out-dir")
+        .arg(&out)
+        .arg("--site")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        "htmlabs: error: --relative: the paths of the site's 3000 files take more than --max-memory allows (102400 bytes)\n"
+    );
+    assert!(!out.exists(), "nothing is written");
+}
