@@ -403,19 +403,11 @@ impl<'a> Resolver<'a> {
         offset: usize,
         out: &mut Vec<u8>,
     ) -> Edited {
-        if self.cx.relative().is_none() {
-            return self.attribute(Kind::Url, Element::default(), raw, quote, offset, out);
+        match self.cx.relative() {
+            // As the one that set the base: made empty.
+            Some(_) => self.base_href(raw, quote, offset, out),
+            None => self.attribute(Kind::Url, Element::default(), raw, quote, offset, out),
         }
-        self.budget.take(Decoded::cost(raw, self.cx.encoding))?;
-        let Some(decoded) =
-            self.decode(Decoded::new(raw, self.cx.encoding), raw, offset, Kind::Url)?
-        else {
-            return Ok(false);
-        };
-        let core = value::trimmed(decoded.text());
-        let href = &decoded.text()[core.clone()];
-        self.counts.seen += 1;
-        self.base_neutralised(&decoded, href, core, quote, out)
     }
 
     /// Under `--relative`, a `<base href>` made empty: the document's own
