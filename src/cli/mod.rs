@@ -244,10 +244,11 @@ pub struct Cli {
     pub exclude: Vec<String>,
 
     /// Make each link to a file of the site a relative reference from the
-    /// page or stylesheet it stands in, which a browser follows from the
-    /// disk (`file://`): a directory's to its `index.html`, names escaped,
-    /// fragments kept, `<base href>` made the page's own. Links to what the
-    /// site does not hold, and those of feeds and sitemaps, stay absolute.
+    /// page, stylesheet or SVG file it stands in, which a browser follows
+    /// from the disk (`file://`): a directory's to its `index.html`, names
+    /// escaped, fragments kept, `<base href>` made the page's own. Links to
+    /// what the site does not hold, and those of feeds and sitemaps, stay
+    /// absolute.
     #[arg(long)]
     pub relative: bool,
 

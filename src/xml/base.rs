@@ -36,6 +36,10 @@ pub struct Scopes {
     /// The document's own base below an embedded one, made ready for the
     /// `<base href>` that set it.
     below: Option<Resolution>,
+    /// Under `--relative`, the URL of the document's own file, when its
+    /// links are made relative (SVG; a feed's and a sitemap's stay
+    /// absolute, for their readers).
+    document: Option<String>,
 }
 
 struct Level {
@@ -71,6 +75,7 @@ impl Scopes {
             resolved: 0,
             ready: None,
             below: None,
+            document: None,
         }
     }
 
@@ -152,13 +157,23 @@ impl Scopes {
         self.resolve_all();
         let layer = self.layer();
         let url = &self.url;
+        let document = self.document.clone();
         self.ready.get_or_insert_with(|| {
             let base = Base {
                 layer,
                 url: url.clone(),
             };
             Resolution::new(base, encoding, config, 0, nest, Rc::clone(allowance))
+                .with_document(document)
         })
+    }
+
+    /// Under `--relative`, its links are made relative from the file at
+    /// `own` (an SVG file's).
+    pub fn in_file(&mut self, own: Option<String>) {
+        self.document = own;
+        self.ready = None;
+        self.below = None;
     }
 
     /// The document's base below its `<base href>` (the layers'), made
@@ -178,12 +193,14 @@ impl Scopes {
             unreachable!("the embedded base is resolved")
         };
         let layer = self.levels[0].layer;
+        let document = self.document.clone();
         self.below.get_or_insert_with(|| {
             let base = Base {
                 layer,
                 url: tail.to_string(),
             };
             Resolution::new(base, encoding, config, 0, nest, Rc::clone(allowance))
+                .with_document(document)
         })
     }
 

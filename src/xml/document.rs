@@ -906,6 +906,10 @@ impl<W: Write> Document<W> {
         if self.root.is_none() && self.scopes.is_empty() {
             self.warnings.push(Warning::NoXmlBase);
         }
+        if self.root.is_none() && ns == Ns::Svg && element.local == b"svg" && self.config.local.is_some() {
+            // An SVG file's links, under `--relative`, as a page's.
+            self.scopes.in_file(self.layers.own());
+        }
         let root = *self.root.get_or_insert(Root::of(ns, element.local));
         let parent = self.elements.last().map(Open::name);
         // An attribute's value as written, for the rows' conditions.
@@ -1350,6 +1354,7 @@ impl<W: Write> Document<W> {
             && reading == Reading::Syntax(Kind::Url)
             && listener.is_none()
             && config.map.is_empty()
+            && config.local.is_none()
             && !scopes.is_empty()
             && config
                 .standard

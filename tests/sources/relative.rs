@@ -48,6 +48,12 @@ const TREE: &[(&str, &str, &str)] = &[
     ("img/a b.png", "png", "png"),
     ("img/café.png", "png", "png"),
     ("shop.php?id=1", "a page wget saved", "a page wget saved"),
+    // An SVG file's links, as a page's.
+    (
+        "img/icons.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"><a href=\"/docs/\"><image href=\"https://example.com/img/a%20b.png\"/></a><use href=\"#i\"/></svg>",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"><a href=\"../docs/index.html\"><image href=\"a%20b.png\"/></a><use href=\"#i\"/></svg>",
+    ),
     // A feed's readers need its links absolute.
     (
         "feed.xml",
