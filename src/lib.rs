@@ -73,7 +73,7 @@ pub use source::output::error::SourceError;
 pub use typed::{Rewriter, Type, rewrite, rewrite_bytes};
 pub use url::{
     Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, LocalTree,
-    MapError, MapRule, Standard, UrlMap, rfc1808, rfc3986,
+    MapError, MapRule, Missing, Standard, UrlMap, rfc1808, rfc3986,
 };
 
 /// What the command line and the Python binding take from the library

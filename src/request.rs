@@ -14,7 +14,7 @@ use crate::source::output::SourceError;
 use crate::source::site::Site;
 use crate::source::{http, warc};
 use crate::typed::Type;
-use crate::url::{LayerError, Layers, MapError, Standard, UrlMap};
+use crate::url::{LayerError, Layers, MapError, Missing, Standard, UrlMap};
 
 /// What the user asks for, unchecked: every option of the command line
 /// that is not its own (where input and output go, what is printed), by
@@ -78,6 +78,8 @@ pub struct SiteRequest {
     pub exclude: Vec<String>,
     /// `--relative`: links to the site's files made relative.
     pub relative: bool,
+    /// `--missing`: what becomes of a link to a page the site lacks.
+    pub missing: Missing,
 }
 
 impl Default for SiteRequest {
@@ -90,6 +92,7 @@ impl Default for SiteRequest {
             fsync: false,
             exclude: Vec::new(),
             relative: false,
+            missing: Missing::default(),
         }
     }
 }
@@ -242,6 +245,7 @@ impl Request {
         site.follow_links = self.site.follow_links;
         site.fsync = self.site.fsync;
         site.relative = self.site.relative;
+        site.missing = self.site.missing;
         site.check = self.check;
         site.jobs = self.jobs();
         Ok(site)

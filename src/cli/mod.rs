@@ -16,7 +16,7 @@ use htmlabs::request::{Request, SiteRequest};
 use htmlabs::source::Job;
 use htmlabs::source::output::{Input, Output};
 use htmlabs::source::warc;
-use htmlabs::{Standard, Type};
+use htmlabs::{Missing, Standard, Type};
 pub use listener::Said;
 pub use progress::{ArchiveBar, Bar};
 pub use terminal::refuse_compressed;
@@ -252,6 +252,12 @@ pub struct Cli {
     #[arg(long)]
     pub relative: bool,
 
+    /// With --relative, what becomes of a link to a page of the site that
+    /// the tree lacks: `absolute` (to the live site) or `as-written` (a
+    /// relative link stays relative, for a copy to be filled in later).
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = MissingArg::Absolute)]
+    pub missing: MissingArg,
+
     /// Follow symbolic links (files outside DIR are still never written).
     #[arg(hide_short_help = true, long)]
     pub follow_links: bool,
@@ -319,6 +325,7 @@ const MODE_FLAGS: &[(&str, &str, Mode)] = &[
     ("follow_links", "--follow-links", Mode::Site),
     ("fsync", "--fsync", Mode::Site),
     ("relative", "--relative", Mode::Site),
+    ("missing", "--missing", Mode::Site),
     ("jobs", "--jobs", Mode::SiteOrWarc),
     ("kind", "--type", Mode::Document),
     ("links", "--links", Mode::Warc),
@@ -357,6 +364,14 @@ impl Mode {
             Mode::Document => "one document",
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MissingArg {
+    /// an absolute link, to the live site
+    Absolute,
+    /// the link as the page wrote it
+    AsWritten,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -478,6 +493,7 @@ impl Cli {
             follow_links: false,
             fsync: false,
             relative: false,
+            missing: MissingArg::Absolute,
             generate: None,
         })
     }
@@ -512,6 +528,11 @@ impl Cli {
                     mode.name()
                 )));
             }
+        }
+        if given("missing") && !self.relative {
+            return Err(SourceError::Refused(
+                "--missing needs --relative: without it, it would do nothing".to_owned(),
+            ));
         }
         if let Some((_, flag)) = WRITING_FLAGS.iter().find(|(id, _)| self.links && given(id)) {
             return Err(SourceError::Refused(format!(
@@ -562,6 +583,10 @@ impl Cli {
                 fsync: self.fsync,
                 exclude: self.exclude.clone(),
                 relative: self.relative,
+                missing: match self.missing {
+                    MissingArg::Absolute => Missing::Absolute,
+                    MissingArg::AsWritten => Missing::AsWritten,
+                },
             },
         }
     }

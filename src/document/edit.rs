@@ -746,6 +746,15 @@ impl<'a> Resolver<'a> {
             .cx
             .relative()
             .and_then(|(tree, document)| tree.reference(document, &mapped));
+        if relative.is_none()
+            && let Some((tree, _)) = self.cx.relative()
+            && tree.leaves(&mapped)
+        {
+            // `--missing as-written`: a page of the site the copy lacks.
+            self.counts.unchanged += 1;
+            self.heard(Outcome::Unchanged, url, range.start, kind)?;
+            return Ok(None);
+        }
         let written: Cow<'_, str> = match &relative {
             Some(reference) => Cow::Owned(reference.clone()),
             None => mapped.clone(),

@@ -21,12 +21,26 @@ use super::standard::Standard;
 /// segments), and the URL its root is served at.
 #[derive(Debug, Clone)]
 pub struct LocalTree {
-    root: String,
-    /// How much of `root` is matched in any case: its scheme and host.
-    folded: usize,
+    /// The root's URL, and its twin of the other scheme (`http:` for
+    /// `https:`, and back: a site's pages link to it by either), each with
+    /// how much of it is matched in any case (its scheme and host).
+    roots: Vec<(String, usize)>,
     files: HashSet<Vec<u8>>,
     /// Directories that hold at least one file, by their paths.
     directories: HashSet<Vec<u8>>,
+    missing: Missing,
+}
+
+/// What becomes of a link to a URL of the site that the tree does not hold
+/// (`--missing`). A link to another site is always absolute.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Missing {
+    /// Absolute: it leads to the live site.
+    #[default]
+    Absolute,
+    /// As the page wrote it: a relative link stays relative, and finds the
+    /// file once a later fetch adds it to the copy.
+    AsWritten,
 }
 
 /// A file of the tree a URL names: its path, and what follows it in the
@@ -51,12 +65,37 @@ impl LocalTree {
                 at += slash + 1;
             }
         }
+        let twin = if let Some(rest) = root.strip_prefix("https://") {
+            Some(format!("http://{rest}"))
+        } else {
+            root.strip_prefix("http://")
+                .map(|rest| format!("https://{rest}"))
+        };
+        let roots = std::iter::once(root.to_owned())
+            .chain(twin)
+            .map(|root| {
+                let folded = authority_end(&root, standard);
+                (root, folded)
+            })
+            .collect();
         LocalTree {
-            root: root.to_owned(),
-            folded: authority_end(root, standard),
+            roots,
             files,
             directories,
+            missing: Missing::default(),
         }
+    }
+
+    /// What becomes of a link to a URL of the site the tree lacks.
+    pub fn with_missing(mut self, missing: Missing) -> Self {
+        self.missing = missing;
+        self
+    }
+
+    /// Whether a link to `url` is left as written: a URL of the site that
+    /// names no file of the tree, under [`Missing::AsWritten`].
+    pub fn leaves(&self, url: &str) -> bool {
+        self.missing == Missing::AsWritten && self.rest(url).is_some() && self.named(url).is_none()
     }
 
     /// What the tree holds (its paths), in bytes, for the run's memory.
@@ -100,15 +139,7 @@ impl LocalTree {
             Some((url, fragment)) => (url, Some(fragment)),
             None => (url, None),
         };
-        let root = self.root.as_bytes();
-        let bytes = url.as_bytes();
-        if bytes.len() < root.len()
-            || !bytes[..self.folded].eq_ignore_ascii_case(&root[..self.folded])
-            || bytes[self.folded..root.len()] != root[self.folded..]
-        {
-            return None;
-        }
-        let rest = &url[root.len()..];
+        let rest = self.rest(url)?;
         let (path, query) = match rest.split_once('?') {
             Some((path, query)) => (path, Some(query)),
             None => (rest, None),
@@ -144,6 +175,20 @@ impl LocalTree {
             path,
             query,
             fragment,
+        })
+    }
+
+    /// What follows the site's root in `url` (fragment aside), if `url` is
+    /// under it, by either scheme.
+    fn rest<'u>(&self, url: &'u str) -> Option<&'u str> {
+        let url = url.split_once('#').map_or(url, |(url, _)| url);
+        let bytes = url.as_bytes();
+        self.roots.iter().find_map(|(root, folded)| {
+            let root = root.as_bytes();
+            let under = bytes.len() >= root.len()
+                && bytes[..*folded].eq_ignore_ascii_case(&root[..*folded])
+                && bytes[*folded..root.len()] == root[*folded..];
+            under.then(|| &url[root.len()..])
         })
     }
 
@@ -351,6 +396,34 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_page_of_the_site_is_left_as_written_when_asked() {
+        let t = tree().with_missing(Missing::AsWritten);
+        assert!(t.leaves("https://example.com/missing.html"));
+        assert!(!t.leaves("https://example.com/about/"));
+        assert!(!t.leaves("https://other.example/missing.html"));
+        assert!(!tree().leaves("https://example.com/missing.html"));
+    }
+
+    #[test]
+    fn the_other_scheme_is_the_same_site() {
+        assert_eq!(
+            tree()
+                .reference(
+                    "http://example.com/about/",
+                    "https://example.com/css/site.css"
+                )
+                .as_deref(),
+            Some("../css/site.css")
+        );
+        assert_eq!(
+            tree()
+                .reference("https://example.com/", "HTTP://example.com/about/")
+                .as_deref(),
+            Some("about/index.html")
+        );
+    }
+
+    #[test]
     fn what_the_tree_does_not_hold_is_none() {
         assert_eq!(reference("", "missing.html"), None);
         assert_eq!(reference("", "blog/2024/"), None);
@@ -361,7 +434,11 @@ mod tests {
             None
         );
         assert_eq!(
-            tree().reference("https://example.com/", "http://example.com/"),
+            tree().reference("https://example.com/", "http://other.example.com/"),
+            None
+        );
+        assert_eq!(
+            tree().reference("https://example.com/", "ftp://example.com/"),
             None
         );
         assert_eq!(

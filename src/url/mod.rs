@@ -10,6 +10,6 @@ pub mod rfc3986;
 mod standard;
 
 pub use layers::{Base, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers};
-pub use local::LocalTree;
+pub use local::{LocalTree, Missing};
 pub use map::{MapError, MapRule, UrlMap};
 pub use standard::{BaseUrl, Standard};

@@ -906,7 +906,11 @@ impl<W: Write> Document<W> {
         if self.root.is_none() && self.scopes.is_empty() {
             self.warnings.push(Warning::NoXmlBase);
         }
-        if self.root.is_none() && ns == Ns::Svg && element.local == b"svg" && self.config.local.is_some() {
+        if self.root.is_none()
+            && ns == Ns::Svg
+            && element.local == b"svg"
+            && self.config.local.is_some()
+        {
             // An SVG file's links, under `--relative`, as a page's.
             self.scopes.in_file(self.layers.own());
         }

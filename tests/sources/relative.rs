@@ -162,3 +162,44 @@ fn a_tree_past_the_memory_limit_is_refused_before_anything_is_written() {
     );
     assert!(!out.exists(), "nothing is written");
 }
+
+/// `--missing as-written`: a link to a page of the site the copy lacks is
+/// left as the page wrote it (by either scheme); a link to another site is
+/// absolute all the same. Without `--relative` the flag is refused.
+#[test]
+fn missing_pages_are_left_as_written_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("docs")).unwrap();
+    fs::write(
+        site.join("docs/page.html"),
+        "<a href=next.html>next</a> <a href=http://example.com/docs/page.html#a>me</a> <a href=/gone/>gone</a>",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(["--site-url", "https://example.com/"])
+            .args(args)
+            .arg("--site")
+            .arg(&site)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--relative", "--missing", "as-written"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fs::read_to_string(site.join("docs/page.html")).unwrap(),
+        "<a href=next.html>next</a> <a href=#a>me</a> <a href=/gone/>gone</a>"
+    );
+    let out = run(&["--missing", "as-written"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "htmlabs: error: --missing needs --relative: without it, it would do nothing\n"
+    );
+}

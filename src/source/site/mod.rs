@@ -23,7 +23,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::source::output::{SourceError, lowercase, quoted};
-use crate::url::{Layers, LocalTree, Standard};
+use crate::url::{Layers, LocalTree, Missing, Standard};
 pub use pool::SiteTally;
 pub(crate) use pool::run;
 pub use tree::Entry;
@@ -54,6 +54,9 @@ pub struct Site {
     /// `--relative`: links to the site's files made relative references
     /// from each page's and stylesheet's own file, for `file:`.
     pub relative: bool,
+    /// `--missing`: under `--relative`, what becomes of a link to a page
+    /// the tree lacks.
+    pub missing: Missing,
     excludes: Vec<String>,
     standard: Standard,
 }
@@ -110,6 +113,7 @@ impl Site {
             jobs: 1,
             fsync: false,
             relative: false,
+            missing: Missing::default(),
             excludes: excludes.to_vec(),
             standard,
         })
@@ -138,6 +142,6 @@ impl Site {
     /// The tree of `entries` (every file the walk found), for `--relative`.
     pub(crate) fn local_tree(&self, entries: &[Entry]) -> LocalTree {
         let paths = entries.iter().map(|e| url::path_bytes(&e.relative));
-        LocalTree::new(&self.url, self.standard, paths)
+        LocalTree::new(&self.url, self.standard, paths).with_missing(self.missing)
     }
 }
