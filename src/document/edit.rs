@@ -95,8 +95,11 @@ impl<'a> Resolver<'a> {
         }
         let absolute = match outcome {
             Outcome::NoBase | Outcome::Undecodable | Outcome::Empty => None,
-            Outcome::Absolute | Outcome::Unchanged => Some(url.to_owned()),
-            Outcome::Rewritten | Outcome::SameDocument | Outcome::Left => {
+            Outcome::Absolute => Some(url.to_owned()),
+            // Unchanged: it resolves to itself, or (`--relative`, `--missing
+            // as-written`) it was left as written, relative: what it resolves
+            // to is said all the same.
+            Outcome::Unchanged | Outcome::Rewritten | Outcome::SameDocument | Outcome::Left => {
                 Some(self.base.resolve(url).into_owned())
             }
         };

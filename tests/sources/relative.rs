@@ -203,3 +203,87 @@ fn missing_pages_are_left_as_written_when_asked() {
         "htmlabs: error: --missing needs --relative: without it, it would do nothing\n"
     );
 }
+
+/// The link report says what each value became: `relative` for a value
+/// made a relative reference (`""` for the `<base href>` made the page's
+/// own), `mapped` and `map` for one a `--map` rule matched, beside
+/// `absolute`, what it resolves to.
+#[test]
+fn the_report_says_what_each_value_became() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("docs")).unwrap();
+    fs::write(
+        site.join("docs/page.html"),
+        "<base href=/docs/><a href=../index.html>home</a> <a href=https://old.example/x>moved</a>",
+    )
+    .unwrap();
+    fs::write(site.join("index.html"), "home").unwrap();
+    let report = dir.path().join("links.jsonl");
+    let run = Command::new(BIN)
+        .args([
+            "--site-url",
+            "https://example.com/",
+            "--relative",
+            "--check",
+        ])
+        .args([
+            "--map",
+            "https://old.example/=https://new.example/",
+            "--report",
+        ])
+        .arg(&report)
+        .arg("--site")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines: Vec<serde_json::Value> = fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let field = |i: usize, key: &str| {
+        lines[i]
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
+    assert_eq!(lines.len(), 3);
+    assert_eq!(field(0, "element").as_deref(), Some("base"));
+    assert_eq!(field(0, "relative").as_deref(), Some(""));
+    assert_eq!(
+        field(1, "absolute").as_deref(),
+        Some("https://example.com/index.html")
+    );
+    assert_eq!(field(1, "relative").as_deref(), Some("../index.html"));
+    assert_eq!(field(1, "mapped"), None);
+    assert_eq!(
+        field(2, "absolute").as_deref(),
+        Some("https://old.example/x")
+    );
+    assert_eq!(field(2, "mapped").as_deref(), Some("https://new.example/x"));
+    assert_eq!(
+        field(2, "map").as_deref(),
+        Some("https://old.example/=https://new.example/")
+    );
+    assert_eq!(field(2, "relative"), None);
+    // The check lines say what would change, as it would be written (the
+    // link that stays as it was written is no change).
+    assert_eq!(field(1, "outcome").as_deref(), Some("unchanged"));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .map(|l| l.split_once(": ").unwrap().1)
+            .collect::<Vec<_>>(),
+        [
+            "<base href> \"/docs/\" -> \"\"",
+            "<a href> \"https://old.example/x\" -> \"https://new.example/x\"",
+        ]
+    );
+}
