@@ -15,6 +15,7 @@
 
 use std::collections::HashSet;
 
+use super::map::{folded, starts_with};
 use super::standard::Standard;
 
 /// The files of a tree, by their paths under its root (`/` between
@@ -74,7 +75,7 @@ impl LocalTree {
         let roots = std::iter::once(root.to_owned())
             .chain(twin)
             .map(|root| {
-                let folded = authority_end(&root, standard);
+                let folded = folded(&root, standard);
                 (root, folded)
             })
             .collect();
@@ -182,14 +183,10 @@ impl LocalTree {
     /// under it, by either scheme.
     fn rest<'u>(&self, url: &'u str) -> Option<&'u str> {
         let url = url.split_once('#').map_or(url, |(url, _)| url);
-        let bytes = url.as_bytes();
-        self.roots.iter().find_map(|(root, folded)| {
-            let root = root.as_bytes();
-            let under = bytes.len() >= root.len()
-                && bytes[..*folded].eq_ignore_ascii_case(&root[..*folded])
-                && bytes[*folded..root.len()] == root[*folded..];
-            under.then(|| &url[root.len()..])
-        })
+        self.roots
+            .iter()
+            .find(|(root, folded)| starts_with(url, root, *folded))
+            .map(|(root, _)| &url[root.len()..])
     }
 
     /// The file of `path`: itself, or its `index.html` when it is a
@@ -293,18 +290,6 @@ fn unescaped(text: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
-}
-
-/// Where `root`'s scheme and authority end (matched in any case).
-fn authority_end(root: &str, standard: Standard) -> usize {
-    let Some(scheme) = standard.scheme_len(root) else {
-        return 0;
-    };
-    let rest = &root[scheme + 1..];
-    match rest.strip_prefix("//") {
-        Some(authority) => scheme + 3 + authority.find('/').unwrap_or(authority.len()),
-        None => scheme + 1,
-    }
 }
 
 #[cfg(test)]

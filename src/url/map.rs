@@ -130,7 +130,7 @@ impl MapRule {
 
 /// Whether `url` starts with `prefix`, its first `folded` bytes in any case,
 /// and the rest of it starts on a character.
-fn starts_with(url: &str, prefix: &str, folded: usize) -> bool {
+pub(super) fn starts_with(url: &str, prefix: &str, folded: usize) -> bool {
     let (prefix, url) = (prefix.as_bytes(), url.as_bytes());
     url.len() >= prefix.len()
         && url[..folded].eq_ignore_ascii_case(&prefix[..folded])
@@ -149,7 +149,7 @@ fn split(rule: &str, standard: Standard) -> Option<(&str, &str)> {
 
 /// How much of `from` is its scheme and its authority (`scheme://host:port`),
 /// matched in any case.
-fn folded(from: &str, standard: Standard) -> usize {
+pub(super) fn folded(from: &str, standard: Standard) -> usize {
     let scheme = standard.scheme_len(from).unwrap_or(0);
     let rest = &from[scheme..];
     // `scheme_len` ends before the colon.
