@@ -215,8 +215,9 @@ fn rewrite(page: &Page) -> Result<Vec<u8>, String> {
 
 /// Loads every `(key, url, bytes)` in Chromium; the driver's answer by key.
 fn load_all(chromium: &Path, loads: &[(String, String, Vec<u8>)]) -> BTreeMap<String, Value> {
-    let dir = std::env::temp_dir().join(format!("htmlabs-chromium-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // A directory of its own: the Chromium tests run at once in one process.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let mut list = Vec::new();
     for (i, (key, url, bytes)) in loads.iter().enumerate() {
         let file = dir.join(format!("{i}.html"));
@@ -234,7 +235,6 @@ fn load_all(chromium: &Path, loads: &[(String, String, Vec<u8>)]) -> BTreeMap<St
     assert!(status.success(), "the Chromium driver failed: {status}");
     let out: BTreeMap<String, Value> =
         serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     out
 }
 
