@@ -91,7 +91,8 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     let summary = htmlabs::run::run_planned(&request, plan, &said, &stop);
     said.bar.finish();
     let mut summary = summary?;
-    if let (true, htmlabs::run::Tally::Warc(tally)) = (cli.links, &summary.tally) {
+    let archive = summary.tally.get::<htmlabs::source::warc::ArchiveTally>();
+    if let (true, Some(tally)) = (cli.links, archive) {
         // Nothing was rewritten nor added: what was read, and listed.
         summary.line = Some(tally.links_line(started.elapsed()));
     }

@@ -631,7 +631,7 @@ pub fn run_warc(
     impl Listener for Told {
         fn warning(&self, _: &Document<'_>, warning: &SourceWarning<'_>) {
             let mut told = self.0.lock().unwrap();
-            if let SourceWarning::Archive(ArchiveWarning::Malformed { at, .. }) = warning {
+            if let Some(ArchiveWarning::Malformed { at, .. }) = warning.get::<ArchiveWarning>() {
                 let (Place::Byte(start)
                 | Place::Member { member: start, .. }
                 | Place::Frame { frame: start, .. }) = *at;

@@ -23,11 +23,12 @@ use htmlabs::internal::entity;
 use htmlabs::internal::listing::link_fields;
 use htmlabs::internal::typing::{Clue, FIRST_BYTES, decide};
 use htmlabs::request::{self, ConfigError, Request};
-use htmlabs::run::{self, Tally};
+use htmlabs::run;
 use htmlabs::source::Job;
 use htmlabs::source::http;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::output::{Input, Output};
+use htmlabs::source::warc::ArchiveTally;
 use htmlabs::{Config, Layers, Rewriter, SourceError, Type};
 
 mod columns;
@@ -586,7 +587,7 @@ fn rewrite_warc(
         Ok::<_, SourceError>((summary, warnings))
     });
     let (summary, warnings) = run.map_err(|e| source_error(py, &e))?;
-    let Tally::Warc(tally) = summary.tally else {
+    let Some(tally) = summary.tally.get::<ArchiveTally>() else {
         let why = "an archive's run gave no archive's figures";
         return Err(error(py, "Error", why.to_owned()));
     };

@@ -19,11 +19,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use htmlabs::SourceError;
-use htmlabs::run::{self, Summary, Tally};
+use htmlabs::run::{self, Summary};
 use htmlabs::source::Job;
 use htmlabs::source::listener::{Document, Listener, SourceWarning};
 use htmlabs::source::output::{Input, Output};
-use htmlabs::source::warc::Place;
+use htmlabs::source::warc::{ArchiveTally, Place};
 
 use crate::columns::Columns;
 use crate::{End, PyReader, WarcSummary, end, error, flags, source_error, warc_request};
@@ -272,7 +272,7 @@ impl Links {
             .detach(move || run.join())
             .map_err(|_| PyRuntimeError::new_err("the archive's run stopped unexpectedly"))?;
         let (summary, warnings) = ended.map_err(|e| source_error(py, &e))?;
-        let Tally::Warc(tally) = summary.tally else {
+        let Some(tally) = summary.tally.get::<ArchiveTally>() else {
             let why = "an archive's run gave no archive's figures";
             return Err(error(py, "Error", why.to_owned()));
         };

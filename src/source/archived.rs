@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::source::warned::Warned;
+
 use crate::source::http;
 use crate::source::names;
 
@@ -156,6 +158,17 @@ impl ArchiveWarning {
             | ArchiveWarning::Revisit { .. }
             | ArchiveWarning::Truncated { .. } => false,
         }
+    }
+}
+
+/// An archive's: on a record, or on the input from a place on.
+impl Warned for ArchiveWarning {
+    fn stops_rewriting(&self) -> bool {
+        ArchiveWarning::stops_rewriting(self)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

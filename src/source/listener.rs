@@ -10,14 +10,15 @@
 //! archive's records in the archive's order); how far the run is
 //! ([`Progress`]); and what became of each document ([`Done`]).
 
+use std::any::Any;
 use std::fmt;
 use std::path::Path;
 
 use crate::document::links::Link;
-use crate::document::report::Warning as DocumentWarning;
-use crate::source::archived::{ArchiveWarning, Named};
-use crate::source::http::report::ResponseWarning;
+use crate::source::archived::Named;
 use crate::source::output::SourceError;
+pub use crate::source::warned::SourceWarning;
+pub(crate) use crate::source::warned::Warned;
 
 /// Hears a run of any source. Every method does nothing unless it is
 /// given; a site's workers call it from their threads (hence `Sync`).
@@ -121,42 +122,14 @@ pub enum Document<'a> {
     Run,
 }
 
-/// A warning of any source, as it is found.
-#[derive(Debug, Clone, Copy)]
-pub enum SourceWarning<'a> {
-    /// The page engine's, on a site's file.
-    Document(&'a DocumentWarning),
-    /// The one page's, or its response's (`--http`).
-    Page(&'a ResponseWarning),
-    /// An archive's: on a record, or on the input from a place on.
-    Archive(&'a ArchiveWarning),
-    /// A site's: a file of its tree passed over.
-    Site(&'a Passed),
-}
-
-impl SourceWarning<'_> {
-    /// Whether rewriting stopped there: the output is complete, but not
-    /// all of it is rewritten, and the run fails.
-    pub fn stops_rewriting(&self) -> bool {
-        match self {
-            SourceWarning::Document(w) => w.stops_rewriting(),
-            SourceWarning::Page(w) => w.stops_rewriting(),
-            SourceWarning::Archive(w) => w.stops_rewriting(),
-            SourceWarning::Site(_) => false,
-        }
+/// A site's: a file of its tree passed over.
+impl Warned for Passed {
+    fn stops_rewriting(&self) -> bool {
+        false
     }
-}
 
-/// The line the user reads (after `htmlabs: warning: `; a site's file's
-/// path comes before it).
-impl fmt::Display for SourceWarning<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SourceWarning::Document(w) => w.fmt(f),
-            SourceWarning::Page(w) => w.fmt(f),
-            SourceWarning::Archive(w) => w.fmt(f),
-            SourceWarning::Site(w) => w.fmt(f),
-        }
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

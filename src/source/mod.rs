@@ -28,8 +28,10 @@ pub mod page;
 #[doc(hidden)]
 pub mod plan;
 pub mod site;
+pub(crate) mod summary;
 #[doc(hidden)]
 pub mod typing;
 pub mod warc;
+mod warned;
 
 pub use job::Job;

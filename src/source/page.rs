@@ -16,6 +16,7 @@ use crate::source::listener::{Document, Done, Listener, SourceWarning};
 use crate::source::listing::would_change;
 use crate::source::names;
 use crate::source::output::{self, SourceError, lowercase};
+use crate::source::summary::{Summary, Tally};
 use crate::source::typing::{By, Clue, Decided, FIRST_BYTES, decide, read_first, sniff_limit};
 use crate::source::warc;
 use crate::typed::{Rewriter, Type};
@@ -79,6 +80,36 @@ pub struct PageTally {
 }
 
 impl PageTally {
+    /// What the run did, for the run's end: one document (`name`, as a
+    /// message names it). A check (`check`) of a page with no base at all
+    /// cannot judge, and does not pass: it is refused.
+    pub(crate) fn summary(self, check: bool, name: &str) -> Result<Summary, SourceError> {
+        if check && self.report.has_no_base() {
+            return Err(SourceError::Refused(format!(
+                "cannot check {name}: it has no base URL (no `<base href>`, no --retrieved-from), so no link can be judged: give -r URL"
+            )));
+        }
+        let (rewritten, unchanged, failed, urls) = match self.done() {
+            Done::Rewritten { urls } => (1, 0, 0, urls),
+            Done::Unchanged => (0, 1, 0, 0),
+            Done::Failed => (0, 0, 1, 0),
+        };
+        Ok(Summary {
+            documents: 1,
+            rewritten,
+            unchanged,
+            failed,
+            urls,
+            warnings: self.warnings,
+            changes: self.changes,
+            incomplete: self.report.incomplete(),
+            interrupted: false,
+            line: None,
+            details: self.report.verbose_lines(),
+            tally: Tally::new(self.report),
+        })
+    }
+
     /// What became of the document.
     pub fn done(&self) -> Done {
         let urls = match &self.report {
@@ -146,7 +177,7 @@ pub(crate) fn run(
         };
         if let Some(warning) = warning {
             warned += 1;
-            listener.warning(&document, &SourceWarning::Page(&warning));
+            listener.warning(&document, &SourceWarning::new(&warning));
         }
         typed = decide(kind, clue, &first, config.encoding);
         reader = Box::new(io::Cursor::new(first).chain(reader));
@@ -232,7 +263,7 @@ impl Told<'_> {
             let warning = page(warning);
             self.warnings += warning.stands_for();
             self.listener
-                .warning(&self.document, &SourceWarning::Page(&warning));
+                .warning(&self.document, &SourceWarning::new(&warning));
         }
         for link in &events.take_links() {
             self.changes += usize::from(would_change(link));

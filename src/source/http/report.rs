@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::source::warned::Warned;
+
 use super::head::Version;
 use crate::document::report::{Report as DocumentReport, Warning as DocumentWarning};
 use crate::source::names;
@@ -93,6 +95,17 @@ impl ResponseWarning {
             | ResponseWarning::LooksLikeResponse { .. }
             | ResponseWarning::LooksLikeArchive { .. } => false,
         }
+    }
+}
+
+/// The one page's, or its response's (`--http`).
+impl Warned for ResponseWarning {
+    fn stops_rewriting(&self) -> bool {
+        ResponseWarning::stops_rewriting(self)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

@@ -61,7 +61,7 @@ impl Attempt {
         for (path, said) in self.told.into_inner().expect("no worker panics") {
             let document = Document::File(&path);
             match said {
-                Said::Warning(w) => on.warning(&document, &SourceWarning::Document(&w)),
+                Said::Warning(w) => on.warning(&document, &SourceWarning::new(&w)),
                 Said::Failure(e) => on.failure(&document, &SourceError::Refused(e)),
                 Said::Note(n) => on.note(&document, &n),
             }
@@ -71,8 +71,8 @@ impl Attempt {
 
 impl Listener for Attempt {
     fn warning(&self, document: &Document<'_>, warning: &SourceWarning<'_>) {
-        if let (Document::File(path), SourceWarning::Document(w)) = (document, warning) {
-            let said = (path.to_path_buf(), Said::Warning((*w).clone()));
+        if let (Document::File(path), Some(w)) = (document, warning.get::<Warning>()) {
+            let said = (path.to_path_buf(), Said::Warning(w.clone()));
             self.told.lock().expect("no worker panics").push(said);
         }
     }
@@ -245,7 +245,7 @@ fn rewrite_page(
         let quarter = allowance.left() / 4;
         limit.take(quarter).expect("a quarter of what is left");
         if let Some(warning) = xhtml::reads_otherwise(reader, quarter) {
-            on.warning(&document, &SourceWarning::Document(&warning));
+            on.warning(&document, &SourceWarning::new(&warning));
             return Ok((put(site, written, entry, source, metadata, true, 0)?, 1));
         }
     }
@@ -306,7 +306,7 @@ fn rewrite_page(
     let mut tell = || {
         for warning in told.take_warnings() {
             warnings += warning.stands_for();
-            on.warning(&document, &SourceWarning::Document(&warning));
+            on.warning(&document, &SourceWarning::new(&warning));
         }
     };
     let mut result = Ok(());

@@ -22,6 +22,7 @@ use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase, quoted};
+use crate::source::summary::{Summary, Tally};
 use crate::typed::Type;
 
 /// What a site's run did.
@@ -68,6 +69,25 @@ pub struct SiteTally {
 }
 
 impl SiteTally {
+    /// What the run did, for the run's end: a check's (`check`) or a run
+    /// into a copy's (`copy`).
+    pub(crate) fn summary(self, check: bool, copy: bool) -> Summary {
+        Summary {
+            documents: self.seen,
+            rewritten: self.rewritten,
+            unchanged: self.unchanged,
+            failed: self.failed,
+            urls: self.urls_rewritten,
+            warnings: self.warnings,
+            changes: self.changes,
+            incomplete: self.failed > 0 || self.errors > 0,
+            interrupted: self.interrupted,
+            line: Some(self.line(check, copy)),
+            details: Vec::new(),
+            tally: Tally::new(self),
+        }
+    }
+
     /// The line said at the end: `412 HTML files: 12 rewritten, …` (`415
     /// documents (412 HTML, 2 CSS, 1 XML): …` when there are others), for
     /// a check (`check`) or a run into a copy (`copy`).
@@ -255,7 +275,7 @@ pub(crate) fn run(
             Met::Failure(path, e) => on.failure(&Document::File(&path), &e),
             Met::Note(path, note) => on.note(&Document::File(&path), note),
             Met::Passed(path, passed) => {
-                on.warning(&Document::File(&path), &SourceWarning::Site(&passed));
+                on.warning(&Document::File(&path), &SourceWarning::new(&passed));
                 summary.warnings += 1;
                 match passed {
                     Passed::Outside => summary.outside += 1,

@@ -551,7 +551,7 @@ impl Run<'_> {
             ArchiveWarning::Malformed { .. } | ArchiveWarning::Misframed { .. } => Document::Run,
         };
         self.listener
-            .warning(&document, &SourceWarning::Archive(&warning));
+            .warning(&document, &SourceWarning::new(&warning));
     }
 
     fn drive<R: Read, W: Out>(

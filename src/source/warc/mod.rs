@@ -43,15 +43,49 @@ pub use work::Mode;
 
 use std::io::BufWriter;
 use std::sync::Arc;
+use std::time::Instant;
+
+use rustix::time::ClockId;
 
 use crate::document::config::Config;
 use crate::source::listener::Listener;
+use crate::source::output::behind::writing_cpu;
 use crate::source::output::{self, Input, Output, SourceError, lowercase};
+use crate::source::summary::Summary;
+use report::{cpu, reading_share};
 
 /// Rewrites the archive `input` names into `output` (standard output, a
 /// writer, or a file through a temporary file renamed at the end),
-/// telling `listener` what happens, in input order.
+/// telling `listener` what happens, in input order; what it did, at the
+/// end.
 pub(crate) fn run(
+    config: &Arc<Config>,
+    options: &Options,
+    input: Input,
+    output: Output,
+    listener: &dyn Listener,
+) -> Result<Summary, SourceError> {
+    let started = Instant::now();
+    let before = (
+        cpu(ClockId::ThreadCPUTime),
+        cpu(ClockId::ProcessCPUTime),
+        writing_cpu(),
+    );
+    let check = matches!(output, Output::Discard);
+    let tally = convert_input(config, options, input, output, listener)?;
+    let mut details = Vec::new();
+    if options.jobs > 1 {
+        details.push(reading_share(
+            cpu(ClockId::ThreadCPUTime) - before.0,
+            writing_cpu() - before.2,
+            cpu(ClockId::ProcessCPUTime) - before.1,
+        ));
+    }
+    Ok(tally.summary(check, started.elapsed(), details))
+}
+
+/// [`run`]'s conversion, `input` into `output`.
+fn convert_input(
     config: &Arc<Config>,
     options: &Options,
     input: Input,

@@ -3,9 +3,12 @@
 
 use std::time::Duration;
 
+use rustix::time::{ClockId, clock_gettime};
+
 use super::header::Header;
 use super::input::Place;
 pub use crate::source::archived::{ArchiveWarning, Named};
+use crate::source::summary::{Summary, Tally};
 
 impl Named {
     /// The record whose header is `header`, at `at`.
@@ -114,6 +117,26 @@ fn speed(bytes: u64, elapsed: Duration) -> String {
 }
 
 impl ArchiveTally {
+    /// What the run did, for the run's end: a check's (`check`), that took
+    /// `elapsed`; `details`, the lines of `-v`.
+    pub(crate) fn summary(self, check: bool, elapsed: Duration, details: Vec<String>) -> Summary {
+        let count = |n: u64| n as usize;
+        Summary {
+            documents: count(self.pages),
+            rewritten: count(self.rewritten),
+            unchanged: count(self.pages.saturating_sub(self.rewritten + self.failed)),
+            failed: count(self.failed),
+            urls: count(self.urls),
+            warnings: count(self.warnings),
+            changes: count(self.changes),
+            incomplete: self.incomplete,
+            interrupted: false,
+            line: Some(self.line(check, elapsed)),
+            details,
+            tally: Tally::new(self),
+        }
+    }
+
     /// The line printed at the end of `--links`, which writes nothing:
     /// `412 records, 181 pages, 21034 links, …`.
     pub fn links_line(&self, elapsed: Duration) -> String {
@@ -138,4 +161,34 @@ impl ArchiveTally {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// A clock of CPU time: this thread's, or the process's (every thread's).
+pub(crate) fn cpu(clock: ClockId) -> Duration {
+    let t = clock_gettime(clock);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// The `-v` line of an archive's run with jobs: the share of its CPU time
+/// that the thread that reads the archive took (reading, framing and
+/// settling the records in order; the jobs inflate and rewrite), and the
+/// thread that writes the output. Each is one for all, so by Amdahl's law
+/// no number of cores makes the run more than 1 ÷ the larger share faster
+/// than one core.
+pub(crate) fn reading_share(reading: Duration, writing: Duration, all: Duration) -> String {
+    let all = all.as_secs_f64().max(1e-9);
+    let (reading, writing) = (reading.as_secs_f64(), writing.as_secs_f64());
+    let took = format!(
+        "the reading thread took {reading:.3} of the run's {all:.2} CPU s ({:.1}%), the writing thread {writing:.3} ({:.1}%)",
+        reading / all * 100.0,
+        writing / all * 100.0,
+    );
+    let share = reading.max(writing) / all;
+    match share > 0.0 {
+        true => format!(
+            "{took}: more cores make it at most {:.0}× as fast as one",
+            1.0 / share
+        ),
+        false => took,
+    }
 }
