@@ -75,7 +75,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         quiet: cli.quiet,
         verbose: cli.verbose,
         bar: match job {
-            Job::Page { .. } | Job::Http { .. } => Bar::None,
+            Job::Page { .. } | Job::Http { .. } | Job::Tree { .. } => Bar::None,
             Job::Site(_) => Bar::files(cli.quiet),
             Job::Warc { input, .. } => {
                 let total = match input {

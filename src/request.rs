@@ -58,6 +58,10 @@ pub struct Request {
     pub kind: Option<Type>,
     /// `--site`'s own: how its files are served and walked, and written.
     pub site: SiteRequest,
+    /// `--at`: of an archive saved as a tree, the capture of a URL closest
+    /// to this date (RFC 3339, or a WARC timestamp of 4 to 14 digits);
+    /// the latest when not given.
+    pub at: Option<String>,
 }
 
 /// What `--site DIR` is asked, besides the request's own (`--check`,
@@ -120,6 +124,7 @@ impl Default for Request {
             check: false,
             kind: None,
             site: SiteRequest::default(),
+            at: None,
         }
     }
 }
@@ -140,6 +145,11 @@ pub enum ConfigError {
     /// A number out of its range: what it is, the range, the value.
     #[error("{0} must be {1}: `{2}`")]
     Range(&'static str, &'static str, String),
+    /// `--at`: not a date.
+    #[error(
+        "--at needs a date (2024-05-01T10:00:00Z, or a timestamp of 4 to 14 digits: 20240501): `{0}`"
+    )]
+    Date(String),
 }
 
 /// `--max-memory` when none is given: a quarter of the memory this process
@@ -310,6 +320,22 @@ impl Request {
     /// How an archive is read: the mode, the jobs, the levels (each in
     /// its range), and the flags that change what is written, for its
     /// `warcinfo` record.
+    /// An archive saved as a tree's own options: `--content-location`,
+    /// `--missing`, `--at` (checked).
+    pub fn tree(&self) -> Result<warc::tree::Options, ConfigError> {
+        let at = match &self.at {
+            Some(at) => Some(warc::tree::date(at).ok_or_else(|| {
+                ConfigError::Date(crate::shown::shown(at.as_bytes()).into_owned())
+            })?),
+            None => None,
+        };
+        Ok(warc::tree::Options {
+            content_location: self.content_location,
+            missing: self.site.missing,
+            at,
+        })
+    }
+
     pub fn warc(&self) -> Result<warc::Options, ConfigError> {
         if self.jobs == Some(0) {
             return Err(ConfigError::Range("jobs", "at least 1", "0".into()));

@@ -317,6 +317,18 @@ fn main() {
             report(&name, &run, result, &mut passed, &mut failed);
         }
     }
+    // An archive saved as a tree: each page decoded and rewritten into its
+    // file as it streams, within the same limit.
+    for (what, page) in &warcs {
+        let name = format!("--warc --out-dir: four long pages ({what}), gzip bodies");
+        if !chosen(&name) {
+            continue;
+        }
+        let floor = tree_run(&bin, work.path(), &small).peak;
+        let run = tree_run(&bin, work.path(), page);
+        let result = judge(&run, floor, false);
+        report(&name, &run, result, &mut passed, &mut failed);
+    }
     // A brotli body of 20 MB that declares the largest window, 16 MiB,
     // under `--max-memory 4000000`: its decoder's ring buffer alone (and
     // an encoder's at the same window) would pass what the run may hold.
@@ -677,6 +689,42 @@ fn warc_pages() -> [Page; 2] {
 /// responses whose gzip-encoded bodies are `page`, held whole, each a gzip
 /// member of its own.
 fn warc_run(bin: &Path, dir: &Path, page: &Page, jobs: usize) -> Run {
+    let input = four_pages(dir, page);
+    let limit = LIMIT.to_string();
+    let jobs = jobs.to_string();
+    let args: Vec<OsString> = vec![
+        "--warc".into(),
+        input.into(),
+        "-o".into(),
+        dir.join("out.warc.gz").into(),
+        "--jobs".into(),
+        jobs.into(),
+        "--max-memory".into(),
+        limit.into(),
+    ];
+    launch(bin, &args, Stdio::null(), Stdio::null())
+}
+
+/// Runs `htmlabs --warc in.warc.gz --out-dir tree` over the same archive:
+/// each page decoded and saved as a file.
+fn tree_run(bin: &Path, dir: &Path, page: &Page) -> Run {
+    let input = four_pages(dir, page);
+    let tree = dir.join("tree");
+    let _ = std::fs::remove_dir_all(&tree);
+    let args: Vec<OsString> = vec![
+        "--warc".into(),
+        input.into(),
+        "--out-dir".into(),
+        tree.into(),
+        "--max-memory".into(),
+        LIMIT.to_string().into(),
+    ];
+    launch(bin, &args, Stdio::null(), Stdio::null())
+}
+
+/// An archive of four responses whose gzip-encoded bodies are `page`,
+/// each a gzip member of its own.
+fn four_pages(dir: &Path, page: &Page) -> PathBuf {
     use flate2::Compression;
     use flate2::write::GzEncoder;
     use sha1::{Digest, Sha1};
@@ -710,19 +758,7 @@ fn warc_run(bin: &Path, dir: &Path, page: &Page, jobs: usize) -> Run {
     }
     out.flush().expect("the archive written");
     drop(out);
-    let limit = LIMIT.to_string();
-    let jobs = jobs.to_string();
-    let args: Vec<OsString> = vec![
-        "--warc".into(),
-        input.into(),
-        "-o".into(),
-        dir.join("out.warc.gz").into(),
-        "--jobs".into(),
-        jobs.into(),
-        "--max-memory".into(),
-        limit.into(),
-    ];
-    launch(bin, &args, Stdio::null(), Stdio::null())
+    input
 }
 
 /// Runs `bin` with `args` through the launcher, with these streams: its

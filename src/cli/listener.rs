@@ -5,7 +5,7 @@
 
 use htmlabs::internal::listing::Listing;
 use htmlabs::internal::names;
-use htmlabs::source::listener::{Document, Done, Listener, Progress, SourceWarning};
+use htmlabs::source::listener::{Document, Done, Listener, Progress, Saved, SourceWarning};
 use htmlabs::{Link, SourceError};
 
 use super::progress::Bar;
@@ -63,5 +63,21 @@ impl Listener for Said {
 
     fn done(&self, _: &Document<'_>, _: &Done) {
         self.bar.done();
+    }
+
+    /// An archive made a tree: a line for each URL on standard output, its
+    /// fields apart by a tab, each shown as every value from the input
+    /// is (`saved`, the URL, the file; `redirect`, the URL, the file it
+    /// leads to; `not-saved`, the URL, why).
+    fn saved(&self, url: &str, saved: &Saved<'_>) {
+        use std::io::Write;
+        let url = names::shown(url.as_bytes());
+        let line = match saved {
+            Saved::File(path) => format!("saved\t{url}\t{}", names::path(path)),
+            Saved::Redirect(path) => format!("redirect\t{url}\t{}", names::path(path)),
+            Saved::Not(why) => format!("not-saved\t{url}\t{why}"),
+        };
+        // A closed standard output loses the list, not the tree.
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
     }
 }

@@ -226,7 +226,9 @@ pub struct Cli {
     pub site_url: Option<String>,
 
     /// Write a rewritten copy of the site's tree into OUT instead (other
-    /// files hard-linked where the filesystem allows, else copied).
+    /// files hard-linked where the filesystem allows, else copied). With
+    /// --warc: save the archive as a tree of files under OUT that opens
+    /// from the disk, each link among them relative.
     #[arg(long, value_name = "OUT")]
     pub out_dir: Option<PathBuf>,
 
@@ -257,6 +259,12 @@ pub struct Cli {
     /// relative link stays relative, for a copy to be filled in later).
     #[arg(long, value_enum, value_name = "POLICY", default_value_t = MissingArg::Absolute)]
     pub missing: MissingArg,
+
+    /// With --warc --out-dir, of a URL captured more than once, save the
+    /// capture closest to DATE (2024-05-01T10:00:00Z, or a timestamp of 4
+    /// to 14 digits: 20240501) instead of the latest.
+    #[arg(long, value_name = "DATE")]
+    pub at: Option<String>,
 
     /// Follow symbolic links (files outside DIR are still never written).
     #[arg(hide_short_help = true, long)]
@@ -319,16 +327,17 @@ const MODE_FLAGS: &[(&str, &str, Mode)] = &[
     ("content_location", "--content-location", Mode::HttpOrWarc),
     ("strip_headers", "--strip-headers", Mode::Http),
     ("site_url", "--site-url", Mode::Site),
-    ("out_dir", "--out-dir", Mode::Site),
+    ("out_dir", "--out-dir", Mode::SiteOrWarc),
     ("no_pretty_urls", "--no-pretty-urls", Mode::Site),
     ("exclude", "--exclude", Mode::Site),
     ("follow_links", "--follow-links", Mode::Site),
     ("fsync", "--fsync", Mode::Site),
     ("relative", "--relative", Mode::Site),
-    ("missing", "--missing", Mode::Site),
+    ("missing", "--missing", Mode::SiteOrWarc),
     ("jobs", "--jobs", Mode::SiteOrWarc),
     ("kind", "--type", Mode::Document),
     ("links", "--links", Mode::Warc),
+    ("at", "--at", Mode::Warc),
 ];
 
 /// The flags that say how an archive is written: refused with `--links`,
@@ -494,6 +503,7 @@ impl Cli {
             fsync: false,
             relative: false,
             missing: MissingArg::Absolute,
+            at: None,
             generate: None,
         })
     }
@@ -529,10 +539,39 @@ impl Cli {
                 )));
             }
         }
-        if given("missing") && !self.relative {
+        if given("missing") && !self.relative && !(self.warc && self.out_dir.is_some()) {
             return Err(SourceError::Refused(
-                "--missing needs --relative: without it, it would do nothing".to_owned(),
+                "--missing needs --relative (or --warc with --out-dir): without it, it would do nothing".to_owned(),
             ));
+        }
+        if given("at") && self.out_dir.is_none() {
+            return Err(SourceError::Refused(
+                "--at needs --out-dir: it chooses which capture of a URL is saved as a file"
+                    .to_owned(),
+            ));
+        }
+        if let (true, Some(_)) = (self.warc, &self.out_dir) {
+            // The archive is saved as files: no archive, nor a list of its
+            // links, is written.
+            let other = [
+                ("output", "-o"),
+                ("links", "--links"),
+                ("check", "--check"),
+                ("report", "--report"),
+                ("warc_mode", "--warc-mode"),
+                ("gzip_level", "--gzip-level"),
+                ("zstd_level", "--zstd-level"),
+                ("jobs", "--jobs"),
+            ];
+            if let Some((_, flag)) = other.iter().find(|(id, _)| given(id)) {
+                let why = match *flag {
+                    "--jobs" => "an archive is saved as a tree one record at a time".to_owned(),
+                    flag => format!("{flag} is for rewriting an archive as an archive"),
+                };
+                return Err(SourceError::Refused(format!(
+                    "{flag} cannot go with --warc --out-dir: {why}"
+                )));
+            }
         }
         if let Some((_, flag)) = WRITING_FLAGS.iter().find(|(id, _)| self.links && given(id)) {
             return Err(SourceError::Refused(format!(
@@ -588,6 +627,7 @@ impl Cli {
                     MissingArg::AsWritten => Missing::AsWritten,
                 },
             },
+            at: self.at.clone(),
         }
     }
 
@@ -636,6 +676,17 @@ impl Cli {
             } else {
                 self.output()
             };
+            if let (true, Some(out_dir)) = (self.warc, &self.out_dir) {
+                let Input::File(archive) = input else {
+                    return refused(
+                        "--warc with --out-dir reads the archive twice (its captures, then each file): give it as FILE, not on standard input".to_owned(),
+                    );
+                };
+                return Ok(Job::Tree {
+                    archive,
+                    out_dir: out_dir.clone(),
+                });
+            }
             return Ok(if self.warc {
                 Job::Warc { input, output }
             } else if self.http {

@@ -2,6 +2,7 @@
 
 use crate::source::output::{Input, Output};
 use crate::source::site::Site;
+use std::path::PathBuf;
 
 /// What to run: a source, and where its documents come from and go.
 #[derive(Debug)]
@@ -15,4 +16,7 @@ pub enum Job {
     Site(Site),
     /// A web archive (`--warc`).
     Warc { input: Input, output: Output },
+    /// A web archive made a browsable tree (`--warc ARCHIVE --out-dir
+    /// DIR`): read twice, so a file.
+    Tree { archive: PathBuf, out_dir: PathBuf },
 }

@@ -75,6 +75,24 @@ pub trait Listener: Sync {
     fn done(&self, document: &Document<'_>, done: &Done) {
         let _ = (document, done);
     }
+
+    /// What became of a URL of an archive made a tree (`--out-dir`): the
+    /// file it was saved as, the file its redirect leads to, or why it was
+    /// not saved.
+    fn saved(&self, url: &str, saved: &Saved<'_>) {
+        let _ = (url, saved);
+    }
+}
+
+/// What became of a URL of an archive made a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Saved<'a> {
+    /// Saved as this file (as a message names it: under the tree).
+    File(&'a Path),
+    /// A redirect to the file saved here.
+    Redirect(&'a Path),
+    /// Not saved, and why.
+    Not(&'a str),
 }
 
 /// A listener that hears nothing.

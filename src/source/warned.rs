@@ -11,7 +11,7 @@ use crate::document::report::Warning as DocumentWarning;
 /// A warning of any source, as it is found: the line it says (`Display`,
 /// after `htmlabs: warning: `; a site's file's path comes before it) and
 /// whether rewriting stopped there. Any type a source warns with, once it
-/// is [`Warned`]; a listener that wants the type itself asks
+/// is `Warned`; a listener that wants the type itself asks
 /// [`get`](SourceWarning::get).
 #[derive(Debug, Clone, Copy)]
 pub struct SourceWarning<'a>(&'a dyn Warned);

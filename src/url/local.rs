@@ -13,9 +13,10 @@
 //! `--adjust-extension`), else the file of its path, the query kept (a
 //! browser reading `file:` ignores it).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::map::{folded, starts_with};
+use super::saved;
 use super::standard::Standard;
 
 /// The files of a tree, by their paths under its root (`/` between
@@ -29,6 +30,10 @@ pub struct LocalTree {
     files: HashSet<Vec<u8>>,
     /// Directories that hold at least one file, by their paths.
     directories: HashSet<Vec<u8>>,
+    /// A tree made from an archive: the file each URL was saved as, by its
+    /// key (a redirect's URL, its target's file). Empty for
+    /// a site's tree, whose files are found by their paths under `roots`.
+    saved: HashMap<String, Vec<u8>>,
     missing: Missing,
 }
 
@@ -83,6 +88,19 @@ impl LocalTree {
             roots,
             files,
             directories,
+            saved: HashMap::new(),
+            missing: Missing::default(),
+        }
+    }
+
+    /// The tree an archive was saved as: each URL's file by the URL's
+    /// key (host, path and query, either scheme), whatever its host.
+    pub(crate) fn saved(saved: HashMap<String, Vec<u8>>) -> Self {
+        LocalTree {
+            roots: Vec::new(),
+            files: saved.values().cloned().collect(),
+            directories: HashSet::new(),
+            saved,
             missing: Missing::default(),
         }
     }
@@ -96,7 +114,11 @@ impl LocalTree {
     /// Whether a link to `url` is left as written: a URL of the site that
     /// names no file of the tree, under [`Missing::AsWritten`].
     pub fn leaves(&self, url: &str) -> bool {
-        self.missing == Missing::AsWritten && self.rest(url).is_some() && self.named(url).is_none()
+        let ours = match self.saved.is_empty() {
+            true => self.rest(url).is_some(),
+            false => saved::key(url).is_some(),
+        };
+        self.missing == Missing::AsWritten && ours && self.named(url).is_none()
     }
 
     /// What the tree holds (its paths), in bytes, for the run's memory.
@@ -107,7 +129,9 @@ impl LocalTree {
             .chain(&self.directories)
             .map(|p| p.len())
             .sum();
-        paths + (self.files.len() + self.directories.len()) * 3 * std::mem::size_of::<usize>()
+        let saved: usize = self.saved.iter().map(|(k, p)| k.len() + p.len()).sum();
+        let entries = self.files.len() + self.directories.len() + 2 * self.saved.len();
+        paths + saved + entries * 3 * std::mem::size_of::<usize>()
     }
 
     /// The relative reference from the file `from` names to the file `to`
@@ -140,6 +164,15 @@ impl LocalTree {
             Some((url, fragment)) => (url, Some(fragment)),
             None => (url, None),
         };
+        if !self.saved.is_empty() {
+            // The query is in the file's name.
+            let path = self.saved.get(&saved::key(url)?)?.clone();
+            return Some(Named {
+                path,
+                query: None,
+                fragment,
+            });
+        }
         let rest = self.rest(url)?;
         let (path, query) = match rest.split_once('?') {
             Some((path, query)) => (path, Some(query)),

@@ -7,6 +7,7 @@ mod local;
 mod map;
 pub mod rfc1808;
 pub mod rfc3986;
+pub(crate) mod saved;
 mod standard;
 
 pub use layers::{Base, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers};

@@ -7,7 +7,8 @@ PAGES is a JSON list of absolute paths of pages; each is opened at its
 `file:` URL, scripts off, and OUT gets a JSON object, path -> {"base",
 "charset", "links"} as targets.py reads them (every element's URL attributes
 as [tag, attribute, value, target], the target being the URL Chromium makes
-of the value), or {"error"}.
+of the value), or {"error"}. Nothing reaches the network: a request of the
+page's is answered with an empty body, a navigation away with 204 No Content.
 """
 import asyncio
 import json
@@ -30,9 +31,31 @@ async def main():
         context = await browser.new_context(java_script_enabled=False)
         for path in pages:
             page = await context.new_page()
+
+            async def route(r):
+                request = r.request
+                if request.is_navigation_request() and request.frame.parent_frame is None:
+                    # A navigation away (a meta refresh to the live site)
+                    # answered 204 No Content leaves the page where it is.
+                    await r.fulfill(status=204, body=b"")
+                else:
+                    # Nothing reaches the network.
+                    await r.fulfill(status=200, body=b"")
+
+            await page.route("http*://**/*", route)
             try:
                 await page.goto(pathlib.Path(path).as_uri(), wait_until="load", timeout=60_000)
-                results[path] = await page.evaluate(READ, ATTRIBUTES)
+                # A meta refresh may take the first reading's context away:
+                # read again, after a pause.
+                for attempt in range(5):
+                    try:
+                        results[path] = await page.evaluate(READ, ATTRIBUTES)
+                        break
+                    except Exception:
+                        if attempt == 4:
+                            raise
+                        await page.wait_for_timeout(250)
+                        await page.wait_for_load_state("load")
             except Exception as e:  # reported by the test, page by page
                 results[path] = {"error": str(e).splitlines()[0]}
             finally:

@@ -1028,3 +1028,141 @@ fn a_relative_mirror_opens_from_the_disk_as_the_site_did_in_chromium() {
         "{local} local, {absolute} others"
     );
 }
+
+#[test]
+fn an_archive_saved_as_a_tree_opens_from_the_disk_as_it_was_captured_in_chromium() {
+    let test = "an_archive_saved_as_a_tree_opens_from_the_disk";
+    let Some(chromium) = browser() else {
+        return;
+    };
+    let (Some(shared), Some(python)) = (common::shared(test), common::warc_python(test)) else {
+        return;
+    };
+    let archive = shared.join("corpus/warc/corpus-wget.warc.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let (out, originals_dir) = (dir.path().join("out"), dir.path().join("originals"));
+    std::fs::create_dir(&originals_dir).unwrap();
+    let run = Command::new(BIN)
+        .arg("--warc")
+        .arg(&archive)
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // What was saved where, by URL, as the run lists it.
+    let list = String::from_utf8(run.stdout).unwrap();
+    let saved: BTreeMap<&str, PathBuf> = list
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split('\t');
+            match (fields.next(), fields.next(), fields.next()) {
+                (Some("saved" | "redirect"), Some(url), Some(file)) => {
+                    Some((url, PathBuf::from(file)))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    // The pages as captured, by warcio, at their URLs.
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chromium/payloads.py");
+    let status = Command::new(&python)
+        .arg(driver)
+        .arg(&archive)
+        .arg(&originals_dir)
+        .status()
+        .expect("python runs");
+    assert!(status.success(), "warcio failed: {status}");
+    let pages: BTreeMap<String, String> =
+        serde_json::from_slice(&std::fs::read(originals_dir.join("pages.json")).unwrap()).unwrap();
+    // The index (which links to every page) and every third page: each
+    // page is loaded twice, and CI has two cores for all the judges.
+    let pages: BTreeMap<String, String> = pages
+        .into_iter()
+        .enumerate()
+        .filter(|(i, (url, _))| i % 3 == 0 || url.ends_with("/index.html"))
+        .map(|(_, page)| page)
+        .collect();
+    let loads: Vec<(String, String, Vec<u8>)> = pages
+        .iter()
+        .map(|(url, file)| (url.clone(), url.clone(), std::fs::read(file).unwrap()))
+        .collect();
+    let originals = load_all(&chromium, &loads);
+    // The files saved, from the disk.
+    let files: Vec<String> = pages
+        .keys()
+        .map(|url| saved[url.as_str()].display().to_string())
+        .collect();
+    let (list, answers) = (dir.path().join("pages.json"), dir.path().join("out.json"));
+    std::fs::write(&list, serde_json::to_vec(&files).unwrap()).unwrap();
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chromium/from_disk.py");
+    let status = Command::new("python3")
+        .arg(driver)
+        .arg(&chromium)
+        .args([&list, &answers])
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "the Chromium driver failed: {status}");
+    let copies: BTreeMap<String, Value> =
+        serde_json::from_slice(&std::fs::read(&answers).unwrap()).unwrap();
+    let (mut local, mut absolute) = (0, 0);
+    for (url, file) in pages.keys().zip(&files) {
+        let (original, copy) = (&originals[url.as_str()], &copies[file]);
+        assert!(original.get("error").is_none(), "{url}: {original}");
+        assert!(copy.get("error").is_none(), "{url}: {copy}");
+        let (before, after) = (links(original), links(copy));
+        assert_eq!(before.len(), after.len(), "{url}: the same elements");
+        for (b, a) in before.iter().zip(&after) {
+            if b.tag == "base" {
+                assert_eq!(a.value, "", "{url}: <base href> made the file's own");
+                continue;
+            }
+            // SVG's `#id` is a reference within the document whatever the
+            // base (`<use href="#icon">`): kept as written.
+            if b.value.starts_with('#') && a.value == b.value && b.tag != "a" {
+                continue;
+            }
+            let (target, fragment) = match b.target.split_once('#') {
+                Some((target, fragment)) => (target, Some(fragment.to_owned())),
+                None => (b.target, None),
+            };
+            match saved.get(target) {
+                Some(file) => {
+                    local += 1;
+                    assert_eq!(
+                        on_disk(&out, a.target),
+                        Some((file.clone(), fragment)),
+                        "{url}: <{} {}> {:?} went to {}; from the disk {:?} goes to {}",
+                        b.tag,
+                        b.name,
+                        b.value,
+                        b.target,
+                        a.value,
+                        a.target
+                    );
+                }
+                None => {
+                    absolute += 1;
+                    assert_eq!(
+                        a.target, b.target,
+                        "{url}: <{} {}> {:?}",
+                        b.tag, b.name, b.value
+                    );
+                }
+            }
+        }
+    }
+    println!(
+        "an archive saved as a tree in Chromium: {} pages of the crawl's, {local} links to files saved reached from the disk, {absolute} others where they went",
+        pages.len()
+    );
+    assert!(
+        pages.len() >= 50 && local >= 150 && absolute >= 1000,
+        "{} pages, {local} local, {absolute} others",
+        pages.len()
+    );
+}

@@ -1717,7 +1717,7 @@ fn a_flag_outside_its_mode_is_refused_naming_the_mode() {
         ),
         (&["--strip-headers"], "--strip-headers needs --http"),
         (&["--site-url", "http://h/"], "--site-url needs --site"),
-        (&["--out-dir", "out"], "--out-dir needs --site"),
+        (&["--out-dir", "out"], "--out-dir needs --site or --warc"),
         (&["--no-pretty-urls"], "--no-pretty-urls needs --site"),
         (&["--exclude", "*.x"], "--exclude needs --site"),
         (&["--follow-links"], "--follow-links needs --site"),

@@ -22,5 +22,6 @@ mod messages;
 mod plan;
 mod relative;
 mod site;
+mod tree;
 mod types;
 mod warc;

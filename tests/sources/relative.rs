@@ -200,7 +200,7 @@ fn missing_pages_are_left_as_written_when_asked() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "htmlabs: error: --missing needs --relative: without it, it would do nothing\n"
+        "htmlabs: error: --missing needs --relative (or --warc with --out-dir): without it, it would do nothing\n"
     );
 }
 

@@ -48,6 +48,9 @@ pub struct Plan {
     writes: Vec<Written>,
     /// The tree `--out-dir` fills.
     copy: Option<Copy>,
+    /// The tree an archive is saved as (`--warc --out-dir`), its real path:
+    /// nothing else is written in it.
+    tree: Option<PathBuf>,
 }
 
 /// A file or a stream, and how a message names it.
@@ -87,6 +90,7 @@ impl Plan {
         let mut reads = Vec::new();
         let (mut output, mut stdout) = (None, false);
         let (mut walked, mut copy, mut site_dir) = (None, None, None);
+        let mut tree = None;
         match &mut job {
             Job::Page { input, output: to }
             | Job::Http { input, output: to }
@@ -118,6 +122,24 @@ impl Plan {
                     Output::Discard | Output::Writer { .. } => {}
                 }
             }
+            Job::Tree { archive, out_dir } => {
+                let place = Place::read(archive);
+                let real =
+                    place::real(out_dir).map_err(|e| SourceError::Write(quoted(out_dir), e))?;
+                // A file saved in the tree could be the archive.
+                if place.real.as_deref().is_some_and(|r| r.starts_with(&real)) {
+                    return Err(SourceError::Refused(format!(
+                        "the archive {} is inside --out-dir {}: a file saved there could be written over it",
+                        quoted(archive),
+                        quoted(out_dir)
+                    )));
+                }
+                reads.push(Named {
+                    place,
+                    name: format!("the input {}", quoted(archive)),
+                });
+                tree = Some(real);
+            }
             Job::Site(site) => {
                 site.check = check;
                 if let Some(out) = site.out_dir() {
@@ -143,6 +165,7 @@ impl Plan {
             reads,
             writes: Vec::new(),
             copy,
+            tree,
         };
         if let Some(output) = output {
             plan.add(output)?;
@@ -216,6 +239,15 @@ impl Plan {
                 quoted(&path),
                 quoted(site),
             ));
+        }
+        if let (Some(tree), Some(real)) = (&self.tree, &this.place.real) {
+            if real.starts_with(tree) {
+                return refused(format!(
+                    "{} is inside --out-dir {}: a file saved there could be written over it",
+                    this.name,
+                    quoted(tree)
+                ));
+            }
         }
         for other in &self.writes {
             if this.place.same(&other.named.place) {

@@ -30,6 +30,7 @@ pub(crate) mod header;
 pub(crate) mod input;
 pub(crate) mod order;
 pub(crate) mod report;
+pub mod tree;
 pub(crate) mod work;
 pub(crate) mod write;
 pub(crate) mod zst;

@@ -1,0 +1,462 @@
+//! An archive made a browsable tree (`--warc ARCHIVE --out-dir DIR`): each
+//! URL's latest capture saved as a file under `DIR`, named from its URL
+//! (`url::saved`), its payload decoded of its transfer and content
+//! codings, and every link of its pages, stylesheets and SVG to another
+//! file saved made the relative reference a browser follows from the disk
+//! (`file://`); links to what the archive lacks stay absolute (or as
+//! written, `--missing as-written`); feeds and sitemaps keep theirs.
+//!
+//! Two passes over the archive: the first reads each record's header and
+//! HTTP head (`captures`): which capture of a URL is saved (the latest),
+//! where a redirect leads (the file its chain ends at), which response a
+//! revisit is, and the file of each, every name checked against every
+//! other before a file is written; the second writes each file, staged
+//! whole before it takes its name, in a tree opened directory by
+//! directory without following a link. What is not saved is told, with
+//! why, as what is saved is: to the listener, URL by URL.
+
+mod captures;
+mod read;
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use captures::{Captures, First};
+use read::{Broken, Records};
+
+use crate::document::config::Config;
+use crate::document::memory::{Allowance, Memory};
+use crate::source::archived::Named;
+use crate::source::http;
+use crate::source::listener::{Document, Done, Listener, Saved, SourceWarning};
+use crate::source::names;
+use crate::source::output::SourceError;
+use crate::source::output::dir::Dir;
+use crate::source::output::staging::Staging;
+use crate::source::summary::{Summary, Tally};
+use crate::url::{Layers, LocalTree, Missing};
+
+/// What an archive made a tree did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TreeTally {
+    /// Records read.
+    pub records: u64,
+    /// Files saved, and of those, documents whose links were rewritten.
+    pub saved: usize,
+    pub rewritten: usize,
+    /// URLs that are redirects to a file saved.
+    pub redirected: usize,
+    /// URLs captured and not saved (each told, with why).
+    pub unsaved: usize,
+    /// Files that could not be written.
+    pub failed: usize,
+    /// URL values rewritten.
+    pub urls: usize,
+    pub warnings: usize,
+    /// A warning stopped a document's rewriting, or the archive breaks.
+    pub incomplete: bool,
+}
+
+impl TreeTally {
+    fn line(&self, out: &Path, seconds: f64) -> String {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        format!(
+            "{} record{}: {} file{} saved in {} ({} rewritten, {} URL{} made relative or absolute), {} redirect{} to them, {} URL{} not saved, {} failed; {} warning{}, {seconds:.2} s",
+            self.records,
+            if self.records == 1 { "" } else { "s" },
+            self.saved,
+            s(self.saved),
+            names::quoted(out),
+            self.rewritten,
+            self.urls,
+            s(self.urls),
+            self.redirected,
+            s(self.redirected),
+            self.unsaved,
+            s(self.unsaved),
+            self.failed,
+            self.warnings,
+            s(self.warnings),
+        )
+    }
+}
+
+/// How an archive is saved as a tree, besides its documents' config.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// `--content-location`: a base in a response's header.
+    pub content_location: bool,
+    /// `--missing`: what becomes of a link to what the archive lacks.
+    pub missing: Missing,
+    /// `--at`: the capture of a URL closest to this time; the latest when
+    /// `None`.
+    pub at: Option<SystemTime>,
+}
+
+/// The time `text` says: RFC 3339 (`2024-05-01T10:00:00Z`), or a WARC
+/// timestamp of 4 to 14 digits (`20240501`: what pywb's URLs hold), its
+/// missing digits the start of the period they name.
+pub(crate) fn date(text: &str) -> Option<SystemTime> {
+    let text = text.trim();
+    if (4..=14).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) {
+        let d = format!("{text:0<14}");
+        // A month or day of 0 (a padded `2024`) is the first.
+        let (month, day) = (&d[4..6], &d[6..8]);
+        let month = if month == "00" { "01" } else { month };
+        let day = if day == "00" { "01" } else { day };
+        let rfc3339 = format!(
+            "{}-{month}-{day}T{}:{}:{}Z",
+            &d[..4],
+            &d[8..10],
+            &d[10..12],
+            &d[12..14]
+        );
+        return humantime::parse_rfc3339_weak(&rfc3339).ok();
+    }
+    humantime::parse_rfc3339_weak(text)
+        .or_else(|_| humantime::parse_rfc3339(text))
+        .ok()
+}
+
+/// Saves the archive at `input` as a tree under `out`, telling `listener`
+/// what becomes of each URL.
+pub(crate) fn run(
+    config: &Arc<Config>,
+    options: Options,
+    input: &Path,
+    out: &Path,
+    listener: &dyn Listener,
+) -> Result<Summary, SourceError> {
+    let made = !out.exists();
+    let run = saved(config, options, input, out, listener);
+    if run.is_err() && made {
+        // Refused before a file was written: no directory is left either
+        // (one with files in it stays, with what was saved).
+        let _ = std::fs::remove_dir(out);
+    }
+    run
+}
+
+fn saved(
+    config: &Arc<Config>,
+    options: Options,
+    input: &Path,
+    out: &Path,
+    listener: &dyn Listener,
+) -> Result<Summary, SourceError> {
+    let Options {
+        content_location,
+        missing,
+        at,
+    } = options;
+    let started = Instant::now();
+    let memory = Memory::new(config.max_memory);
+    let mut tally = TreeTally::default();
+    let name = names::quoted(input);
+    let read_error = |e: io::Error| SourceError::Read(name.clone(), names_of(&e));
+    let open = || File::open(input).map_err(read_error);
+
+    // The first pass: every capture, and the tree.
+    // The captures are the pass's one holder beside the reading: they take
+    // the head share, what one document of a run may hold.
+    let mut captures = Captures::at(at);
+    let share = Allowance::new(memory.alone());
+    let mut held = share.budget();
+    let mut records = Records::new(open()?, &memory).map_err(read_error)?;
+    let mut number = 0;
+    loop {
+        let found = match records.next() {
+            Ok(Some(found)) => found,
+            Ok(None) => break,
+            Err(broken) => match told(broken, listener, Some(&mut tally)).map_err(read_error)? {
+                true => continue,
+                false => break,
+            },
+        };
+        let record = number;
+        number += 1;
+        let mut head = First(Vec::new());
+        let kind = found.header.record_type();
+        let keep = matches!(kind.as_str(), "response" | "revisit");
+        let sink: Option<&mut dyn Write> = if keep { Some(&mut head) } else { None };
+        if let Err(broken) = records.block(&found, sink) {
+            match told(broken, listener, Some(&mut tally)).map_err(read_error)? {
+                true => continue,
+                false => break,
+            }
+        }
+        if let Some(capture) = captures::capture(&found.header, record, &head.0) {
+            let size = captures.add(&found.header, capture);
+            if held.take(size).is_err() {
+                return Err(SourceError::Refused(format!(
+                    "the captures of {name} need more than half the memory limit of {} bytes (--max-memory), by record {number}: give more",
+                    config.max_memory
+                )));
+            }
+        }
+    }
+    tally.records = number;
+    std::fs::create_dir_all(out).map_err(|e| SourceError::Write(names::quoted(out), e))?;
+    let fold_case = folds_case(out).map_err(|e| SourceError::Write(names::quoted(out), e))?;
+    let mut tree = captures.tree(fold_case);
+    // The tree the links are made relative within, drawn from what waits
+    // between threads (a quarter) before the captures give back theirs.
+    let local = LocalTree::saved(std::mem::take(&mut tree.names)).with_missing(missing);
+    let mut tree_held = memory.drawn();
+    if tree_held.grow(local.size()).is_err() {
+        return Err(SourceError::Refused(format!(
+            "the tree of {name} needs more than a quarter of the memory limit of {} bytes (--max-memory): give more",
+            config.max_memory
+        )));
+    }
+    drop((held, share));
+    for (url, why) in &tree.unsaved {
+        listener.saved(url, &Saved::Not(why));
+    }
+    tally.unsaved = tree.unsaved.len();
+    tally.redirected = tree.redirects.len();
+
+    // The second pass: each file written, its links made relative.
+    let mut config = (**config).clone();
+    config.local = Some(Arc::new(local));
+    let config = Arc::new(config);
+    let root = Dir::open(out).map_err(|e| SourceError::Write(names::quoted(out), e))?;
+    let response_options = http::Options {
+        content_location,
+        strip_headers: true,
+        kind: None,
+    };
+    let mut records = Records::new(open()?, &memory).map_err(read_error)?;
+    let mut number = 0;
+    loop {
+        let found = match records.next() {
+            Ok(Some(found)) => found,
+            Ok(None) => break,
+            // Told in the first pass.
+            Err(broken) => match told(broken, &(), None).map_err(read_error)? {
+                true => continue,
+                false => break,
+            },
+        };
+        let record = number;
+        number += 1;
+        let Some(files) = tree.files.get(&record) else {
+            if let Err(broken) = records.block(&found, None) {
+                match told(broken, &(), None).map_err(read_error)? {
+                    true => continue,
+                    false => break,
+                }
+            }
+            continue;
+        };
+        let named = Named::of(&found.header, found.at);
+        let allowance = Allowance::new(memory.alone());
+        let mut fan = Fan::default();
+        for (path, url) in files {
+            let made = Written::new(&root, path, url, &config, response_options, &allowance);
+            match made {
+                Ok(written) => fan.0.push(written),
+                Err(e) => {
+                    tally.failed += 1;
+                    let error = SourceError::Write(shown_path(out, path), e);
+                    listener.failure(&Document::Record(&named), &error);
+                }
+            }
+        }
+        if let Err(broken) = records.block(&found, Some(&mut fan)) {
+            // Nothing of this record is saved: its block is not whole (the
+            // archive changed since the first pass, which told where).
+            tally.failed += fan.0.len();
+            tally.incomplete = true;
+            drop(fan);
+            match told(broken, &(), None).map_err(read_error)? {
+                true => continue,
+                false => break,
+            }
+        }
+        for written in fan.0 {
+            let path = shown_path(out, &written.path);
+            let url = written.url.clone();
+            let file = out.join(OsStr::from_bytes(&written.path));
+            let document = Document::Record(&named);
+            match written.end() {
+                Ok((report, staging)) => {
+                    for warning in &report.warnings {
+                        tally.warnings += warning.stands_for();
+                        tally.incomplete |= warning.stops_rewriting();
+                        listener.warning(&document, &SourceWarning::new(warning));
+                    }
+                    if let Err(e) = staging.commit(None, false) {
+                        tally.failed += 1;
+                        listener.failure(&document, &SourceError::Write(path, e));
+                        continue;
+                    }
+                    let urls = report.document.as_ref().map_or(0, |d| d.counts.rewritten);
+                    tally.saved += 1;
+                    tally.urls += urls;
+                    if urls > 0 {
+                        tally.rewritten += 1;
+                    }
+                    listener.saved(&url, &Saved::File(&file));
+                    let done = match (report.incomplete(), urls) {
+                        (true, _) => Done::Failed,
+                        (false, 0) => Done::Unchanged,
+                        (false, urls) => Done::Rewritten { urls },
+                    };
+                    listener.done(&document, &done);
+                }
+                Err(e) => {
+                    tally.failed += 1;
+                    listener.failure(&document, &SourceError::Write(path, e));
+                }
+            }
+        }
+    }
+    // Each redirect named with the file it ends at.
+    for (url, path) in &tree.redirects {
+        listener.saved(url, &Saved::Redirect(&out.join(OsStr::from_bytes(path))));
+    }
+    drop(tree_held);
+    let failed = tally.failed;
+    let incomplete = tally.incomplete || failed > 0;
+    let line = tally.line(out, started.elapsed().as_secs_f64());
+    Ok(Summary {
+        documents: tally.saved + failed,
+        rewritten: tally.rewritten,
+        unchanged: tally.saved - tally.rewritten,
+        failed,
+        urls: tally.urls,
+        warnings: tally.warnings,
+        changes: 0,
+        incomplete,
+        interrupted: false,
+        line: Some(line),
+        details: Vec::new(),
+        tally: Tally::new(tally),
+    })
+}
+
+/// Tells `broken` (a break of the archive, or a record not framed as its
+/// header says) and counts it in `tally` (none: told already, in the
+/// first pass): whether the records go on.
+fn told(
+    broken: Broken,
+    listener: &dyn Listener,
+    tally: Option<&mut TreeTally>,
+) -> io::Result<bool> {
+    match broken {
+        Broken::Io(e) => Err(e),
+        Broken::Told(warning, go_on) => {
+            if let Some(tally) = tally {
+                tally.warnings += 1;
+                tally.incomplete |= warning.stops_rewriting();
+                listener.warning(&Document::Run, &SourceWarning::new(&*warning));
+            }
+            Ok(go_on)
+        }
+    }
+}
+
+/// A file being saved: its response read into it as the record's block
+/// comes.
+struct Written {
+    path: Vec<u8>,
+    url: String,
+    staging: Staging,
+    response: http::Response<File>,
+    /// A write failed: the file is not saved (the others go on).
+    failed: Option<io::Error>,
+}
+
+impl Written {
+    fn new(
+        root: &Dir,
+        path: &[u8],
+        url: &str,
+        config: &Arc<Config>,
+        options: http::Options,
+        allowance: &Rc<Allowance>,
+    ) -> io::Result<Written> {
+        let path_os = Path::new(OsStr::from_bytes(path));
+        let dir = match path_os.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => root.made(parent)?,
+            _ => root.clone(),
+        };
+        let file_name = path_os
+            .file_name()
+            .ok_or_else(|| io::Error::other("no file name"))?;
+        let staging = Staging::new(&dir, file_name)?;
+        let file = staging.file().try_clone()?;
+        // The layers of the capture's own URL: its file is the one the
+        // links are made relative from.
+        let layers = Layers::default()
+            .with_retrieval(config.standard, url, "WARC-Target-URI")
+            .unwrap_or_default();
+        let response = http::Response::new(Arc::clone(config), layers, options, file)
+            .with_allowance(Rc::clone(allowance));
+        Ok(Written {
+            path: path.to_vec(),
+            url: url.to_owned(),
+            staging,
+            response,
+            failed: None,
+        })
+    }
+
+    fn end(self) -> io::Result<(http::ResponseReport, Staging)> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let (report, _) = self.response.end().map_err(io::Error::other)?;
+        Ok((report, self.staging))
+    }
+}
+
+/// Every file a record's block is saved as, written at once.
+#[derive(Default)]
+struct Fan(Vec<Written>);
+
+impl Write for Fan {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        for written in self.0.iter_mut().filter(|w| w.failed.is_none()) {
+            if let Err(e) = written.response.write(bytes) {
+                written.failed = Some(io::Error::other(e));
+            }
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A file of the tree as a message names it: its path under `out`.
+fn shown_path(out: &Path, path: &[u8]) -> String {
+    names::quoted(&out.join(OsStr::from_bytes(path)))
+}
+
+/// An error as a line says it.
+fn names_of(e: &io::Error) -> String {
+    crate::source::output::lowercase(e)
+}
+
+/// Whether the filesystem of `dir` takes names that differ only in case
+/// for one (macOS's and Windows's by default): a file made there is found
+/// by its name in capitals.
+fn folds_case(dir: &Path) -> io::Result<bool> {
+    let probe = tempfile::Builder::new()
+        .prefix(".htmlabs-case-")
+        .tempfile_in(dir)?;
+    let name = probe.path().file_name().unwrap_or_default();
+    let upper = name.to_string_lossy().to_ascii_uppercase();
+    Ok(dir.join(upper).symlink_metadata().is_ok())
+}
