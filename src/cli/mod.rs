@@ -255,8 +255,10 @@ pub struct Cli {
     pub relative: bool,
 
     /// With --relative, what becomes of a link to a page of the site that
-    /// the tree lacks: `absolute` (to the live site) or `as-written` (a
-    /// relative link stays relative, for a copy to be filled in later).
+    /// the tree lacks: `absolute` (to the live site), `as-written` (a
+    /// relative link stays relative, for a copy to be filled in later) or
+    /// `placeholder` (to a page of the copy, `_not-in-this-copy.html`,
+    /// that says where the link led).
     #[arg(long, value_enum, value_name = "POLICY", default_value_t = MissingArg::Absolute)]
     pub missing: MissingArg,
 
@@ -381,6 +383,8 @@ pub enum MissingArg {
     Absolute,
     /// the link as the page wrote it
     AsWritten,
+    /// a page of the copy that says where the link led
+    Placeholder,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -625,6 +629,7 @@ impl Cli {
                 missing: match self.missing {
                     MissingArg::Absolute => Missing::Absolute,
                     MissingArg::AsWritten => Missing::AsWritten,
+                    MissingArg::Placeholder => Missing::Placeholder,
                 },
             },
             at: self.at.clone(),

@@ -25,6 +25,7 @@ pub mod listing;
 pub mod names;
 pub mod output;
 pub mod page;
+mod placeholder;
 #[doc(hidden)]
 pub mod plan;
 pub mod site;

@@ -47,7 +47,15 @@ pub enum Missing {
     /// As the page wrote it: a relative link stays relative, and finds the
     /// file once a later fetch adds it to the copy.
     AsWritten,
+    /// To the page that stands for what the copy lacks
+    /// ([`PLACEHOLDER`], at the tree's root), the URL after its `#`: a
+    /// reader stays in the copy, and is told where the link led.
+    Placeholder,
 }
+
+/// The page a link to what the copy lacks leads to, under
+/// [`Missing::Placeholder`]: its path at the tree's root.
+pub const PLACEHOLDER: &str = "_not-in-this-copy.html";
 
 /// A file of the tree a URL names: its path, and what follows it in the
 /// reference (a query kept, a fragment).
@@ -139,7 +147,9 @@ impl LocalTree {
     /// `file:` URL: `None` when either names no file of the tree.
     pub fn reference(&self, from: &str, to: &str) -> Option<String> {
         let from = self.named(from)?;
-        let to = self.named(to)?;
+        let Some(to) = self.named(to) else {
+            return self.placeholder(&from.path, to);
+        };
         let mut reference = String::new();
         match (to.path == from.path, to.fragment, to.query) {
             // The document itself, at a fragment: the shortest form, which
@@ -154,6 +164,36 @@ impl LocalTree {
         if let Some(fragment) = to.fragment {
             reference.push('#');
             reference.push_str(fragment);
+        }
+        Some(reference)
+    }
+
+    /// Under [`Missing::Placeholder`], the reference from the file `from`
+    /// to the placeholder page for `url`, a URL of the site (or, in a tree
+    /// from an archive, any `http:` or `https:` URL) the tree lacks: the
+    /// URL after its `#`, escaped as JavaScript's `encodeURIComponent`
+    /// escapes, which the page's `decodeURIComponent` undoes.
+    fn placeholder(&self, from: &[u8], url: &str) -> Option<String> {
+        let ours = match self.saved.is_empty() {
+            true => self.rest(url).is_some(),
+            false => saved::key(url).is_some(),
+        };
+        if self.missing != Missing::Placeholder || !ours {
+            return None;
+        }
+        let mut reference = String::new();
+        relative_path(from, PLACEHOLDER.as_bytes(), &mut reference);
+        reference.push('#');
+        for &b in url.as_bytes() {
+            let keep = b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'-' | b'_' | b'.' | b'!' | b'~' | b'*' | b'\'' | b'(' | b')'
+                );
+            match keep {
+                true => reference.push(char::from(b)),
+                false => reference.push_str(&format!("%{b:02X}")),
+            }
         }
         Some(reference)
     }
@@ -420,6 +460,25 @@ mod tests {
         assert!(!t.leaves("https://example.com/about/"));
         assert!(!t.leaves("https://other.example/missing.html"));
         assert!(!tree().leaves("https://example.com/missing.html"));
+    }
+
+    #[test]
+    fn a_missing_page_of_the_site_leads_to_the_placeholder_when_asked() {
+        let t = tree().with_missing(Missing::Placeholder);
+        assert_eq!(
+            t.reference(
+                "https://example.com/blog/2024/post.html",
+                "https://example.com/missing.html#a b"
+            )
+            .as_deref(),
+            Some("../../_not-in-this-copy.html#https%3A%2F%2Fexample.com%2Fmissing.html%23a%20b")
+        );
+        assert_eq!(
+            t.reference("https://example.com/", "https://other.example/x"),
+            None,
+            "another site's link stays absolute"
+        );
+        assert!(!t.leaves("https://example.com/missing.html"));
     }
 
     #[test]

@@ -11,6 +11,6 @@ pub(crate) mod saved;
 mod standard;
 
 pub use layers::{Base, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers};
-pub use local::{LocalTree, Missing};
+pub use local::{LocalTree, Missing, PLACEHOLDER};
 pub use map::{MapError, MapRule, UrlMap};
 pub use standard::{BaseUrl, Standard};

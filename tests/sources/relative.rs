@@ -204,6 +204,102 @@ fn missing_pages_are_left_as_written_when_asked() {
     );
 }
 
+/// `--missing placeholder`: a link to a page of the site the tree lacks
+/// leads to a page the copy holds, the URL after its `#`; that page is
+/// written once, in place or in the copy, and never over a file of the
+/// site's own.
+#[test]
+fn missing_pages_lead_to_the_placeholder_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, out) = (dir.path().join("site"), dir.path().join("out"));
+    fs::create_dir_all(site.join("docs")).unwrap();
+    let page = "<a href=next.html>next</a> <a href=/gone/#x>gone</a> <a href=https://other.example/>other</a>";
+    fs::write(site.join("docs/page.html"), page).unwrap();
+    fs::write(site.join("docs/next.html"), "next").unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args([
+                "--site-url",
+                "https://example.com/",
+                "--relative",
+                "--missing",
+                "placeholder",
+            ])
+            .args(args)
+            .arg("--site")
+            .arg(&site)
+            .output()
+            .unwrap()
+    };
+    let saved = "<a href=next.html>next</a> <a href=../_not-in-this-copy.html#https%3A%2F%2Fexample.com%2Fgone%2F%23x>gone</a> <a href=https://other.example/>other</a>";
+    // Into a copy.
+    let copy = run(&["--out-dir", out.to_str().unwrap()]);
+    assert_eq!(
+        copy.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&copy.stderr)
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("docs/page.html")).unwrap(),
+        saved
+    );
+    let placeholder = fs::read_to_string(out.join("_not-in-this-copy.html")).unwrap();
+    assert!(placeholder.contains("Not in this copy"), "{placeholder}");
+    assert!(
+        !site.join("_not-in-this-copy.html").exists(),
+        "the site is read, not written"
+    );
+    // In place, twice: the second run finds the page its own.
+    for _ in 0..2 {
+        let in_place = run(&[]);
+        assert_eq!(
+            in_place.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&in_place.stderr)
+        );
+        assert_eq!(
+            fs::read_to_string(site.join("docs/page.html")).unwrap(),
+            saved
+        );
+        assert_eq!(
+            fs::read_to_string(site.join("_not-in-this-copy.html")).unwrap(),
+            placeholder
+        );
+    }
+    // A file of the site's own by that name is never written over.
+    fs::write(out.join("_not-in-this-copy.html"), "mine").unwrap();
+    fs::write(out.join("docs/page.html"), page).unwrap();
+    let refused = Command::new(BIN)
+        .args([
+            "--site-url",
+            "https://example.com/",
+            "--relative",
+            "--missing",
+            "placeholder",
+            "--site",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("is not htmlabs's page for what the copy lacks"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("_not-in-this-copy.html")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("docs/page.html")).unwrap(),
+        page,
+        "nothing written"
+    );
+}
+
 /// The link report says what each value became: `relative` for a value
 /// made a relative reference (`""` for the `<base href>` made the page's
 /// own), `mapped` and `map` for one a `--map` rule matched, beside

@@ -392,3 +392,32 @@ fn the_capture_closest_to_a_date_is_saved_when_asked() {
         String::from_utf8_lossy(&run.stderr)
     );
 }
+
+#[test]
+fn links_to_what_the_archive_lacks_lead_to_the_placeholder_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = save(dir.path(), &archive(), &["--missing", "placeholder"]);
+    assert_eq!(code, 0, "{stderr}");
+    let out = dir.path().join("out");
+    let index = fs::read_to_string(out.join("example.com/index.html")).unwrap();
+    assert!(
+        index.contains("<a href=\"../_not-in-this-copy.html#https%3A%2F%2Fexample.com%2Fmissing.html\">gone</a>"),
+        "{index}"
+    );
+    assert!(
+        index.contains(
+            "<a href=\"../_not-in-this-copy.html#https%3A%2F%2Fother.example%2Fx\">elsewhere</a>"
+        ),
+        "an archive's tree lacks every other site: {index}"
+    );
+    let css = fs::read_to_string(out.join("example.com/style.css?v=2.css")).unwrap();
+    assert!(
+        css.contains("url(../_not-in-this-copy.html#https%3A%2F%2Fexample.com%2Fimg%2Fbg.png)"),
+        "{css}"
+    );
+    assert!(
+        fs::read_to_string(out.join("_not-in-this-copy.html"))
+            .unwrap()
+            .contains("Not in this copy")
+    );
+}

@@ -22,8 +22,10 @@ use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase, quoted};
+use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
 use crate::typed::Type;
+use crate::url::Missing;
 
 /// What a site's run did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -306,6 +308,9 @@ pub(crate) fn run(
     };
     let config = &config;
     let written = written(site)?;
+    if let (true, Missing::Placeholder, Some(dir)) = (site.relative, site.missing, &written) {
+        placeholder::put(dir, site.out_dir.as_deref().unwrap_or(&site.dir))?;
+    }
     let pages: Vec<&Entry> = entries.iter().filter(|e| e.document).collect();
     summary.seen = pages.len();
     on.progress(Progress::Found(pages.len()));

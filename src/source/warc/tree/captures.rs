@@ -192,6 +192,11 @@ impl Captures {
         let mut keys: Vec<String> = self.latest.keys().cloned().collect();
         keys.sort();
         let mut taken: HashMap<Vec<u8>, String> = HashMap::new();
+        // The page for what the copy lacks (`--missing placeholder`).
+        taken.insert(
+            crate::url::PLACEHOLDER.as_bytes().to_vec(),
+            "htmlabs's page for what the copy lacks".to_owned(),
+        );
         let mut directories: HashSet<Vec<u8>> = HashSet::new();
         let folded = |p: &[u8]| match fold_case {
             true => p.to_ascii_lowercase(),

@@ -39,6 +39,7 @@ use crate::source::names;
 use crate::source::output::SourceError;
 use crate::source::output::dir::Dir;
 use crate::source::output::staging::Staging;
+use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
 use crate::url::{Layers, LocalTree, Missing};
 
@@ -229,6 +230,9 @@ fn saved(
     config.local = Some(Arc::new(local));
     let config = Arc::new(config);
     let root = Dir::open(out).map_err(|e| SourceError::Write(names::quoted(out), e))?;
+    if missing == Missing::Placeholder {
+        placeholder::put(&root, out)?;
+    }
     let response_options = http::Options {
         content_location,
         strip_headers: true,
