@@ -62,11 +62,20 @@ enum Way {
     Jobs1,
     Jobs2,
     Fsync,
+    /// `--relative`: the copy opens from the disk.
+    Relative,
     Loop,
     Eleventy,
 }
 
-const WAYS: [Way; 5] = [Way::Jobs1, Way::Jobs2, Way::Fsync, Way::Loop, Way::Eleventy];
+const WAYS: [Way; 6] = [
+    Way::Jobs1,
+    Way::Jobs2,
+    Way::Fsync,
+    Way::Relative,
+    Way::Loop,
+    Way::Eleventy,
+];
 
 impl Way {
     fn name(self) -> &'static str {
@@ -74,6 +83,7 @@ impl Way {
             Way::Jobs1 => "htmlabs --site --jobs 1",
             Way::Jobs2 => "htmlabs --site --jobs 2",
             Way::Fsync => "htmlabs --site --jobs 2 --fsync",
+            Way::Relative => "htmlabs --site --jobs 1 --relative",
             Way::Loop => "shell loop: htmlabs -r URL FILE > OUT per file",
             Way::Eleventy => "Eleventy 3, HTML base plugin",
         }
@@ -129,6 +139,7 @@ fn main() {
                 Way::Jobs1 => site_run(&bin, &site, &out, &["--jobs", "1"]),
                 Way::Jobs2 => site_run(&bin, &site, &out, &["--jobs", "2"]),
                 Way::Fsync => site_run(&bin, &site, &out, &["--jobs", "2", "--fsync"]),
+                Way::Relative => site_run(&bin, &site, &out, &["--jobs", "1", "--relative"]),
                 Way::Loop => {
                     make_dirs(&out, &files);
                     timed(Command::new("bash").arg(&script).arg(&site).arg(&out))
@@ -194,6 +205,22 @@ fn main() {
     println!(
         "--jobs 2 ÷ Eleventy's HTML base plugin: {over_eleventy:.1}× (target ≥ 10×: {})",
         verdict(over_eleventy, 10.0)
+    );
+    // The relative copy's cost, round by round against the absolute one's.
+    let relative_cpu = median(
+        (0..rounds)
+            .map(|r| runs[index(Way::Relative)][r].cpu / runs[index(Way::Jobs1)][r].cpu)
+            .collect(),
+    );
+    let relative_wall = 1.0 / ratio(Way::Relative, Way::Jobs1);
+    println!(
+        "--relative ÷ the absolute copy (--jobs 1 both): {relative_wall:.3}× the wall time, \
+         {relative_cpu:.3}× the CPU time (target ≤ 1.10×: {})",
+        if relative_wall <= 1.10 {
+            "met"
+        } else {
+            "NOT met"
+        }
     );
     let rounds_of = by_round(Way::Jobs2, Way::Jobs1)
         .iter()
@@ -435,7 +462,8 @@ fn eleventy_refuses(dir: &Path, work: &Path, pages: &[Page]) -> Vec<String> {
 /// In the first round: every page is there; htmlabs's three ways wrote the
 /// same bytes (whatever the order of the work); Eleventy's pages are named.
 fn check_output(way: Way, out: &Path, files: &[File], first: &Path) {
-    let compare = way != Way::Eleventy && way != WAYS[0] && first.is_dir();
+    // Eleventy's and the relative copy's links are other than the first's.
+    let compare = !matches!(way, Way::Eleventy | Way::Relative) && way != WAYS[0] && first.is_dir();
     for file in files {
         let written = out.join(&file.path);
         let Ok(bytes) = fs::read(&written) else {

@@ -82,6 +82,10 @@ enum Way {
     Floor,
     FastWarc,
     Script,
+    /// `--out-dir`: the archive saved as a tree of files.
+    Tree,
+    /// The script that saves a tree with warcio and lxml.
+    TreeScript,
 }
 
 fn main() {
@@ -123,6 +127,8 @@ fn main() {
         (Way::Floor, floor),
         (Way::FastWarc, fastwarc),
         (Way::Script, script),
+        (Way::Tree, saves_trees(&bin, work)),
+        (Way::TreeScript, script),
     ]
     .into_iter()
     .filter_map(|(way, there)| there.then_some(way))
@@ -139,6 +145,12 @@ fn main() {
         ),
         Way::Script => format!(
             "warcio {} + lxml {}: make_links_absolute, conversion records",
+            version(&python, "warcio"),
+            version(&python, "lxml")
+        ),
+        Way::Tree => "htmlabs --warc --out-dir: a tree of files, links relative".to_owned(),
+        Way::TreeScript => format!(
+            "warcio {} + lxml {}: a tree of files, rewrite_links to relative paths",
             version(&python, "warcio"),
             version(&python, "lxml")
         ),
@@ -219,8 +231,35 @@ fn main() {
                         .arg(&out);
                     command
                 }
+                Way::Tree => {
+                    let mut command = Command::new(&bin);
+                    command
+                        .arg("--warc")
+                        .arg(&archive.path)
+                        .arg("--out-dir")
+                        .arg(work.join(format!("tree-{i}")));
+                    command
+                }
+                Way::TreeScript => {
+                    let mut command = Command::new(&python);
+                    command
+                        .arg(bench_file("tree_lxml.py"))
+                        .arg(&archive.path)
+                        .arg(work.join(format!("tree-{i}")));
+                    command
+                }
             };
-            let (run, said, stderr) = timed(&mut command);
+            let (run, mut said, stderr) = timed(&mut command);
+            let tree = work.join(format!("tree-{i}"));
+            if way == Way::Tree {
+                // Its standard output lists the URLs: the summary is the
+                // last line of its standard error.
+                said = stderr.lines().last().unwrap_or_default().to_owned();
+            }
+            if tree.exists() {
+                fs::remove_dir_all(&tree)
+                    .unwrap_or_else(|e| fail(&format!("cannot remove `{}`: {e}", tree.display())));
+            }
             if way == Way::Jobs2 {
                 reading.push(reading_cpu(&stderr));
             }
@@ -281,6 +320,14 @@ fn main() {
         println!(
             "{jobs1} ÷ warcio + lxml, speed: {over:.1}× (target ≥ 5×: {})",
             verdict(over >= 5.0)
+        );
+    }
+    if let Some(over) = ratio(Way::TreeScript, Way::Tree, wall) {
+        println!("htmlabs --warc --out-dir ÷ warcio + lxml saving a tree, speed: {over:.1}×");
+    }
+    if let Some(over) = ratio(Way::TreeScript, Way::Tree, cpu) {
+        println!(
+            "htmlabs --warc --out-dir ÷ warcio + lxml saving a tree, CPU time: {over:.1}× less"
         );
     }
     if let Some(over) = ratio(Way::Script, Way::Jobs2, wall) {
@@ -353,6 +400,7 @@ fn check(way: Way, said: &str, archive: &Archive) {
         Way::Jobs1 | Way::Jobs2 | Way::Level6 => (numbers.first(), None),
         Way::FastWarc => (numbers.first(), None),
         Way::Script => (numbers.first(), numbers.get(1)),
+        Way::Tree | Way::TreeScript => (numbers.first(), None),
         Way::Floor => return,
     };
     if records != Some(&archive.records) || html.is_some_and(|&h| h != archive.html) {
@@ -663,6 +711,24 @@ fn takes(bin: &Path, work: &Path, flags: &[&str]) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// Whether the binary saves an archive as a tree (`--out-dir`).
+fn saves_trees(bin: &Path, work: &Path) -> bool {
+    // The archive `takes` writes.
+    let _ = takes(bin, work, &[]);
+    let tree = work.join("one-record-tree");
+    let saved = Command::new(bin)
+        .args(["-q", "--warc"])
+        .arg(work.join("one-record.warc.gz"))
+        .arg("--out-dir")
+        .arg(&tree)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let _ = fs::remove_dir_all(&tree);
+    saved
 }
 
 /// The Python the rows run in: `HTMLABS_WARC_PYTHON`, else the virtual

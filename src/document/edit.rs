@@ -748,7 +748,7 @@ impl<'a> Resolver<'a> {
         let relative = self
             .cx
             .relative()
-            .and_then(|(tree, document)| tree.reference(document, &mapped));
+            .and_then(|(tree, document)| tree.reference_from(document, &mapped));
         if relative.is_none()
             && let Some((tree, _)) = self.cx.relative()
             && tree.leaves(&mapped)

@@ -88,6 +88,9 @@ pub struct Resolution {
     /// (a feed, a sitemap: their readers need them absolute).
     pub local: Option<Arc<LocalTree>>,
     pub document: Option<String>,
+    /// The path of the document's own file in `local`, found once for all
+    /// its values.
+    document_file: Option<Vec<u8>>,
     /// The lookahead limit in force, for the documents nested in values.
     pub max_lookahead: usize,
     /// How deeply this document is nested in others (`srcdoc`).
@@ -102,13 +105,18 @@ impl Resolution {
     /// The document's own URL, from which `--relative` makes references:
     /// its retrieval URL (§3.3), when it has one.
     pub fn with_document(mut self, document: Option<String>) -> Self {
+        self.document_file = match (&self.local, &document) {
+            (Some(tree), Some(document)) => tree.file_of(document),
+            _ => None,
+        };
         self.document = document;
         self
     }
 
-    /// The tree and the document's own URL, under `--relative`.
-    pub fn relative(&self) -> Option<(&LocalTree, &str)> {
-        Some((self.local.as_deref()?, self.document.as_deref()?))
+    /// The tree and the path of the document's own file in it, under
+    /// `--relative`.
+    pub fn relative(&self) -> Option<(&LocalTree, &[u8])> {
+        Some((self.local.as_deref()?, self.document_file.as_deref()?))
     }
 
     pub fn new(
@@ -129,6 +137,7 @@ impl Resolution {
             map: config.map.clone(),
             local: config.local.clone(),
             document: None,
+            document_file: None,
             max_lookahead: config.lookahead(),
             depth,
             nest,

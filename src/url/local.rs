@@ -146,16 +146,28 @@ impl LocalTree {
     /// names (both absolute URLs), for a browser reading `from` at its
     /// `file:` URL: `None` when either names no file of the tree.
     pub fn reference(&self, from: &str, to: &str) -> Option<String> {
-        let from = self.named(from)?;
+        self.reference_from(&self.file_of(from)?, to)
+    }
+
+    /// The path of the file `url` names, if it is of the tree: what
+    /// [`reference_from`](Self::reference_from) takes for a document's
+    /// own file, found once for all its values.
+    pub fn file_of(&self, url: &str) -> Option<Vec<u8>> {
+        self.named(url).map(|named| named.path)
+    }
+
+    /// [`reference`](Self::reference), from the file at `from` (a path of
+    /// the tree, as [`file_of`](Self::file_of) gives it).
+    pub fn reference_from(&self, from: &[u8], to: &str) -> Option<String> {
         let Some(to) = self.named(to) else {
-            return self.placeholder(&from.path, to);
+            return self.placeholder(from, to);
         };
         let mut reference = String::new();
-        match (to.path == from.path, to.fragment, to.query) {
+        match (to.path == from, to.fragment, to.query) {
             // The document itself, at a fragment: the shortest form, which
             // no base can send elsewhere (the base is the document's own).
             (true, Some(_), None) => {}
-            _ => relative_path(&from.path, &to.path, &mut reference),
+            _ => relative_path(from, &to.path, &mut reference),
         }
         if let Some(query) = to.query {
             reference.push('?');
@@ -192,7 +204,7 @@ impl LocalTree {
                 );
             match keep {
                 true => reference.push(char::from(b)),
-                false => reference.push_str(&format!("%{b:02X}")),
+                false => escaped(b, &mut reference),
             }
         }
         Some(reference)
@@ -337,9 +349,17 @@ fn escape_segment(segment: &[u8], out: &mut String) {
         if keep {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            escaped(b, out);
         }
     }
+}
+
+/// `%XX` for `b`, onto `out`.
+fn escaped(b: u8, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('%');
+    out.push(char::from(HEX[usize::from(b >> 4)]));
+    out.push(char::from(HEX[usize::from(b & 15)]));
 }
 
 /// `text` with its `%XX` escapes undone; `None` when one is broken or
