@@ -56,7 +56,9 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     if let Some(report) = &cli.report {
         plan.report(report)?;
     }
-    if cli.check || cli.report_to_stdout() {
+    // An archive saved as a tree lists its URLs there.
+    let lists = matches!(plan.job(), Job::Tree { .. });
+    if cli.check || cli.report_to_stdout() || lists {
         plan.stdout()?;
     }
     let job = plan.job();

@@ -346,6 +346,24 @@ fn what_cannot_go_with_a_tree_is_refused_before_anything_is_written() {
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("is inside --out-dir"), "{stderr}");
     assert_eq!(files(&out).len(), 1, "nothing but the archive");
+    // Nor can standard output, where the URLs are listed.
+    let elsewhere = dir.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let list = fs::File::create(elsewhere.join("list.tsv")).unwrap();
+    let run = Command::new(BIN)
+        .arg("--warc")
+        .arg(dir.path().join("in.warc"))
+        .arg("--out-dir")
+        .arg(&elsewhere)
+        .stdout(list)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("standard output is inside --out-dir"),
+        "{stderr}"
+    );
     // Standard input cannot be read twice.
     let run = Command::new(BIN)
         .args(["--warc", "--out-dir"])

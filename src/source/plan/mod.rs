@@ -243,7 +243,7 @@ impl Plan {
         if let (Some(tree), Some(real)) = (&self.tree, &this.place.real) {
             if real.starts_with(tree) {
                 return refused(format!(
-                    "{} is inside --out-dir {}: a file saved there could be written over it",
+                    "{} is inside --out-dir {}: a file saved there could write over it",
                     this.name,
                     quoted(tree)
                 ));

@@ -88,10 +88,20 @@ impl Place {
 
     /// A stream already open: standard input or output.
     pub fn stream(fd: impl AsFd) -> Place {
-        let file = fd.as_fd().try_clone_to_owned().map(fs::File::from);
+        use std::os::fd::AsRawFd;
+        let fd = fd.as_fd();
+        let file = fd.try_clone_to_owned().map(fs::File::from);
+        let metadata = file.and_then(|f| f.metadata()).ok();
+        // A regular file's path, where the system says it (Linux): what
+        // lies under a tree the run writes is found by it.
+        let real = metadata
+            .as_ref()
+            .filter(|m| m.is_file())
+            .and_then(|_| fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok())
+            .filter(|p| p.is_absolute() && p.exists());
         Place {
-            real: None,
-            there: file.and_then(|f| f.metadata()).ok().map(|m| There::of(&m)),
+            real,
+            there: metadata.map(|m| There::of(&m)),
         }
     }
 
