@@ -686,7 +686,16 @@ impl<'a> Resolver<'a> {
             self.heard(Outcome::SameDocument, url, range.start, kind)?;
             return Ok(None);
         }
-        if !self.cx.map.is_empty() || self.cx.relative().is_some() {
+        // An absolute URL no file of the tree can be, with no rule to map
+        // it, stays as it is: the usual way tells it so, without the whole
+        // resolution (most links of a page are to other sites).
+        let elsewhere = self.cx.map.is_empty()
+            && self.cx.standard.has_scheme(url)
+            && self
+                .cx
+                .relative()
+                .is_some_and(|(tree, _)| !tree.may_hold(url));
+        if (!self.cx.map.is_empty() || self.cx.relative().is_some()) && !elsewhere {
             return self.edit_mapped(url, range, syntax, kind);
         }
         // The usual case: the base's front goes before the reference, which

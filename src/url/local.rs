@@ -122,11 +122,17 @@ impl LocalTree {
     /// Whether a link to `url` is left as written: a URL of the site that
     /// names no file of the tree, under [`Missing::AsWritten`].
     pub fn leaves(&self, url: &str) -> bool {
-        let ours = match self.saved.is_empty() {
+        self.missing == Missing::AsWritten && self.may_hold(url) && self.named(url).is_none()
+    }
+
+    /// Whether the absolute URL `url` may name a file of the tree: it is
+    /// under the site's root, by either scheme (in a tree from an archive,
+    /// any `http:` or `https:` URL). Any other stays as it is.
+    pub fn may_hold(&self, url: &str) -> bool {
+        match self.saved.is_empty() {
             true => self.rest(url).is_some(),
             false => saved::key(url).is_some(),
-        };
-        self.missing == Missing::AsWritten && ours && self.named(url).is_none()
+        }
     }
 
     /// What the tree holds (its paths), in bytes, for the run's memory.
@@ -186,11 +192,7 @@ impl LocalTree {
     /// URL after its `#`, escaped as JavaScript's `encodeURIComponent`
     /// escapes, which the page's `decodeURIComponent` undoes.
     fn placeholder(&self, from: &[u8], url: &str) -> Option<String> {
-        let ours = match self.saved.is_empty() {
-            true => self.rest(url).is_some(),
-            false => saved::key(url).is_some(),
-        };
-        if self.missing != Missing::Placeholder || !ours {
+        if self.missing != Missing::Placeholder || !self.may_hold(url) {
             return None;
         }
         let mut reference = String::new();
