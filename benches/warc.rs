@@ -11,7 +11,10 @@
 //! - the script a user would write today (`benches/warc_lxml.py`): warcio
 //!   iterating the records, lxml's `make_links_absolute` on each HTML
 //!   response, its records copied and a `conversion` record written after
-//!   each page by warcio's `WARCWriter`.
+//!   each page by warcio's `WARCWriter`;
+//! - the archive saved as a tree of files (`htmlabs --warc IN --out-dir
+//!   DIR`), beside the script that does it with warcio and lxml
+//!   (`benches/tree_lxml.py`).
 //!
 //! The archive is generated from the real pages of `../shared/corpus/pages`
 //! (required: without them the bench says so and fails), in the shape GNU
