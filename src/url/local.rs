@@ -48,7 +48,7 @@ pub enum Missing {
     /// file once a later fetch adds it to the copy.
     AsWritten,
     /// To the page that stands for what the copy lacks
-    /// ([`PLACEHOLDER`], at the tree's root), the URL after its `#`: a
+    /// (`_not-in-this-copy.html`, at the tree's root), the URL after its `#`: a
     /// reader stays in the copy, and is told where the link led.
     Placeholder,
 }
@@ -128,7 +128,7 @@ impl LocalTree {
     /// Whether the absolute URL `url` may name a file of the tree: it is
     /// under the site's root, by either scheme (in a tree from an archive,
     /// any `http:` or `https:` URL). Any other stays as it is.
-    pub fn may_hold(&self, url: &str) -> bool {
+    pub(crate) fn may_hold(&self, url: &str) -> bool {
         match self.saved.is_empty() {
             true => self.rest(url).is_some(),
             false => saved::key(url).is_some(),
@@ -158,13 +158,13 @@ impl LocalTree {
     /// The path of the file `url` names, if it is of the tree: what
     /// [`reference_from`](Self::reference_from) takes for a document's
     /// own file, found once for all its values.
-    pub fn file_of(&self, url: &str) -> Option<Vec<u8>> {
+    pub(crate) fn file_of(&self, url: &str) -> Option<Vec<u8>> {
         self.named(url).map(|named| named.path)
     }
 
     /// [`reference`](Self::reference), from the file at `from` (a path of
     /// the tree, as [`file_of`](Self::file_of) gives it).
-    pub fn reference_from(&self, from: &[u8], to: &str) -> Option<String> {
+    pub(crate) fn reference_from(&self, from: &[u8], to: &str) -> Option<String> {
         let Some(to) = self.named(to) else {
             return self.placeholder(from, to);
         };
