@@ -689,13 +689,11 @@ impl<'a> Resolver<'a> {
         // An absolute URL no file of the tree can be, with no rule to map
         // it, stays as it is: the usual way tells it so, without the whole
         // resolution (most links of a page are to other sites).
+        let relative = self.cx.relative();
         let elsewhere = self.cx.map.is_empty()
             && self.cx.standard.has_scheme(url)
-            && self
-                .cx
-                .relative()
-                .is_some_and(|(tree, _)| !tree.may_hold(url));
-        if (!self.cx.map.is_empty() || self.cx.relative().is_some()) && !elsewhere {
+            && relative.is_some_and(|(tree, _)| !tree.may_hold(url));
+        if (!self.cx.map.is_empty() || relative.is_some()) && !elsewhere {
             return self.edit_mapped(url, range, syntax, kind);
         }
         // The usual case: the base's front goes before the reference, which

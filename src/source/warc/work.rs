@@ -60,22 +60,7 @@ pub fn kind(header: &Header) -> Kind {
     let content_type = header.get("Content-Type").unwrap_or_default();
     let media = media::parse(&content_type);
     match header.record_type().as_str() {
-        "response"
-            if media
-                .as_ref()
-                .is_some_and(|m| m.essence == "application/http") =>
-        {
-            // `msgtype=response`, or none (`application/http` alone).
-            let lower = content_type.to_ascii_lowercase();
-            let msgtype = lower.split(';').skip(1).find_map(|p| {
-                let (name, value) = p.split_once('=')?;
-                (name.trim() == "msgtype").then(|| value.trim().trim_matches('"').to_owned())
-            });
-            match msgtype.as_deref() {
-                None | Some("response") => Kind::Response,
-                Some(_) => Kind::Other,
-            }
-        }
+        "response" if holds_http_response(&content_type) => Kind::Response,
         "resource" if media.as_ref().is_some_and(|m| may_be_read(&m.essence)) => {
             let media = media.expect("matched");
             Kind::Resource {
@@ -85,6 +70,21 @@ pub fn kind(header: &Header) -> Kind {
         }
         _ => Kind::Other,
     }
+}
+
+/// Whether a record of `Content-Type` `content_type` holds an HTTP
+/// response: `application/http` with `msgtype=response`, or none (the
+/// type alone). A response's, or a revisit's (its head alone).
+pub fn holds_http_response(content_type: &str) -> bool {
+    if media::parse(content_type).is_none_or(|m| m.essence != "application/http") {
+        return false;
+    }
+    let lower = content_type.to_ascii_lowercase();
+    let msgtype = lower.split(';').skip(1).find_map(|p| {
+        let (name, value) = p.split_once('=')?;
+        (name.trim() == "msgtype").then(|| value.trim().trim_matches('"').to_owned())
+    });
+    matches!(msgtype.as_deref(), None | Some("response"))
 }
 
 /// A record read whole, and what to make of it.

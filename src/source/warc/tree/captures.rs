@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{self, Write};
 use std::time::{Duration, SystemTime};
 
-use crate::source::http::head::{HeadReader, Read as HeadRead};
+use crate::source::http::head::read_heads;
 use crate::source::http::media;
 use crate::source::warc::header::Header;
+use crate::source::warc::work::holds_http_response;
 use crate::url::saved;
 use crate::url::{Standard, saved::Unsaved};
 
@@ -57,20 +58,15 @@ pub(super) fn capture(header: &Header, record: u64, head: &[u8]) -> Option<Captu
         )),
         _ => return None,
     };
+    // A segment is not the whole payload.
     let content_type = header.get("Content-Type").unwrap_or_default();
-    let is_http = media::parse(&content_type).is_some_and(|m| m.essence == "application/http");
-    if !is_http || header.get("WARC-Segment-Number").is_some() {
+    if !holds_http_response(&content_type) || header.get("WARC-Segment-Number").is_some() {
         return None;
     }
     let url = std::str::from_utf8(header.target_uri_bytes()?)
         .ok()?
         .to_owned();
-    let mut reader = HeadReader::new();
-    let heads = match reader.write(head) {
-        Ok(HeadRead::Body { .. }) => Some(reader.into_heads()),
-        Ok(HeadRead::More) => reader.end().ok().map(|_| reader.into_heads()),
-        Err(_) => None,
-    };
+    let heads = read_heads(head).ok().map(|(heads, _)| heads);
     let last = heads.as_ref().and_then(|h| h.last());
     let status = last.map_or(0, |h| h.status());
     let essence = last
@@ -379,6 +375,18 @@ mod tests {
             .iter()
             .map(|(url, why)| (url.as_str(), why.as_str()))
             .collect()
+    }
+
+    #[test]
+    fn a_response_record_that_holds_a_request_is_no_capture() {
+        let text = "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: https://example.com/\r\n\
+             WARC-Date: 2024-01-01T00:00:00Z\r\nContent-Type: application/http; msgtype=request\r\n\
+             Content-Length: 0\r\n\r\n";
+        let header = Header::parse(text.as_bytes().to_vec()).unwrap();
+        let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+        assert!(capture(&header, 0, head).is_none());
+        let response = self::header("response", "https://example.com/", "2024-01-01T00:00:00Z");
+        assert!(capture(&response, 0, head).is_some());
     }
 
     #[test]

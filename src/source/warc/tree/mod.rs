@@ -36,9 +36,9 @@ use crate::source::archived::Named;
 use crate::source::http;
 use crate::source::listener::{Document, Done, Listener, Saved, SourceWarning};
 use crate::source::names;
-use crate::source::output::SourceError;
 use crate::source::output::dir::Dir;
 use crate::source::output::staging::Staging;
+use crate::source::output::{SourceError, lowercase};
 use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
 use crate::url::{Layers, LocalTree, Missing};
@@ -162,7 +162,7 @@ fn saved(
     let memory = Memory::new(config.max_memory);
     let mut tally = TreeTally::default();
     let name = names::quoted(input);
-    let read_error = |e: io::Error| SourceError::Read(name.clone(), names_of(&e));
+    let read_error = |e: io::Error| SourceError::Read(name.clone(), lowercase(&e));
     let open = || File::open(input).map_err(read_error);
 
     // The first pass: every capture, and the tree.
@@ -446,11 +446,6 @@ impl Write for Fan {
 /// A file of the tree as a message names it: its path under `out`.
 fn shown_path(out: &Path, path: &[u8]) -> String {
     names::quoted(&out.join(OsStr::from_bytes(path)))
-}
-
-/// An error as a line says it.
-fn names_of(e: &io::Error) -> String {
-    crate::source::output::lowercase(e)
 }
 
 /// Whether the filesystem of `dir` takes names that differ only in case
