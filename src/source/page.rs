@@ -193,6 +193,10 @@ pub(crate) fn run(
     let listening = listener.hears_links();
     let (mut changes, mut warnings) = (0, 0);
     let rewrite = |writer: &mut (dyn Write + Send), output_name: &str| {
+        // Boxed: the archive's tree writes its files through the same
+        // instantiation of every engine (one copy in the binary, and the
+        // binary's size is start-up; see benches/RESULTS.md).
+        let writer: Box<dyn Write + Send + '_> = Box::new(writer);
         let result = match http {
             None => {
                 let kind = typed.kind.unwrap_or(Type::Html);
