@@ -294,6 +294,94 @@ fn an_archive_is_saved_as_files_whose_links_reach_each_other_from_the_disk() {
     assert_eq!(files(&out), saved, "a second run changes nothing");
 }
 
+/// A resource record as warcit writes a file of a site: its block the
+/// payload itself, its type in the record's header.
+fn resource(uri: &str, id: &str, content_type: &str, payload: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
+         WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: {uri}\r\n\
+         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+        payload.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(payload);
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+#[test]
+fn resource_records_are_saved_as_their_payload_of_the_type_their_header_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = [
+        resource(
+            "https://example.org/docs/",
+            "00000000-0000-0000-0000-000000000001",
+            "text/html; charset=utf-8",
+            b"<link rel=stylesheet href=/site.css><a href=../about>about</a> <a href=/gone>gone</a>",
+        ),
+        resource(
+            "https://example.org/site.css",
+            "00000000-0000-0000-0000-000000000002",
+            "text/css",
+            b"body{background:url(img.png)}",
+        ),
+        resource(
+            "https://example.org/img.png",
+            "00000000-0000-0000-0000-000000000003",
+            "image/png",
+            PNG,
+        ),
+        // No type: a page by its bytes, as a browser sniffs it.
+        resource(
+            "https://example.org/about",
+            "00000000-0000-0000-0000-000000000004",
+            "",
+            b"<a href=docs/>docs</a>",
+        ),
+        // Not a URL a file can be named from.
+        resource(
+            "metadata://gnu.org/software/wget/warc/MANIFEST.txt",
+            "00000000-0000-0000-0000-000000000005",
+            "text/plain",
+            b"manifest",
+        ),
+    ]
+    .concat();
+    let (code, stdout, stderr) = save(dir.path(), &warc, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let saved = files(&dir.path().join("out"));
+    let text = |path: &str| {
+        saved
+            .get(path)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+    };
+    assert_eq!(
+        text("example.org/docs/index.html").as_deref(),
+        Some(
+            "<link rel=stylesheet href=../site.css><a href=../about>about</a> <a href=https://example.org/gone>gone</a>"
+        ),
+    );
+    assert_eq!(
+        text("example.org/site.css").as_deref(),
+        Some("body{background:url(img.png)}")
+    );
+    assert_eq!(
+        saved.get("example.org/img.png").map(Vec::as_slice),
+        Some(PNG)
+    );
+    assert_eq!(
+        text("example.org/about").as_deref(),
+        Some("<a href=docs/index.html>docs</a>")
+    );
+    assert_eq!(saved.len(), 4, "{:?}", saved.keys());
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("not-saved\tmetadata://gnu.org/")),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn links_to_what_the_archive_lacks_stay_as_written_when_asked() {
     let dir = tempfile::tempdir().unwrap();

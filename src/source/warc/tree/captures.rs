@@ -17,7 +17,9 @@ use crate::url::{Standard, saved::Unsaved};
 /// How many redirects are followed to the file they end at.
 const MAX_REDIRECTS: usize = 20;
 
-/// One capture of a URL: a response record, or a revisit of one.
+/// One capture of a URL: a response record, a revisit of one, or a
+/// resource record (a payload with no HTTP head, as warcit and
+/// Browsertrix write them).
 #[derive(Debug, Clone)]
 pub(super) struct Capture {
     /// Its record's place among the archive's records, from 0.
@@ -49,6 +51,7 @@ impl Capture {
 /// What a record says of a capture, from its header and its HTTP head.
 pub(super) fn capture(header: &Header, record: u64, head: &[u8]) -> Option<Capture> {
     let revisit = match header.record_type().as_str() {
+        "resource" => return resource(header, record),
         "response" => None,
         "revisit" => Some((
             header.get("WARC-Refers-To").map(|v| v.trim().to_owned()),
@@ -86,6 +89,47 @@ pub(super) fn capture(header: &Header, record: u64, head: &[u8]) -> Option<Captu
         location,
         revisit,
     })
+}
+
+/// A resource record's capture: its block is the payload, of the type its
+/// header's `Content-Type` says, as a 200 response's would be.
+fn resource(header: &Header, record: u64) -> Option<Capture> {
+    if header.get("WARC-Segment-Number").is_some() {
+        return None;
+    }
+    let url = std::str::from_utf8(header.target_uri_bytes()?)
+        .ok()?
+        .to_owned();
+    let essence = header.get("Content-Type").map(|t| {
+        let essence = t.split(';').next().unwrap_or_default();
+        essence.trim().to_ascii_lowercase()
+    });
+    Some(Capture {
+        record,
+        url,
+        date: header.date(),
+        status: 200,
+        essence: essence.filter(|e| !e.is_empty()),
+        location: None,
+        revisit: None,
+    })
+}
+
+/// The HTTP head a resource record's payload is read behind, so that it is
+/// typed and rewritten as a response's body is: its `Content-Type`, if
+/// that can be a header's value.
+pub(super) fn resource_head(header: &Header) -> Vec<u8> {
+    let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
+    if let Some(content_type) = header.get("Content-Type") {
+        let value = content_type.trim();
+        if !value.is_empty() && !value.bytes().any(|b| b == b'\r' || b == b'\n') {
+            head.extend_from_slice(b"Content-Type: ");
+            head.extend_from_slice(value.as_bytes());
+            head.extend_from_slice(b"\r\n");
+        }
+    }
+    head.extend_from_slice(b"\r\n");
+    head
 }
 
 /// Keeps the first bytes of a block: its HTTP head.

@@ -7,7 +7,9 @@
 //! written, `--missing as-written`); feeds and sitemaps keep theirs.
 //!
 //! Two passes over the archive: the first reads each record's header and
-//! HTTP head (`captures`): which capture of a URL is saved (the latest),
+//! HTTP head (`captures`; a `resource` record's payload has none, and is
+//! read as a 200 response's of its `Content-Type`): which capture of a URL
+//! is saved (the latest),
 //! where a redirect leads (the file its chain ends at), which response a
 //! revisit is, and the file of each, every name checked against every
 //! other before a file is written; the second writes each file, staged
@@ -275,6 +277,10 @@ fn saved(
                 }
             }
         }
+        if found.header.record_type() == "resource" {
+            // Written with the rest; its head is not saved.
+            let _ = fan.write(&captures::resource_head(&found.header));
+        }
         if let Err(broken) = records.block(&found, Some(&mut fan)) {
             // Nothing of this record is saved: its block is not whole (the
             // archive changed since the first pass, which told where).
@@ -375,7 +381,9 @@ struct Written {
     path: Vec<u8>,
     url: String,
     staging: Staging,
-    response: http::Response<File>,
+    /// Boxed as the one page's response writer is: one instantiation of
+    /// the engines serves both.
+    response: http::Response<Box<dyn Write + Send>>,
     /// A write failed: the file is not saved (the others go on).
     failed: Option<io::Error>,
 }
@@ -404,6 +412,7 @@ impl Written {
         let layers = Layers::default()
             .with_retrieval(config.standard, url, "WARC-Target-URI")
             .unwrap_or_default();
+        let file: Box<dyn Write + Send> = Box::new(file);
         let response = http::Response::new(Arc::clone(config), layers, options, file)
             .with_allowance(Rc::clone(allowance));
         Ok(Written {
