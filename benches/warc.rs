@@ -85,8 +85,11 @@ enum Way {
     Floor,
     FastWarc,
     Script,
-    /// `--out-dir`: the archive saved as a tree of files.
+    /// `--out-dir`: the archive saved as a tree of files (`--jobs 1`
+    /// where the binary takes it).
     Tree,
+    /// The same, `--jobs 2`.
+    Tree2,
     /// The script that saves a tree with warcio and lxml.
     TreeScript,
 }
@@ -123,6 +126,7 @@ fn main() {
         }
         found
     });
+    let tree_jobs = saves_trees(&bin, work, &["--jobs", "1"]);
     let ways: Vec<Way> = [
         (Way::Jobs1, true),
         (Way::Jobs2, jobs),
@@ -130,7 +134,8 @@ fn main() {
         (Way::Floor, floor),
         (Way::FastWarc, fastwarc),
         (Way::Script, script),
-        (Way::Tree, saves_trees(&bin, work)),
+        (Way::Tree, saves_trees(&bin, work, &[])),
+        (Way::Tree2, saves_trees(&bin, work, &["--jobs", "2"])),
         (Way::TreeScript, script),
     ]
     .into_iter()
@@ -151,7 +156,11 @@ fn main() {
             version(&python, "warcio"),
             version(&python, "lxml")
         ),
+        Way::Tree if tree_jobs => {
+            "htmlabs --warc --out-dir --jobs 1: a tree of files, links relative".to_owned()
+        }
         Way::Tree => "htmlabs --warc --out-dir: a tree of files, links relative".to_owned(),
+        Way::Tree2 => "htmlabs --warc --out-dir --jobs 2".to_owned(),
         Way::TreeScript => format!(
             "warcio {} + lxml {}: a tree of files, rewrite_links to relative paths",
             version(&python, "warcio"),
@@ -234,13 +243,18 @@ fn main() {
                         .arg(&out);
                     command
                 }
-                Way::Tree => {
+                Way::Tree | Way::Tree2 => {
                     let mut command = Command::new(&bin);
                     command
                         .arg("--warc")
                         .arg(&archive.path)
                         .arg("--out-dir")
                         .arg(work.join(format!("tree-{i}")));
+                    if way == Way::Tree2 {
+                        command.args(["--jobs", "2"]);
+                    } else if tree_jobs {
+                        command.args(["--jobs", "1"]);
+                    }
                     command
                 }
                 Way::TreeScript => {
@@ -254,7 +268,7 @@ fn main() {
             };
             let (run, mut said, stderr) = timed(&mut command);
             let tree = work.join(format!("tree-{i}"));
-            if way == Way::Tree {
+            if matches!(way, Way::Tree | Way::Tree2) {
                 // Its standard output lists the URLs: the summary is the
                 // last line of its standard error.
                 said = stderr.lines().last().unwrap_or_default().to_owned();
@@ -333,6 +347,9 @@ fn main() {
             "htmlabs --warc --out-dir ÷ warcio + lxml saving a tree, CPU time: {over:.1}× less"
         );
     }
+    if let Some(over) = ratio(Way::Tree, Way::Tree2, wall) {
+        println!("htmlabs --warc --out-dir, --jobs 2 ÷ --jobs 1, speed: {over:.2}×");
+    }
     if let Some(over) = ratio(Way::Script, Way::Jobs2, wall) {
         println!("htmlabs --warc --jobs 2 ÷ warcio + lxml, speed: {over:.1}×");
     }
@@ -403,7 +420,7 @@ fn check(way: Way, said: &str, archive: &Archive) {
         Way::Jobs1 | Way::Jobs2 | Way::Level6 => (numbers.first(), None),
         Way::FastWarc => (numbers.first(), None),
         Way::Script => (numbers.first(), numbers.get(1)),
-        Way::Tree | Way::TreeScript => (numbers.first(), None),
+        Way::Tree | Way::Tree2 | Way::TreeScript => (numbers.first(), None),
         Way::Floor => return,
     };
     if records != Some(&archive.records) || html.is_some_and(|&h| h != archive.html) {
@@ -716,8 +733,9 @@ fn takes(bin: &Path, work: &Path, flags: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Whether the binary saves an archive as a tree (`--out-dir`).
-fn saves_trees(bin: &Path, work: &Path) -> bool {
+/// Whether the binary saves an archive as a tree (`--out-dir`) with
+/// `args`.
+fn saves_trees(bin: &Path, work: &Path, args: &[&str]) -> bool {
     // The archive `takes` writes.
     let _ = takes(bin, work, &[]);
     let tree = work.join("one-record-tree");
@@ -726,6 +744,7 @@ fn saves_trees(bin: &Path, work: &Path) -> bool {
         .arg(work.join("one-record.warc.gz"))
         .arg("--out-dir")
         .arg(&tree)
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

@@ -317,12 +317,12 @@ impl Request {
         })
     }
 
-    /// How an archive is read: the mode, the jobs, the levels (each in
-    /// its range), and the flags that change what is written, for its
-    /// `warcinfo` record.
     /// An archive saved as a tree's own options: `--content-location`,
-    /// `--missing`, `--at` (checked).
+    /// `--missing`, `--at`, `--jobs` (checked).
     pub fn tree(&self) -> Result<warc::tree::Options, ConfigError> {
+        if self.jobs == Some(0) {
+            return Err(ConfigError::Range("jobs", "at least 1", "0".into()));
+        }
         let at = match &self.at {
             Some(at) => Some(warc::tree::date(at).ok_or_else(|| {
                 ConfigError::Date(crate::shown::shown(at.as_bytes()).into_owned())
@@ -333,9 +333,13 @@ impl Request {
             content_location: self.content_location,
             missing: self.site.missing,
             at,
+            jobs: self.jobs(),
         })
     }
 
+    /// How an archive is read: the mode, the jobs, the levels (each in
+    /// its range), and the flags that change what is written, for its
+    /// `warcinfo` record.
     pub fn warc(&self) -> Result<warc::Options, ConfigError> {
         if self.jobs == Some(0) {
             return Err(ConfigError::Range("jobs", "at least 1", "0".into()));

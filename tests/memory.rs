@@ -318,16 +318,20 @@ fn main() {
         }
     }
     // An archive saved as a tree: each page decoded and rewritten into its
-    // file as it streams, within the same limit.
-    for (what, page) in &warcs {
-        let name = format!("--warc --out-dir: four long pages ({what}), gzip bodies");
-        if !chosen(&name) {
-            continue;
+    // file as it streams (`--jobs 1`), or its block held for a worker where
+    // there is room (`--jobs 2`), within the same limit.
+    for jobs in ["1", "2"] {
+        for (what, page) in &warcs {
+            let name =
+                format!("--warc --out-dir: four long pages ({what}), gzip bodies, --jobs {jobs}");
+            if !chosen(&name) {
+                continue;
+            }
+            let floor = tree_run(&bin, work.path(), &small, jobs).peak;
+            let run = tree_run(&bin, work.path(), page, jobs);
+            let result = judge(&run, floor, false);
+            report(&name, &run, result, &mut passed, &mut failed);
         }
-        let floor = tree_run(&bin, work.path(), &small).peak;
-        let run = tree_run(&bin, work.path(), page);
-        let result = judge(&run, floor, false);
-        report(&name, &run, result, &mut passed, &mut failed);
     }
     // A brotli body of 20 MB that declares the largest window, 16 MiB,
     // under `--max-memory 4000000`: its decoder's ring buffer alone (and
@@ -707,7 +711,7 @@ fn warc_run(bin: &Path, dir: &Path, page: &Page, jobs: usize) -> Run {
 
 /// Runs `htmlabs --warc in.warc.gz --out-dir tree` over the same archive:
 /// each page decoded and saved as a file.
-fn tree_run(bin: &Path, dir: &Path, page: &Page) -> Run {
+fn tree_run(bin: &Path, dir: &Path, page: &Page, jobs: &str) -> Run {
     let input = four_pages(dir, page);
     let tree = dir.join("tree");
     let _ = std::fs::remove_dir_all(&tree);
@@ -716,6 +720,8 @@ fn tree_run(bin: &Path, dir: &Path, page: &Page) -> Run {
         input.into(),
         "--out-dir".into(),
         tree.into(),
+        "--jobs".into(),
+        jobs.into(),
         "--max-memory".into(),
         LIMIT.to_string().into(),
     ];

@@ -565,15 +565,10 @@ impl Cli {
                 ("warc_mode", "--warc-mode"),
                 ("gzip_level", "--gzip-level"),
                 ("zstd_level", "--zstd-level"),
-                ("jobs", "--jobs"),
             ];
             if let Some((_, flag)) = other.iter().find(|(id, _)| given(id)) {
-                let why = match *flag {
-                    "--jobs" => "an archive is saved as a tree one record at a time".to_owned(),
-                    flag => format!("{flag} is for rewriting an archive as an archive"),
-                };
                 return Err(SourceError::Refused(format!(
-                    "{flag} cannot go with --warc --out-dir: {why}"
+                    "{flag} cannot go with --warc --out-dir: {flag} is for rewriting an archive as an archive"
                 )));
             }
         }

@@ -292,6 +292,25 @@ fn an_archive_is_saved_as_files_whose_links_reach_each_other_from_the_disk() {
     let (code, _, stderr) = save(dir.path(), &archive(), &[]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(files(&out), saved, "a second run changes nothing");
+
+    // On one thread or on several, a tiny memory limit or not: the same
+    // files, the same list in the same order (the archive's).
+    for args in [
+        &["--jobs", "1"][..],
+        &["--jobs", "3"],
+        &["--jobs", "4", "--max-memory", "64KB"],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (code, listed, stderr) = save(dir.path(), &archive(), args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        assert_eq!(files(&dir.path().join("out")), saved, "{args:?}");
+        let shown = dir.path().join("out").display().to_string();
+        assert_eq!(
+            listed.replace(&shown, "OUT"),
+            stdout.replace(&out_shown.to_string(), "OUT"),
+            "{args:?}"
+        );
+    }
 }
 
 /// A resource record as warcit writes a file of a site: its block the
@@ -404,10 +423,7 @@ fn what_cannot_go_with_a_tree_is_refused_before_anything_is_written() {
     for (args, says) in [
         (&["-o", "x.warc"][..], "-o cannot go with --warc --out-dir"),
         (&["--links"][..], "--links cannot go with --warc --out-dir"),
-        (
-            &["--jobs", "2"][..],
-            "--jobs cannot go with --warc --out-dir",
-        ),
+        (&["--jobs", "0"][..], "--jobs"),
     ] {
         let (code, stdout, stderr) = save(dir.path(), &archive(), args);
         assert_eq!(code, 2, "{args:?}: {stderr}");

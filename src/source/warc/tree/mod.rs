@@ -19,18 +19,19 @@
 
 mod captures;
 mod read;
+mod write;
 
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use captures::{Captures, First};
-use read::{Broken, Records};
+use read::{Broken, Found, Records};
+use write::{RecordWritten, Workers, Writer};
 
 use crate::document::config::Config;
 use crate::document::memory::{Allowance, Memory};
@@ -39,11 +40,10 @@ use crate::source::http;
 use crate::source::listener::{Document, Done, Listener, Saved, SourceWarning};
 use crate::source::names;
 use crate::source::output::dir::Dir;
-use crate::source::output::staging::Staging;
 use crate::source::output::{SourceError, lowercase};
 use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
-use crate::url::{Layers, LocalTree, Missing};
+use crate::url::{LocalTree, Missing};
 
 /// What an archive made a tree did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -102,6 +102,10 @@ pub struct Options {
     /// `--at`: the capture of a URL closest to this time; the latest when
     /// `None`.
     pub at: Option<SystemTime>,
+    /// `--jobs`: records written at once (each read whole first, where
+    /// the memory of what waits between threads has room); 1 writes each
+    /// as its block streams past.
+    pub jobs: usize,
 }
 
 /// The time `text` says: RFC 3339 (`2024-05-01T10:00:00Z`), or a WARC
@@ -159,6 +163,7 @@ fn saved(
         content_location,
         missing,
         at,
+        jobs,
     } = options;
     let started = Instant::now();
     let memory = Memory::new(config.max_memory);
@@ -240,95 +245,84 @@ fn saved(
         strip_headers: true,
         kind: None,
     };
+    let writer = Writer {
+        config: &config,
+        options: response_options,
+        root: &root,
+    };
     let mut records = Records::new(open()?, &memory).map_err(read_error)?;
-    let mut number = 0;
-    loop {
-        let found = match records.next() {
-            Ok(Some(found)) => found,
-            Ok(None) => break,
-            // Told in the first pass.
-            Err(broken) => match told(broken, &(), None).map_err(read_error)? {
-                true => continue,
-                false => break,
+    let tell = |written: RecordWritten, tally: &mut TreeTally| {
+        told_written(out, written, tally, listener);
+    };
+    if jobs <= 1 {
+        second_pass(
+            &mut records,
+            &tree,
+            &mut tally,
+            |record, found, records, tally| {
+                let named = Named::of(&found.header, found.at);
+                let allowance = Allowance::new(memory.alone());
+                let files = &tree.files[&record];
+                let feed = |sink: &mut dyn Write| fed(found, records, sink);
+                match writer.files(files, &allowance, feed, |_| true) {
+                    Ok(written) => {
+                        let files = written.unwrap_or_default();
+                        tell(RecordWritten { named, files }, tally);
+                        Ok(())
+                    }
+                    Err(broken) => Err(broken),
+                }
             },
-        };
-        let record = number;
-        number += 1;
-        let Some(files) = tree.files.get(&record) else {
-            if let Err(broken) = records.block(&found, None) {
-                match told(broken, &(), None).map_err(read_error)? {
-                    true => continue,
-                    false => break,
-                }
-            }
-            continue;
-        };
-        let named = Named::of(&found.header, found.at);
-        let allowance = Allowance::new(memory.alone());
-        let mut fan = Fan::default();
-        for (path, url) in files {
-            let made = Written::new(&root, path, url, &config, response_options, &allowance);
-            match made {
-                Ok(written) => fan.0.push(written),
-                Err(e) => {
-                    tally.failed += 1;
-                    let error = SourceError::Write(shown_path(out, path), e);
-                    listener.failure(&Document::Record(&named), &error);
-                }
-            }
-        }
-        if found.header.record_type() == "resource" {
-            // Written with the rest; its head is not saved.
-            let _ = fan.write(&captures::resource_head(&found.header));
-        }
-        if let Err(broken) = records.block(&found, Some(&mut fan)) {
-            // Nothing of this record is saved: its block is not whole (the
-            // archive changed since the first pass, which told where).
-            tally.failed += fan.0.len();
-            tally.incomplete = true;
-            drop(fan);
-            match told(broken, &(), None).map_err(read_error)? {
-                true => continue,
-                false => break,
-            }
-        }
-        for written in fan.0 {
-            let path = shown_path(out, &written.path);
-            let url = written.url.clone();
-            let file = out.join(OsStr::from_bytes(&written.path));
-            let document = Document::Record(&named);
-            match written.end() {
-                Ok((report, staging)) => {
-                    for warning in &report.warnings {
-                        tally.warnings += warning.stands_for();
-                        tally.incomplete |= warning.stops_rewriting();
-                        listener.warning(&document, &SourceWarning::new(warning));
+        )
+        .map_err(read_error)?;
+    } else {
+        std::thread::scope(|scope| {
+            let mut workers = Workers::start(scope, &writer, jobs);
+            let read = second_pass(
+                &mut records,
+                &tree,
+                &mut tally,
+                |record, found, records, tally| {
+                    let named = Named::of(&found.header, found.at);
+                    let files = &tree.files[&record];
+                    let ticket = memory.enter(record);
+                    let head = resource_head(found);
+                    match write::draw(&memory, found.length + head.len() as u64) {
+                        Some(drawn) => {
+                            let mut block = Vec::with_capacity(drawn.bytes());
+                            block.extend_from_slice(&head);
+                            records.block(found, Some(&mut block as &mut dyn Write))?;
+                            workers.give(write::Held {
+                                record,
+                                named,
+                                files: files.clone(),
+                                block,
+                                ticket,
+                                drawn,
+                            });
+                        }
+                        // No room for it to wait: it streams past here, once
+                        // the records before it are done.
+                        None => {
+                            let allowance = Allowance::new(ticket.head_share());
+                            let feed = |sink: &mut dyn Write| fed(found, records, sink);
+                            let written = writer.files(files, &allowance, feed, |_| true)?;
+                            let files = written.unwrap_or_default();
+                            workers.done_here(record, RecordWritten { named, files });
+                        }
                     }
-                    if let Err(e) = staging.commit(None, false) {
-                        tally.failed += 1;
-                        listener.failure(&document, &SourceError::Write(path, e));
-                        continue;
+                    for written in workers.told(false) {
+                        tell(written, tally);
                     }
-                    let urls = report.document.as_ref().map_or(0, |d| d.counts.rewritten);
-                    tally.saved += 1;
-                    tally.urls += urls;
-                    if urls > 0 {
-                        tally.rewritten += 1;
-                    }
-                    listener.saved(&url, &Saved::File(&file));
-                    let done = match (report.incomplete(), urls) {
-                        (true, _) => Done::Failed,
-                        (false, 0) => Done::Unchanged,
-                        (false, urls) => Done::Rewritten { urls },
-                    };
-                    listener.done(&document, &done);
-                }
-                Err(e) => {
-                    tally.failed += 1;
-                    listener.failure(&document, &SourceError::Write(path, e));
-                }
+                    Ok(())
+                },
+            );
+            for written in workers.told(true) {
+                tell(written, &mut tally);
             }
-        }
+            read
+        })
+        .map_err(read_error)?;
     }
     // Each redirect named with the file it ends at.
     for (url, path) in &tree.redirects {
@@ -375,80 +369,103 @@ fn told(
     }
 }
 
-/// A file being saved: its response read into it as the record's block
-/// comes.
-struct Written {
-    path: Vec<u8>,
-    url: String,
-    staging: Staging,
-    /// Boxed as the one page's response writer is: one instantiation of
-    /// the engines serves both.
-    response: http::Response<Box<dyn Write + Send>>,
-    /// A write failed: the file is not saved (the others go on).
-    failed: Option<io::Error>,
-}
-
-impl Written {
-    fn new(
-        root: &Dir,
-        path: &[u8],
-        url: &str,
-        config: &Arc<Config>,
-        options: http::Options,
-        allowance: &Rc<Allowance>,
-    ) -> io::Result<Written> {
-        let path_os = Path::new(OsStr::from_bytes(path));
-        let dir = match path_os.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => root.made(parent)?,
-            _ => root.clone(),
+/// The second pass: each record that has files handed to `write` (which
+/// reads its block), every other record's block passed over; a record
+/// whose block is not whole saves nothing (the archive changed since the
+/// first pass, which told where).
+fn second_pass<R: std::io::Read>(
+    records: &mut Records<R>,
+    tree: &captures::Tree,
+    tally: &mut TreeTally,
+    mut write: impl FnMut(u64, &Found, &mut Records<R>, &mut TreeTally) -> Result<(), Broken>,
+) -> io::Result<()> {
+    let mut number = 0;
+    loop {
+        let found = match records.next() {
+            Ok(Some(found)) => found,
+            Ok(None) => return Ok(()),
+            // Told in the first pass.
+            Err(broken) => match told(broken, &(), None)? {
+                true => continue,
+                false => return Ok(()),
+            },
         };
-        let file_name = path_os
-            .file_name()
-            .ok_or_else(|| io::Error::other("no file name"))?;
-        let staging = Staging::new(&dir, file_name)?;
-        let file = staging.file().try_clone()?;
-        // The layers of the capture's own URL: its file is the one the
-        // links are made relative from.
-        let layers = Layers::default()
-            .with_retrieval(config.standard, url, "WARC-Target-URI")
-            .unwrap_or_default();
-        let file: Box<dyn Write + Send> = Box::new(file);
-        let response = http::Response::new(Arc::clone(config), layers, options, file)
-            .with_allowance(Rc::clone(allowance));
-        Ok(Written {
-            path: path.to_vec(),
-            url: url.to_owned(),
-            staging,
-            response,
-            failed: None,
-        })
-    }
-
-    fn end(self) -> io::Result<(http::ResponseReport, Staging)> {
-        if let Some(e) = self.failed {
-            return Err(e);
-        }
-        let (report, _) = self.response.end().map_err(io::Error::other)?;
-        Ok((report, self.staging))
-    }
-}
-
-/// Every file a record's block is saved as, written at once.
-#[derive(Default)]
-struct Fan(Vec<Written>);
-
-impl Write for Fan {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        for written in self.0.iter_mut().filter(|w| w.failed.is_none()) {
-            if let Err(e) = written.response.write(bytes) {
-                written.failed = Some(io::Error::other(e));
+        let record = number;
+        number += 1;
+        let written = match tree.files.get(&record) {
+            Some(files) => write(record, &found, records, tally).map_err(|b| (b, files.len())),
+            None => records.block(&found, None).map_err(|b| (b, 0)),
+        };
+        if let Err((broken, files)) = written {
+            tally.failed += files;
+            tally.incomplete |= files > 0;
+            if !told(broken, &(), None)? {
+                return Ok(());
             }
         }
-        Ok(bytes.len())
     }
+}
 
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+/// Writes a record's block into `sink`: a resource record's behind the
+/// HTTP head it is read with.
+fn fed<R: std::io::Read>(
+    found: &Found,
+    records: &mut Records<R>,
+    sink: &mut dyn Write,
+) -> Result<(), Broken> {
+    let head = resource_head(found);
+    sink.write_all(&head).map_err(Broken::Io)?;
+    records.block(found, Some(sink))
+}
+
+/// The head a record's block is read behind: none but a resource
+/// record's.
+fn resource_head(found: &Found) -> Vec<u8> {
+    match found.header.record_type() == "resource" {
+        true => captures::resource_head(&found.header),
+        false => Vec::new(),
+    }
+}
+
+/// Tells what became of a record's files, and counts it.
+fn told_written(
+    out: &Path,
+    written: RecordWritten,
+    tally: &mut TreeTally,
+    listener: &dyn Listener,
+) {
+    let document = Document::Record(&written.named);
+    for file in written.files {
+        match file {
+            write::Written::Failed { path, error } => {
+                tally.failed += 1;
+                listener.failure(
+                    &document,
+                    &SourceError::Write(shown_path(out, &path), error),
+                );
+            }
+            write::Written::Saved { path, url, report } => {
+                for warning in &report.warnings {
+                    tally.warnings += warning.stands_for();
+                    tally.incomplete |= warning.stops_rewriting();
+                    listener.warning(&document, &SourceWarning::new(warning));
+                }
+                let urls = report.document.as_ref().map_or(0, |d| d.counts.rewritten);
+                tally.saved += 1;
+                tally.urls += urls;
+                if urls > 0 {
+                    tally.rewritten += 1;
+                }
+                let file = out.join(OsStr::from_bytes(&path));
+                listener.saved(&url, &Saved::File(&file));
+                let done = match (report.incomplete(), urls) {
+                    (true, _) => Done::Failed,
+                    (false, 0) => Done::Unchanged,
+                    (false, urls) => Done::Rewritten { urls },
+                };
+                listener.done(&document, &done);
+            }
+        }
     }
 }
 
