@@ -383,3 +383,109 @@ fn the_report_says_what_each_value_became() {
         ]
     );
 }
+
+/// Each file of the tree made absolute (`--site --site-url` into `out`).
+fn absolute(site: &Path, out: &Path) -> std::collections::BTreeMap<String, String> {
+    let run = Command::new(BIN)
+        .args(["-q", "--site-url", "https://example.com/", "--out-dir"])
+        .arg(out)
+        .arg("--site")
+        .arg(site)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    TREE.iter()
+        .map(|(path, _, _)| {
+            let bytes = fs::read(out.join(path)).unwrap();
+            (path.to_string(), String::from_utf8(bytes).unwrap())
+        })
+        .collect()
+}
+
+/// The relative copy made absolute again is the original made absolute,
+/// but for what a copy that opens from the disk must name otherwise: a
+/// directory's `index.html`, a saved query's file name, and the `<base>`
+/// made the page's own. Each such value is listed here, as it comes out
+/// of each: nothing else differs, byte for byte.
+#[test]
+fn a_relative_copy_made_absolute_again_is_the_original_made_absolute_but_for_file_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, relative) = (dir.path().join("site"), dir.path().join("relative"));
+    make(&site);
+    let run = Command::new(BIN)
+        .args([
+            "-q",
+            "--site-url",
+            "https://example.com/",
+            "--relative",
+            "--out-dir",
+        ])
+        .arg(&relative)
+        .arg("--site")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let original = absolute(&site, &dir.path().join("a"));
+    let again = absolute(&relative, &dir.path().join("b"));
+    // Each value that differs: (file, as the original made absolute has
+    // it, as the copy made absolute has it).
+    let differ: &[(&str, &str, &str)] = &[
+        // A directory is its `index.html` from the disk.
+        (
+            "index.html",
+            "href=\"https://example.com/\"",
+            "href=\"https://example.com/index.html\"",
+        ),
+        (
+            "index.html",
+            "href=https://example.com/>",
+            "href=https://example.com/index.html>",
+        ),
+        (
+            "docs/guide.html",
+            "\"https://example.com/docs/\"",
+            "\"https://example.com/docs/index.html\"",
+        ),
+        (
+            "docs/guide.html",
+            "\"https://example.com/\"",
+            "\"https://example.com/index.html\"",
+        ),
+        (
+            "img/icons.svg",
+            "\"https://example.com/docs/\"",
+            "\"https://example.com/docs/index.html\"",
+        ),
+        // A saved query is the file wget named after it.
+        (
+            "index.html",
+            "https://example.com/shop.php?id=1",
+            "https://example.com/shop.php%3Fid=1",
+        ),
+        // The base made the page's own (its file's URL, the site's root;
+        // replaced last, as it ends as another value begins).
+        (
+            "index.html",
+            "<base href=\"https://example.com/docs/\">",
+            "<base href=\"https://example.com/\">",
+        ),
+    ];
+    for (path, a) in &original {
+        let mut expected = a.clone();
+        for (_, from, to) in differ.iter().filter(|(p, _, _)| p == path) {
+            assert_eq!(expected.matches(from).count(), 1, "{path}: {from}");
+            expected = expected.replace(from, to);
+        }
+        assert_eq!(again[path], expected, "{path}");
+    }
+}
