@@ -72,8 +72,8 @@ pub use document::report::{Counts, Report, Warning};
 pub use source::output::error::SourceError;
 pub use typed::{Rewriter, Type, rewrite, rewrite_bytes};
 pub use url::{
-    Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, LocalTree,
-    MapError, MapRule, Missing, Standard, UrlMap, rfc1808, rfc3986,
+    Base, BaseUrl, Below, Candidate, Charset, Host, Ignored, Layer, LayerError, Layers, LocalTree,
+    MapError, MapRule, Missing, Served, Standard, UrlMap, rfc1808, rfc3986,
 };
 
 /// What the command line and the Python binding take from the library

@@ -58,7 +58,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     }
     // An archive saved as a tree lists its URLs there.
     let lists = matches!(plan.job(), Job::Tree { .. });
-    if cli.check || cli.report_to_stdout() || lists {
+    if cli.check || cli.check_links || cli.report_to_stdout() || lists {
         plan.stdout()?;
     }
     let job = plan.job();
@@ -113,7 +113,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         SIGNALLED + signal.load(Ordering::SeqCst) as u8
     } else if summary.incomplete {
         FAILURE
-    } else if cli.check && summary.changes > 0 {
+    } else if (cli.check && summary.changes > 0) || broken_links(&summary) > 0 {
         CHANGES
     } else {
         0
@@ -127,14 +127,22 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     Ok(ExitCode::from(code))
 }
 
+/// The links `--check-links` found broken.
+fn broken_links(summary: &htmlabs::run::Summary) -> usize {
+    let site = summary.tally.get::<htmlabs::source::site::SiteTally>();
+    site.and_then(|tally| tally.links.as_ref())
+        .map_or(0, |links| links.broken)
+}
+
 /// The check lines (`--check`: to standard output, or to standard error
 /// when the link report has it, `--report -`) and the link report
 /// (`--report`: to its staged file, or standard output).
 fn listing(cli: &Cli, staged: Option<&Staged>) -> Result<Option<Listing>, SourceError> {
-    if !cli.check && !cli.report_to_stdout() && cli.report.is_none() {
+    let check = cli.check || cli.check_links;
+    if !check && !cli.report_to_stdout() && cli.report.is_none() {
         return Ok(None);
     }
-    let check = cli.check.then(|| -> Box<dyn Write + Send> {
+    let check = check.then(|| -> Box<dyn Write + Send> {
         if cli.report_to_stdout() {
             Box::new(io::stderr())
         } else {

@@ -14,7 +14,7 @@ use crate::source::output::SourceError;
 use crate::source::site::Site;
 use crate::source::{http, warc};
 use crate::typed::Type;
-use crate::url::{LayerError, Layers, MapError, Missing, Standard, UrlMap};
+use crate::url::{Host, LayerError, Layers, MapError, Missing, Standard, UrlMap};
 
 /// What the user asks for, unchecked: every option of the command line
 /// that is not its own (where input and output go, what is printed), by
@@ -84,6 +84,11 @@ pub struct SiteRequest {
     pub relative: bool,
     /// `--missing`: what becomes of a link to a page the site lacks.
     pub missing: Missing,
+    /// `--check-links` (with `--host`'s rules): change nothing, check
+    /// each link to the site.
+    pub check_links: Option<Host>,
+    /// Not `--site-url-only`: the site URL's twins are the site's too.
+    pub twins: bool,
 }
 
 impl Default for SiteRequest {
@@ -97,6 +102,8 @@ impl Default for SiteRequest {
             exclude: Vec::new(),
             relative: false,
             missing: Missing::default(),
+            check_links: None,
+            twins: true,
         }
     }
 }
@@ -256,7 +263,9 @@ impl Request {
         site.fsync = self.site.fsync;
         site.relative = self.site.relative;
         site.missing = self.site.missing;
-        site.check = self.check;
+        site.check_links = self.site.check_links;
+        site.twins = self.site.twins;
+        site.check = self.check || self.site.check_links.is_some();
         site.jobs = self.jobs();
         Ok(site)
     }

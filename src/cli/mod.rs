@@ -16,7 +16,7 @@ use htmlabs::request::{Request, SiteRequest};
 use htmlabs::source::Job;
 use htmlabs::source::output::{Input, Output};
 use htmlabs::source::warc;
-use htmlabs::{Missing, Standard, Type};
+use htmlabs::{Host, Missing, Standard, Type};
 pub use listener::Said;
 pub use progress::{ArchiveBar, Bar};
 pub use terminal::refuse_compressed;
@@ -262,6 +262,26 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "POLICY", default_value_t = MissingArg::Absolute)]
     pub missing: MissingArg,
 
+    /// Change nothing: check every link of the site's pages, stylesheets,
+    /// SVG, feeds and sitemaps to a URL of the site against the files the
+    /// host (--host) will serve; print each broken one as
+    /// `FILE:LINE:COLUMN: <tag attr> "value" -> "URL": not found`, and
+    /// exit 1 if there is any. Links to other sites are counted, never
+    /// fetched.
+    #[arg(long, conflicts_with_all = ["relative", "out_dir", "check"])]
+    pub check_links: bool,
+
+    /// With --check-links, the rules of the host that will serve the site:
+    /// `plain` (nginx, Apache, Caddy as they come: a directory serves its
+    /// index.html), `github-pages` (and `/about` serves about.html).
+    #[arg(long, value_enum, value_name = "HOST", default_value_t = HostArg::Plain)]
+    pub host: HostArg,
+
+    /// Only --site-url itself is the site, not its twins (the other
+    /// scheme's, and the name with `www.` or without).
+    #[arg(hide_short_help = true, long)]
+    pub site_url_only: bool,
+
     /// With --warc --out-dir, of a URL captured more than once, save the
     /// capture closest to DATE (2024-05-01T10:00:00Z, or a timestamp of 4
     /// to 14 digits: 20240501) instead of the latest.
@@ -335,6 +355,9 @@ const MODE_FLAGS: &[(&str, &str, Mode)] = &[
     ("follow_links", "--follow-links", Mode::Site),
     ("fsync", "--fsync", Mode::Site),
     ("relative", "--relative", Mode::Site),
+    ("check_links", "--check-links", Mode::Site),
+    ("host", "--host", Mode::Site),
+    ("site_url_only", "--site-url-only", Mode::Site),
     ("missing", "--missing", Mode::SiteOrWarc),
     ("jobs", "--jobs", Mode::SiteOrWarc),
     ("kind", "--type", Mode::Document),
@@ -375,6 +398,14 @@ impl Mode {
             Mode::Document => "one document",
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HostArg {
+    /// a plain server: a directory serves its index.html
+    Plain,
+    /// GitHub Pages: and `/about` serves about.html
+    GithubPages,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -506,6 +537,9 @@ impl Cli {
             follow_links: false,
             fsync: false,
             relative: false,
+            check_links: false,
+            host: HostArg::Plain,
+            site_url_only: false,
             missing: MissingArg::Absolute,
             at: None,
             generate: None,
@@ -546,6 +580,11 @@ impl Cli {
         if given("missing") && !self.relative && !(self.warc && self.out_dir.is_some()) {
             return Err(SourceError::Refused(
                 "--missing needs --relative (or --warc with --out-dir): without it, it would do nothing".to_owned(),
+            ));
+        }
+        if given("host") && !self.check_links {
+            return Err(SourceError::Refused(
+                "--host needs --check-links: it says how the site's files are served".to_owned(),
             ));
         }
         if given("at") && self.out_dir.is_none() {
@@ -621,6 +660,11 @@ impl Cli {
                 fsync: self.fsync,
                 exclude: self.exclude.clone(),
                 relative: self.relative,
+                check_links: self.check_links.then_some(match self.host {
+                    HostArg::Plain => Host::Plain,
+                    HostArg::GithubPages => Host::GithubPages,
+                }),
+                twins: !self.site_url_only,
                 missing: match self.missing {
                     MissingArg::Absolute => Missing::Absolute,
                     MissingArg::AsWritten => Missing::AsWritten,

@@ -114,6 +114,7 @@ impl<'a> Resolver<'a> {
             outcome,
             base: self.cx.base.clone(),
             mapped,
+            served: None,
         };
         self.budget.take(link.size())?;
         if let Some(listener) = &mut self.listener {
@@ -532,6 +533,7 @@ impl<'a> Resolver<'a> {
             outcome: Outcome::Undecodable,
             base: self.cx.base.clone(),
             mapped: None,
+            served: None,
         };
         self.budget.take(link.size())?;
         if let Some(listener) = &mut self.listener {

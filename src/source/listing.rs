@@ -12,6 +12,7 @@ use crate::document::links::{Link, Outcome};
 use crate::source::listener::{Document, Listener};
 use crate::source::names;
 use crate::source::output::SourceError;
+use crate::url::Served;
 
 /// Whether `--check` names the link: a value that would change.
 pub fn would_change(link: &Link) -> bool {
@@ -54,6 +55,23 @@ pub fn check_line(name: &[u8], link: &Link) -> String {
         quoted_url(&link.original),
         quoted_url(written(link).unwrap_or_default()),
     )
+}
+
+/// `FILE:LINE:COLUMN: <tag attr> "value" -> "URL": not found`: a link
+/// `--check-links` found broken, placed as a check line places it.
+pub fn broken_line(name: &[u8], link: &Link) -> String {
+    let line = check_line(name, link);
+    let place = line.rfind(" -> ").unwrap_or(line.len());
+    format!(
+        "{} -> {}: not found",
+        &line[..place],
+        quoted_url(link.absolute.as_deref().unwrap_or_default())
+    )
+}
+
+/// Whether `--check-links` found the link broken.
+pub fn is_broken(link: &Link) -> bool {
+    link.served.as_deref() == Some(&Served::NotFound)
 }
 
 /// What the value's URL became: its absolute URL, mapped when a `--map`
@@ -140,6 +158,14 @@ fn write_report_line(out: &mut Vec<u8>, document: &Document<'_>, link: &Link) {
         key(out, "raw");
         text(out, Some(&percent_encoded(raw)));
     }
+    if let Some(served) = &link.served {
+        key(out, "status");
+        text(out, Some(served.name()));
+        if let Served::File(path) = &**served {
+            key(out, "served");
+            text(out, Some(&String::from_utf8_lossy(path)));
+        }
+    }
     if let Some(mapped) = &link.mapped {
         if let Some(rule) = &mapped.rule {
             key(out, "mapped");
@@ -186,6 +212,13 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
         .collect();
     if let Some(raw) = &link.raw {
         object.insert("raw".to_owned(), percent_encoded(raw).into());
+    }
+    if let Some(served) = &link.served {
+        object.insert("status".to_owned(), served.name().into());
+        if let Served::File(path) = &**served {
+            let path = String::from_utf8_lossy(path).into_owned();
+            object.insert("served".to_owned(), path.into());
+        }
     }
     if let Some(mapped) = &link.mapped {
         if let Some(rule) = &mapped.rule {
@@ -268,8 +301,14 @@ impl Listener for Listing {
         if writers.error.is_some() {
             return;
         }
-        if let (true, Some(check)) = (would_change(link), &mut writers.check) {
-            if let Err(e) = writeln!(check, "{}", check_line(&name(document), link)) {
+        // A link check's lines are its broken links; a check's, the values
+        // that would change.
+        let line = match &link.served {
+            Some(_) => is_broken(link).then(|| broken_line(&name(document), link)),
+            None => would_change(link).then(|| check_line(&name(document), link)),
+        };
+        if let (Some(line), Some(check)) = (line, &mut writers.check) {
+            if let Err(e) = writeln!(check, "{line}") {
                 writers.error = Some(SourceError::Write("standard output".to_owned(), e));
                 return;
             }
@@ -367,6 +406,7 @@ mod tests {
                 url: "http://h/".into(),
             },
             mapped: None,
+            served: None,
         }
     }
 

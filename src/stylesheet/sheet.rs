@@ -318,6 +318,7 @@ impl<W: Write> Sheet<W> {
                     outcome: Outcome::Undecodable,
                     base: cx.base.clone(),
                     mapped: None,
+                    served: None,
                 },
             });
         }

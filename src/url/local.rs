@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::host::{Host, Served};
 use super::map::{folded, starts_with};
 use super::saved;
 use super::standard::Standard;
@@ -79,14 +80,8 @@ impl LocalTree {
                 at += slash + 1;
             }
         }
-        let twin = if let Some(rest) = root.strip_prefix("https://") {
-            Some(format!("http://{rest}"))
-        } else {
-            root.strip_prefix("http://")
-                .map(|rest| format!("https://{rest}"))
-        };
-        let roots = std::iter::once(root.to_owned())
-            .chain(twin)
+        let roots = twins(root)
+            .into_iter()
             .map(|root| {
                 let folded = folded(&root, standard);
                 (root, folded)
@@ -111,6 +106,12 @@ impl LocalTree {
             saved,
             missing: Missing::default(),
         }
+    }
+
+    /// Only the root's own URL is the site's, not its twins (`--site-url-only`).
+    pub fn without_twins(mut self) -> Self {
+        self.roots.truncate(1);
+        self
     }
 
     /// What becomes of a link to a URL of the site the tree lacks.
@@ -153,6 +154,22 @@ impl LocalTree {
     /// `file:` URL: `None` when either names no file of the tree.
     pub fn reference(&self, from: &str, to: &str) -> Option<String> {
         self.reference_from(&self.file_of(from)?, to)
+    }
+
+    /// What a server of the tree under `host`'s rules answers `url` with
+    /// (its query and fragment aside): the file it serves, none, or
+    /// nothing of the site's.
+    pub(crate) fn served(&self, url: &str, host: Host) -> Served {
+        let Some(rest) = self.rest(url) else {
+            return Served::OffSite;
+        };
+        let path = rest.split_once('?').map_or(rest, |(path, _)| path);
+        let file = |p: &[u8]| self.files.contains(p);
+        let directory = |p: &[u8]| self.directories.contains(p);
+        match unescaped(path).and_then(|path| host.serves(&path, file, directory)) {
+            Some(path) => Served::File(path),
+            None => Served::NotFound,
+        }
     }
 
     /// The path of the file `url` names, if it is of the tree: what
@@ -296,6 +313,41 @@ impl LocalTree {
     }
 }
 
+/// `root`, then its twins, which a site's pages link to as to itself: the
+/// other scheme's (`http:` for `https:`, and back), and for a domain name,
+/// the one with `www.` or without, by either scheme.
+fn twins(root: &str) -> Vec<String> {
+    let mut twins = vec![root.to_owned()];
+    let Some((scheme, rest)) = root.split_once("://") else {
+        return twins;
+    };
+    let other = match scheme {
+        "https" => "http",
+        "http" => "https",
+        _ => return twins,
+    };
+    twins.push(format!("{other}://{rest}"));
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let (userinfo, host_port) = match authority.rsplit_once('@') {
+        Some((userinfo, host_port)) => (format!("{userinfo}@"), host_port),
+        None => (String::new(), authority),
+    };
+    let host = host_port.split(':').next().unwrap_or_default();
+    let named = host.contains('.')
+        && host.bytes().any(|b| b.is_ascii_alphabetic())
+        && !host.starts_with('[');
+    if named {
+        let twin = match host_port.get(..4) {
+            Some(www) if www.eq_ignore_ascii_case("www.") => host_port[4..].to_owned(),
+            _ => format!("www.{host_port}"),
+        };
+        for scheme in [scheme, other] {
+            twins.push(format!("{scheme}://{userinfo}{twin}{path}"));
+        }
+    }
+    twins
+}
+
 /// The path from the directory of `from` to `to`, each segment escaped for
 /// a `file:` URL, onto `out`.
 fn relative_path(from: &[u8], to: &[u8], out: &mut String) {
@@ -390,6 +442,32 @@ fn unescaped(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sites_twins_are_the_other_scheme_and_the_www_name() {
+        assert_eq!(
+            twins("https://example.com/docs/"),
+            [
+                "https://example.com/docs/",
+                "http://example.com/docs/",
+                "https://www.example.com/docs/",
+                "http://www.example.com/docs/",
+            ]
+        );
+        assert_eq!(
+            twins("http://WWW.example.com:8080/"),
+            [
+                "http://WWW.example.com:8080/",
+                "https://WWW.example.com:8080/",
+                "http://example.com:8080/",
+                "https://example.com:8080/",
+            ]
+        );
+        // An address, or a name of one label, has no `www.` twin.
+        assert_eq!(twins("http://127.0.0.1:8000/").len(), 2);
+        assert_eq!(twins("http://localhost/").len(), 2);
+        assert_eq!(twins("ftp://example.com/"), ["ftp://example.com/"]);
+    }
 
     fn tree() -> LocalTree {
         let files = [

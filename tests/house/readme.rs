@@ -501,7 +501,7 @@ fn scratch() -> tempfile::TempDir {
 /// Every `htmlabs` command of a ```sh block in the README and the guides
 /// runs, through `sh -c` in a scratch directory of its own, with the
 /// binary first on `PATH`, and succeeds: exit status 0, or 1 where it
-/// checks (`--check`). Those whose block says why they cannot run here are
+/// checks (`--check`, `--check-links`). Those whose block says why they cannot run here are
 /// counted and named.
 #[test]
 fn every_htmlabs_command_in_the_documents_runs() {
@@ -528,7 +528,10 @@ fn every_htmlabs_command_in_the_documents_runs() {
                 .output()
                 .unwrap();
             let code = out.status.code();
-            let checks = example.line.split_whitespace().any(|w| w == "--check");
+            let checks = example
+                .line
+                .split_whitespace()
+                .any(|w| w == "--check" || w == "--check-links");
             if !(code == Some(0) || checks && code == Some(1)) {
                 failures.push(format!(
                     "{}: `{}`: exit status {code:?}\n{}",

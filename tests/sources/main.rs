@@ -1,8 +1,9 @@
 //! The sources, through the binary as users run it: the command line's
 //! statuses and messages (`cli`); messages that cannot be forged
 //! (`messages`); the paths a run writes and the overlaps it refuses
-//! (`plan`); `--site` (`site`) and its relative links (`relative`),
-//! `--http` (`http`) and `--warc` (`warc`);
+//! (`plan`); `--site` (`site`), its relative links (`relative`) and its
+//! link check (`links`), `--http` (`http`), `--warc` (`warc`) and an
+//! archive saved as a tree (`tree`);
 //! every source reading every type of document (`types`). `http` and `warc`
 //! also read what htmlabs writes back with the readers others use (Python's
 //! http.client and decoders; warcio, FastWARC, cdxj-indexer): each skips
@@ -18,6 +19,7 @@ mod common;
 
 mod cli;
 mod http;
+mod links;
 mod messages;
 mod plan;
 mod relative;

@@ -141,7 +141,10 @@ impl Plan {
                 tree = Some(real);
             }
             Job::Site(site) => {
-                site.check = check;
+                // A check of any kind (`--check`, `--check-links`) writes
+                // nothing of the site's: the site says so, or the run.
+                site.check |= check;
+                let check = site.check;
                 if let Some(out) = site.out_dir() {
                     apart(site.dir(), out)?;
                     if !check {

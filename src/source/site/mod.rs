@@ -14,6 +14,7 @@
 //! passed on in the walk's order, the tally) → `file` (one file: read, its
 //! type decided, rewritten, staged); `url` gives each file's retrieval URL.
 
+mod check;
 mod file;
 mod pool;
 mod tree;
@@ -23,7 +24,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::source::output::{SourceError, lowercase, quoted};
-use crate::url::{Layers, LocalTree, Missing, Standard};
+use crate::url::{Host, Layers, LocalTree, Missing, Standard};
+pub use check::LinkTally;
 pub use pool::SiteTally;
 pub(crate) use pool::run;
 pub use tree::Entry;
@@ -57,6 +59,12 @@ pub struct Site {
     /// `--missing`: under `--relative`, what becomes of a link to a page
     /// the tree lacks.
     pub missing: Missing,
+    /// `--check-links`: change nothing, check each link to the site
+    /// against the files this host serves.
+    pub check_links: Option<Host>,
+    /// Not `--site-url-only`: the URL's twins (the other scheme's, the
+    /// `www.` name's) are the site's too.
+    pub twins: bool,
     excludes: Vec<String>,
     standard: Standard,
 }
@@ -114,6 +122,8 @@ impl Site {
             fsync: false,
             relative: false,
             missing: Missing::default(),
+            check_links: None,
+            twins: true,
             excludes: excludes.to_vec(),
             standard,
         })
@@ -142,6 +152,10 @@ impl Site {
     /// The tree of `entries` (every file the walk found), for `--relative`.
     pub(crate) fn local_tree(&self, entries: &[Entry]) -> LocalTree {
         let paths = entries.iter().map(|e| url::path_bytes(&e.relative));
-        LocalTree::new(&self.url, self.standard, paths).with_missing(self.missing)
+        let tree = LocalTree::new(&self.url, self.standard, paths).with_missing(self.missing);
+        match self.twins {
+            true => tree,
+            false => tree.without_twins(),
+        }
     }
 }

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::check::{Checking, LinkTally};
 use super::file::{Attempt, Buffers, FileOutcome, FileRun, page};
 use super::{Entry, Met, Site, Walked};
 use crate::document::config::Config;
@@ -68,6 +69,8 @@ pub struct SiteTally {
     pub seconds: f64,
     /// A signal (Ctrl-C, SIGTERM) stopped it between files.
     pub interrupted: bool,
+    /// With `--check-links`, what the links' check found.
+    pub links: Option<LinkTally>,
 }
 
 impl SiteTally {
@@ -111,10 +114,19 @@ impl SiteTally {
                 s.xml
             )
         };
-        let mut line = format!(
-            "{found}: {} {verb}, {} unchanged, {} failed; {} URLs {urls}; {} warnings",
-            s.rewritten, s.unchanged, s.failed, s.urls_rewritten, s.warnings
-        );
+        let mut line = match &s.links {
+            // A link check changes nothing: what it found.
+            Some(links) => format!(
+                "{found}: {}; {} failed; {} warnings",
+                links.line(),
+                s.failed,
+                s.warnings
+            ),
+            None => format!(
+                "{found}: {} {verb}, {} unchanged, {} failed; {} URLs {urls}; {} warnings",
+                s.rewritten, s.unchanged, s.failed, s.urls_rewritten, s.warnings
+            ),
+        };
         if s.left > 0 {
             line += &format!(
                 "; {} other XML file{} left as {}",
@@ -267,12 +279,38 @@ pub(crate) fn run(
     stop: &AtomicBool,
 ) -> Result<SiteTally, SourceError> {
     let started = Instant::now();
+    let Walked { entries, met } = walked;
+    // The run's memory: `--max-memory`, for every file in flight.
+    let memory = Memory::new(config.max_memory);
+    // `--relative` and `--check-links`: the tree of every file found, held
+    // for the run.
+    let tree = |what: &str| -> Result<_, SourceError> {
+        let tree = site.local_tree(&entries);
+        let drawn = memory.draw(tree.size()).map_err(|_| {
+            SourceError::Refused(format!(
+                "{what}: the paths of the site's {} files take more than --max-memory allows ({} bytes)",
+                entries.len(),
+                config.max_memory
+            ))
+        })?;
+        Ok((tree, drawn))
+    };
+    let (checking, _check_drawn) = match site.check_links {
+        Some(host) => {
+            let (tree, drawn) = tree("--check-links")?;
+            (Some(Checking::new(listener, tree, host)), Some(drawn))
+        }
+        None => (None, None),
+    };
     let on = &Counting {
-        listener,
+        listener: match &checking {
+            Some(checking) => checking,
+            None => listener,
+        },
         errors: AtomicUsize::new(0),
     };
     let mut summary = SiteTally::default();
-    for met in walked.met {
+    for met in met {
         match met {
             Met::Failure(path, e) => on.failure(&Document::File(&path), &e),
             Met::Note(path, note) => on.note(&Document::File(&path), note),
@@ -286,20 +324,9 @@ pub(crate) fn run(
             }
         }
     }
-    let entries = walked.entries;
-    // The run's memory: `--max-memory`, for every file in flight.
-    let memory = Memory::new(config.max_memory);
-    // `--relative`: the tree of every file found, held for the run.
     let (config, _tree_drawn) = match site.relative {
         true => {
-            let tree = site.local_tree(&entries);
-            let drawn = memory.draw(tree.size()).map_err(|_| {
-                SourceError::Refused(format!(
-                    "--relative: the paths of the site's {} files take more than --max-memory allows ({} bytes)",
-                    entries.len(),
-                    config.max_memory
-                ))
-            })?;
+            let (tree, drawn) = tree("--relative")?;
             let mut relative = Config::clone(config);
             relative.local = Some(Arc::new(tree));
             (Arc::new(relative), Some(drawn))
@@ -419,6 +446,7 @@ pub(crate) fn run(
     summary.warnings += t.warnings;
     summary.changes = t.changes;
     summary.interrupted = stop.load(Ordering::Relaxed);
+    summary.links = checking.map(|checking| checking.tally());
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
 }

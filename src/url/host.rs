@@ -1,0 +1,177 @@
+//! How the host that will serve a static site answers a URL of it
+//! (`--check-links --host`): which file of the tree a path reaches, under
+//! the host's rules. Knows paths as bytes, nothing of the filesystem: the
+//! tree says which files and directories it holds.
+//!
+//! Every host here decodes the path's escapes (`a%20b.png` is `a b.png`),
+//! answers a bad escape or an escaped `/` with an error, ignores the query,
+//! and serves a directory's `index.html`, at its URL with its slash or
+//! without (where it redirects to the slash first); names are matched as
+//! they are (case counts: Linux servers, GitHub Pages, Netlify).
+
+use std::fmt;
+
+/// The rules a host serves a site's files by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Host {
+    /// A plain web server as it comes (nginx, Apache with `DirectorySlash
+    /// On` and no `MultiViews`, Caddy's `file_server`, `python3 -m
+    /// http.server`): a path reaches its file, a directory its
+    /// `index.html`.
+    #[default]
+    Plain,
+    /// GitHub Pages: as a plain server, and a path that is no file nor
+    /// directory reaches the `.html` file of its name (`/about` is
+    /// `about.html`), as Jekyll's pretty links expect.
+    GithubPages,
+}
+
+impl Host {
+    /// Every host, by its name on the command line.
+    const ALL: [Host; 2] = [Host::Plain, Host::GithubPages];
+
+    /// Its name (`--host`'s value).
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::Plain => "plain",
+            Host::GithubPages => "github-pages",
+        }
+    }
+
+    /// The host a name gives.
+    pub fn from_name(name: &str) -> Option<Host> {
+        Host::ALL.into_iter().find(|host| host.name() == name)
+    }
+
+    /// The file `path` (the decoded path of a URL under the site's root,
+    /// with no leading `/`: empty for the root) reaches, given which files
+    /// and directories the tree holds.
+    pub(crate) fn serves(
+        self,
+        path: &[u8],
+        file: impl Fn(&[u8]) -> bool,
+        directory: impl Fn(&[u8]) -> bool,
+    ) -> Option<Vec<u8>> {
+        let bare = path.strip_suffix(b"/").unwrap_or(path);
+        let slash = bare.len() < path.len();
+        // A file's name with a slash after it names no file.
+        if !slash && !path.is_empty() && file(path) {
+            return Some(path.to_vec());
+        }
+        if bare.is_empty() || directory(bare) {
+            let mut index = bare.to_vec();
+            if !index.is_empty() {
+                index.push(b'/');
+            }
+            index.extend_from_slice(b"index.html");
+            return file(&index).then_some(index);
+        }
+        match self {
+            Host::Plain => None,
+            Host::GithubPages if slash => None,
+            Host::GithubPages => {
+                let mut html = path.to_vec();
+                html.extend_from_slice(b".html");
+                file(&html).then_some(html)
+            }
+        }
+    }
+}
+
+impl fmt::Display for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What the host answers a link with (`--check-links`), beside the link in
+/// the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Served {
+    /// A file of the site: its path under the site's root (`/` between
+    /// segments; the name's bytes as they are).
+    File(Vec<u8>),
+    /// A URL of the site that reaches no file: a broken link.
+    NotFound,
+    /// A URL of another site (or another scheme): listed and counted,
+    /// never fetched.
+    OffSite,
+}
+
+impl Served {
+    /// Its name in the link report's `status`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Served::File(_) => "found",
+            Served::NotFound => "not-found",
+            Served::OffSite => "off-site",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILES: &[&str] = &[
+        "index.html",
+        "about.html",
+        "docs/index.html",
+        "docs/guide.html",
+        "img/a b.png",
+        "empty/x.png",
+    ];
+
+    fn serves(host: Host, path: &str) -> Option<String> {
+        let file = |p: &[u8]| FILES.iter().any(|f| f.as_bytes() == p);
+        let directory = |p: &[u8]| {
+            FILES
+                .iter()
+                .any(|f| f.as_bytes().starts_with(p) && f.as_bytes().get(p.len()) == Some(&b'/'))
+        };
+        host.serves(path.as_bytes(), file, directory)
+            .map(|p| String::from_utf8(p).unwrap())
+    }
+
+    #[test]
+    fn each_host_serves_by_its_rules() {
+        // (path, plain, github-pages)
+        let cases: &[(&str, Option<&str>, Option<&str>)] = &[
+            ("", Some("index.html"), Some("index.html")),
+            ("about.html", Some("about.html"), Some("about.html")),
+            ("about", None, Some("about.html")),
+            ("about/", None, None),
+            ("about.html/", None, None),
+            ("docs", Some("docs/index.html"), Some("docs/index.html")),
+            ("docs/", Some("docs/index.html"), Some("docs/index.html")),
+            ("docs/guide", None, Some("docs/guide.html")),
+            ("img/a b.png", Some("img/a b.png"), Some("img/a b.png")),
+            ("IMG/a b.png", None, None),
+            // A directory with no index: nothing to serve.
+            ("empty/", None, None),
+            ("missing.html", None, None),
+        ];
+        for &(path, plain, pages) in cases {
+            assert_eq!(
+                serves(Host::Plain, path).as_deref(),
+                plain,
+                "plain: {path:?}"
+            );
+            assert_eq!(
+                serves(Host::GithubPages, path).as_deref(),
+                pages,
+                "github-pages: {path:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_host_is_named_as_the_command_line_names_it() {
+        for host in Host::ALL {
+            assert_eq!(Host::from_name(host.name()), Some(host));
+        }
+        assert_eq!(Host::from_name("netlify"), None);
+    }
+}

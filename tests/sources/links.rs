@@ -1,0 +1,249 @@
+//! `--site --check-links`: every link of every document of a site whose URL
+//! is the site's, checked against the files the host will serve, with no
+//! regex and nothing fetched. Each broken link is one line in the
+//! compilers' form; nothing is written; exit 1 when any is broken.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
+
+/// A site, links of every kind, some broken (each named where it stands).
+const SITE: &[(&str, &str)] = &[
+    (
+        "index.html",
+        "<head><link rel=stylesheet href=/css/site.css><base href=\"https://example.com/docs/\"></head>\n\
+         <a href=guide.html#install>under the base</a> <a href=/>home</a> <a href=\"/docs\">no slash</a>\n\
+         <a href=\"https://www.example.com/about.html\">a twin</a> <a href=\"http://example.com/img/a%20b.png\">the other scheme</a>\n\
+         <img src=\"/img/a%20b.png\" srcset=\"/img/a%20b.png 1x, /img/2x.png 2x, https://cdn.example/x.png 3x\">\n\
+         <a href=\"gone.html\">broken under the base</a> <a href=\"mailto:a@example.com\">mail</a> <a href=/empty/>no index</a>\n\
+         <a href=\"/About.html\">case</a> <a href=\"/about.html?lang=fr#top\">a query</a> <img src=\"\">\n\
+         <p style=\"background:url(/img/bg.png)\">x</p><style>p{background:url(/img/a%20b.png)}</style>\n\
+         <meta http-equiv=refresh content=\"5; url=/moved.html\">",
+    ),
+    (
+        "docs/guide.html",
+        "<a href=\"../about.html\">up</a> <a href=\"#install\">here</a> <iframe src=\"frame.html\"></iframe>\n\
+         <svg><image href=\"../img/icon.svg\"/></svg>",
+    ),
+    ("docs/index.html", "<p>docs</p>"),
+    ("about.html", "<p>about</p>"),
+    (
+        "css/site.css",
+        "@import \"print.css\";\n@import url(/css/missing.css);\nbody{background:url(../img/a%20b.png)}",
+    ),
+    ("css/print.css", "p{}"),
+    ("img/a b.png", "png"),
+    (
+        "img/icon.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\
+         <a href=\"/about.html\"><image xlink:href=\"/img/none.png\"/></a></svg>",
+    ),
+    (
+        "sitemap.xml",
+        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+         <url><loc>https://example.com/about.html</loc></url><url><loc>https://example.com/old.html</loc></url></urlset>",
+    ),
+    ("empty/x.txt", "not a page"),
+];
+
+/// The broken links, as `--check-links` prints them (under `DIR`).
+const BROKEN: &[&str] = &[
+    "DIR/css/site.css:2:13: <css url> \"/css/missing.css\" -> \"https://example.com/css/missing.css\": not found",
+    "DIR/docs/guide.html:1:73: <iframe src> \"frame.html\" -> \"https://example.com/docs/frame.html\": not found",
+    "DIR/img/icon.svg:1:125: <svg/a/image xlink:href> \"/img/none.png\" -> \"https://example.com/img/none.png\": not found",
+    "DIR/index.html:4:54: <img srcset> \"/img/2x.png\" -> \"https://example.com/img/2x.png\": not found",
+    "DIR/index.html:5:10: <a href> \"gone.html\" -> \"https://example.com/docs/gone.html\": not found",
+    "DIR/index.html:5:95: <a href> \"/empty/\" -> \"https://example.com/empty/\": not found",
+    "DIR/index.html:6:10: <a href> \"/About.html\" -> \"https://example.com/About.html\": not found",
+    "DIR/index.html:7:26: <p style> \"/img/bg.png\" -> \"https://example.com/img/bg.png\": not found",
+    "DIR/index.html:8:42: <meta content> \"/moved.html\" -> \"https://example.com/moved.html\": not found",
+    "DIR/sitemap.xml:1:123: <urlset/url/loc> \"https://example.com/old.html\" -> \"https://example.com/old.html\": not found",
+];
+
+fn make(root: &Path) {
+    for (path, bytes) in SITE {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+}
+
+/// Every file under `dir`, by its path under it.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let under = path.strip_prefix(dir).unwrap().display().to_string();
+                found.insert(under, fs::read(&path).unwrap());
+            }
+        }
+    }
+    found
+}
+
+/// `htmlabs --site DIR --site-url https://example.com/ --check-links ARGS`:
+/// its status, its lines (`DIR` for the site's directory) and its
+/// standard error.
+fn check(site: &Path, args: &[&str]) -> (i32, BTreeSet<String>, String) {
+    let run = Command::new(BIN)
+        .args(["--site-url", "https://example.com/", "--check-links"])
+        .args(args)
+        .arg("--site")
+        .arg(site)
+        .output()
+        .unwrap();
+    let shown = site.display().to_string();
+    let lines = String::from_utf8(run.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| line.replace(&shown, "DIR"))
+        .collect();
+    (
+        run.status.code().unwrap_or(-1),
+        lines,
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_broken_link_of_every_kind_is_one_line_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    make(&site);
+    let before = files(&site);
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    let expected: BTreeSet<String> = BROKEN.iter().map(|l| l.to_string()).collect();
+    assert_eq!(lines, expected, "{stderr}");
+    assert!(
+        stderr.contains(
+            "17 links to the site's files found, 10 broken; 2 to other sites not checked"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(files(&site), before, "a check writes nothing");
+}
+
+#[test]
+fn github_pages_serves_a_name_without_its_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    make(&site);
+    fs::write(
+        site.join("docs/pretty.html"),
+        "<a href=/about>pretty</a> <a href=/about/>not with a slash</a> <a href=/docs/guide>guide</a>",
+    )
+    .unwrap();
+    let line = |column: usize, value: &str| {
+        format!(
+            "DIR/docs/pretty.html:1:{column}: <a href> \"{value}\" -> \"https://example.com{value}\": not found"
+        )
+    };
+    // A plain server has no `about` file.
+    let (_, plain, _) = check(&site, &[]);
+    for (column, value) in [(9, "/about"), (35, "/about/"), (72, "/docs/guide")] {
+        assert!(plain.contains(&line(column, value)), "{plain:?}");
+    }
+    let (code, pages, stderr) = check(&site, &["--host", "github-pages"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(pages.contains(&line(35, "/about/")), "{pages:?}");
+    assert!(!pages.contains(&line(9, "/about")), "{pages:?}");
+    assert!(!pages.contains(&line(72, "/docs/guide")), "{pages:?}");
+}
+
+#[test]
+fn only_the_site_url_itself_is_the_site_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(&site).unwrap();
+    fs::write(
+        site.join("index.html"),
+        "<a href=https://www.example.com/gone.html>www</a> <a href=http://example.com/gone.html>http</a>",
+    )
+    .unwrap();
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!((code, lines.len()), (1, 2), "{stderr}");
+    let (code, lines, stderr) = check(&site, &["--site-url-only"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(lines.is_empty(), "{lines:?}");
+    assert!(stderr.contains("2 to other sites not checked"), "{stderr}");
+}
+
+#[test]
+fn a_site_with_no_broken_link_passes_and_the_report_says_where_each_went() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("docs")).unwrap();
+    fs::write(
+        site.join("index.html"),
+        "<a href=docs/>docs</a> <a href=https://other.example/>elsewhere</a>",
+    )
+    .unwrap();
+    fs::write(site.join("docs/index.html"), "<a href=../>home</a>").unwrap();
+    let report = dir.path().join("links.jsonl");
+    let report_arg = report.display().to_string();
+    let (code, lines, stderr) = check(&site, &["--report", &report_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(lines.is_empty(), "{lines:?}");
+    let report = fs::read_to_string(&report).unwrap();
+    let statuses: Vec<(String, Option<String>)> = report
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            (
+                v["status"].as_str().unwrap().to_owned(),
+                v["served"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("found".to_owned(), Some("index.html".to_owned())),
+            ("found".to_owned(), Some("docs/index.html".to_owned())),
+            ("off-site".to_owned(), None),
+        ]
+    );
+}
+
+#[test]
+fn what_cannot_go_with_a_link_check_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    make(&site);
+    for (args, says) in [
+        (&["--relative"][..], "--relative"),
+        (&["--out-dir", "x"][..], "--out-dir"),
+        (&["--check"][..], "--check"),
+    ] {
+        let (code, _, stderr) = check(&site, args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("htmlabs: error: ") && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    let run = Command::new(BIN)
+        .args([
+            "--site-url",
+            "https://example.com/",
+            "--host",
+            "github-pages",
+            "--site",
+        ])
+        .arg(&site)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--host needs --check-links"), "{stderr}");
+}
