@@ -9,7 +9,8 @@ package (pip), when it is installed (.ci/run installs it).
 
 `http_server.py --site DIR [LOG]` serves the directory DIR as a site
 instead (SiteHandler), for the wget mirror tests/judges/chromium.rs makes
-and Chromium reads; every answer is written to LOG, when one is named.
+and Chromium reads, and benches/mirror.rs's; every answer is written to
+LOG, when one is named.
 """
 
 import gzip
