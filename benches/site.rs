@@ -48,7 +48,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{Page, Run, fail, median, spread};
+use common::{File, Page, Run, fail, generate, median, spread};
 
 const SITE_URL: &str = "https://example.com/";
 /// Where the tree goes unless `HTMLABS_BENCH_DIR` says otherwise: a memory
@@ -231,73 +231,6 @@ fn main() {
         "(each ratio: the median of the rounds' own ratios of wall time; --jobs 2 ÷ --jobs 1 \
          round by round: {rounds_of})"
     );
-}
-
-/// A generated page: where it lies under the site, and its size.
-struct File {
-    path: String,
-    len: u64,
-}
-
-/// Writes `count` pages under `site`, each a corpus page with a `<nav>` of
-/// relative links to four other pages of the site after its `<body>` tag.
-fn generate(pages: &[Page], count: usize, site: &Path) -> Vec<File> {
-    let paths: Vec<String> = (0..count).map(page_path).collect();
-    let mut files = Vec::with_capacity(count);
-    for (i, path) in paths.iter().enumerate() {
-        let page = &pages[i % pages.len()];
-        let depth = path.matches('/').count();
-        let up = "../".repeat(depth);
-        let mut nav = String::from("\n<nav>");
-        for step in [1, 7, 31, 101] {
-            let target = &paths[(i + step) % count];
-            let _ = write!(nav, "<a href=\"{up}{target}\">{step}</a> ");
-        }
-        nav.push_str("<a href=\"./\">here</a> <a href=\"#top\">top</a></nav>\n");
-        let bytes = insert_after_body(&page.bytes, nav.as_bytes());
-        let file = site.join(path);
-        fs::create_dir_all(file.parent().expect("a page has a directory"))
-            .unwrap_or_else(|e| fail(&format!("cannot make the directory of `{path}`: {e}")));
-        fs::write(&file, &bytes).unwrap_or_else(|e| fail(&format!("cannot write `{path}`: {e}")));
-        files.push(File {
-            path: path.clone(),
-            len: bytes.len() as u64,
-        });
-    }
-    files
-}
-
-/// Page `i`'s path: the home page, then three depths in turn, the deepest
-/// an `index.html` (served at its directory's URL).
-fn page_path(i: usize) -> String {
-    let (section, part) = (i % 25, (i / 25) % 8);
-    match (i, i % 3) {
-        (0, _) => "index.html".to_owned(),
-        (_, 0) => format!("sec{section}/page{i}.html"),
-        (_, 1) => format!("sec{section}/part{part}/page{i}.html"),
-        _ => format!("sec{section}/part{part}/p{i}/index.html"),
-    }
-}
-
-/// The page with `nav` after its `<body ...>` tag (ASCII, so any ASCII-
-/// compatible encoding reads it; a UTF-16 page, by its BOM, is left as it
-/// is), or at its start when it has none.
-fn insert_after_body(page: &[u8], nav: &[u8]) -> Vec<u8> {
-    if page.starts_with(&[0xFE, 0xFF]) || page.starts_with(&[0xFF, 0xFE]) {
-        return page.to_vec();
-    }
-    let lower = page.to_ascii_lowercase();
-    let at = lower
-        .windows(5)
-        .position(|w| w == b"<body")
-        .and_then(|start| {
-            page[start..]
-                .iter()
-                .position(|&b| b == b'>')
-                .map(|end| start + end + 1)
-        })
-        .unwrap_or(0);
-    [&page[..at], nav, &page[at..]].concat()
 }
 
 /// The shell loop users write today, one process per page, its retrieval

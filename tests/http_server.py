@@ -6,12 +6,19 @@ type. Python's http.server writes the bytes; the clients save them.
 Prints its port (the argument, or a free one) on the first line, serves until its standard input closes
 (when the test process that started it ends). Brotli is Google's `brotli`
 package (pip), when it is installed (.ci/run installs it).
+
+`http_server.py --site DIR [LOG]` serves the directory DIR as a site
+instead (SiteHandler), for the wget mirror tests/judges/chromium.rs makes
+and Chromium reads, and benches/mirror.rs's; every answer is written to
+LOG, when one is named.
 """
 
 import gzip
 import http.server
+import os
 import sys
 import threading
+import urllib.parse
 import zlib
 
 try:
@@ -115,10 +122,86 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(404, html, b"<a href=missing>not found</a>\n")
 
 
+# The media type of a file of a served site, by its name's extension, as a
+# server's configuration says it (a PHP script's output is a page).
+SITE_TYPES = {
+    ".html": "text/html", ".php": "text/html", ".css": "text/css",
+    ".svg": "image/svg+xml", ".png": "image/png",
+}
+
+
+class SiteHandler(http.server.BaseHTTPRequestHandler):
+    """A directory served as a site. A target's path names the file of that
+    path (its escapes undone), a directory its `index.html`; a directory
+    asked without its slash is redirected to it (301, as http.server and
+    Apache do). A target with a query is answered with the file named after
+    the whole target when the directory holds one (`page.php?id=1`: a
+    page a script makes for each query, saved as a file beside the
+    script's), else with the path's file, the query ignored, as a static
+    server does. Anything else is a 404. Each answer is a line of the log:
+    status, target, and the file served (its path under the directory) or
+    the Location."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "htmlabs-test"
+    sys_version = ""
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, fields, body, note):
+        if self.server.log:
+            with self.server.log_lock:
+                self.server.log.write(f"{status}\t{self.path}\t{note}\n")
+                self.server.log.flush()
+        try:
+            self.send_response(status)
+            for name, value in fields:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            # A browser that no longer wants it (its page closed).
+            self.close_connection = True
+
+    def do_GET(self):
+        root = self.server.root
+        path, _, query = self.path.partition("?")
+        name = urllib.parse.unquote(path).lstrip("/")
+        if ".." in name.split("/"):
+            return self.answer(404, [], b"", "")
+        if os.path.isdir(os.path.join(root, name)):
+            if not path.endswith("/"):
+                location = "http://%s%s/" % (self.headers["Host"], path)
+                if query:
+                    location += "?" + query
+                return self.answer(301, [("Location", location)], b"", location)
+            name = os.path.join(name, "index.html")
+        served = name
+        if query:
+            page = "%s?%s" % (name, urllib.parse.unquote(query))
+            if os.path.isfile(os.path.join(root, page)):
+                served = page
+        if not os.path.isfile(os.path.join(root, served)):
+            return self.answer(404, [], b"", "")
+        with open(os.path.join(root, served), "rb") as f:
+            body = f.read()
+        media_type = SITE_TYPES.get(os.path.splitext(name)[1], "application/octet-stream")
+        self.answer(200, [("Content-Type", media_type)], body, served)
+
+
 def main():
-    # A port of the caller's (docs/http.md's captures), or any free one.
-    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    if sys.argv[1:2] == ["--site"]:
+        root, log = sys.argv[2], sys.argv[3:4]
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SiteHandler)
+        server.root = root
+        server.log = open(log[0], "w") if log else None
+        server.log_lock = threading.Lock()
+    else:
+        # A port of the caller's (docs/http.md's captures), or any free one.
+        port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     print(server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()

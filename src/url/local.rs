@@ -9,9 +9,11 @@
 //! `docs` when no file has that name) its `index.html`, since `file://`
 //! serves no index. A URL with a query names the file a mirror saved it
 //! as (`page.php?id=1`, wget's name; `page.php@id=1` under wget's
-//! `--restrict-file-names=windows`; either with `.html` after it, wget's
-//! `--adjust-extension`), else the file of its path, the query kept (a
-//! browser reading `file:` ignores it).
+//! `--restrict-file-names=windows`; either with `.html` or `.css` after it,
+//! wget's `--adjust-extension`), else the file of its path, the query kept
+//! (a browser reading `file:` ignores it). A path no file or directory has
+//! names the file wget's `--adjust-extension` saved it as, `.html` or
+//! `.css` after its name (`about.php.html`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -57,6 +59,11 @@ pub enum Missing {
 /// The page a link to what the copy lacks leads to, under
 /// [`Missing::Placeholder`]: its path at the tree's root.
 pub const PLACEHOLDER: &str = "_not-in-this-copy.html";
+
+/// What wget's `--adjust-extension` puts after the name of a page
+/// (`text/html`) or a stylesheet (`text/css`) whose name does not already
+/// end so: `about.php.html`, `page.php?id=1.html`, `site.css?v=2.css`.
+const ADJUSTED: [&[u8]; 2] = [b".html", b".css"];
 
 /// A file of the tree a URL names: its path, and what follows it in the
 /// reference (a query kept, a fragment).
@@ -260,11 +267,8 @@ impl LocalTree {
                 let mut saved = path.clone();
                 saved.push(separator);
                 saved.extend_from_slice(&query_bytes);
-                for html in [false, true] {
-                    let mut name = saved.clone();
-                    if html {
-                        name.extend_from_slice(b".html");
-                    }
+                for suffix in std::iter::once(&b""[..]).chain(ADJUSTED) {
+                    let name = [&saved[..], suffix].concat();
                     if self.files.contains(&name) {
                         return Some(Named {
                             path: name,
@@ -293,23 +297,39 @@ impl LocalTree {
             .map(|(root, _)| &url[root.len()..])
     }
 
-    /// The file of `path`: itself, or its `index.html` when it is a
-    /// directory.
-    fn file(&self, mut path: Vec<u8>) -> Option<Vec<u8>> {
-        if !path.is_empty() && !path.ends_with(b"/") && self.files.contains(&path) {
+    /// The file of `path`: itself, its `index.html` when it is a
+    /// directory, or, when it is neither, itself with what wget's
+    /// `--adjust-extension` adds ([`ADJUSTED`]).
+    fn file(&self, path: Vec<u8>) -> Option<Vec<u8>> {
+        let directory = path.is_empty() || path.ends_with(b"/");
+        if !directory && self.files.contains(&path) {
             return Some(path);
         }
-        if path.ends_with(b"/") {
-            path.pop();
+        if let Some(index) = self.index(&path) {
+            return Some(index);
         }
-        if !path.is_empty() && !self.directories.contains(&path) {
+        if directory {
             return None;
         }
-        if !path.is_empty() {
-            path.push(b'/');
+        ADJUSTED
+            .iter()
+            .map(|suffix| [&path[..], suffix].concat())
+            .find(|name| self.files.contains(name))
+    }
+
+    /// The `index.html` of the directory `path` (with its `/` or without),
+    /// if it holds one.
+    fn index(&self, path: &[u8]) -> Option<Vec<u8>> {
+        let directory = path.strip_suffix(b"/").unwrap_or(path);
+        if !directory.is_empty() && !self.directories.contains(directory) {
+            return None;
         }
-        path.extend_from_slice(b"index.html");
-        self.files.contains(&path).then_some(path)
+        let mut index = directory.to_vec();
+        if !index.is_empty() {
+            index.push(b'/');
+        }
+        index.extend_from_slice(b"index.html");
+        self.files.contains(&index).then_some(index)
     }
 }
 
@@ -482,6 +502,10 @@ mod tests {
             "list.php@page=2.html",
             "shop.php",
             "a:b.html",
+            "about.php.html",
+            "css/site.css?v=2.css",
+            "style.php.css",
+            "news.html",
         ];
         LocalTree::new(
             "https://Example.com/",
@@ -551,6 +575,35 @@ mod tests {
             reference("", "shop.php?item=9").as_deref(),
             Some("shop.php?item=9")
         );
+    }
+
+    #[test]
+    fn a_name_wget_adjusted_is_found_by_its_url() {
+        // `--adjust-extension`: `.html` after a page's name, `.css` after
+        // a stylesheet's, the query's too.
+        assert_eq!(
+            reference("", "about.php#team").as_deref(),
+            Some("about.php.html#team")
+        );
+        assert_eq!(reference("", "news").as_deref(), Some("news.html"));
+        assert_eq!(
+            reference("blog/index.html", "style.php").as_deref(),
+            Some("../style.php.css")
+        );
+        assert_eq!(
+            reference("", "css/site.css?v=2").as_deref(),
+            Some("css/site.css%3Fv=2.css")
+        );
+        assert_eq!(
+            reference("", "about.php?lang=de").as_deref(),
+            Some("about.php.html?lang=de")
+        );
+        // A name the tree holds as it is, or a directory, comes first; a
+        // directory's URL is never a name with `.html` after it.
+        assert_eq!(reference("", "shop.php").as_deref(), Some("shop.php"));
+        assert_eq!(reference("", "blog").as_deref(), Some("blog/index.html"));
+        assert_eq!(reference("", "news/"), None);
+        assert_eq!(reference("", "missing.php"), None);
     }
 
     #[test]

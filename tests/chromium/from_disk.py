@@ -5,9 +5,11 @@ gets.
 Driven by tests/judges/chromium.rs: `python3 from_disk.py CHROMIUM PAGES OUT`.
 PAGES is a JSON list of absolute paths of pages; each is opened at its
 `file:` URL, scripts off, and OUT gets a JSON object, path -> {"base",
-"charset", "links"} as targets.py reads them (every element's URL attributes
-as [tag, attribute, value, target], the target being the URL Chromium makes
-of the value), or {"error"}. Nothing reaches the network: a request of the
+"charset", "links", "candidates", "requests"} as targets.py reads them
+(every element's URL attributes as [tag, attribute, value, target], the
+target being the URL Chromium makes of the value; each `srcset` URL
+likewise; the URLs the page asked for, of the kinds in FETCHES, `file:`
+ones included), or {"error"}. Nothing reaches the network: a request of the
 page's is answered with an empty body, a navigation away with 204 No Content.
 """
 import asyncio
@@ -17,7 +19,7 @@ import sys
 
 from playwright.async_api import async_playwright
 
-from targets import ATTRIBUTES, READ
+from targets import ATTRIBUTES, FETCHES, READ
 
 
 async def main():
@@ -31,6 +33,14 @@ async def main():
         context = await browser.new_context(java_script_enabled=False)
         for path in pages:
             page = await context.new_page()
+            requests = set()
+
+            def asked(request):
+                top = request.is_navigation_request() and request.frame.parent_frame is None
+                if request.resource_type in FETCHES and not top:
+                    requests.add(request.url)
+
+            page.on("request", asked)
 
             async def route(r):
                 request = r.request
@@ -60,6 +70,7 @@ async def main():
                 results[path] = {"error": str(e).splitlines()[0]}
             finally:
                 await page.close()
+            results[path]["requests"] = sorted(requests)
         await browser.close()
     with open(out_file, "w") as f:
         json.dump(results, f)

@@ -5,15 +5,20 @@ a JSON list of {"key", "url", "file"}: the bytes of `file` are served as the
 document at `url` from memory. Nothing reaches the network: every other
 request is answered with an empty body (a navigation of the top frame away
 from the page, a meta refresh, with 204 No Content, which leaves the page
-where it is), and scripts are off. OUT gets a
-JSON object, key -> {"base", "charset", "links", "requests"} or {"error"}:
-`links` lists, in document order, every element's URL attributes (by the
-HTML standard, ATTRIBUTES) as [tag, attribute, value, target], the target
-being the URL Chromium makes of the value in that document (its base URL and
-its encoding: the value set as the href of a new <a> in it, read back; a
-<base>'s own, its href); `requests` the URLs the page asked
-for (of the kinds in FETCHES), sorted, the document's own navigation left
-out.
+where it is), and scripts are off. A load without a "file" is of a page a
+local server serves (`http://127.0.0.1:PORT/…`, the test's): the page and
+what it asks of that origin (its frames, style sheets, images) come from
+the server, every other request is answered as above. OUT gets a
+JSON object, key -> {"base", "charset", "links", "candidates", "requests"}
+or {"error"}: `links` lists, in document order, every element's URL
+attributes (by the HTML standard, ATTRIBUTES) as [tag, attribute, value,
+target], the target being the URL Chromium makes of the value in that
+document (its base URL and its encoding: the value set as the href of a new
+<a> in it, read back; a <base>'s own, its href); `candidates` each URL of
+every `srcset` (of <img> and <source>, split as the HTML standard splits
+it) the same way, [tag, "srcset", url, target]; `requests` the URLs the
+page asked for (of the kinds in FETCHES), sorted, the document's own
+navigation left out.
 """
 import asyncio
 import json
@@ -39,8 +44,41 @@ HTML_URL_ATTRIBUTES = {
 ATTRIBUTES = {"html": HTML_URL_ATTRIBUTES, "svg": ["href", "xlink:href"]}
 
 READ = """attributes => {
-  const a = document.createElement('a');
+  // An HTML <a> in any document (an SVG one's createElement makes no <a>).
+  const a = document.createElementNS('http://www.w3.org/1999/xhtml', 'a');
   const target = value => { a.setAttribute('href', value); return a.href; };
+  // The URLs of a srcset, by the HTML standard's parsing: a URL runs to
+  // whitespace (trailing commas off), its descriptors to a comma outside
+  // parentheses.
+  const urls = srcset => {
+    const found = [];
+    let i = 0;
+    for (;;) {
+      while (i < srcset.length && /[\\s,]/.test(srcset[i])) i++;
+      if (i >= srcset.length) return found;
+      const start = i;
+      while (i < srcset.length && !/\\s/.test(srcset[i])) i++;
+      let url = srcset.slice(start, i);
+      if (url.endsWith(',')) {
+        url = url.replace(/,+$/, '');
+      } else {
+        let depth = 0;
+        for (; i < srcset.length; i++) {
+          const c = srcset[i];
+          if (c === '(') depth++;
+          else if (c === ')') depth--;
+          else if (c === ',' && depth <= 0) { i++; break; }
+        }
+      }
+      found.push(url);
+    }
+  };
+  const candidates = [];
+  for (const el of document.querySelectorAll('img[srcset], source[srcset]')) {
+    for (const url of urls(el.getAttribute('srcset'))) {
+      candidates.push([el.localName, 'srcset', url, target(url)]);
+    }
+  }
   const links = [];
   for (const el of document.querySelectorAll('*')) {
     const svg = el.namespaceURI === 'http://www.w3.org/2000/svg';
@@ -53,7 +91,7 @@ READ = """attributes => {
       links.push([el.localName, name, value, url]);
     }
   }
-  return {base: document.baseURI, charset: document.characterSet, links};
+  return {base: document.baseURI, charset: document.characterSet, links, candidates};
 }"""
 
 
@@ -92,9 +130,21 @@ async def main():
         json.dump(results, f)
 
 
+def origin(url):
+    """A URL's scheme, host and port: `http://127.0.0.1:PORT`."""
+    scheme, _, rest = url.partition("://")
+    return scheme + "://" + rest.split("/", 1)[0]
+
+
 async def one(context, load):
-    with open(load["file"], "rb") as f:
-        body = f.read()
+    # None: the page is the local server's (`continue_` to it).
+    body = None
+    if "file" in load:
+        with open(load["file"], "rb") as f:
+            body = f.read()
+    server = origin(load["url"])
+    if body is None and server.split(":")[1] not in ("//127.0.0.1", "//localhost"):
+        raise ValueError("a page without a file must be a local server's: " + load["url"])
     page = await context.new_page()
     requests = set()
     state = {"served": False}
@@ -104,8 +154,11 @@ async def one(context, load):
         top = request.is_navigation_request() and request.frame.parent_frame is None
         if top and not state["served"]:
             state["served"] = True
-            # No charset: the document's bytes say which, as for a file.
-            await r.fulfill(status=200, headers={"content-type": "text/html"}, body=body)
+            if body is None:
+                await r.continue_()
+            else:
+                # No charset: the document's bytes say which, as for a file.
+                await r.fulfill(status=200, headers={"content-type": "text/html"}, body=body)
         elif top:
             # A navigation away (a meta refresh) answered 204 No Content is
             # no navigation at all (HTML standard: the document stays), where
@@ -115,7 +168,10 @@ async def one(context, load):
         else:
             if request.resource_type in FETCHES:
                 requests.add(request.url)
-            await r.fulfill(status=200, body=b"")
+            if body is None and origin(request.url) == server:
+                await r.continue_()
+            else:
+                await r.fulfill(status=200, body=b"")
 
     await page.route("**/*", route)
     result = None

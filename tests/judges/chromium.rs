@@ -23,6 +23,14 @@
 //! fetches the same images, fonts and imported stylesheet from the same URLs
 //! (`tests/chromium/moved_css.py`; not in `../shared`, so it runs without it).
 //!
+//! Copies that open from the disk (`--relative`, an archive saved as a
+//! tree), likewise: each page's original at its URL and its copy from
+//! `file://` (`tests/chromium/from_disk.py`), every link of the copy
+//! reaching the copy of the file the original's reached ([`judge_from_disk`]):
+//! a small mirror, the wget crawl of `../shared`, and a site served by a
+//! local server (`tests/http_server.py --site`) that wget mirrors in the
+//! test, whose originals come from that server.
+//!
 //! Needs Chromium (`HTMLABS_CHROMIUM`, else `/usr/bin/chromium`) and Python's
 //! Playwright; `.ci/run` installs both. Under plain `cargo test` without them
 //! the test skips with a one-line note; with `CI` set it fails. Run with
@@ -217,25 +225,49 @@ fn rewrite(page: &Page) -> Result<Vec<u8>, String> {
 fn load_all(chromium: &Path, loads: &[(String, String, Vec<u8>)]) -> BTreeMap<String, Value> {
     // A directory of its own: the Chromium tests run at once in one process.
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
     let mut list = Vec::new();
     for (i, (key, url, bytes)) in loads.iter().enumerate() {
-        let file = dir.join(format!("{i}.html"));
+        let file = tmp.path().join(format!("{i}.html"));
         std::fs::write(&file, bytes).unwrap();
         list.push(serde_json::json!({"key": key, "url": url, "file": file}));
     }
-    let (list_file, out_file) = (dir.join("loads.json"), dir.join("out.json"));
-    std::fs::write(&list_file, serde_json::to_vec(&list).unwrap()).unwrap();
-    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chromium/targets.py");
+    run_driver(chromium, "targets.py", &list)
+}
+
+/// Loads every `(key, url)` in Chromium from the local server at its URL
+/// (it and what it asks of that server come from it; nothing else from
+/// the network); the driver's answer by key.
+fn load_served(chromium: &Path, loads: &[(String, String)]) -> BTreeMap<String, Value> {
+    let list: Vec<Value> = loads
+        .iter()
+        .map(|(key, url)| serde_json::json!({"key": key, "url": url}))
+        .collect();
+    run_driver(chromium, "targets.py", &list)
+}
+
+/// Opens every page (an absolute path) from the disk in Chromium
+/// (`tests/chromium/from_disk.py`); the driver's answer by path.
+fn open_from_disk(chromium: &Path, files: &[String]) -> BTreeMap<String, Value> {
+    let list: Vec<Value> = files.iter().map(|f| Value::from(f.as_str())).collect();
+    run_driver(chromium, "from_disk.py", &list)
+}
+
+/// Runs the Chromium driver `tests/chromium/{driver}` on `list`, its
+/// answer read back.
+fn run_driver(chromium: &Path, driver: &str, list: &[Value]) -> BTreeMap<String, Value> {
+    let tmp = tempfile::tempdir().unwrap();
+    let (list_file, out_file) = (tmp.path().join("list.json"), tmp.path().join("out.json"));
+    std::fs::write(&list_file, serde_json::to_vec(list).unwrap()).unwrap();
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/chromium")
+        .join(driver);
     let status = Command::new("python3")
         .arg(driver)
         .args([chromium, &list_file, &out_file])
         .status()
         .expect("python3 runs");
     assert!(status.success(), "the Chromium driver failed: {status}");
-    let out: BTreeMap<String, Value> =
-        serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
-    out
+    serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap()
 }
 
 /// One URL attribute as Chromium read it.
@@ -250,8 +282,20 @@ fn text(v: &Value) -> &str {
     v.as_str().unwrap_or_default()
 }
 
+/// Every element's URL attributes, in document order.
 fn links(load: &Value) -> Vec<Link<'_>> {
-    load["links"]
+    listed(load, "links")
+}
+
+/// Every element's URL attributes, then every URL of every `srcset`.
+fn links_and_candidates(load: &Value) -> Vec<Link<'_>> {
+    let mut all = listed(load, "links");
+    all.extend(listed(load, "candidates"));
+    all
+}
+
+fn listed<'a>(load: &'a Value, key: &str) -> Vec<Link<'a>> {
+    load[key]
         .as_array()
         .map(|links| {
             links
@@ -851,15 +895,11 @@ const MIRROR: &[(&str, &str)] = &[
     ("shop.php?id=1", "<!doctype html>a page wget saved"),
 ];
 
-/// The file of the mirror at `root` that a URL of the site names, as
-/// `--relative` promises: its path (escapes undone), a directory's
-/// `index.html`, a query's saved page; and the fragment.
-fn mirrored(root: &Path, url: &str) -> Option<(PathBuf, Option<String>)> {
+/// The file of the mirror at `root` that a URL of the site (without a
+/// fragment) names, as `--relative` promises: its path (escapes undone), a
+/// directory's `index.html`, a query's saved page.
+fn mirrored(root: &Path, url: &str) -> Option<PathBuf> {
     let rest = url.strip_prefix("https://example.com/")?;
-    let (rest, fragment) = match rest.split_once('#') {
-        Some((rest, fragment)) => (rest, Some(fragment.to_owned())),
-        None => (rest, None),
-    };
     let (path, query) = match rest.split_once('?') {
         Some((path, query)) => (path, Some(query)),
         None => (rest, None),
@@ -869,28 +909,120 @@ fn mirrored(root: &Path, url: &str) -> Option<(PathBuf, Option<String>)> {
     if let Some(query) = query {
         let saved = root.join(format!("{}?{}", decoded(path), decoded(query)));
         if saved.is_file() {
-            return Some((saved, fragment));
+            return Some(saved);
         }
     }
     let mut file = root.join(decoded(path));
     if path.is_empty() || path.ends_with('/') || file.is_dir() {
         file = file.join("index.html");
     }
-    file.is_file().then_some((file, fragment))
+    file.is_file().then_some(file)
 }
 
 /// The file a `file:` URL under `root` names, and the fragment.
 fn on_disk(root: &Path, url: &str) -> Option<(PathBuf, Option<String>)> {
     let prefix = format!("file://{}/", root.display());
-    let rest = url.strip_prefix(&prefix)?;
-    let (rest, fragment) = match rest.split_once('#') {
-        Some((rest, fragment)) => (rest, Some(fragment.to_owned())),
-        None => (rest, None),
-    };
+    let (rest, fragment) = split_fragment(url.strip_prefix(&prefix)?);
     // A query a `file:` URL holds is not part of the file's name.
     let path = rest.split_once('?').map_or(rest, |(path, _)| path);
     let path = String::from_utf8(percent_decoded(path)).ok()?;
     Some((root.join(path), fragment))
+}
+
+/// A URL and its fragment, apart.
+fn split_fragment(url: &str) -> (&str, Option<String>) {
+    match url.split_once('#') {
+        Some((url, fragment)) => (url, Some(fragment.to_owned())),
+        None => (url, None),
+    }
+}
+
+/// What [`judge_from_disk`] counted: links that reached a copy of a file
+/// of the site from the disk, and the others, which went where they went.
+#[derive(Default)]
+struct FromDisk {
+    local: usize,
+    others: usize,
+}
+
+/// Judges pages opened from the disk against their originals, link by link
+/// (every element's URL attribute and every URL of a `srcset`): `pages`
+/// are (key, file) pairs, the original's answer in `originals` under the
+/// key, the copy's in `copies` under its file. A link whose target (its
+/// fragment aside) was a file of the site must reach, from the disk, one of
+/// the copies `files` gives for that target (under `out`), at the same
+/// fragment; `files` gives none for any other link, which must go where it
+/// went. The `<base href>` of a copy is made its own (empty); an SVG `#id`
+/// is the document's own whatever the base, kept as written. Every page
+/// is judged, and every failure told.
+fn judge_from_disk(
+    pages: &[(String, String)],
+    originals: &BTreeMap<String, Value>,
+    copies: &BTreeMap<String, Value>,
+    out: &Path,
+    files: impl Fn(&str) -> Vec<PathBuf>,
+) -> FromDisk {
+    let mut judged = FromDisk::default();
+    let mut failures = Vec::new();
+    for (key, file) in pages {
+        let (original, copy) = (&originals[key], &copies[file]);
+        assert!(original.get("error").is_none(), "{key}: {original}");
+        assert!(copy.get("error").is_none(), "{file}: {copy}");
+        let (before, after) = (links_and_candidates(original), links_and_candidates(copy));
+        assert_eq!(before.len(), after.len(), "{key}: the same elements");
+        for (b, a) in before.iter().zip(&after) {
+            if b.tag == "base" {
+                if !a.value.is_empty() {
+                    failures.push(format!(
+                        "{key}: <base href> is {:?}, not the file's own",
+                        a.value
+                    ));
+                }
+                continue;
+            }
+            if b.value.starts_with('#') && a.value == b.value && b.tag != "a" {
+                continue;
+            }
+            let link = format!("{key}: <{} {}> {:?}", b.tag, b.name, b.value);
+            if b.target.is_empty() {
+                failures.push(format!("{link}: Chromium made no URL of it"));
+                continue;
+            }
+            let (target, fragment) = split_fragment(b.target);
+            let want = files(target);
+            if want.is_empty() {
+                judged.others += 1;
+                if a.target != b.target {
+                    failures.push(format!(
+                        "{link} went to {}; from the disk {:?} goes to {}",
+                        b.target, a.value, a.target
+                    ));
+                }
+                continue;
+            }
+            judged.local += 1;
+            let reached = on_disk(out, a.target);
+            if !reached.is_some_and(|(file, f)| want.contains(&file) && f == fragment) {
+                failures.push(format!(
+                    "{link} went to {}; from the disk {:?} goes to {}, not to {}",
+                    b.target,
+                    a.value,
+                    a.target,
+                    want.iter()
+                        .map(|w| w.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "from the disk, {} links go elsewhere than the originals did:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    judged
 }
 
 fn percent_decoded(s: &str) -> Vec<u8> {
@@ -964,69 +1096,22 @@ fn a_relative_mirror_opens_from_the_disk_as_the_site_did_in_chromium() {
         .collect();
     let originals = load_all(&chromium, &loads);
     // The copies, from the disk.
-    let files: Vec<String> = pages
+    let pages: Vec<(String, String)> = pages
         .iter()
-        .map(|path| out.join(path).display().to_string())
+        .map(|path| (path.to_string(), out.join(path).display().to_string()))
         .collect();
-    let (list, answers) = (dir.path().join("pages.json"), dir.path().join("out.json"));
-    std::fs::write(&list, serde_json::to_vec(&files).unwrap()).unwrap();
-    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chromium/from_disk.py");
-    let status = Command::new("python3")
-        .arg(driver)
-        .arg(&chromium)
-        .args([&list, &answers])
-        .status()
-        .expect("python3 runs");
-    assert!(status.success(), "the Chromium driver failed: {status}");
-    let copies: BTreeMap<String, Value> =
-        serde_json::from_slice(&std::fs::read(&answers).unwrap()).unwrap();
-    let (mut local, mut absolute) = (0, 0);
-    for (path, file) in pages.iter().zip(&files) {
-        let (original, copy) = (&originals[*path], &copies[file]);
-        assert!(original.get("error").is_none(), "{path}: {original}");
-        assert!(copy.get("error").is_none(), "{path}: {copy}");
-        let (before, after) = (links(original), links(copy));
-        assert_eq!(before.len(), after.len(), "{path}: the same elements");
-        for (b, a) in before.iter().zip(&after) {
-            if b.tag == "base" {
-                // Made the page's own: its file.
-                assert_eq!(a.value, "", "{path}: <base href>");
-                continue;
-            }
-            match mirrored(&site, b.target) {
-                Some((file, fragment)) => {
-                    local += 1;
-                    let copy = out.join(file.strip_prefix(&site).unwrap());
-                    assert_eq!(
-                        on_disk(&out, a.target),
-                        Some((copy, fragment)),
-                        "{path}: <{} {}> {:?} went to {}; from the disk {:?} goes to {}",
-                        b.tag,
-                        b.name,
-                        b.value,
-                        b.target,
-                        a.value,
-                        a.target
-                    );
-                }
-                None => {
-                    absolute += 1;
-                    assert_eq!(
-                        a.target, b.target,
-                        "{path}: <{} {}> {:?}",
-                        b.tag, b.name, b.value
-                    );
-                }
-            }
-        }
-    }
+    let files: Vec<String> = pages.iter().map(|(_, file)| file.clone()).collect();
+    let copies = open_from_disk(&chromium, &files);
+    let FromDisk { local, others } = judge_from_disk(&pages, &originals, &copies, &out, |url| {
+        mirrored(&site, url)
+            .map(|file| out.join(file.strip_prefix(&site).unwrap()))
+            .into_iter()
+            .collect()
+    });
     println!(
-        "a relative mirror in Chromium: {local} links to the site's files reached from the disk, {absolute} others where they went"
+        "a relative mirror in Chromium: {local} links to the site's files reached from the disk, {others} others where they went"
     );
-    assert!(
-        local >= 15 && absolute >= 3,
-        "{local} local, {absolute} others"
-    );
+    assert!(local >= 15 && others >= 3, "{local} local, {others} others");
 }
 
 #[test]
@@ -1093,76 +1178,391 @@ fn an_archive_saved_as_a_tree_opens_from_the_disk_as_it_was_captured_in_chromium
         .collect();
     let originals = load_all(&chromium, &loads);
     // The files saved, from the disk.
-    let files: Vec<String> = pages
+    let pages: Vec<(String, String)> = pages
         .keys()
-        .map(|url| saved[url.as_str()].display().to_string())
+        .map(|url| (url.clone(), saved[url.as_str()].display().to_string()))
         .collect();
-    let (list, answers) = (dir.path().join("pages.json"), dir.path().join("out.json"));
-    std::fs::write(&list, serde_json::to_vec(&files).unwrap()).unwrap();
-    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chromium/from_disk.py");
-    let status = Command::new("python3")
-        .arg(driver)
-        .arg(&chromium)
-        .args([&list, &answers])
-        .status()
-        .expect("python3 runs");
-    assert!(status.success(), "the Chromium driver failed: {status}");
-    let copies: BTreeMap<String, Value> =
-        serde_json::from_slice(&std::fs::read(&answers).unwrap()).unwrap();
-    let (mut local, mut absolute) = (0, 0);
-    for (url, file) in pages.keys().zip(&files) {
-        let (original, copy) = (&originals[url.as_str()], &copies[file]);
-        assert!(original.get("error").is_none(), "{url}: {original}");
-        assert!(copy.get("error").is_none(), "{url}: {copy}");
-        let (before, after) = (links(original), links(copy));
-        assert_eq!(before.len(), after.len(), "{url}: the same elements");
-        for (b, a) in before.iter().zip(&after) {
-            if b.tag == "base" {
-                assert_eq!(a.value, "", "{url}: <base href> made the file's own");
-                continue;
-            }
-            // SVG's `#id` is a reference within the document whatever the
-            // base (`<use href="#icon">`): kept as written.
-            if b.value.starts_with('#') && a.value == b.value && b.tag != "a" {
-                continue;
-            }
-            let (target, fragment) = match b.target.split_once('#') {
-                Some((target, fragment)) => (target, Some(fragment.to_owned())),
-                None => (b.target, None),
-            };
-            match saved.get(target) {
-                Some(file) => {
-                    local += 1;
-                    assert_eq!(
-                        on_disk(&out, a.target),
-                        Some((file.clone(), fragment)),
-                        "{url}: <{} {}> {:?} went to {}; from the disk {:?} goes to {}",
-                        b.tag,
-                        b.name,
-                        b.value,
-                        b.target,
-                        a.value,
-                        a.target
-                    );
-                }
-                None => {
-                    absolute += 1;
-                    assert_eq!(
-                        a.target, b.target,
-                        "{url}: <{} {}> {:?}",
-                        b.tag, b.name, b.value
-                    );
-                }
-            }
-        }
-    }
+    let files: Vec<String> = pages.iter().map(|(_, file)| file.clone()).collect();
+    let copies = open_from_disk(&chromium, &files);
+    let FromDisk { local, others } = judge_from_disk(&pages, &originals, &copies, &out, |url| {
+        saved.get(url).cloned().into_iter().collect()
+    });
     println!(
-        "an archive saved as a tree in Chromium: {} pages of the crawl's, {local} links to files saved reached from the disk, {absolute} others where they went",
+        "an archive saved as a tree in Chromium: {} pages of the crawl's, {local} links to files saved reached from the disk, {others} others where they went",
         pages.len()
     );
     assert!(
-        pages.len() >= 50 && local >= 150 && absolute >= 1000,
-        "{} pages, {local} local, {absolute} others",
+        pages.len() >= 50 && local >= 150 && others >= 1000,
+        "{} pages, {local} local, {others} others",
+        pages.len()
+    );
+}
+
+// ------------------------------------------------ a wget mirror made relative
+
+/// The site of [`a_wget_mirror_made_relative_opens_from_the_disk_as_its_server_served_it_in_chromium`],
+/// (path, text), served by `tests/http_server.py --site` at `{ORIGIN}`
+/// (`http://127.0.0.1:PORT`): directory URLs (`docs/`, and `docs` without
+/// its slash, which the server redirects), pages a script makes for a
+/// query (a file named after the whole target, `page.php?id=1`, which
+/// wget saves as `page.php?id=1.html`), a page at a query-only reference
+/// (`?print=1`, the page's own file served), a `.php` page (saved as
+/// `about.php.html`), a stylesheet asked with a query (`site.css?v=2`,
+/// saved as `site.css?v=2.css`) with `url()` and `@import`, `srcset` and
+/// `<picture>`, a `<style>` and a `style`, an SVG with links, an iframe, a
+/// form and its `formaction`, fragments, a `<base href>`, names with a
+/// space, a `%` and a non-ASCII letter, a directory with no index, a
+/// missing page, and other hosts.
+const WGET_SITE: &[(&str, &str)] = &[
+    (
+        "index.html",
+        r##"<!doctype html><html><head><meta charset=utf-8><title>Home</title>
+<link rel=stylesheet href="css/site.css?v=2"><link rel=icon href="data:,">
+</head><body>
+<a href="docs/">docs</a> <a href="docs">docs, without its slash</a> <a href="docs/#intro">intro</a>
+<a href="docs/guide/">a directory with no index</a>
+<a href="page.php?id=1">page 1</a> <a href="page.php?id=1#top">page 1, its top</a>
+<a href="about.php">about</a> <a href="missing.html">missing</a>
+<a href="my%20notes.html">notes</a> <a href="100%25.html">percent</a> <a href="caf%C3%A9.html">café</a>
+<img src="img/a%20b.png" srcset="img/a%20b.png 1x, img/100%25.png 2x, https://cdn.example/x.png 3x" alt="">
+<img src="img/logo.svg" alt=""> <a href="img/logo.svg#mark">the logo</a>
+<iframe src="frame.html#part"></iframe>
+<form action="search.php"><input type=image src="img/go.png" formaction="about.php" alt=go></form>
+<a href="http://other.example/elsewhere">another host</a> <a href="mailto:a@example.com">mail</a>
+<h1>Home</h1><p>A paragraph.</p><div style="background:url(img/bg.png)">styled</div>
+</body></html>
+"##,
+    ),
+    (
+        // wget saves this page twice: as `docs/index.html`, and again as
+        // `docs.html`, named after the link without the slash that the
+        // server redirected (without `--trust-server-names`, wget names a
+        // file after the URL it asked for). Its `<base href>` is absolute,
+        // so its links resolve alike wherever the file is.
+        "docs/index.html",
+        r##"<!doctype html><html><head><base href="{ORIGIN}/docs/guide/"><link rel=stylesheet href="../../css/print.css"></head>
+<body id=intro><a href="../">docs</a> <a href="step.html#two">a step</a> <a href="/">home</a> <a href="../../page.php?id=2">page 2</a>
+<picture><source srcset="../../img/a%20b.png 1x, ../../img/100%25.png 2x"><img src="../../img/bg.png" alt=""></picture>
+<p>A paragraph.</p></body></html>
+"##,
+    ),
+    (
+        "docs/guide/step.html",
+        r##"<!doctype html><h2 id=two>Two</h2><a href="../">docs</a> <a href="../../">home</a> <a href="/docs">docs</a> <a href="?print=1">print</a>
+"##,
+    ),
+    (
+        "page.php?id=1",
+        r##"<!doctype html><h1 id=top>Page 1</h1><a href="?id=2">next</a> <a href="#top">top</a> <a href="">itself</a>
+<a href="page.php?id=1#top">itself, its top</a> <a href="docs/guide/step.html">a step</a>
+"##,
+    ),
+    (
+        "page.php?id=2",
+        r##"<!doctype html><h1 id=top>Page 2</h1><a href="?id=1">previous</a> <a href="page.php?id=1&amp;sort=up">sorted</a> <a href="./">home</a>
+"##,
+    ),
+    (
+        "page.php?id=1&sort=up",
+        r##"<!doctype html><a href="?id=2#top">page 2</a>
+"##,
+    ),
+    (
+        "about.php",
+        r##"<!doctype html><style>p { background: url(img/go.png) }</style>
+<p><a href="/">home</a> <a href="docs/">docs</a> <a href="about.php#team">the team</a></p>
+"##,
+    ),
+    (
+        "frame.html",
+        r##"<!doctype html><p id=part><a href="docs/" target=_top>docs</a> <img src="img/a%20b.png" alt=""></p>
+"##,
+    ),
+    (
+        "my notes.html",
+        r##"<!doctype html><a href="100%25.html">percent</a> <a href="./my%20notes.html#n">itself</a>
+"##,
+    ),
+    (
+        "100%.html",
+        r##"<!doctype html><a href="my%20notes.html">notes</a>
+"##,
+    ),
+    (
+        "café.html",
+        r##"<!doctype html><meta charset=utf-8><a href="caf%C3%A9.html#x">itself</a> <a href="index.html">the index</a>
+"##,
+    ),
+    (
+        "css/site.css",
+        r##"@import url("print.css");
+body { background: url("../img/body.png") }
+h1 { background-image: url(../img/h%201.png) }
+"##,
+    ),
+    (
+        "css/print.css",
+        "p { background: url(../img/100%25.png) }\n",
+    ),
+    (
+        "img/logo.svg",
+        r##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">
+<a href="../docs/"><rect id="mark" width="5" height="5"/></a>
+<a xlink:href="../page.php?id=2#top"><circle r="2"/></a>
+<image href="a%20b.png" width="1" height="1"/>
+<use href="#mark"/>
+</svg>
+"##,
+    ),
+    ("img/a b.png", "png"),
+    ("img/100%.png", "png"),
+    ("img/bg.png", "png"),
+    ("img/go.png", "png"),
+    ("img/body.png", "png"),
+    ("img/h 1.png", "png"),
+];
+
+/// `tests/http_server.py --site`, serving a directory until dropped.
+struct SiteServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl SiteServer {
+    /// Serves `dir`, each answer a line of `log`.
+    fn start(dir: &Path, log: &Path) -> SiteServer {
+        use std::io::BufRead;
+        let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/http_server.py");
+        let mut child = Command::new("python3")
+            .arg(server)
+            .arg("--site")
+            .args([dir, log])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs tests/http_server.py");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().parse().expect("the server prints its port");
+        SiteServer { child, port }
+    }
+}
+
+impl Drop for SiteServer {
+    /// The server ends when its standard input closes.
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// What the server answered a URL, by its log: the file it served (its
+/// path under the site), or where it redirected; `None` for a 404.
+fn answers(log: &str, origin: &str) -> BTreeMap<String, Option<(u16, String)>> {
+    log.lines()
+        .map(|line| {
+            let mut fields = line.split('\t');
+            let (Some(status), Some(target), Some(note)) =
+                (fields.next(), fields.next(), fields.next())
+            else {
+                panic!("the server's log: {line:?}");
+            };
+            let status: u16 = status.parse().unwrap();
+            let answer = (status != 404).then(|| (status, note.to_owned()));
+            (format!("{origin}{target}"), answer)
+        })
+        .collect()
+}
+
+/// What wget saved, by its log (`--no-verbose`): each file (its path under
+/// the mirror's root, `host:port/`) and the URL it was saved from, the
+/// first one for a file saved twice.
+fn wget_saved(log: &str, host: &str) -> BTreeMap<String, String> {
+    let mut saved = BTreeMap::new();
+    for line in log.lines() {
+        // `2026-01-01 12:00:00 URL:http://127.0.0.1:PORT/ [971/971] -> "127.0.0.1:PORT/index.html" [1]`
+        let Some((_, rest)) = line.split_once(" URL:") else {
+            continue;
+        };
+        let (Some((url, _)), Some((_, file))) = (rest.split_once(" ["), rest.split_once(" -> \""))
+        else {
+            panic!("wget's log: {line:?}");
+        };
+        let file = file
+            .rsplit_once("\" [")
+            .expect("wget's log names the file")
+            .0;
+        let file = file
+            .strip_prefix(host)
+            .and_then(|f| f.strip_prefix('/'))
+            .unwrap_or_else(|| panic!("wget saved {file:?} outside {host}/"));
+        saved
+            .entry(file.to_owned())
+            .or_insert_with(|| url.to_owned());
+    }
+    saved
+}
+
+/// A site served over HTTP by a local server, mirrored by wget as users do
+/// (`--mirror --page-requisites --adjust-extension`, no `-k`), made
+/// relative by htmlabs (`--site --relative --out-dir`), and judged by
+/// Chromium: every page wget saved (HTML and SVG) is loaded from the live
+/// server at its URL, and its copy from the disk; every link of the
+/// original (each element's URL attribute, each `srcset` URL) that reached
+/// a file the server served and wget saved must reach, from the disk, a
+/// copy of a file wget saved of that very file (by the server's log), at
+/// the same fragment, and every other link must go where it went; and
+/// each copy must fetch (style sheets and their `url()`s and `@import`s,
+/// images, the `srcset` candidate chosen, frames) the copies of the files
+/// the original fetched from the server, and anything else as it did.
+#[test]
+fn a_wget_mirror_made_relative_opens_from_the_disk_as_its_server_served_it_in_chromium() {
+    let test = "a_wget_mirror_made_relative_opens_from_the_disk";
+    let Some(chromium) = browser() else {
+        return;
+    };
+    let Some(wget) = common::tool("wget", test) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (site, mirror, out) = (
+        dir.path().join("site"),
+        dir.path().join("mirror"),
+        dir.path().join("out"),
+    );
+    let (server_log, wget_log) = (dir.path().join("server.log"), dir.path().join("wget.log"));
+    std::fs::create_dir_all(&mirror).unwrap();
+    std::fs::create_dir_all(&site).unwrap();
+    let server = SiteServer::start(&site, &server_log);
+    let host = format!("127.0.0.1:{}", server.port);
+    let origin = format!("http://{host}");
+    // Written once the port is known: a `<base href>` names it.
+    for (path, text) in WGET_SITE {
+        let path = site.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text.replace("{ORIGIN}", &origin)).unwrap();
+    }
+    // Into `127.0.0.1:PORT/`, the host's directory, as users' mirrors are
+    // (docs/mirrors.md); the user's wgetrc aside.
+    let run = Command::new(&wget)
+        .current_dir(&mirror)
+        .args(["--no-config", "--no-verbose", "--output-file"])
+        .arg(&wget_log)
+        .args(["--mirror", "--page-requisites", "--adjust-extension"])
+        .arg(format!("{origin}/"))
+        .status()
+        .unwrap();
+    // 8: the server answered an error (the missing page's 404).
+    assert!(
+        matches!(run.code(), Some(0 | 8)),
+        "wget: {run}: {}",
+        std::fs::read_to_string(&wget_log).unwrap_or_default()
+    );
+    let saved = wget_saved(&std::fs::read_to_string(&wget_log).unwrap(), &host);
+    let run = Command::new(BIN)
+        .arg("--site")
+        .arg(mirror.join(&host))
+        .args([
+            "--site-url",
+            &format!("{origin}/"),
+            "--relative",
+            "--out-dir",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // Every page wget saved: the original from the server, at the URL wget
+    // saved it from; the copy from the disk.
+    let pages: Vec<(String, String)> = saved
+        .keys()
+        .filter(|file| file.ends_with(".html") || file.ends_with(".svg"))
+        .map(|file| (file.clone(), out.join(file).display().to_string()))
+        .collect();
+    let loads: Vec<(String, String)> = pages
+        .iter()
+        .map(|(file, _)| (file.clone(), saved[file].clone()))
+        .collect();
+    let originals = load_served(&chromium, &loads);
+    let files: Vec<String> = pages.iter().map(|(_, file)| file.clone()).collect();
+    let copies = open_from_disk(&chromium, &files);
+    // The file of the site the server served for a URL (redirects
+    // followed), by its log, where wget asked for it or Chromium did.
+    let answered = answers(&std::fs::read_to_string(&server_log).unwrap(), &origin);
+    let served = |url: &str| -> Option<String> {
+        let mut url = url.to_owned();
+        for _ in 0..10 {
+            match answered.get(&url)?.as_ref()? {
+                (200, file) => return Some(file.clone()),
+                (_, location) => url = location.clone(),
+            }
+        }
+        None
+    };
+    // Each copy (under `out`) by the file of the site that wget saved in it.
+    let mut copies_of: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    let mut file_of_copy: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for (file, url) in &saved {
+        let served =
+            served(url).unwrap_or_else(|| panic!("wget saved {file} of {url}, never served"));
+        copies_of
+            .entry(served.clone())
+            .or_default()
+            .push(out.join(file));
+        file_of_copy.insert(out.join(file), served);
+    }
+    let reached = |url: &str| -> Vec<PathBuf> {
+        served(url)
+            .and_then(|file| copies_of.get(&file).cloned())
+            .unwrap_or_default()
+    };
+    let FromDisk { local, others } = judge_from_disk(&pages, &originals, &copies, &out, reached);
+    // What each page fetched: a file of the site wget saved, or a URL.
+    let mut fetched = 0;
+    let mut failures = Vec::new();
+    for (file, copy) in &pages {
+        let of_original: BTreeSet<String> = requests(&originals[file])
+            .into_iter()
+            .map(|url| {
+                let url = split_fragment(url).0;
+                match served(url).filter(|f| copies_of.contains_key(f)) {
+                    Some(file) => format!("the site's {file}"),
+                    None => url.to_owned(),
+                }
+            })
+            .collect();
+        let of_copy: BTreeSet<String> = requests(&copies[copy])
+            .into_iter()
+            .map(|url| match on_disk(&out, url) {
+                Some((path, _)) => match file_of_copy.get(&path) {
+                    Some(file) => format!("the site's {file}"),
+                    None => format!("{url}, no file wget saved"),
+                },
+                None => url.to_owned(),
+            })
+            .collect();
+        fetched += of_original.len();
+        if of_original != of_copy {
+            failures.push(format!(
+                "{file}: the original fetched {of_original:?}; from the disk, {of_copy:?}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!(
+        "a wget mirror made relative, in Chromium: {} files saved, {} pages; {local} links to mirrored files reached from the disk, {others} others where they went; {fetched} fetches alike",
+        saved.len(),
+        pages.len()
+    );
+    assert!(
+        pages.len() >= 12 && local >= 50 && others >= 6 && fetched >= 15,
+        "{} pages, {local} local, {others} others, {fetched} fetches",
         pages.len()
     );
 }

@@ -144,9 +144,17 @@ impl Site {
         self.out_dir.as_deref()
     }
 
-    /// The URL a file of the site (by its path under the root) is served at.
+    /// The URL a file of the site (by its path under the root) is served
+    /// at. Under `--relative`, which reads the tree as a mirror, a name
+    /// holding `?` is the page a mirror saved for a URL's query, at that
+    /// URL (`page.php?id=1.html`, not `page.php%3Fid=1.html`), as a link
+    /// to it is read.
     pub fn url_of(&self, relative: &Path) -> String {
-        retrieval_url(&self.url, relative, self.pretty_urls)
+        let url = retrieval_url(&self.url, relative, self.pretty_urls);
+        match self.relative {
+            true => url::with_saved_query(url),
+            false => url,
+        }
     }
 
     /// The tree of `entries` (every file the walk found), for `--relative`.

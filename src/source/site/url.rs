@@ -29,6 +29,22 @@ pub fn retrieval_url(root: &str, relative: &Path, pretty: bool) -> String {
     url
 }
 
+/// The URL of a page a mirror saved for a URL with a query, from the one
+/// [`retrieval_url`] gives its file: wget names the page of
+/// `page.php?id=1` `page.php?id=1` (`.html` after it under
+/// `--adjust-extension`), whose `?` `retrieval_url` escapes
+/// (`page.php%3Fid=1.html`, a name of its own). The first `?` of the
+/// file's own name is a query's again (`page.php?id=1.html`), so that a
+/// reference in the page that changes only the query (`?id=2`) names that
+/// page, as it did on the site; any other URL is as it was.
+pub(crate) fn with_saved_query(url: String) -> String {
+    let name = url.rfind('/').map_or(0, |slash| slash + 1);
+    match url[name..].find("%3F") {
+        Some(at) => format!("{}?{}", &url[..name + at], &url[name + at + 3..]),
+        None => url,
+    }
+}
+
 /// A path under the root as `/`-separated bytes (`a/b.html`), as a
 /// [`LocalTree`](crate::url::LocalTree) holds it.
 pub fn path_bytes(relative: &Path) -> Vec<u8> {
@@ -131,6 +147,25 @@ mod tests {
             url("a:b@c&d=e,f.html", true),
             "https://example.com/blog/a:b@c&d=e,f.html"
         );
+    }
+
+    #[test]
+    fn a_page_saved_for_a_query_is_at_its_url_with_the_query() {
+        let saved = |path: &str| with_saved_query(url(path, true));
+        assert_eq!(
+            saved("page.php?id=1.html"),
+            "https://example.com/blog/page.php?id=1.html"
+        );
+        assert_eq!(
+            saved("a b/list.php?q=x?y z&n=1"),
+            "https://example.com/blog/a%20b/list.php?q=x%3Fy%20z&n=1"
+        );
+        assert_eq!(
+            saved("a%3F/p.html"),
+            "https://example.com/blog/a%253F/p.html"
+        );
+        assert_eq!(saved("a?b/index.html"), "https://example.com/blog/a%3Fb/");
+        assert_eq!(saved("index.html"), "https://example.com/blog/");
     }
 
     #[cfg(unix)]
