@@ -1659,3 +1659,31 @@ fn a_file_left_as_it_was_has_no_rewritten_lines_and_its_failed_run_a_true_report
         assert_eq!(after[Path::new(name)], before[Path::new(name)], "{name}");
     }
 }
+
+/// A page wget saved for a URL with a query (`page.php?id=1.html`, with
+/// `--adjust-extension`) is read at that URL: its `?id=2` is page 2 of
+/// the site, as it was there (not `page.php%3Fid=1.html?id=2`).
+#[test]
+fn a_page_saved_for_a_query_is_read_at_its_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("mirror");
+    fs::create_dir_all(&site).unwrap();
+    fs::write(
+        site.join("page.php?id=1.html"),
+        "<a href=\"?id=2\">next</a> <a href=\"other.php\">other</a>",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = Command::new(BIN)
+        .args(["-q", "--site-url", "https://example.com/", "--out-dir"])
+        .arg(&out)
+        .arg("--site")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(
+        fs::read_to_string(out.join("page.php?id=1.html")).unwrap(),
+        "<a href=\"https://example.com/page.php?id=2\">next</a> <a href=\"https://example.com/other.php\">other</a>"
+    );
+}

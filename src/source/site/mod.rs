@@ -145,16 +145,13 @@ impl Site {
     }
 
     /// The URL a file of the site (by its path under the root) is served
-    /// at. Under `--relative`, which reads the tree as a mirror, a name
-    /// holding `?` is the page a mirror saved for a URL's query, at that
-    /// URL (`page.php?id=1.html`, not `page.php%3Fid=1.html`), as a link
-    /// to it is read.
+    /// at. A name holding `?` is the page a mirror saved for a URL's query
+    /// (no generator names a file so, and Windows cannot), at that URL
+    /// (`page.php?id=1.html`, not `page.php%3Fid=1.html`): a reference in
+    /// it that changes only the query (`?id=2`) is read as on the site, in
+    /// the absolute mode as in `--relative`.
     pub fn url_of(&self, relative: &Path) -> String {
-        let url = retrieval_url(&self.url, relative, self.pretty_urls);
-        match self.relative {
-            true => url::with_saved_query(url),
-            false => url,
-        }
+        url::with_saved_query(retrieval_url(&self.url, relative, self.pretty_urls))
     }
 
     /// The tree of `entries` (every file the walk found), for `--relative`.
