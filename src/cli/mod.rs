@@ -264,10 +264,10 @@ pub struct Cli {
 
     /// Change nothing: check every link of the site's pages, stylesheets,
     /// SVG, feeds and sitemaps to a URL of the site against the files the
-    /// host (--host) will serve; print each broken one as
-    /// `FILE:LINE:COLUMN: <tag attr> "value" -> "URL": not found`, and
-    /// exit 1 if there is any. Links to other sites are counted, never
-    /// fetched.
+    /// host (--host) will serve, and a page's fragment against its ids;
+    /// print each broken one as `FILE:LINE:COLUMN: <tag attr> "value" ->
+    /// "URL": not found`, and exit 1 if there is any. Links to other sites
+    /// are counted, never fetched.
     #[arg(long, conflicts_with_all = ["relative", "out_dir", "check"])]
     pub check_links: bool,
 

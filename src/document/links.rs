@@ -151,7 +151,7 @@ impl Link {
             + self.served.as_ref().map_or(0, |s| {
                 std::mem::size_of::<Served>()
                     + match &**s {
-                        Served::File(path) => path.len(),
+                        Served::File(path) | Served::NoFragment(path) => path.len(),
                         _ => 0,
                     }
             })

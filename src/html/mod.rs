@@ -9,6 +9,7 @@
 //! `document::edit` (one value, by its kind, within its budget) →
 //! `document::value` (its bytes) and the syntaxes.
 
+pub(crate) mod anchors;
 pub mod document;
 pub mod encoding;
 pub mod lookahead;

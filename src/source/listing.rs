@@ -57,21 +57,31 @@ pub fn check_line(name: &[u8], link: &Link) -> String {
     )
 }
 
-/// `FILE:LINE:COLUMN: <tag attr> "value" -> "URL": not found`: a link
-/// `--check-links` found broken, placed as a check line places it.
+/// `FILE:LINE:COLUMN: <tag attr> "value" -> "URL": not found` (or
+/// `fragment "#x" not in TARGET`, the target's path under the site's
+/// root): a link `--check-links` found broken, placed as a check line
+/// places it.
 pub fn broken_line(name: &[u8], link: &Link) -> String {
     let line = check_line(name, link);
     let place = line.rfind(" -> ").unwrap_or(line.len());
-    format!(
-        "{} -> {}: not found",
-        &line[..place],
-        quoted_url(link.absolute.as_deref().unwrap_or_default())
-    )
+    let url = link.absolute.as_deref().unwrap_or_default();
+    let why = match link.served.as_deref() {
+        Some(Served::NoFragment(target)) => {
+            let fragment = url.split_once('#').map_or("", |(_, f)| f);
+            format!(
+                "fragment {} not in {}",
+                quoted_url(&format!("#{fragment}")),
+                names::shown(target)
+            )
+        }
+        _ => "not found".to_owned(),
+    };
+    format!("{} -> {}: {why}", &line[..place], quoted_url(url))
 }
 
 /// Whether `--check-links` found the link broken.
 pub fn is_broken(link: &Link) -> bool {
-    link.served.as_deref() == Some(&Served::NotFound)
+    link.served.as_deref().is_some_and(Served::broken)
 }
 
 /// What the value's URL became: its absolute URL, mapped when a `--map`
@@ -161,7 +171,7 @@ fn write_report_line(out: &mut Vec<u8>, document: &Document<'_>, link: &Link) {
     if let Some(served) = &link.served {
         key(out, "status");
         text(out, Some(served.name()));
-        if let Served::File(path) = &**served {
+        if let Served::File(path) | Served::NoFragment(path) = &**served {
             key(out, "served");
             text(out, Some(&String::from_utf8_lossy(path)));
         }
@@ -215,7 +225,7 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
     }
     if let Some(served) = &link.served {
         object.insert("status".to_owned(), served.name().into());
-        if let Served::File(path) = &**served {
+        if let Served::File(path) | Served::NoFragment(path) = &**served {
             let path = String::from_utf8_lossy(path).into_owned();
             object.insert("served".to_owned(), path.into());
         }

@@ -95,17 +95,27 @@ pub enum Served {
     File(Vec<u8>),
     /// A URL of the site that reaches no file: a broken link.
     NotFound,
+    /// A file of the site (its path), a page in which the URL's fragment
+    /// names nothing: a broken link.
+    NoFragment(Vec<u8>),
     /// A URL of another site (or another scheme): listed and counted,
     /// never fetched.
     OffSite,
 }
 
 impl Served {
+    /// Whether the link is broken: no file, or no part of it its fragment
+    /// names.
+    pub fn broken(&self) -> bool {
+        matches!(self, Served::NotFound | Served::NoFragment(_))
+    }
+
     /// Its name in the link report's `status`.
     pub fn name(&self) -> &'static str {
         match self {
             Served::File(_) => "found",
             Served::NotFound => "not-found",
+            Served::NoFragment(_) => "fragment-not-found",
             Served::OffSite => "off-site",
         }
     }

@@ -21,15 +21,16 @@ const SITE: &[(&str, &str)] = &[
          <a href=\"gone.html\">broken under the base</a> <a href=\"mailto:a@example.com\">mail</a> <a href=/empty/>no index</a>\n\
          <a href=\"/About.html\">case</a> <a href=\"/about.html?lang=fr#top\">a query</a> <img src=\"\">\n\
          <p style=\"background:url(/img/bg.png)\">x</p><style>p{background:url(/img/a%20b.png)}</style>\n\
-         <meta http-equiv=refresh content=\"5; url=/moved.html\">",
+         <meta http-equiv=refresh content=\"5; url=/moved.html\">\n\
+         <a href=\"/about.html#caf%C3%A9\">a fragment</a> <a href=\"/about.html#nowhere\">no such part</a> <a href=\"/img/a%20b.png#x\">not a page</a>",
     ),
     (
         "docs/guide.html",
         "<a href=\"../about.html\">up</a> <a href=\"#install\">here</a> <iframe src=\"frame.html\"></iframe>\n\
-         <svg><image href=\"../img/icon.svg\"/></svg>",
+         <svg><image href=\"../img/icon.svg\"/></svg><h2 id=install>Install</h2>",
     ),
     ("docs/index.html", "<p>docs</p>"),
-    ("about.html", "<p>about</p>"),
+    ("about.html", "<p id=\"caf&eacute;\">about</p>"),
     (
         "css/site.css",
         "@import \"print.css\";\n@import url(/css/missing.css);\nbody{background:url(../img/a%20b.png)}",
@@ -60,6 +61,7 @@ const BROKEN: &[&str] = &[
     "DIR/index.html:6:10: <a href> \"/About.html\" -> \"https://example.com/About.html\": not found",
     "DIR/index.html:7:26: <p style> \"/img/bg.png\" -> \"https://example.com/img/bg.png\": not found",
     "DIR/index.html:8:42: <meta content> \"/moved.html\" -> \"https://example.com/moved.html\": not found",
+    "DIR/index.html:9:57: <a href> \"/about.html#nowhere\" -> \"https://example.com/about.html#nowhere\": fragment \"#nowhere\" not in about.html",
     "DIR/sitemap.xml:1:123: <urlset/url/loc> \"https://example.com/old.html\" -> \"https://example.com/old.html\": not found",
 ];
 
@@ -125,7 +127,7 @@ fn every_broken_link_of_every_kind_is_one_line_and_nothing_is_written() {
     assert_eq!(lines, expected, "{stderr}");
     assert!(
         stderr.contains(
-            "17 links to the site's files found, 10 broken; 2 to other sites not checked"
+            "19 links to the site's files found, 11 broken; 2 to other sites not checked"
         ),
         "{stderr}"
     );

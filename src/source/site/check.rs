@@ -5,13 +5,26 @@
 //! whose URL is the site's (`--site-url`, or its twins) is found when the
 //! host's rules ([`Host`]) reach a file of the tree, else broken; any other
 //! is off the site: counted, never fetched. A `<base href>` is no link.
+//! A link to a page at a fragment is broken too where the page has no
+//! part the fragment names (`html::anchors`): each page's anchors are read
+//! once, when a link first needs them, and kept while the run's memory
+//! has room.
 
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::document::links::{Link, Outcome};
+use crate::document::memory::{Drawn, Memory};
+use crate::html::anchors::{anchors, indicates};
 use crate::source::listener::{Document, Done, Listener, Progress, Saved, SourceWarning};
 use crate::source::output::SourceError;
 use crate::url::{Host, LocalTree, Served};
+
+use super::Site;
 
 /// What a site's link check found, link by link.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -19,7 +32,8 @@ use crate::url::{Host, LocalTree, Served};
 pub struct LinkTally {
     /// Links to the site that reach a file.
     pub found: usize,
-    /// Links to the site that reach none: each told.
+    /// Links to the site that reach none, or a page without the part its
+    /// fragment names: each told.
     pub broken: usize,
     /// Links to other sites, or of other schemes (`mailto:`): not checked.
     pub off_site: usize,
@@ -42,12 +56,25 @@ impl LinkTally {
     }
 }
 
+/// A page's anchors, and what they hold of the run's memory.
+struct Anchors {
+    names: HashSet<String>,
+    _drawn: Drawn,
+}
+
 /// The run's listener, hearing each link with what the host serves for
 /// it.
 pub(crate) struct Checking<'a> {
     listener: &'a dyn Listener,
     tree: LocalTree,
     host: Host,
+    site: &'a Site,
+    /// `--encoding`, which a page's anchors are read in as it is rewritten.
+    encoding: Option<&'static encoding_rs::Encoding>,
+    memory: Memory,
+    /// Each page's anchors read so far, with what they hold of the run's
+    /// memory (`None`: the page could not be read, or held).
+    anchors: Mutex<HashMap<Vec<u8>, Option<Anchors>>>,
     found: AtomicUsize,
     broken: AtomicUsize,
     off_site: AtomicUsize,
@@ -57,11 +84,22 @@ pub(crate) struct Checking<'a> {
 impl<'a> Checking<'a> {
     /// Checks links against `tree` served under `host`'s rules, telling
     /// `listener`.
-    pub fn new(listener: &'a dyn Listener, tree: LocalTree, host: Host) -> Self {
+    pub fn new(
+        listener: &'a dyn Listener,
+        site: &'a Site,
+        tree: LocalTree,
+        host: Host,
+        encoding: Option<&'static encoding_rs::Encoding>,
+        memory: Memory,
+    ) -> Self {
         Checking {
             listener,
             tree,
             host,
+            site,
+            encoding,
+            memory,
+            anchors: Mutex::default(),
             found: AtomicUsize::new(0),
             broken: AtomicUsize::new(0),
             off_site: AtomicUsize::new(0),
@@ -86,10 +124,56 @@ impl<'a> Checking<'a> {
         if (link.element.as_str(), link.attribute.as_str()) == ("base", "href") {
             return None;
         }
-        match link.outcome {
-            Outcome::Empty | Outcome::NoBase | Outcome::Undecodable => None,
-            _ => Some(self.tree.served(link.absolute.as_deref()?, self.host)),
+        let url = match link.outcome {
+            Outcome::Empty | Outcome::NoBase | Outcome::Undecodable => return None,
+            _ => link.absolute.as_deref()?,
+        };
+        let served = self.tree.served(url, self.host);
+        let (Served::File(path), Some((_, fragment))) = (&served, url.split_once('#')) else {
+            return Some(served);
+        };
+        match self.indicates(path, fragment) {
+            Some(false) => Some(Served::NoFragment(path.clone())),
+            _ => Some(served),
         }
+    }
+
+    /// Whether the page at `path` (under the site's root) has the part
+    /// `fragment` names; `None` when that is not checked: no page (an
+    /// image, a PDF, SVG), or its anchors could not be read or held.
+    fn indicates(&self, path: &[u8], fragment: &str) -> Option<bool> {
+        let page = Path::new(OsStr::from_bytes(path));
+        let extension = page.extension()?.to_ascii_lowercase();
+        if !matches!(extension.to_str(), Some("html" | "htm" | "xhtml")) {
+            return None;
+        }
+        let mut known = self.anchors.lock().unwrap_or_else(|e| e.into_inner());
+        if !known.contains_key(path) {
+            let read = self.read(page);
+            known.insert(path.to_vec(), read);
+        }
+        let anchors = known.get(path)?.as_ref()?;
+        Some(indicates(&anchors.names, fragment))
+    }
+
+    /// The anchors of the page at `page`, read whole (drawn from the run's
+    /// memory while it is read, and they while they are kept).
+    fn read(&self, page: &Path) -> Option<Anchors> {
+        let file = self.site.dir().join(page);
+        let length = std::fs::metadata(&file).ok()?.len();
+        let mut drawn = self.memory.draw(usize::try_from(length).ok()?).ok()?;
+        let bytes = std::fs::read(&file).ok()?;
+        let url = self.site.url_of(page);
+        let limit = self.memory.total() / 64;
+        let anchors = anchors(&bytes, self.encoding, &url, limit.max(1 << 16))?;
+        drop(bytes);
+        let size: usize = anchors.iter().map(|a| a.len() + 32).sum();
+        drawn.shrink(drawn.bytes());
+        drawn.grow(size).ok()?;
+        Some(Anchors {
+            names: anchors,
+            _drawn: drawn,
+        })
     }
 }
 
@@ -120,7 +204,7 @@ impl Listener for Checking<'_> {
         };
         let count = match served {
             Served::File(_) => &self.found,
-            Served::NotFound => &self.broken,
+            Served::NotFound | Served::NoFragment(_) => &self.broken,
             Served::OffSite => &self.off_site,
         };
         count.fetch_add(1, Ordering::Relaxed);

@@ -298,7 +298,9 @@ pub(crate) fn run(
     let (checking, _check_drawn) = match site.check_links {
         Some(host) => {
             let (tree, drawn) = tree("--check-links")?;
-            (Some(Checking::new(listener, tree, host)), Some(drawn))
+            let encoding = config.encoding;
+            let checking = Checking::new(listener, site, tree, host, encoding, memory.clone());
+            (Some(checking), Some(drawn))
         }
         None => (None, None),
     };
