@@ -6,7 +6,7 @@
 use htmlabs::internal::listing::Listing;
 use htmlabs::internal::names;
 use htmlabs::source::listener::{Document, Done, Listener, Progress, Saved, SourceWarning};
-use htmlabs::{Link, SourceError};
+use htmlabs::{Link, Served, SourceError};
 
 use super::progress::Bar;
 
@@ -54,6 +54,12 @@ impl Listener for Said {
     fn link(&self, document: &Document<'_>, link: &Link) {
         if let Some(listing) = &self.listing {
             listing.link(document, link);
+        }
+    }
+
+    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+        if let Some(listing) = &self.listing {
+            listing.checked(document, link, served);
         }
     }
 

@@ -114,7 +114,6 @@ impl<'a> Resolver<'a> {
             outcome,
             base: self.cx.base.clone(),
             mapped,
-            served: None,
         };
         self.budget.take(link.size())?;
         if let Some(listener) = &mut self.listener {
@@ -533,7 +532,6 @@ impl<'a> Resolver<'a> {
             outcome: Outcome::Undecodable,
             base: self.cx.base.clone(),
             mapped: None,
-            served: None,
         };
         self.budget.take(link.size())?;
         if let Some(listener) = &mut self.listener {

@@ -9,7 +9,7 @@ use encoding_rs::{Decoder, Encoding, UTF_8};
 use super::attrs::Kind;
 use std::sync::Arc;
 
-use crate::url::{Base, MapRule, Served};
+use crate::url::{Base, MapRule};
 
 /// What was done with a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,10 +103,6 @@ pub struct Link {
     /// reference. (Boxed: most links have none, and a link's size counts
     /// against the memory limit.)
     pub mapped: Option<Box<Mapped>>,
-    /// With `--check-links`, what the host serving the site answers its
-    /// URL with (set by the site's check, never by an engine; boxed as
-    /// `mapped` is).
-    pub served: Option<Box<Served>>,
 }
 
 /// What a URL became besides its absolute URL.
@@ -148,13 +144,6 @@ impl Link {
                     + m.relative.as_ref().map_or(0, String::len)
             })
             + self.raw.as_ref().map_or(0, Vec::len)
-            + self.served.as_ref().map_or(0, |s| {
-                std::mem::size_of::<Served>()
-                    + match &**s {
-                        Served::File(path) | Served::NoFragment(path) => path.len(),
-                        _ => 0,
-                    }
-            })
     }
 }
 

@@ -387,7 +387,6 @@ impl<W: Write> Splicer<W> {
                         outcome: Outcome::NoBase,
                         base: cx.base.clone(),
                         mapped: None,
-                        served: None,
                     };
                     budget.take(link.size()).map(|()| {
                         listener.found(Found {

@@ -19,6 +19,7 @@ use crate::source::archived::Named;
 use crate::source::output::SourceError;
 pub use crate::source::warned::SourceWarning;
 pub(crate) use crate::source::warned::Warned;
+use crate::url::Served;
 
 /// Hears a run of any source. Every method does nothing unless it is
 /// given; a site's workers call it from their threads (hence `Sync`).
@@ -64,6 +65,14 @@ pub trait Listener: Sync {
     /// input order.
     fn link(&self, document: &Document<'_>, link: &Link) {
         let _ = (document, link);
+    }
+
+    /// Under `--check-links`, a URL value with what the host serving the
+    /// site answers its URL with (`None`: it names nothing to check), in
+    /// place of [`link`](Listener::link), which it calls unless given.
+    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+        let _ = served;
+        self.link(document, link);
     }
 
     /// How far the run is.

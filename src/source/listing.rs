@@ -61,12 +61,12 @@ pub fn check_line(name: &[u8], link: &Link) -> String {
 /// `fragment "#x" not in TARGET`, the target's path under the site's
 /// root): a link `--check-links` found broken, placed as a check line
 /// places it.
-pub fn broken_line(name: &[u8], link: &Link) -> String {
+pub fn broken_line(name: &[u8], link: &Link, served: &Served) -> String {
     let line = check_line(name, link);
     let place = line.rfind(" -> ").unwrap_or(line.len());
     let url = link.absolute.as_deref().unwrap_or_default();
-    let why = match link.served.as_deref() {
-        Some(Served::NoFragment(target)) => {
+    let why = match served {
+        Served::NoFragment(target) => {
             let fragment = url.split_once('#').map_or("", |(_, f)| f);
             format!(
                 "fragment {} not in {}",
@@ -77,11 +77,6 @@ pub fn broken_line(name: &[u8], link: &Link) -> String {
         _ => "not found".to_owned(),
     };
     format!("{} -> {}: {why}", &line[..place], quoted_url(url))
-}
-
-/// Whether `--check-links` found the link broken.
-pub fn is_broken(link: &Link) -> bool {
-    link.served.as_deref().is_some_and(Served::broken)
 }
 
 /// What the value's URL became: its absolute URL, mapped when a `--map`
@@ -113,7 +108,12 @@ pub fn report_line(place: Map<String, Value>, link: &Link) -> String {
 /// Appends [`report_line`]`(place(document), link)` to `out`, the same
 /// bytes written as they go: no map nor value a link (which took most of
 /// a `--links` run's time beside the page engine's).
-fn write_report_line(out: &mut Vec<u8>, document: &Document<'_>, link: &Link) {
+fn write_report_line(
+    out: &mut Vec<u8>,
+    document: &Document<'_>,
+    link: &Link,
+    served: Option<&Served>,
+) {
     let mut first = true;
     let mut key = |out: &mut Vec<u8>, key: &str| {
         out.extend_from_slice(if first { b"{\"" } else { b",\"" });
@@ -168,10 +168,10 @@ fn write_report_line(out: &mut Vec<u8>, document: &Document<'_>, link: &Link) {
         key(out, "raw");
         text(out, Some(&percent_encoded(raw)));
     }
-    if let Some(served) = &link.served {
+    if let Some(served) = served {
         key(out, "status");
         text(out, Some(served.name()));
-        if let Served::File(path) | Served::NoFragment(path) = &**served {
+        if let Served::File(path) | Served::NoFragment(path) = served {
             key(out, "served");
             text(out, Some(&String::from_utf8_lossy(path)));
         }
@@ -222,13 +222,6 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
         .collect();
     if let Some(raw) = &link.raw {
         object.insert("raw".to_owned(), percent_encoded(raw).into());
-    }
-    if let Some(served) = &link.served {
-        object.insert("status".to_owned(), served.name().into());
-        if let Served::File(path) | Served::NoFragment(path) = &**served {
-            let path = String::from_utf8_lossy(path).into_owned();
-            object.insert("served".to_owned(), path.into());
-        }
     }
     if let Some(mapped) = &link.mapped {
         if let Some(rule) = &mapped.rule {
@@ -306,17 +299,34 @@ impl Listener for Listing {
     }
 
     fn link(&self, document: &Document<'_>, link: &Link) {
+        let line = would_change(link).then(|| check_line(&name(document), link));
+        self.write(document, link, line, None);
+    }
+
+    /// A link check's lines are its broken links.
+    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+        let line = served
+            .filter(|s| s.broken())
+            .map(|s| broken_line(&name(document), link, s));
+        self.write(document, link, line, served);
+    }
+}
+
+impl Listing {
+    /// Writes `line` (a check line), and the link's report line, with
+    /// what `--check-links` found of it (`served`), if anything.
+    fn write(
+        &self,
+        document: &Document<'_>,
+        link: &Link,
+        line: Option<String>,
+        served: Option<&Served>,
+    ) {
         let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
         let writers = &mut *writers;
         if writers.error.is_some() {
             return;
         }
-        // A link check's lines are its broken links; a check's, the values
-        // that would change.
-        let line = match &link.served {
-            Some(_) => is_broken(link).then(|| broken_line(&name(document), link)),
-            None => would_change(link).then(|| check_line(&name(document), link)),
-        };
         if let (Some(line), Some(check)) = (line, &mut writers.check) {
             if let Err(e) = writeln!(check, "{line}") {
                 writers.error = Some(SourceError::Write("standard output".to_owned(), e));
@@ -325,7 +335,7 @@ impl Listener for Listing {
         }
         if let Some((report, name)) = &mut writers.report {
             writers.line.clear();
-            write_report_line(&mut writers.line, document, link);
+            write_report_line(&mut writers.line, document, link, served);
             if let Err(e) = report.write_all(&writers.line) {
                 writers.error = Some(SourceError::Write(name.clone(), e));
             }
@@ -416,7 +426,6 @@ mod tests {
                 url: "http://h/".into(),
             },
             mapped: None,
-            served: None,
         }
     }
 
@@ -513,7 +522,7 @@ mod tests {
         for document in &documents {
             for link in &links {
                 let mut line = Vec::new();
-                write_report_line(&mut line, document, link);
+                write_report_line(&mut line, document, link, None);
                 let expected = report_line(place(document), link) + "\n";
                 assert_eq!(String::from_utf8(line).unwrap(), expected);
             }

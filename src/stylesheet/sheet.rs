@@ -318,7 +318,6 @@ impl<W: Write> Sheet<W> {
                     outcome: Outcome::Undecodable,
                     base: cx.base.clone(),
                     mapped: None,
-                    served: None,
                 },
             });
         }

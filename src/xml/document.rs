@@ -1191,7 +1191,6 @@ impl<W: Write> Document<W> {
             outcome,
             base,
             mapped,
-            served: None,
         });
         let new = (outcome == Outcome::Rewritten).then(|| {
             let edit = crate::document::value::Edit {

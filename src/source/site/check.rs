@@ -195,23 +195,16 @@ impl Listener for Checking<'_> {
     }
 
     fn link(&self, document: &Document<'_>, link: &Link) {
-        let Some(served) = self.served(link) else {
-            self.unchecked.fetch_add(1, Ordering::Relaxed);
-            if self.listener.hears_links() {
-                self.listener.link(document, link);
-            }
-            return;
-        };
-        let count = match served {
-            Served::File(_) => &self.found,
-            Served::NotFound | Served::NoFragment(_) => &self.broken,
-            Served::OffSite => &self.off_site,
+        let served = self.served(link);
+        let count = match &served {
+            None => &self.unchecked,
+            Some(Served::File(_)) => &self.found,
+            Some(Served::NotFound | Served::NoFragment(_)) => &self.broken,
+            Some(Served::OffSite) => &self.off_site,
         };
         count.fetch_add(1, Ordering::Relaxed);
         if self.listener.hears_links() {
-            let mut link = link.clone();
-            link.served = Some(Box::new(served));
-            self.listener.link(document, &link);
+            self.listener.checked(document, link, served.as_ref());
         }
     }
 
