@@ -273,7 +273,8 @@ pub struct Cli {
 
     /// With --check-links, the rules of the host that will serve the site:
     /// `plain` (nginx, Apache, Caddy as they come: a directory serves its
-    /// index.html), `github-pages` (and `/about` serves about.html).
+    /// index.html), `github-pages` (and `/about` serves about.html),
+    /// `netlify` (and `/about/` too, and the site's `_redirects` rules).
     #[arg(long, value_enum, value_name = "HOST", default_value_t = HostArg::Plain)]
     pub host: HostArg,
 
@@ -406,6 +407,8 @@ pub enum HostArg {
     Plain,
     /// GitHub Pages: and `/about` serves about.html
     GithubPages,
+    /// Netlify: and `/about/` too, and the site's _redirects rules
+    Netlify,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -663,6 +666,7 @@ impl Cli {
                 check_links: self.check_links.then_some(match self.host {
                     HostArg::Plain => Host::Plain,
                     HostArg::GithubPages => Host::GithubPages,
+                    HostArg::Netlify => Host::Netlify,
                 }),
                 twins: !self.site_url_only,
                 missing: match self.missing {

@@ -25,17 +25,22 @@ pub enum Host {
     /// directory reaches the `.html` file of its name (`/about` is
     /// `about.html`), as Jekyll's pretty links expect.
     GithubPages,
+    /// Netlify: as GitHub Pages, `/about/` too reaching `about.html` (it
+    /// redirects to `/about`), and the rules of the site's `_redirects`
+    /// file over what no file answers, or over any with `!`.
+    Netlify,
 }
 
 impl Host {
     /// Every host, by its name on the command line.
-    const ALL: [Host; 2] = [Host::Plain, Host::GithubPages];
+    const ALL: [Host; 3] = [Host::Plain, Host::GithubPages, Host::Netlify];
 
     /// Its name (`--host`'s value).
     pub fn name(self) -> &'static str {
         match self {
             Host::Plain => "plain",
             Host::GithubPages => "github-pages",
+            Host::Netlify => "netlify",
         }
     }
 
@@ -70,8 +75,8 @@ impl Host {
         match self {
             Host::Plain => None,
             Host::GithubPages if slash => None,
-            Host::GithubPages => {
-                let mut html = path.to_vec();
+            Host::GithubPages | Host::Netlify => {
+                let mut html = bare.to_vec();
                 html.extend_from_slice(b".html");
                 file(&html).then_some(html)
             }
@@ -147,23 +152,32 @@ mod tests {
 
     #[test]
     fn each_host_serves_by_its_rules() {
-        // (path, plain, github-pages)
-        let cases: &[(&str, Option<&str>, Option<&str>)] = &[
-            ("", Some("index.html"), Some("index.html")),
-            ("about.html", Some("about.html"), Some("about.html")),
-            ("about", None, Some("about.html")),
-            ("about/", None, None),
-            ("about.html/", None, None),
-            ("docs", Some("docs/index.html"), Some("docs/index.html")),
-            ("docs/", Some("docs/index.html"), Some("docs/index.html")),
-            ("docs/guide", None, Some("docs/guide.html")),
-            ("img/a b.png", Some("img/a b.png"), Some("img/a b.png")),
-            ("IMG/a b.png", None, None),
+        // (path, plain, github-pages, netlify)
+        type Case = (
+            &'static str,
+            Option<&'static str>,
+            Option<&'static str>,
+            Option<&'static str>,
+        );
+        let (index, about) = (Some("index.html"), Some("about.html"));
+        let (docs, guide) = (Some("docs/index.html"), Some("docs/guide.html"));
+        let png = Some("img/a b.png");
+        let cases: &[Case] = &[
+            ("", index, index, index),
+            ("about.html", about, about, about),
+            ("about", None, about, about),
+            ("about/", None, None, about),
+            ("about.html/", None, None, None),
+            ("docs", docs, docs, docs),
+            ("docs/", docs, docs, docs),
+            ("docs/guide", None, guide, guide),
+            ("img/a b.png", png, png, png),
+            ("IMG/a b.png", None, None, None),
             // A directory with no index: nothing to serve.
-            ("empty/", None, None),
-            ("missing.html", None, None),
+            ("empty/", None, None, None),
+            ("missing.html", None, None, None),
         ];
-        for &(path, plain, pages) in cases {
+        for &(path, plain, pages, netlify) in cases {
             assert_eq!(
                 serves(Host::Plain, path).as_deref(),
                 plain,
@@ -174,6 +188,11 @@ mod tests {
                 pages,
                 "github-pages: {path:?}"
             );
+            assert_eq!(
+                serves(Host::Netlify, path).as_deref(),
+                netlify,
+                "netlify: {path:?}"
+            );
         }
     }
 
@@ -182,6 +201,6 @@ mod tests {
         for host in Host::ALL {
             assert_eq!(Host::from_name(host.name()), Some(host));
         }
-        assert_eq!(Host::from_name("netlify"), None);
+        assert_eq!(Host::from_name("vercel"), None);
     }
 }

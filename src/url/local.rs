@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::host::{Host, Served};
 use super::map::{folded, starts_with};
+use super::redirects::Redirects;
 use super::saved;
 use super::standard::Standard;
 
@@ -64,6 +65,9 @@ pub const PLACEHOLDER: &str = "_not-in-this-copy.html";
 /// (`text/html`) or a stylesheet (`text/css`) whose name does not already
 /// end so: `about.php.html`, `page.php?id=1.html`, `site.css?v=2.css`.
 const ADJUSTED: [&[u8]; 2] = [b".html", b".css"];
+
+/// How many redirects a link is followed through (`--check-links`).
+const MAX_REDIRECTS: usize = 20;
 
 /// A file of the tree a URL names: its path, and what follows it in the
 /// reference (a query kept, a fragment).
@@ -163,20 +167,52 @@ impl LocalTree {
         self.reference_from(&self.file_of(from)?, to)
     }
 
-    /// What a server of the tree under `host`'s rules answers `url` with
-    /// (its query and fragment aside): the file it serves, none, or
-    /// nothing of the site's.
-    pub(crate) fn served(&self, url: &str, host: Host) -> Served {
-        let Some(rest) = self.rest(url) else {
-            return Served::OffSite;
-        };
-        let path = rest.split_once('?').map_or(rest, |(path, _)| path);
+    /// What a server of the tree under `host`'s rules (and Netlify's
+    /// `redirects`) answers `url` with (its fragment aside): the file it
+    /// serves at the end of any redirects, none, or nothing of the site's.
+    pub(crate) fn served(&self, url: &str, host: Host, redirects: &Redirects) -> Served {
+        let mut url = url.split_once('#').map_or(url, |(url, _)| url).to_owned();
+        for _ in 0..MAX_REDIRECTS {
+            let Some(rest) = self.rest(&url) else {
+                return Served::OffSite;
+            };
+            let (path, query) = match rest.split_once('?') {
+                Some((path, query)) => (path, Some(query)),
+                None => (rest, None),
+            };
+            let file = self.serves(path, host);
+            let answer = match host {
+                Host::Netlify => redirects.answer(&format!("/{path}"), query),
+                _ => None,
+            };
+            let Some(answer) = answer.filter(|a| a.force || file.is_none()) else {
+                return file.map_or(Served::NotFound, Served::File);
+            };
+            let to = Standard::Rfc3986.resolve(&url, &answer.to).into_owned();
+            match answer.status {
+                // A rewrite: the file at its path, served here.
+                200 => {
+                    let Some(rest) = self.rest(&to) else {
+                        return Served::OffSite;
+                    };
+                    let path = rest.split('?').next().unwrap_or_default();
+                    return self
+                        .serves(path, host)
+                        .map_or(Served::NotFound, Served::File);
+                }
+                300..400 => url = to,
+                _ => return Served::NotFound,
+            }
+        }
+        Served::NotFound
+    }
+
+    /// The file a host serves for `path` (escaped, under the root), by its
+    /// rules for files alone.
+    fn serves(&self, path: &str, host: Host) -> Option<Vec<u8>> {
         let file = |p: &[u8]| self.files.contains(p);
         let directory = |p: &[u8]| self.directories.contains(p);
-        match unescaped(path).and_then(|path| host.serves(&path, file, directory)) {
-            Some(path) => Served::File(path),
-            None => Served::NotFound,
-        }
+        unescaped(path).and_then(|path| host.serves(&path, file, directory))
     }
 
     /// The path of the file `url` names, if it is of the tree: what

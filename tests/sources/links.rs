@@ -249,3 +249,54 @@ fn what_cannot_go_with_a_link_check_is_refused() {
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--host needs --check-links"), "{stderr}");
 }
+
+/// Netlify serves `/about/` for `about.html` too, and the site's
+/// `_redirects` rules over what no file answers (or any, with `!`): a
+/// link that a redirect leads to a file is found, through rewrites,
+/// splats and placeholders; one a rule answers 404, or a chain that never
+/// ends, is broken.
+#[test]
+fn netlify_follows_the_sites_redirects() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    for (path, bytes) in [
+        (
+            "_redirects",
+            "# moved\n/old.html  /about.html  301\n/blog/*  /posts/:splat  302\n\
+             /docs-old/:page  /docs/:page  200\n/gone  /404.html  404\n/loop  /loop  301\n\
+             /away  https://other.example/  301\n/about.html  /nowhere.html  301\n\
+             /forced.html  /nowhere.html  301!\n/fr/*  /fr/index.html  200  Language=fr\n",
+        ),
+        ("about.html", "about"),
+        ("forced.html", "shadowed"),
+        ("posts/x.html", "x"),
+        ("docs/guide.html", "guide"),
+        ("404.html", "not found"),
+        (
+            "index.html",
+            "<a href=/old.html>1</a> <a href=/blog/x.html>2</a> <a href=/blog/y.html>3</a>\n\
+             <a href=/docs-old/guide>4</a> <a href=/gone>5</a> <a href=/loop>6</a>\n\
+             <a href=/away>7</a> <a href=/about.html>8</a> <a href=/forced.html>9</a>\n\
+             <a href=/about/>10</a> <a href=/fr/page>11</a>",
+        ),
+    ] {
+        let path = site.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+    let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
+    assert_eq!(code, 1, "{stderr}");
+    let broken: BTreeSet<String> = lines
+        .iter()
+        .map(|line| line.split('"').nth(1).unwrap_or_default().to_owned())
+        .collect();
+    let expected: BTreeSet<String> = ["/blog/y.html", "/gone", "/loop", "/forced.html", "/fr/page"]
+        .map(str::to_owned)
+        .into();
+    assert_eq!(broken, expected, "{lines:?}");
+    assert!(
+        stderr
+            .contains("5 links to the site's files found, 5 broken; 1 to other sites not checked"),
+        "{stderr}"
+    );
+}

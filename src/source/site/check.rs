@@ -22,7 +22,7 @@ use crate::document::memory::{Drawn, Memory};
 use crate::html::anchors::{anchors, indicates};
 use crate::source::listener::{Document, Done, Listener, Progress, Saved, SourceWarning};
 use crate::source::output::SourceError;
-use crate::url::{Host, LocalTree, Served};
+use crate::url::{Host, LocalTree, Redirects, Served};
 
 use super::Site;
 
@@ -68,6 +68,8 @@ pub(crate) struct Checking<'a> {
     listener: &'a dyn Listener,
     tree: LocalTree,
     host: Host,
+    /// Under `--host netlify`, the site's `_redirects` rules.
+    redirects: Redirects,
     site: &'a Site,
     /// `--encoding`, which a page's anchors are read in as it is rewritten.
     encoding: Option<&'static encoding_rs::Encoding>,
@@ -92,10 +94,18 @@ impl<'a> Checking<'a> {
         encoding: Option<&'static encoding_rs::Encoding>,
         memory: Memory,
     ) -> Self {
+        // Read as Netlify reads it: what is not text is no rule.
+        let redirects = match host {
+            Host::Netlify => std::fs::read(site.dir().join("_redirects"))
+                .map(|bytes| Redirects::parse(&String::from_utf8_lossy(&bytes)))
+                .unwrap_or_default(),
+            _ => Redirects::default(),
+        };
         Checking {
             listener,
             tree,
             host,
+            redirects,
             site,
             encoding,
             memory,
@@ -128,7 +138,7 @@ impl<'a> Checking<'a> {
             Outcome::Empty | Outcome::NoBase | Outcome::Undecodable => return None,
             _ => link.absolute.as_deref()?,
         };
-        let served = self.tree.served(url, self.host);
+        let served = self.tree.served(url, self.host, &self.redirects);
         let (Served::File(path), Some((_, fragment))) = (&served, url.split_once('#')) else {
             return Some(served);
         };

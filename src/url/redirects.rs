@@ -1,0 +1,223 @@
+//! Netlify's `_redirects` file (`--check-links --host netlify`): its rules,
+//! and what the first that matches a path answers. A line is `FROM
+//! [QUERY] TO [STATUS[!]] [CONDITIONS]`: `FROM` a path, whose last
+//! segment may be `*` (the rest of the path, `:splat` in `TO`) and whose
+//! segments may be `:name` placeholders (one segment each, `:name` in
+//! `TO`); `QUERY`'s `key=value` must be in the URL's query (`id=:id` binds
+//! `:id`); `STATUS` 301 when not given, 200 a rewrite (the file at `TO`
+//! served at `FROM`), 3xx a redirect, any other that status (404: a page
+//! that is not there); `!` forces the rule over a file at `FROM` (else the
+//! file is served). Rules with conditions on the visitor (a country, a
+//! language, a role, a cookie) answer only some visitors, and are not
+//! taken; nor are rules for another domain (`https://old.example/*`).
+//! Paths match as they are written (escaped, case counts), a trailing
+//! slash aside, as Netlify matches them.
+
+/// The rules of a `_redirects` file, in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Redirects {
+    rules: Vec<Rule>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rule {
+    from: Vec<Segment>,
+    /// `FROM` ends with `*`.
+    splat: bool,
+    query: Vec<(String, Segment)>,
+    to: String,
+    status: u16,
+    force: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Segment {
+    Literal(String),
+    Placeholder(String),
+}
+
+/// What a rule answers a path with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// `TO`, its splat and placeholders filled in: a path of the site or
+    /// a URL.
+    pub to: String,
+    pub status: u16,
+    /// `!`: the rule is taken over a file at the path.
+    pub force: bool,
+}
+
+impl Redirects {
+    /// The rules of `text` (a `_redirects` file); lines that are no rule
+    /// this reads are left out.
+    pub fn parse(text: &str) -> Redirects {
+        let rules = text.lines().filter_map(rule).collect();
+        Redirects { rules }
+    }
+
+    /// What the first rule that matches `path` (the URL's path, from its
+    /// `/`, as written) and `query` (after its `?`, if any) answers.
+    pub fn answer(&self, path: &str, query: Option<&str>) -> Option<Answer> {
+        let segments = segments(path);
+        let pairs: Vec<(&str, &str)> = query
+            .unwrap_or_default()
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+            .collect();
+        self.rules
+            .iter()
+            .find_map(|rule| rule.answer(&segments, &pairs))
+    }
+}
+
+/// A line's rule, if it is one this reads.
+fn rule(line: &str) -> Option<Rule> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let mut words = line.split_whitespace().peekable();
+    let from = words.next()?;
+    // A rule for a domain (`https://old.example/*`) answers another host.
+    if !from.starts_with('/') {
+        return None;
+    }
+    // The query's conditions stand between `FROM` and `TO`.
+    let mut query = Vec::new();
+    while let Some(word) = words.next_if(|w| !w.starts_with('/') && !w.contains("://")) {
+        let (key, value) = word.split_once('=')?;
+        let value = match value.strip_prefix(':') {
+            Some(name) => Segment::Placeholder(name.to_owned()),
+            None => Segment::Literal(value.to_owned()),
+        };
+        query.push((key.to_owned(), value));
+    }
+    let to = words.next()?.to_owned();
+    let mut status = 301;
+    let mut force = false;
+    if let Some(word) = words.next_if(|w| w.trim_end_matches('!').parse::<u16>().is_ok()) {
+        status = word.trim_end_matches('!').parse().ok()?;
+        force = word.ends_with('!');
+    }
+    // What is left are conditions on the visitor (its country, language,
+    // role, cookie): not every visitor's answer.
+    if words.next().is_some() {
+        return None;
+    }
+    let mut from = segments(from);
+    let splat = from.last() == Some(&"*");
+    if splat {
+        from.pop();
+    }
+    let from = from
+        .into_iter()
+        .map(|segment| match segment.strip_prefix(':') {
+            Some(name) => Segment::Placeholder(name.to_owned()),
+            None => Segment::Literal(segment.to_owned()),
+        })
+        .collect();
+    Some(Rule {
+        from,
+        splat,
+        query,
+        to,
+        status,
+        force,
+    })
+}
+
+/// A path's segments, a trailing slash aside (`/a/b/` is `a`, `b`).
+fn segments(path: &str) -> Vec<&str> {
+    path.trim_matches('/')
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .collect()
+}
+
+impl Rule {
+    fn answer(&self, path: &[&str], query: &[(&str, &str)]) -> Option<Answer> {
+        let fixed = self.from.len();
+        if path.len() < fixed || (!self.splat && path.len() != fixed) {
+            return None;
+        }
+        let mut bound: Vec<(&str, &str)> = Vec::new();
+        for (segment, &given) in self.from.iter().zip(path) {
+            match segment {
+                Segment::Literal(literal) if literal == given => {}
+                Segment::Literal(_) => return None,
+                Segment::Placeholder(name) => bound.push((name, given)),
+            }
+        }
+        for (key, value) in &self.query {
+            let (_, given) = query.iter().find(|(k, _)| k == key)?;
+            match value {
+                Segment::Literal(literal) if literal == given => {}
+                Segment::Literal(_) => return None,
+                Segment::Placeholder(name) => bound.push((name, given)),
+            }
+        }
+        let splat = path[fixed..].join("/");
+        let mut to = self.to.replace(":splat", &splat);
+        // The longest names first: `:id` is no part of `:idx`.
+        bound.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+        for (name, value) in bound {
+            to = to.replace(&format!(":{name}"), value);
+        }
+        Some(Answer {
+            to,
+            status: self.status,
+            force: self.force,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "# moved pages\n\
+        /old.html  /new.html\n\
+        /blog/*    /posts/:splat  302\n\
+        /news/:year/:month  /archive/:year-:month.html  200\n\
+        /shop  /store  301!\n\
+        /gone  /404.html  404\n\
+        /fr/*  /fr/index.html  200  Language=fr\n\
+        /store  id=:id  /items/:id.html  301\n\
+        https://old.example/*  https://example.com/:splat  301\n\
+        not a rule\n";
+
+    fn answer(path: &str, query: Option<&str>) -> Option<(String, u16, bool)> {
+        Redirects::parse(FILE)
+            .answer(path, query)
+            .map(|a| (a.to, a.status, a.force))
+    }
+
+    #[test]
+    fn the_first_rule_that_matches_answers() {
+        let some = |to: &str, status, force| Some((to.to_owned(), status, force));
+        assert_eq!(answer("/old.html", None), some("/new.html", 301, false));
+        assert_eq!(answer("/old.html/", None), some("/new.html", 301, false));
+        assert_eq!(
+            answer("/blog/2024/a.html", None),
+            some("/posts/2024/a.html", 302, false)
+        );
+        assert_eq!(answer("/blog", None), some("/posts/", 302, false));
+        assert_eq!(
+            answer("/news/2024/05", None),
+            some("/archive/2024-05.html", 200, false)
+        );
+        assert_eq!(answer("/news/2024", None), None);
+        assert_eq!(answer("/shop", None), some("/store", 301, true));
+        assert_eq!(answer("/gone", None), some("/404.html", 404, false));
+        assert_eq!(
+            answer("/store", Some("id=7&x=1")),
+            some("/items/7.html", 301, false)
+        );
+        assert_eq!(answer("/store", None), None);
+        assert_eq!(answer("/Old.html", None), None, "case counts");
+        // Only some visitors' rules, and another domain's, are not taken.
+        assert_eq!(answer("/fr/page", None), None);
+        assert_eq!(Redirects::parse(FILE).rules.len(), 6);
+    }
+}
