@@ -243,16 +243,28 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
 }
 
 /// The links of a run, written as they are heard: check lines
-/// (`--check`) and report lines (`--report`), each to its writer. A
-/// [`Listener`] that hears links, and nothing else; the command line's
-/// listener hands it the links it hears.
+/// (`--check`, `--check-links`) and report lines (`--report`), each to
+/// its writer. A [`Listener`] that hears links, and nothing else; the
+/// command line's listener hands it the links it hears.
 pub struct Listing {
     writers: Mutex<Writers>,
 }
 
+/// Which links a run's check lines name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckLines {
+    /// `--check`: each value that would change ([`check_line`]).
+    Changes,
+    /// `--check-links`: each broken link ([`broken_line`]), and nothing
+    /// else, whatever a value the check leaves (a `<base href>`) would
+    /// become.
+    Broken,
+}
+
 struct Writers {
-    /// Standard output (standard error with `--report -`), with `--check`.
-    check: Option<Box<dyn Write + Send>>,
+    /// Standard output (standard error with `--report -`), with `--check`
+    /// or `--check-links`, and which links it names.
+    check: Option<(Box<dyn Write + Send>, CheckLines)>,
     /// The report's writer, and its name for messages.
     report: Option<(Box<dyn Write + Send>, String)>,
     /// The first write error, and what it could not write; later lines are
@@ -263,10 +275,10 @@ struct Writers {
 }
 
 impl Listing {
-    /// Check lines to `check`, report lines to `report` (named for
-    /// messages).
+    /// Check lines to `check` (of the links it names), report lines to
+    /// `report` (named for messages).
     pub fn new(
-        check: Option<Box<dyn Write + Send>>,
+        check: Option<(Box<dyn Write + Send>, CheckLines)>,
         report: Option<(Box<dyn Write + Send>, String)>,
     ) -> Self {
         Listing {
@@ -286,7 +298,7 @@ impl Listing {
         if let Some(error) = writers.error.take() {
             return Err(error);
         }
-        if let Some(check) = &mut writers.check {
+        if let Some((check, _)) = &mut writers.check {
             check
                 .flush()
                 .map_err(|e| SourceError::Write("standard output".to_owned(), e))?;
@@ -313,11 +325,16 @@ impl Listener for Listing {
         }
         // A link check's lines are its broken links; a check's, the values
         // that would change.
-        let line = match &link.served {
-            Some(_) => is_broken(link).then(|| broken_line(&name(document), link)),
-            None => would_change(link).then(|| check_line(&name(document), link)),
+        let line = match &writers.check {
+            Some((_, CheckLines::Broken)) => {
+                is_broken(link).then(|| broken_line(&name(document), link))
+            }
+            Some((_, CheckLines::Changes)) => {
+                would_change(link).then(|| check_line(&name(document), link))
+            }
+            None => None,
         };
-        if let (Some(line), Some(check)) = (line, &mut writers.check) {
+        if let (Some(line), Some((check, _))) = (line, &mut writers.check) {
             if let Err(e) = writeln!(check, "{line}") {
                 writers.error = Some(SourceError::Write("standard output".to_owned(), e));
                 return;
