@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use cli::{ArchiveBar, Bar, Cli, Said};
 use htmlabs::SourceError;
-use htmlabs::internal::listing::Listing;
+use htmlabs::internal::listing::{CheckLines, Listing};
 use htmlabs::internal::names;
 use htmlabs::internal::plan::Plan;
 use htmlabs::source::Job;
@@ -142,11 +142,15 @@ fn listing(cli: &Cli, staged: Option<&Staged>) -> Result<Option<Listing>, Source
     if !check && !cli.report_to_stdout() && cli.report.is_none() {
         return Ok(None);
     }
-    let check = check.then(|| -> Box<dyn Write + Send> {
+    let lines = match cli.check_links {
+        true => CheckLines::Broken,
+        false => CheckLines::Changes,
+    };
+    let check = check.then(|| -> (Box<dyn Write + Send>, CheckLines) {
         if cli.report_to_stdout() {
-            Box::new(io::stderr())
+            (Box::new(io::stderr()), lines)
         } else {
-            Box::new(io::stdout())
+            (Box::new(io::stdout()), lines)
         }
     });
     let report = match (&cli.report, staged) {

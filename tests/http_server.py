@@ -11,6 +11,10 @@ package (pip), when it is installed (.ci/run installs it).
 instead (SiteHandler), for the wget mirror tests/judges/chromium.rs makes
 and Chromium reads, and benches/mirror.rs's; every answer is written to
 LOG, when one is named.
+
+`http_server.py --site DIR --host plain|github-pages` serves DIR as that
+host does, by the rules `--check-links --host` checks links against
+(src/url/host.rs; HostHandler), for tests/judges/link_check.rs.
 """
 
 import gzip
@@ -125,8 +129,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 # The media type of a file of a served site, by its name's extension, as a
 # server's configuration says it (a PHP script's output is a page).
 SITE_TYPES = {
-    ".html": "text/html", ".php": "text/html", ".css": "text/css",
-    ".svg": "image/svg+xml", ".png": "image/png",
+    ".html": "text/html", ".htm": "text/html", ".php": "text/html",
+    ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png",
+    ".txt": "text/plain",
 }
 
 
@@ -191,8 +196,115 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
         self.answer(200, [("Content-Type", media_type)], body, served)
 
 
+class HostHandler(http.server.BaseHTTPRequestHandler):
+    """A directory served by a host's rules, as src/url/host.rs states them
+    (`--check-links --host`), with nothing else: the target's path, its
+    escapes undone (a bad escape, an escaped `/` or NUL: 404), its query
+    ignored, names matched as they are, names a file; a directory that
+    holds a file, its `index.html` (asked without its slash: a 301 to it),
+    or nothing; and on `github-pages`, a path without a trailing slash that
+    is no file nor directory, its `.html` file. Anything else is a 404.
+
+    Every answer forbids scripts (`Content-Security-Policy: script-src
+    'none'`): a copy of a real page runs none of its own, written for
+    another site, while a browser keeps scripting on, as its users do, and
+    so reads `<noscript>` as text."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "htmlabs-test"
+    sys_version = ""
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, fields, body):
+        fields = fields + [("Content-Security-Policy", "script-src 'none'")]
+        try:
+            self.send_response(status)
+            for name, value in fields:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def is_file(self, path):
+        """Whether `path` (bytes, under the root, no leading `/`) is a file:
+        every segment a name, none empty, `.` or `..`."""
+        segments = path.split(b"/")
+        if any(s in (b"", b".", b"..") for s in segments):
+            return False
+        return os.path.isfile(os.path.join(self.server.root, path))
+
+    def is_directory(self, path):
+        """Whether `path` is a directory that holds a file, at any depth."""
+        segments = path.split(b"/")
+        if any(s in (b"", b".", b"..") for s in segments):
+            return False
+        full = os.path.join(self.server.root, path)
+        return os.path.isdir(full) and any(files for _, _, files in os.walk(full))
+
+    def serves(self, path):
+        """host.rs's `Host::serves`: the file `path` reaches, or None."""
+        bare = path[:-1] if path.endswith(b"/") else path
+        slash = len(bare) < len(path)
+        if not slash and path and self.is_file(path):
+            return path
+        if not bare or self.is_directory(bare):
+            index = bare + b"/index.html" if bare else b"index.html"
+            return index if self.is_file(index) else None
+        if self.server.host == "github-pages" and not slash and self.is_file(path + b".html"):
+            return path + b".html"
+        return None
+
+    def do_GET(self):
+        target = self.path.split("?", 1)[0]
+        path = unescaped(target[1:]) if target.startswith("/") else None
+        served = None if path is None else self.serves(path)
+        if served is None:
+            return self.answer(404, [], b"")
+        bare = path[:-1] if path.endswith(b"/") else path
+        if bare and not path.endswith(b"/") and self.is_directory(bare):
+            location = "http://%s%s/" % (self.headers["Host"], target)
+            return self.answer(301, [("Location", location)], b"")
+        with open(os.path.join(self.server.root, served), "rb") as f:
+            body = f.read()
+        media_type = SITE_TYPES.get(os.path.splitext(served)[1].decode(), "application/octet-stream")
+        self.answer(200, [("Content-Type", media_type)], body)
+
+
+def unescaped(path):
+    """`path` with its escapes undone, as bytes; None for a bad escape
+    (`%` not before two hex digits), an escaped `/` or NUL."""
+    out = bytearray()
+    # http.server reads the request line as Latin-1: its bytes back.
+    data = path.encode("latin-1")
+    i = 0
+    while i < len(data):
+        if data[i] == ord("%"):
+            hex_digits = data[i + 1:i + 3]
+            if len(hex_digits) < 2 or not all(chr(c) in "0123456789abcdefABCDEF" for c in hex_digits):
+                return None
+            byte = int(hex_digits, 16)
+            if byte in (ord("/"), 0):
+                return None
+            out.append(byte)
+            i += 3
+        else:
+            out.append(data[i])
+            i += 1
+    return bytes(out)
+
+
 def main():
-    if sys.argv[1:2] == ["--site"]:
+    if sys.argv[1:2] == ["--site"] and sys.argv[3:4] == ["--host"]:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HostHandler)
+        server.root = os.fsencode(sys.argv[2])
+        server.host = sys.argv[4]
+        if server.host not in ("plain", "github-pages"):
+            sys.exit("http_server.py: --host plain or github-pages, not " + server.host)
+    elif sys.argv[1:2] == ["--site"]:
         root, log = sys.argv[2], sys.argv[3:4]
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SiteHandler)
         server.root = root

@@ -1,11 +1,14 @@
 //! What a URL's fragment can name in a page (`--check-links`), as a
 //! browser finds it (HTML §7.4.6.3, "find a potential indicated
 //! element"): an element's `id`, anywhere in the document (SVG and MathML
-//! too), and an `a` element's `name`. Not inside a `<template>`, whose
-//! content is no part of the document, nor inside a `<noscript>`, which a
-//! browser that runs script reads as text (as lol_html does). A value is
-//! decoded as the tokenizer decodes it: the page's encoding, then its
-//! character references.
+//! too, and a `<template>`'s own), and an HTML `a` element's `name` (not
+//! SVG's `a`). Not inside an HTML `<template>`, whose content is no part
+//! of the document (SVG's `template` is an element like any), nor inside a
+//! `<noscript>`, which a browser that runs script reads as text (as
+//! lol_html does). A value is decoded as the tokenizer decodes it: the
+//! page's encoding, then its character references. An `a` element's
+//! `name` matches as written, in quirks mode too, as the standard says
+//! (where Chromium ignores its case).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -17,6 +20,9 @@ use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element};
 
 use super::encoding::{DETECTION, Sniffer};
 use super::settings::memory_settings;
+
+/// The HTML namespace, as lol_html names an element's.
+const HTML: &str = "http://www.w3.org/1999/xhtml";
 
 /// The names a fragment can name in `page` (its bytes, whole), read in
 /// the encoding the HTML standard's sniffing chooses (`flag`:
@@ -51,7 +57,7 @@ pub(crate) fn anchors(
     let named = |attribute: &'static str| {
         let (found, templates, bytes) = (Rc::clone(&found), Rc::clone(&templates), &bytes);
         move |el: &mut Element| {
-            if templates.get() > 0 {
+            if templates.get() > 0 || (attribute == "name" && el.namespace_uri() != HTML) {
                 return Ok(());
             }
             // The first of duplicate attributes counts, as in HTML.
@@ -68,6 +74,9 @@ pub(crate) fn anchors(
     let template = {
         let templates = Rc::clone(&templates);
         move |el: &mut Element| {
+            if el.namespace_uri() != HTML {
+                return Ok(());
+            }
             templates.set(templates.get() + 1);
             let templates = Rc::clone(&templates);
             if let Some(handlers) = el.end_tag_handlers() {
@@ -79,10 +88,12 @@ pub(crate) fn anchors(
             Ok(())
         }
     };
+    // An element's handlers run in the order they are added: a
+    // `<template>`'s own id is read before its content is counted out.
     let settings = Settings::new()
-        .append_element_content_handler(element!("template", template))
         .append_element_content_handler(element!("[id]", named("id")))
         .append_element_content_handler(element!("a[name]", named("name")))
+        .append_element_content_handler(element!("template", template))
         .with_encoding(AsciiCompatibleEncoding::new(encoding)?)
         .with_memory_settings(memory_settings(limit))
         .with_strict(false);
@@ -149,8 +160,13 @@ mod tests {
         let page = b"<h2 id=intro>x</h2><a name=old></a><div name=not-a></div>\
             <svg><g id=\"icon\"/></svg><p id=\"caf&eacute;\" id=second></p>\
             <template><p id=in-template></p></template>\
-            <noscript><p id=in-noscript></p></noscript><p id=\"\"></p>";
-        assert_eq!(of(page), ["", "café", "icon", "intro", "old"]);
+            <noscript><p id=in-noscript></p></noscript><p id=\"\"></p>\
+            <template id=own><template id=nested></template></template>\
+            <svg><a name=svg-a></a><template><g id=in-svg-template /></template></svg>";
+        assert_eq!(
+            of(page),
+            ["", "café", "icon", "in-svg-template", "intro", "old", "own"]
+        );
     }
 
     #[test]

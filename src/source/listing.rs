@@ -243,9 +243,21 @@ pub struct Listing {
     writers: Mutex<Writers>,
 }
 
+/// Which links a run's check lines name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckLines {
+    /// `--check`: each value that would change ([`check_line`]).
+    Changes,
+    /// `--check-links`: each broken link ([`broken_line`]), and nothing
+    /// else, whatever a value the check leaves (a `<base href>`) would
+    /// become.
+    Broken,
+}
+
 struct Writers {
-    /// Standard output (standard error with `--report -`), with `--check`.
-    check: Option<Box<dyn Write + Send>>,
+    /// Standard output (standard error with `--report -`), with `--check`
+    /// or `--check-links`, and which links it names.
+    check: Option<(Box<dyn Write + Send>, CheckLines)>,
     /// The report's writer, and its name for messages.
     report: Option<(Box<dyn Write + Send>, String)>,
     /// The first write error, and what it could not write; later lines are
@@ -259,7 +271,7 @@ impl Listing {
     /// Check lines to `check`, report lines to `report` (named for
     /// messages).
     pub fn new(
-        check: Option<Box<dyn Write + Send>>,
+        check: Option<(Box<dyn Write + Send>, CheckLines)>,
         report: Option<(Box<dyn Write + Send>, String)>,
     ) -> Self {
         Listing {
@@ -279,7 +291,7 @@ impl Listing {
         if let Some(error) = writers.error.take() {
             return Err(error);
         }
-        if let Some(check) = &mut writers.check {
+        if let Some((check, _)) = &mut writers.check {
             check
                 .flush()
                 .map_err(|e| SourceError::Write("standard output".to_owned(), e))?;
@@ -299,20 +311,30 @@ impl Listener for Listing {
     }
 
     fn link(&self, document: &Document<'_>, link: &Link) {
-        let line = would_change(link).then(|| check_line(&name(document), link));
+        let line = (self.lines() == Some(CheckLines::Changes) && would_change(link))
+            .then(|| check_line(&name(document), link));
         self.write(document, link, line, None);
     }
 
-    /// A link check's lines are its broken links.
+    /// A link check's lines are its broken links, and nothing else.
     fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
-        let line = served
-            .filter(|s| s.broken())
-            .map(|s| broken_line(&name(document), link, s));
+        let line = match self.lines() {
+            Some(CheckLines::Broken) => served
+                .filter(|s| s.broken())
+                .map(|s| broken_line(&name(document), link, s)),
+            _ => None,
+        };
         self.write(document, link, line, served);
     }
 }
 
 impl Listing {
+    /// Which links the check lines name, with any.
+    fn lines(&self) -> Option<CheckLines> {
+        let writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
+        writers.check.as_ref().map(|(_, lines)| *lines)
+    }
+
     /// Writes `line` (a check line), and the link's report line, with
     /// what `--check-links` found of it (`served`), if anything.
     fn write(
@@ -327,7 +349,7 @@ impl Listing {
         if writers.error.is_some() {
             return;
         }
-        if let (Some(line), Some(check)) = (line, &mut writers.check) {
+        if let (Some(line), Some((check, _))) = (line, &mut writers.check) {
             if let Err(e) = writeln!(check, "{line}") {
                 writers.error = Some(SourceError::Write("standard output".to_owned(), e));
                 return;

@@ -15,11 +15,13 @@
 //! names the file wget's `--adjust-extension` saved it as, `.html` or
 //! `.css` after its name (`about.php.html`).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::host::{Host, Served};
 use super::map::{folded, starts_with};
 use super::redirects::Redirects;
+use super::rfc3986::remove_dot_segments;
 use super::saved;
 use super::standard::Standard;
 
@@ -173,6 +175,8 @@ impl LocalTree {
     pub(crate) fn served(&self, url: &str, host: Host, redirects: &Redirects) -> Served {
         let mut url = url.split_once('#').map_or(url, |(url, _)| url).to_owned();
         for _ in 0..MAX_REDIRECTS {
+            // The path as a browser asks for it.
+            url = as_asked(&url).into_owned();
             let Some(rest) = self.rest(&url) else {
                 return Served::OffSite;
             };
@@ -192,6 +196,7 @@ impl LocalTree {
             match answer.status {
                 // A rewrite: the file at its path, served here.
                 200 => {
+                    let to = as_asked(&to);
                     let Some(rest) = self.rest(&to) else {
                         return Served::OffSite;
                     };
@@ -474,6 +479,49 @@ fn escaped(b: u8, out: &mut String) {
 
 /// `text` with its `%XX` escapes undone; `None` when one is broken or
 /// stands for `/` or NUL (no file name holds either).
+/// `url` as a client asks a server for it, by the URL Standard's parsing
+/// (browsers, curl): its path's dot segments removed (`.`, `..`, and their
+/// escaped forms `%2e`, `.%2e`, `%2e.`, `%2e%2e`, in any case), a `..`
+/// above the root dropped (`http://a/../g` is `http://a/g`), and an empty
+/// path `/` (`http://a?q` is `http://a/?q`). RFC 1808 keeps what an
+/// absolute URL has, and its resolution keeps a `..` above the root: no
+/// request carries either.
+fn as_asked(url: &str) -> Cow<'_, str> {
+    let Some(authority) = url.find("://").map(|i| i + 3) else {
+        return Cow::Borrowed(url);
+    };
+    let start = url[authority..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| authority + i);
+    let end = url[start..]
+        .find(['?', '#'])
+        .map_or(url.len(), |i| start + i);
+    let path = &url[start..end];
+    let dot = |segment: &str| segment == "." || segment.eq_ignore_ascii_case("%2e");
+    let double_dot = |segment: &str| {
+        segment == ".."
+            || [".%2e", "%2e.", "%2e%2e"]
+                .iter()
+                .any(|dots| segment.eq_ignore_ascii_case(dots))
+    };
+    let path = if path.is_empty() {
+        "/".to_owned()
+    } else if path.split('/').any(|s| dot(s) || double_dot(s)) {
+        let plain: Vec<&str> = path
+            .split('/')
+            .map(|s| match () {
+                _ if dot(s) => ".",
+                _ if double_dot(s) => "..",
+                _ => s,
+            })
+            .collect();
+        remove_dot_segments(&plain.join("/"))
+    } else {
+        return Cow::Borrowed(url);
+    };
+    Cow::Owned([&url[..start], &path, &url[end..]].concat())
+}
+
 fn unescaped(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -687,6 +735,38 @@ mod tests {
                 .as_deref(),
             Some("about/index.html")
         );
+    }
+
+    #[test]
+    fn a_url_is_served_as_a_client_asks_for_it() {
+        let t = tree();
+        let served = |url: &str| t.served(url, Host::Plain, &Redirects::default());
+        let file = |path: &str| Served::File(path.as_bytes().to_vec());
+        for (url, path) in [
+            // RFC 1808 keeps a `..` above the root; no request does.
+            ("https://example.com/../news.html", "news.html"),
+            ("https://example.com/../../", "index.html"),
+            (
+                "https://example.com/blog/./2024/../index.html",
+                "blog/index.html",
+            ),
+            (
+                "https://example.com/blog/%2E%2e/css/.%2e/news.html",
+                "news.html",
+            ),
+            ("https://example.com/blog/2024/..", "blog/index.html"),
+            ("https://example.com/about/%2e", "about/index.html"),
+            // An empty path is `/`.
+            ("https://example.com", "index.html"),
+            ("https://example.com?q=1#top", "index.html"),
+        ] {
+            assert_eq!(served(url), file(path), "{url}");
+        }
+        // A dot segment is a whole segment.
+        assert_eq!(served("https://example.com/news.html%2e"), Served::NotFound);
+        assert_eq!(served("https://example.com/..news.html"), Served::NotFound);
+        assert_eq!(served("https://example.com.evil"), Served::OffSite);
+        assert_eq!(served("https://example.com:8080?q"), Served::OffSite);
     }
 
     #[test]

@@ -86,7 +86,7 @@ const SHOWN: usize = 12;
 
 /// Chromium and a Python with Playwright, or `None` with a one-line note
 /// (a failure in CI, where `.ci/run` installs them).
-fn browser() -> Option<PathBuf> {
+pub(crate) fn browser() -> Option<PathBuf> {
     let chromium = std::env::var_os("HTMLABS_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
@@ -255,9 +255,15 @@ fn open_from_disk(chromium: &Path, files: &[String]) -> BTreeMap<String, Value> 
 /// Runs the Chromium driver `tests/chromium/{driver}` on `list`, its
 /// answer read back.
 fn run_driver(chromium: &Path, driver: &str, list: &[Value]) -> BTreeMap<String, Value> {
+    serde_json::from_value(ask_driver(chromium, driver, &Value::from(list))).unwrap()
+}
+
+/// Runs the Chromium driver `tests/chromium/{driver}` on what is `asked`
+/// of it, its answer read back.
+pub(crate) fn ask_driver(chromium: &Path, driver: &str, asked: &Value) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let (list_file, out_file) = (tmp.path().join("list.json"), tmp.path().join("out.json"));
-    std::fs::write(&list_file, serde_json::to_vec(list).unwrap()).unwrap();
+    std::fs::write(&list_file, serde_json::to_vec(asked).unwrap()).unwrap();
     let driver = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/chromium")
         .join(driver);
@@ -1025,7 +1031,7 @@ fn judge_from_disk(
     judged
 }
 
-fn percent_decoded(s: &str) -> Vec<u8> {
+pub(crate) fn percent_decoded(s: &str) -> Vec<u8> {
     let bytes = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -1323,20 +1329,31 @@ h1 { background-image: url(../img/h%201.png) }
 ];
 
 /// `tests/http_server.py --site`, serving a directory until dropped.
-struct SiteServer {
+pub(crate) struct SiteServer {
     child: std::process::Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl SiteServer {
     /// Serves `dir`, each answer a line of `log`.
     fn start(dir: &Path, log: &Path) -> SiteServer {
+        SiteServer::spawn(&[dir.as_os_str(), log.as_os_str()])
+    }
+
+    /// Serves `dir` as the host `host` (`plain`, `github-pages`) does, by
+    /// the rules of `--check-links --host`.
+    pub(crate) fn host(dir: &Path, host: &str) -> SiteServer {
+        SiteServer::spawn(&[dir.as_os_str(), "--host".as_ref(), host.as_ref()])
+    }
+
+    /// `tests/http_server.py --site ARGS`, once it has said its port.
+    fn spawn(args: &[&std::ffi::OsStr]) -> SiteServer {
         use std::io::BufRead;
         let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/http_server.py");
         let mut child = Command::new("python3")
             .arg(server)
             .arg("--site")
-            .args([dir, log])
+            .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()

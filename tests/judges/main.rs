@@ -1,6 +1,7 @@
 //! Outside judges: what htmlabs writes, read by another implementation,
 //! whose verdict is the test's. A browser loads the pages and stylesheets
-//! before and after a move (`chromium`: Chromium through Playwright); the
+//! before and after a move (`chromium`: Chromium through Playwright), and
+//! follows the links the link checker checks (`link_check`); the
 //! WHATWG URL Standard resolves the same pairs as our resolver (`url_crate`:
 //! the `url` crate); feedparser reads the feeds (`feeds`); tinycss2 the
 //! stylesheets (`stylesheets`); pywb replays the archives (`replay`). Where
@@ -31,6 +32,8 @@ mod divergences;
 #[cfg(feature = "cli")]
 mod chromium;
 mod feeds;
+#[cfg(feature = "cli")]
+mod link_check;
 #[cfg(feature = "cli")]
 mod replay;
 #[cfg(feature = "cli")]

@@ -300,3 +300,27 @@ fn netlify_follows_the_sites_redirects() {
         "{stderr}"
     );
 }
+
+/// A value the check leaves (a relative `<base href>`, which a `--check`
+/// line would name since the rewriting would make it absolute) is no
+/// broken link: the output is the broken links, nothing else.
+#[test]
+fn a_base_the_check_leaves_prints_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("docs")).unwrap();
+    fs::write(
+        site.join("docs/index.html"),
+        "<head><base href=\"/docs/guide/\"></head><a href=\"../index.html\">here</a> <a href=\"gone.html\">gone</a>",
+    )
+    .unwrap();
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            "DIR/docs/index.html:1:82: <a href> \"gone.html\" -> \"https://example.com/docs/guide/gone.html\": not found".to_owned()
+        ]),
+        "{stderr}"
+    );
+}
