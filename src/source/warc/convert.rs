@@ -223,7 +223,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
 /// its end and its threads left to end on their own, still ending while
 /// the next run began (a leak checker took what they held for leaks; a
 /// library user paid the threads' start at each call).
-fn pool(jobs: usize) -> io::Result<Arc<rayon::ThreadPool>> {
+pub(crate) fn pool(jobs: usize) -> io::Result<Arc<rayon::ThreadPool>> {
     static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
     let mut pools = POOLS
         .lock()

@@ -43,6 +43,7 @@ use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase};
 use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
+use crate::source::warc::input::Inflating;
 use crate::url::{LocalTree, Missing};
 
 /// What an archive made a tree did.
@@ -178,7 +179,16 @@ fn saved(
     let mut captures = Captures::at(at);
     let share = Allowance::new(memory.alone());
     let mut held = share.budget();
-    let mut records = Records::new(open()?, &memory).map_err(read_error)?;
+    // With jobs, gzip members are inflated ahead of the reading on a pool
+    // of as many threads, in both passes (as `--warc` with jobs does).
+    let inflating = || -> Result<Option<Inflating>, SourceError> {
+        if jobs <= 1 {
+            return Ok(None);
+        }
+        let pool = crate::source::warc::convert::pool(jobs).map_err(read_error)?;
+        Ok(Some(Inflating::new(pool, jobs, memory.clone())))
+    };
+    let mut records = Records::new(open()?, &memory, inflating()?).map_err(read_error)?;
     let mut number = 0;
     loop {
         let found = match records.next() {
@@ -250,7 +260,7 @@ fn saved(
         options: response_options,
         root: &root,
     };
-    let mut records = Records::new(open()?, &memory).map_err(read_error)?;
+    let mut records = Records::new(open()?, &memory, inflating()?).map_err(read_error)?;
     let tell = |written: RecordWritten, tally: &mut TreeTally| {
         told_written(out, written, tally, listener);
     };

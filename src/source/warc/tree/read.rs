@@ -8,7 +8,7 @@ use crate::document::memory::Memory;
 use crate::source::archived::{ArchiveWarning, Place};
 use crate::source::output::behind::Direct;
 use crate::source::warc::header::Header;
-use crate::source::warc::input::{Stop, Units};
+use crate::source::warc::input::{Inflating, Stop, Units};
 
 /// The records of an archive, one after the other.
 pub(super) struct Records<R: Read> {
@@ -32,8 +32,10 @@ pub(super) enum Broken {
 }
 
 impl<R: Read> Records<R> {
-    pub fn new(input: R, memory: &Memory) -> io::Result<Self> {
-        let units = Units::new(input, Direct(io::sink()), memory.clone(), false, None)?;
+    /// The records of `input`, its gzip members inflated ahead on
+    /// `inflating`'s pool when given (as `--warc` with jobs inflates them).
+    pub fn new(input: R, memory: &Memory, inflating: Option<Inflating>) -> io::Result<Self> {
+        let units = Units::new(input, Direct(io::sink()), memory.clone(), false, inflating)?;
         Ok(Records { units })
     }
 
