@@ -311,37 +311,35 @@ impl Listener for Listing {
     }
 
     fn link(&self, document: &Document<'_>, link: &Link) {
-        let line = (self.lines() == Some(CheckLines::Changes) && would_change(link))
-            .then(|| check_line(&name(document), link));
+        let line = |lines| {
+            (lines == CheckLines::Changes && would_change(link))
+                .then(|| check_line(&name(document), link))
+        };
         self.write(document, link, line, None);
     }
 
     /// A link check's lines are its broken links, and nothing else.
     fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
-        let line = match self.lines() {
-            Some(CheckLines::Broken) => served
+        let line = |lines| match lines {
+            CheckLines::Broken => served
                 .filter(|s| s.broken())
                 .map(|s| broken_line(&name(document), link, s)),
-            _ => None,
+            CheckLines::Changes => None,
         };
         self.write(document, link, line, served);
     }
 }
 
 impl Listing {
-    /// Which links the check lines name, with any.
-    fn lines(&self) -> Option<CheckLines> {
-        let writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
-        writers.check.as_ref().map(|(_, lines)| *lines)
-    }
-
-    /// Writes `line` (a check line), and the link's report line, with
-    /// what `--check-links` found of it (`served`), if anything.
+    /// Writes the check line `line` makes of the link for the run's kind
+    /// of check lines, if any, and the link's report line, with what
+    /// `--check-links` found of it (`served`), if anything: under one
+    /// lock.
     fn write(
         &self,
         document: &Document<'_>,
         link: &Link,
-        line: Option<String>,
+        line: impl FnOnce(CheckLines) -> Option<String>,
         served: Option<&Served>,
     ) {
         let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
@@ -349,6 +347,7 @@ impl Listing {
         if writers.error.is_some() {
             return;
         }
+        let line = writers.check.as_ref().and_then(|(_, lines)| line(*lines));
         if let (Some(line), Some((check, _))) = (line, &mut writers.check) {
             if let Err(e) = writeln!(check, "{line}") {
                 writers.error = Some(SourceError::Write("standard output".to_owned(), e));

@@ -269,10 +269,9 @@ fn saved(
             &mut records,
             &tree,
             &mut tally,
-            |record, found, records, tally| {
+            |_, files, found, records, tally| {
                 let named = Named::of(&found.header, found.at);
                 let allowance = Allowance::new(memory.alone());
-                let files = &tree.files[&record];
                 let feed = |sink: &mut dyn Write| fed(found, records, sink);
                 match writer.files(files, &allowance, feed, |_| true) {
                     Ok(written) => {
@@ -292,9 +291,8 @@ fn saved(
                 &mut records,
                 &tree,
                 &mut tally,
-                |record, found, records, tally| {
+                |record, files, found, records, tally| {
                     let named = Named::of(&found.header, found.at);
-                    let files = &tree.files[&record];
                     let ticket = memory.enter(record);
                     let head = resource_head(found);
                     match write::draw(&memory, found.length + head.len() as u64) {
@@ -305,7 +303,7 @@ fn saved(
                             workers.give(write::Held {
                                 record,
                                 named,
-                                files: files.clone(),
+                                files: files.to_vec(),
                                 block,
                                 ticket,
                                 drawn,
@@ -387,7 +385,13 @@ fn second_pass<R: std::io::Read>(
     records: &mut Records<R>,
     tree: &captures::Tree,
     tally: &mut TreeTally,
-    mut write: impl FnMut(u64, &Found, &mut Records<R>, &mut TreeTally) -> Result<(), Broken>,
+    mut write: impl FnMut(
+        u64,
+        &[write::FileOf],
+        &Found,
+        &mut Records<R>,
+        &mut TreeTally,
+    ) -> Result<(), Broken>,
 ) -> io::Result<()> {
     let mut number = 0;
     loop {
@@ -403,7 +407,9 @@ fn second_pass<R: std::io::Read>(
         let record = number;
         number += 1;
         let written = match tree.files.get(&record) {
-            Some(files) => write(record, &found, records, tally).map_err(|b| (b, files.len())),
+            Some(files) => {
+                write(record, files, &found, records, tally).map_err(|b| (b, files.len()))
+            }
             None => records.block(&found, None).map_err(|b| (b, 0)),
         };
         if let Err((broken, files)) = written {
