@@ -506,9 +506,10 @@ fn xml_stream(m: &Made) -> Done {
 fn pages(m: &Made, encoding: Option<&'static encoding_rs::Encoding>) -> Done {
     let url = m.feed.format.url();
     // One config for the run, as a source shares it between documents.
-    let config = std::sync::Arc::new(Config {
-        encoding,
-        ..Config::default()
+    let config = std::sync::Arc::new({
+        let mut config = Config::default();
+        config.encoding = encoding;
+        config
     });
     let mut done = Done::default();
     for page in &m.html {

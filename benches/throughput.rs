@@ -61,7 +61,8 @@ use std::process::{self, Child, ChildStdin, Command, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use htmlabs::{Config, Layers, Rewriter, Standard, Table};
+use htmlabs::internal::Table;
+use htmlabs::{Config, Layers, Rewriter, Standard};
 use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, element};
 
@@ -598,9 +599,10 @@ thread_local! {
 }
 
 fn config(table: &Table) -> Config {
-    Config {
-        table: table.clone(),
-        ..Config::default()
+    {
+        let mut config = Config::default();
+        config.table = table.clone();
+        config
     }
 }
 

@@ -61,7 +61,7 @@ mod typed;
 mod url;
 mod xml;
 
-pub use document::attrs::{Empty, Group, Kind, Row, Table, When};
+pub use document::attrs::Kind;
 pub use document::config::Config;
 pub use document::decision::Decision;
 pub use document::encoding::{Chosen, EncodingSource};
@@ -72,17 +72,19 @@ pub use document::report::{Counts, Report, Warning};
 pub use source::output::error::SourceError;
 pub use typed::{Rewriter, Type, rewrite, rewrite_bytes};
 pub use url::{
-    Base, BaseUrl, Below, Candidate, Charset, Host, Ignored, Layer, LayerError, Layers, LocalTree,
-    MapError, MapRule, Missing, Served, Standard, UrlMap, rfc1808, rfc3986,
+    Base, BaseUrl, Below, Candidate, Charset, Host, Ignored, Layer, LayerError, Layers, MapError,
+    MapRule, Missing, Served, Standard, UrlMap, rfc1808, rfc3986,
 };
 
 /// What the command line and the Python binding take from the library
-/// beyond its API: how the sources name documents and values in their
+/// beyond its API: the attribute table their flags make (and the tests
+/// read as data), how the sources name documents and values in their
 /// messages, the link report's fields, the plan of written paths, how a
 /// document's type is decided, an entity's base. Not for other users:
 /// it changes as they do.
 #[doc(hidden)]
 pub mod internal {
+    pub use crate::document::attrs::{Empty, Group, Row, Table, When};
     pub use crate::source::http::{body_codings, entity};
     pub use crate::source::{listing, names, plan, typing};
 }

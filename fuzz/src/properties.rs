@@ -22,7 +22,8 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
-use htmlabs::{Config, Layer, Layers, Report, Rewriter, Standard, Table, rfc1808, rfc3986};
+use htmlabs::internal::Table;
+use htmlabs::{Config, Layer, Layers, Report, Rewriter, Standard, rfc1808, rfc3986};
 
 // ------------------------------------------------------------------ resolve
 
@@ -219,29 +220,22 @@ impl Case {
 
     /// How the case is run: the run's config and the document's layers.
     pub fn config(&self) -> Setup {
-        let default = Config::default();
         let layers = match &self.base {
             Some(base) => Layers::default()
                 .with_retrieval(standard(self.rfc3986), base, "--retrieved-from")
                 .expect("`from_bytes` gives a valid base"),
             None => Layers::default(),
         };
-        let config = Config {
-            standard: standard(self.rfc3986),
-            keep_fragments: self.keep_fragments,
-            max_lookahead: if self.small_lookahead {
-                SMALL_LOOKAHEAD
-            } else {
-                default.max_lookahead
-            },
-            max_memory: if self.small_memory {
-                SMALL_MEMORY
-            } else {
-                default.max_memory
-            },
-            table: Table::new(self.lazy, self.social, Vec::new()),
-            ..default
-        };
+        let mut config = Config::default();
+        config.standard = standard(self.rfc3986);
+        config.keep_fragments = self.keep_fragments;
+        if self.small_lookahead {
+            config.max_lookahead = SMALL_LOOKAHEAD;
+        }
+        if self.small_memory {
+            config.max_memory = SMALL_MEMORY;
+        }
+        config.table = Table::new(self.lazy, self.social, Vec::new());
         Setup {
             config: Arc::new(config),
             layers,
@@ -502,10 +496,12 @@ pub fn run_http(
 /// limit, a coding that breaks): that is where its output is the input's.
 pub fn check_http(case: &Case) {
     let config = case.config();
-    let options = htmlabs::source::http::Options {
-        content_location: case.chunks % 2 == 1,
-        strip_headers: false,
-        kind: None,
+    let options = {
+        let mut options = htmlabs::source::http::Options::default();
+        options.content_location = case.chunks % 2 == 1;
+        options.strip_headers = false;
+        options.kind = None;
+        options
     };
     let whole = run_http(&config, options, &case.html, || usize::MAX);
     let chunked = run_http(&config, options, &case.html, case.chunk_sizes());
@@ -702,15 +698,13 @@ fn made_up_blanked(output: &[u8]) -> Vec<u8> {
 ///    place the case picks keeps 1, 3, 4 and 5.
 pub fn check_warc(case: &Case) {
     let config = case.config();
-    let options = htmlabs::source::warc::Options {
-        mode: if case.chunks % 2 == 1 {
-            htmlabs::source::warc::Mode::Replace
-        } else {
-            htmlabs::source::warc::Mode::Conversion
-        },
-        jobs: if case.chunks & 2 != 0 { 2 } else { 1 },
-        ..htmlabs::source::warc::Options::default()
+    let mut options = htmlabs::source::warc::Options::default();
+    options.mode = if case.chunks % 2 == 1 {
+        htmlabs::source::warc::Mode::Replace
+    } else {
+        htmlabs::source::warc::Mode::Conversion
     };
+    options.jobs = if case.chunks & 2 != 0 { 2 } else { 1 };
     let input = &case.html;
     let len = input.len();
     let mut cuts: Vec<usize> = (len.saturating_sub(8)..len).collect();
@@ -747,10 +741,8 @@ pub fn check_warc(case: &Case) {
     );
     // Nor on the jobs (with more than one, gzip is cut and inflated ahead
     // on the pool).
-    let other = htmlabs::source::warc::Options {
-        jobs: 3 - options.jobs,
-        ..options.clone()
-    };
+    let mut other = options.clone();
+    other.jobs = 3 - options.jobs;
     if let Ok(other) = run_warc(&config, &other, input, || usize::MAX) {
         assert_eq!(
             (&whole.summary, &whole.warnings),

@@ -38,7 +38,7 @@ impl Kind {
     }
 
     /// The kinds a user may give to `--attr`.
-    pub fn from_name(name: &str) -> Option<Kind> {
+    pub(crate) fn from_name(name: &str) -> Option<Kind> {
         [Kind::Url, Kind::List, Kind::Srcset, Kind::Css]
             .into_iter()
             .find(|k| k.name() == name)

@@ -14,6 +14,7 @@ use crate::url::{LocalTree, Standard, UrlMap};
 /// of a document's own (its §3 layers come with the document), and it is
 /// shared, not copied, from document to document (`Arc<Config>`).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Config {
     pub standard: Standard,
     /// Leave same-document references (`#top`, and `""`) as they are.
@@ -30,14 +31,16 @@ pub struct Config {
     /// `--encoding`: the document's encoding, unless a byte order mark says
     /// otherwise.
     pub encoding: Option<&'static Encoding>,
-    /// What is rewritten.
+    /// What is rewritten: the command line's `--only`, `--lazy` and
+    /// `--attribute` made a table (`request::Request::config`).
+    #[doc(hidden)]
     pub table: Table,
     /// `--map OLD=NEW`: what an absolute URL becomes once resolved.
     pub map: UrlMap,
     /// `--relative`: the tree whose files a page's and a stylesheet's links
     /// reach by relative references, from the document's own file (a
     /// site's run sets it, once its files are known).
-    pub local: Option<Arc<LocalTree>>,
+    pub(crate) local: Option<Arc<LocalTree>>,
 }
 
 impl Config {

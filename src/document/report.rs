@@ -381,7 +381,7 @@ impl Warning {
     /// The warning of a nested document, with its offsets made the outer
     /// document's (exact inside `<noscript>`; the start of the attribute
     /// value plus an offset in the decoded `srcdoc`).
-    pub fn shifted(self, by: usize) -> Warning {
+    pub(crate) fn shifted(self, by: usize) -> Warning {
         match self {
             Warning::BaseIgnored { .. } | Warning::Undecodable { .. } | Warning::TooDeep { .. } => {
                 self.mapped(|offset| offset + by)

@@ -51,7 +51,7 @@ impl PageReport {
 
     /// Whether the document had no base at all (§3.4, the empty base): its
     /// links cannot be judged, so a check cannot pass it.
-    pub fn has_no_base(&self) -> bool {
+    pub(crate) fn has_no_base(&self) -> bool {
         let document = match self {
             PageReport::Document(r, _) => Some(r),
             PageReport::Response(r) => r.document.as_ref(),
@@ -72,6 +72,7 @@ impl PageReport {
 /// What a run did: its report, and how many links would change (counted
 /// when the listener hears links).
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct PageTally {
     pub report: PageReport,
     /// Warnings told.

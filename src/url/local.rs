@@ -165,7 +165,8 @@ impl LocalTree {
     /// The relative reference from the file `from` names to the file `to`
     /// names (both absolute URLs), for a browser reading `from` at its
     /// `file:` URL: `None` when either names no file of the tree.
-    pub fn reference(&self, from: &str, to: &str) -> Option<String> {
+    #[cfg(test)]
+    fn reference(&self, from: &str, to: &str) -> Option<String> {
         self.reference_from(&self.file_of(from)?, to)
     }
 

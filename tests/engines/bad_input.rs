@@ -13,7 +13,8 @@ use std::io::Read;
 use std::process::{Command as StdCommand, Stdio};
 
 use assert_cmd::Command;
-use htmlabs::{Config, Layers, Rewriter, Standard, Table, Warning};
+use htmlabs::internal::Table;
+use htmlabs::{Config, Layers, Rewriter, Standard, Warning};
 use properties::{Case, Show, check_outside_values, check_rewrite};
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
@@ -510,9 +511,10 @@ fn a_value_whose_copies_outgrow_the_memory_limit_stops_rewriting_there() {
         "htmlabs: warning: memory limit of 5000000 bytes (--max-memory) reached: rewriting stopped at byte 19, the rest is copied unchanged\n",
     );
     // The URLs of the value given up are not counted as rewritten.
-    let config = Config {
-        max_memory: 5_000_000,
-        ..Config::default()
+    let config = {
+        let mut config = Config::default();
+        config.max_memory = 5_000_000;
+        config
     };
     let layers = Layers::default()
         .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
@@ -855,9 +857,10 @@ fn bug_the_memory_limit_offset_depends_on_the_writes() {
     let offsets: Vec<Vec<Warning>> = [1000, 4096, 65536]
         .into_iter()
         .map(|size| {
-            let config = Config {
-                max_memory: 1_000_000,
-                ..Config::default()
+            let config = {
+                let mut config = Config::default();
+                config.max_memory = 1_000_000;
+                config
             };
             let layers = Layers::default()
                 .with_retrieval(Standard::Rfc1808, "http://h/", "-r")

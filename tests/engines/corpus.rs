@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use htmlabs::Empty;
+use htmlabs::internal::Empty;
 use spans::{SVG, Span};
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
@@ -725,9 +725,10 @@ fn corpus_pages_come_out_of_the_command_line_as_out_of_the_library_at_a_small_ma
         let layers = htmlabs::Layers::default()
             .with_retrieval(htmlabs::Standard::Rfc1808, &page.url, "-r")
             .unwrap();
-        let config = htmlabs::Config {
-            max_memory: LIMIT,
-            ..htmlabs::Config::default()
+        let config = {
+            let mut config = htmlabs::Config::default();
+            config.max_memory = LIMIT;
+            config
         };
         let mut library = Vec::new();
         let rewritten = htmlabs::rewrite(

@@ -250,7 +250,7 @@ fn a_case_reads_back_from_its_bytes() {
 /// The checks must fail what a broken rewriter could write.
 #[test]
 fn the_checks_catch_what_they_should() {
-    let table = htmlabs::Table::default();
+    let table = htmlabs::internal::Table::default();
     let input = b"<a href=x title=t>x</a><style>a{}</style><img src=\"y\">";
     let fine: &[u8] =
         b"<a href=\"http://h/ x\" title=t>x</a><style>b{}</style><img src=\"http://h/y\">";

@@ -18,10 +18,9 @@ fn layers() -> Layers {
 }
 
 fn config(keep_fragments: bool) -> Config {
-    Config {
-        keep_fragments,
-        ..Config::default()
-    }
+    let mut config = Config::default();
+    config.keep_fragments = keep_fragments;
+    config
 }
 
 /// The links heard and the output, the input written `step` bytes at a time.

@@ -433,10 +433,11 @@ proptest! {
                 .with_retrieval(Standard::Rfc1808, "http://h/d/p.html", "-r")
                 .unwrap()
         };
-        let config = || Config {
-            max_memory: limit,
-            max_lookahead: 4096,
-            ..Config::default()
+        let config = || {
+            let mut config = Config::default();
+            config.max_memory = limit;
+            config.max_lookahead = 4096;
+            config
         };
         let run = |html: &[u8]| {
             let mut rewriter = Rewriter::new(htmlabs::Type::Html, config(), layers(), std::io::sink());

@@ -206,7 +206,7 @@ fn the_feed_examples_are_what_htmlabs_prints() {
 /// The table of what is rewritten (`docs/rewritten.md`), as `src/document/attrs.rs` has it:
 /// every built-in row, the opt-in ones too.
 fn table() -> String {
-    use htmlabs::{Group, Table, When};
+    use htmlabs::internal::{Group, Table, When};
     let mut out =
         String::from("| element | attribute | kind | when |\n| --- | --- | --- | --- |\n");
     for row in Table::new(true, true, Vec::new()).rows() {
@@ -242,7 +242,7 @@ fn table() -> String {
 /// `src/document/attrs.rs` has it: its rows marked `Empty::Nothing`, those of an
 /// attribute, condition and group on one line.
 fn empty_left() -> String {
-    use htmlabs::{Empty, Group, Table, When};
+    use htmlabs::internal::{Empty, Group, Table, When};
     let mut lines: Vec<(String, Vec<String>)> = Vec::new();
     for row in Table::new(true, true, Vec::new()).rows() {
         if row.empty != Empty::Nothing {

@@ -209,9 +209,10 @@ fn check(python: &Path, feeds: &[Feed]) -> (u64, Found, Vec<String>) {
     for (i, feed) in feeds.iter().enumerate() {
         let layers = layers(feed);
         let base = layers.outer().url;
-        let config = Config {
-            standard: Standard::Rfc3986,
-            ..Config::default()
+        let config = {
+            let mut config = Config::default();
+            config.standard = Standard::Rfc3986;
+            config
         };
         let (output, _) =
             htmlabs::rewrite_bytes(htmlabs::Type::Xml, config, layers, &feed.bytes).unwrap();

@@ -126,10 +126,12 @@ fn library(input: &[u8], args: &[&str]) -> Vec<(String, Vec<u8>)> {
             .unwrap();
     }
     let config = std::sync::Arc::new(Config::default());
-    let options = Options {
-        content_location: args.contains(&"--content-location"),
-        strip_headers: args.contains(&"--strip-headers"),
-        kind: None,
+    let options = {
+        let mut options = Options::default();
+        options.content_location = args.contains(&"--content-location");
+        options.strip_headers = args.contains(&"--strip-headers");
+        options.kind = None;
+        options
     };
     // A small generator, seeded: the same sizes on every run.
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ input.len() as u64;

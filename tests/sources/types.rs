@@ -458,9 +458,10 @@ fn a_feed_or_a_stylesheet_in_a_response_is_the_same_however_it_is_written() {
                 let layers = Layers::default()
                     .with_retrieval(Standard::Rfc1808, &g.url, "-r")
                     .unwrap();
-                let options = Options {
-                    strip_headers: true,
-                    ..Options::default()
+                let options = {
+                    let mut options = Options::default();
+                    options.strip_headers = true;
+                    options
                 };
                 let mut rewriter = Response::new(Config::default(), layers, options, Vec::new());
                 for chunk in input.chunks(size.min(input.len())) {

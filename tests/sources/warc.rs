@@ -870,10 +870,11 @@ fn run_in(
     jobs: usize,
 ) -> (Vec<Vec<u8>>, u64, Vec<String>) {
     let config = std::sync::Arc::new(Config::default());
-    let options = Options {
-        mode,
-        jobs,
-        ..Options::default()
+    let options = {
+        let mut options = Options::default();
+        options.mode = mode;
+        options.jobs = jobs;
+        options
     };
     let reader = Writes { bytes, sizes, i: 0 };
     let warnings = Warnings::default();
@@ -1803,9 +1804,10 @@ fn members_of(gzip: &[u8]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
 /// Runs the library on `input` in `mode`: the summary, the warnings, the
 /// output.
 fn run_on(input: &[u8], mode: Mode) -> (warc::ArchiveTally, Vec<String>, Vec<u8>) {
-    let options = Options {
-        mode,
-        ..Options::default()
+    let options = {
+        let mut options = Options::default();
+        options.mode = mode;
+        options
     };
     let warnings = Warnings::default();
     let (summary, out) =

@@ -2,7 +2,7 @@
 //! output from outside: a read-only lol_html pass that shares no code with
 //! the rewriter's code path and changes nothing. It lists, in document order
 //! with its value's byte range in the input, every attribute of the default
-//! table (`htmlabs::Table`, read as data; the conditions on other attributes
+//! table (`htmlabs::internal::Table`, read as data; the conditions on other attributes
 //! are evaluated here), and the contents of HTML `<style>` and `<noscript>`
 //! (name [`CONTENT`]). `href`, `src` and `xlink:href` ([`NAMES`]) are the
 //! ones checked value by value.
@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
 
-use htmlabs::{Empty, Table, When};
+use htmlabs::internal::{Empty, Table, When};
 use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, element};
 

@@ -150,7 +150,7 @@ impl Site {
     /// (`page.php?id=1.html`, not `page.php%3Fid=1.html`): a reference in
     /// it that changes only the query (`?id=2`) is read as on the site, in
     /// the absolute mode as in `--relative`.
-    pub fn url_of(&self, relative: &Path) -> String {
+    pub(crate) fn url_of(&self, relative: &Path) -> String {
         url::with_saved_query(retrieval_url(&self.url, relative, self.pretty_urls))
     }
 

@@ -30,6 +30,7 @@ use crate::url::Missing;
 
 /// What a site's run did.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct SiteTally {
     /// Documents found: HTML, CSS and XML files (not those left).
     pub seen: usize,

@@ -35,6 +35,7 @@ use crate::typed::Type;
 
 /// What a WARC run is asked, besides its documents' [`Config`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// `Content-Location:` is a base too (`--content-location`).
     pub content_location: bool,

@@ -31,6 +31,7 @@ impl Named {
 
 /// What a run did, for the summary line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ArchiveTally {
     /// Records read whole.
     pub records: u64,

@@ -135,7 +135,7 @@ impl Components<'_> {
     }
 
     /// [`Components::recombine`], onto the end of `out`.
-    pub fn recombine_into(&self, out: &mut String) {
+    pub(crate) fn recombine_into(&self, out: &mut String) {
         if let Some(scheme) = self.scheme {
             out.push_str(scheme);
             out.push(':');

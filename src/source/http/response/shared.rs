@@ -29,6 +29,7 @@ use crate::url::Layers;
 /// What a response's run is asked to do, besides its document's [`Config`]
 /// (whose retrieval URL is the URL first asked for).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// `Content-Location:` is a base (§3.2), after `Base:` and
     /// `Content-Base:`.
