@@ -86,6 +86,11 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
                 };
                 Bar::Archive(ArchiveBar::new(cli.quiet, total))
             }
+            // Its second pass tells how far it has read.
+            Job::ArchiveLinks { archive } => {
+                let total = std::fs::metadata(archive).ok().map(|m| m.len());
+                Bar::Archive(ArchiveBar::new(cli.quiet, total))
+            }
         },
         listing: listing(cli, staged.as_ref())?,
     };
@@ -127,11 +132,13 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     Ok(ExitCode::from(code))
 }
 
-/// The links `--check-links` found broken.
+/// The links `--check-links` found broken: a site's, or an archive's.
 fn broken_links(summary: &htmlabs::run::Summary) -> usize {
     let site = summary.tally.get::<htmlabs::source::site::SiteTally>();
+    let archive = summary.tally.get::<htmlabs::source::warc::CaptureTally>();
     site.and_then(|tally| tally.links.as_ref())
         .map_or(0, |links| links.broken)
+        + archive.map_or(0, |tally| tally.broken())
 }
 
 /// The check lines (`--check`: to standard output, or to standard error

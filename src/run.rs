@@ -96,6 +96,10 @@ pub fn run_planned(
             let options = request.warc().map_err(refused)?;
             warc::run(&config, &options, input, output(to), listener)
         }
+        Job::ArchiveLinks { archive } => {
+            let options = request.warc().map_err(refused)?;
+            warc::check::run(&config, &options, &archive, listener)
+        }
         Job::Tree { archive, out_dir } => {
             let options = request.tree().map_err(refused)?;
             warc::tree::run(&config, options, &archive, &out_dir, listener)

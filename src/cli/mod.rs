@@ -267,7 +267,10 @@ pub struct Cli {
     /// host (--host) will serve, and a page's fragment against its ids;
     /// print each broken one as `FILE:LINE:COLUMN: <tag attr> "value" ->
     /// "URL": not found`, and exit 1 if there is any. Links to other sites
-    /// are counted, never fetched.
+    /// are counted, never fetched. With --warc ARCHIVE, each link of each
+    /// captured document against the archive's captures: captured,
+    /// redirected (followed), captured as an error, or not captured
+    /// (`PAGE-URL:LINE:COLUMN: … -> "URL": not captured`).
     #[arg(long, conflicts_with_all = ["relative", "out_dir", "check"])]
     pub check_links: bool,
 
@@ -356,7 +359,7 @@ const MODE_FLAGS: &[(&str, &str, Mode)] = &[
     ("follow_links", "--follow-links", Mode::Site),
     ("fsync", "--fsync", Mode::Site),
     ("relative", "--relative", Mode::Site),
-    ("check_links", "--check-links", Mode::Site),
+    ("check_links", "--check-links", Mode::SiteOrWarc),
     ("host", "--host", Mode::Site),
     ("site_url_only", "--site-url-only", Mode::Site),
     ("missing", "--missing", Mode::SiteOrWarc),
@@ -619,6 +622,14 @@ impl Cli {
                 "{flag} says how an archive is written, and --links writes none: it would do nothing"
             )));
         }
+        if self.warc && self.check_links {
+            let writing = WRITING_FLAGS.iter().chain(&[("output", "-o")]);
+            if let Some((_, flag)) = writing.clone().find(|(id, _)| given(id)) {
+                return Err(SourceError::Refused(format!(
+                    "{flag} says how an archive is written, and --check-links writes none: it would do nothing"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -724,6 +735,14 @@ impl Cli {
             } else {
                 self.output()
             };
+            if let (true, true) = (self.warc, self.check_links) {
+                let Input::File(archive) = input else {
+                    return refused(
+                        "--warc with --check-links reads the archive twice (its captures, then each link): give it as FILE, not on standard input".to_owned(),
+                    );
+                };
+                return Ok(Job::ArchiveLinks { archive });
+            }
             if let (true, Some(out_dir)) = (self.warc, &self.out_dir) {
                 let Input::File(archive) = input else {
                     return refused(

@@ -19,4 +19,7 @@ pub enum Job {
     /// A web archive made a browsable tree (`--warc ARCHIVE --out-dir
     /// DIR`): read twice, so a file.
     Tree { archive: PathBuf, out_dir: PathBuf },
+    /// A web archive's links checked against its captures (`--warc
+    /// ARCHIVE --check-links`): read twice, so a file; nothing written.
+    ArchiveLinks { archive: PathBuf },
 }

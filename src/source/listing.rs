@@ -65,7 +65,42 @@ pub fn broken_line(name: &[u8], link: &Link, served: &Served) -> String {
     let line = check_line(name, link);
     let place = line.rfind(" -> ").unwrap_or(line.len());
     let url = link.absolute.as_deref().unwrap_or_default();
-    let why = match served {
+    format!(
+        "{} -> {}: {}",
+        &line[..place],
+        quoted_url(url),
+        why(url, served)
+    )
+}
+
+/// What the report says of where a link leads, beside its `status`: the
+/// file a site's host serves (`served`); the capture an archive answers
+/// with (`capture`: its date; `http`: an error's status), and where a
+/// redirect's chain ends (`redirect`, and `end`: what is there).
+fn served_fields(served: &Served) -> Vec<(&'static str, Value)> {
+    match served {
+        Served::File(path) | Served::NoFragment(path) => {
+            vec![("served", String::from_utf8_lossy(path).into())]
+        }
+        Served::Captured(date) => vec![("capture", date.as_str().into())],
+        Served::Failed { status, date } => {
+            vec![
+                ("capture", date.as_str().into()),
+                ("http", (*status).into()),
+            ]
+        }
+        Served::Redirected(to, end) => {
+            let mut fields = vec![("redirect", to.as_str().into()), ("end", end.name().into())];
+            fields.extend(served_fields(end));
+            fields
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Why a link is broken, as its line says it.
+fn why(url: &str, served: &Served) -> String {
+    match served {
         Served::NoFragment(target) => {
             let fragment = url.split_once('#').map_or("", |(_, f)| f);
             format!(
@@ -74,9 +109,17 @@ pub fn broken_line(name: &[u8], link: &Link, served: &Served) -> String {
                 names::shown(target)
             )
         }
+        Served::Redirected(to, end) => {
+            format!("redirected to {}, {}", quoted_url(to), why(to, end))
+        }
+        Served::Failed { status: 0, date } => {
+            format!("captured {date} with a response that does not read")
+        }
+        Served::Failed { status, date } => format!("captured {date} as {status}"),
+        Served::NotCaptured => "not captured".to_owned(),
+        Served::Looped => "more than 20 redirects".to_owned(),
         _ => "not found".to_owned(),
-    };
-    format!("{} -> {}: {why}", &line[..place], quoted_url(url))
+    }
 }
 
 /// What the value's URL became: its absolute URL, mapped when a `--map`
@@ -171,9 +214,9 @@ fn write_report_line(
     if let Some(served) = served {
         key(out, "status");
         text(out, Some(served.name()));
-        if let Served::File(path) | Served::NoFragment(path) = served {
-            key(out, "served");
-            text(out, Some(&String::from_utf8_lossy(path)));
+        for (name, value) in served_fields(served) {
+            key(out, name);
+            serde_json::to_writer(&mut *out, &value).expect("a Vec takes every write");
         }
     }
     if let Some(mapped) = &link.mapped {
@@ -321,9 +364,12 @@ impl Listener for Listing {
     /// A link check's lines are its broken links, and nothing else.
     fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
         let line = |lines| match lines {
-            CheckLines::Broken => served
-                .filter(|s| s.broken())
-                .map(|s| broken_line(&name(document), link, s)),
+            // An archive's record by its page's URL, which a reader
+            // follows, not its ID.
+            CheckLines::Broken => served.filter(|s| s.broken()).map(|s| match document {
+                Document::Record(named) => broken_line(&named.target_bytes, link, s),
+                _ => broken_line(&name(document), link, s),
+            }),
             CheckLines::Changes => None,
         };
         self.write(document, link, line, served);

@@ -91,7 +91,8 @@ impl fmt::Display for Host {
 }
 
 /// What the host answers a link with (`--check-links`), beside the link in
-/// the report.
+/// the report; or, for an archive's link, what the archive answers it
+/// with, as a replay of it would.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Served {
@@ -106,13 +107,39 @@ pub enum Served {
     /// A URL of another site (or another scheme): listed and counted,
     /// never fetched.
     OffSite,
+    /// An archive's capture of the URL (`--warc --check-links`): a 2xx
+    /// response, or a revisit of one; of several, the one nearest in time
+    /// to the linking document's, by its `WARC-Date` as written.
+    Captured(String),
+    /// An archive's redirect for the URL, followed: the URL where its
+    /// chain ends, and what the archive answers there.
+    Redirected(String, Box<Served>),
+    /// An archive's capture of the URL as an error: its status (4xx, 5xx;
+    /// 0, a response that does not read) and its `WARC-Date`: a broken
+    /// link.
+    Failed { status: u16, date: String },
+    /// A URL the archive holds nothing for: a broken link, and a seed for
+    /// a crawl that would mend the archive.
+    NotCaptured,
+    /// More than 20 redirects, or a loop of them: a broken link.
+    Looped,
 }
 
 impl Served {
     /// Whether the link is broken: no file, or no part of it its fragment
     /// names.
     pub fn broken(&self) -> bool {
-        matches!(self, Served::NotFound | Served::NoFragment(_))
+        match self {
+            Served::Redirected(_, end) => end.broken(),
+            served => matches!(
+                served,
+                Served::NotFound
+                    | Served::NoFragment(_)
+                    | Served::Failed { .. }
+                    | Served::NotCaptured
+                    | Served::Looped
+            ),
+        }
     }
 
     /// Its name in the link report's `status`.
@@ -122,6 +149,11 @@ impl Served {
             Served::NotFound => "not-found",
             Served::NoFragment(_) => "fragment-not-found",
             Served::OffSite => "off-site",
+            Served::Captured(_) => "captured",
+            Served::Redirected(..) => "redirected",
+            Served::Failed { .. } => "failed",
+            Served::NotCaptured => "not-captured",
+            Served::Looped => "redirect-loop",
         }
     }
 }

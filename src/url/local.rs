@@ -228,8 +228,10 @@ impl LocalTree {
         self.named(url).map(|named| named.path)
     }
 
-    /// [`reference`](Self::reference), from the file at `from` (a path of
-    /// the tree, as [`file_of`](Self::file_of) gives it).
+    /// The relative reference from the file at `from` (a path of the tree,
+    /// as [`file_of`](Self::file_of) gives it) to the file the absolute URL
+    /// `to` names, for a browser reading `from` at its `file:` URL: `None`
+    /// when `to` names no file of the tree.
     pub(crate) fn reference_from(&self, from: &[u8], to: &str) -> Option<String> {
         let Some(to) = self.named(to) else {
             return self.placeholder(from, to);

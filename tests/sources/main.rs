@@ -17,6 +17,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod archive_links;
 mod cli;
 mod http;
 mod links;

@@ -14,7 +14,14 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
 
 /// A WARC record: its type, target, date, ID and block, and more fields.
-fn record(kind: &str, uri: &str, date: &str, id: &str, block: &[u8], more: &str) -> Vec<u8> {
+pub(crate) fn record(
+    kind: &str,
+    uri: &str,
+    date: &str,
+    id: &str,
+    block: &[u8],
+    more: &str,
+) -> Vec<u8> {
     let content_type = "application/http; msgtype=response";
     let mut out = format!(
         "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:{id}>\r\nWARC-Date: {date}\r\n\
@@ -27,13 +34,13 @@ fn record(kind: &str, uri: &str, date: &str, id: &str, block: &[u8], more: &str)
     out
 }
 
-fn response(status: &str, fields: &str, body: &[u8]) -> Vec<u8> {
+pub(crate) fn response(status: &str, fields: &str, body: &[u8]) -> Vec<u8> {
     let mut out = format!("HTTP/1.1 {status}\r\n{fields}\r\n").into_bytes();
     out.extend_from_slice(body);
     out
 }
 
-fn html(body: &str) -> Vec<u8> {
+pub(crate) fn html(body: &str) -> Vec<u8> {
     response(
         "200 OK",
         &format!(

@@ -140,6 +140,10 @@ impl Plan {
                 });
                 tree = Some(real);
             }
+            Job::ArchiveLinks { archive } => reads.push(Named {
+                place: Place::read(archive),
+                name: format!("the input {}", quoted(archive)),
+            }),
             Job::Site(site) => {
                 // A check of any kind (`--check`, `--check-links`) writes
                 // nothing of the site's: the site says so, or the run.

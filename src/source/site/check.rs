@@ -208,9 +208,9 @@ impl Listener for Checking<'_> {
         let served = self.served(link);
         let count = match &served {
             None => &self.unchecked,
-            Some(Served::File(_)) => &self.found,
-            Some(Served::NotFound | Served::NoFragment(_)) => &self.broken,
             Some(Served::OffSite) => &self.off_site,
+            Some(served) if served.broken() => &self.broken,
+            Some(_) => &self.found,
         };
         count.fetch_add(1, Ordering::Relaxed);
         if self.listener.hears_links() {

@@ -24,17 +24,21 @@
 //! `work` (one record: its digests, its page, its new record, with
 //! `digest` and `write`) → `report`.
 
+pub(crate) mod capture;
+pub(crate) mod check;
 pub(crate) mod convert;
 pub(crate) mod digest;
 pub(crate) mod header;
 pub(crate) mod input;
 pub(crate) mod order;
+pub(crate) mod records;
 pub(crate) mod report;
 pub mod tree;
 pub(crate) mod work;
 pub(crate) mod write;
 pub(crate) mod zst;
 
+pub use check::CaptureTally;
 use convert::convert_to;
 pub use convert::{Error, Options, convert};
 pub(crate) use input::{PEEK, starts_like_archive};

@@ -18,7 +18,6 @@
 //! why, as what is saved is: to the listener, URL by URL.
 
 mod captures;
-mod read;
 mod write;
 
 use std::ffi::OsStr;
@@ -29,8 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use captures::{Captures, First};
-use read::{Broken, Found, Records};
+use captures::Captures;
 use write::{RecordWritten, Workers, Writer};
 
 use crate::document::config::Config;
@@ -43,7 +41,9 @@ use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase};
 use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
+use crate::source::warc::capture::{self, First};
 use crate::source::warc::input::Inflating;
+use crate::source::warc::records::{Broken, Found, Records};
 use crate::url::{LocalTree, Missing};
 
 /// What an archive made a tree did.
@@ -211,7 +211,7 @@ fn saved(
                 false => break,
             }
         }
-        if let Some(capture) = captures::capture(&found.header, record, &head.0) {
+        if let Some(capture) = capture::capture(&found.header, record, &head.0) {
             let size = captures.add(&found.header, capture);
             if held.take(size).is_err() {
                 return Err(SourceError::Refused(format!(
@@ -438,7 +438,7 @@ fn fed<R: std::io::Read>(
 /// record's.
 fn resource_head(found: &Found) -> Vec<u8> {
     match found.header.record_type() == "resource" {
-        true => captures::resource_head(&found.header),
+        true => capture::resource_head(&found.header),
         false => Vec::new(),
     }
 }

@@ -1,6 +1,7 @@
 //! An archive's records in order, read and not written: their headers and,
 //! for those asked for, their blocks. Each pass over an archive made a
-//! tree reads it so, and finds the same records at the same places.
+//! tree, and each of a link check, reads it so, and finds the same records
+//! at the same places.
 
 use std::io::{self, Read, Write};
 
@@ -11,12 +12,12 @@ use crate::source::warc::header::Header;
 use crate::source::warc::input::{Inflating, Stop, Units};
 
 /// The records of an archive, one after the other.
-pub(super) struct Records<R: Read> {
+pub(crate) struct Records<R: Read> {
     units: Units<R, Direct<io::Sink>, ()>,
 }
 
 /// A record's header, where it starts, and its block's length.
-pub(super) struct Found {
+pub(crate) struct Found {
     pub header: Header,
     pub at: Place,
     pub length: u64,
@@ -25,7 +26,7 @@ pub(super) struct Found {
 /// Where the records stop short: the archive breaks from here on (the
 /// records after are not read), or one record is not framed as its header
 /// says (the records go on after it).
-pub(super) enum Broken {
+pub(crate) enum Broken {
     Io(io::Error),
     /// The warning, and whether the records go on.
     Told(Box<ArchiveWarning>, bool),

@@ -1,0 +1,145 @@
+//! What a record says of a capture of its URL: a response, a revisit of
+//! one, or a resource record; read from its header and its HTTP head
+//! alone. An archive made a tree and an archive's link check read each
+//! record so in their first pass.
+
+use std::io::{self, Write};
+
+use crate::source::http::head::read_heads;
+use crate::source::http::media;
+use crate::source::warc::header::Header;
+use crate::source::warc::work::holds_http_response;
+use crate::url::Standard;
+
+/// One capture of a URL: a response record, a revisit of one, or a
+/// resource record (a payload with no HTTP head, as warcit and
+/// Browsertrix write them).
+#[derive(Debug, Clone)]
+pub(crate) struct Capture {
+    /// Its record's place among the archive's records, from 0.
+    pub record: u64,
+    pub url: String,
+    pub date: String,
+    /// Its final response's status; 0 when it has none that reads.
+    pub status: u16,
+    /// Its `Content-Type`'s essence.
+    pub essence: Option<String>,
+    /// A redirect's `Location`, resolved against its URL.
+    pub location: Option<String>,
+    /// A revisit: the record it names (`WARC-Refers-To`) and its payload's
+    /// digest.
+    pub revisit: Option<(Option<String>, Option<String>)>,
+}
+
+impl Capture {
+    /// What it holds in memory.
+    pub fn size(&self) -> usize {
+        let strings = self.url.len()
+            + self.date.len()
+            + self.essence.as_ref().map_or(0, String::len)
+            + self.location.as_ref().map_or(0, String::len);
+        std::mem::size_of::<Capture>() + strings + 2 * self.url.len()
+    }
+}
+
+/// What a record says of a capture, from its header and its HTTP head.
+pub(crate) fn capture(header: &Header, record: u64, head: &[u8]) -> Option<Capture> {
+    let revisit = match header.record_type().as_str() {
+        "resource" => return resource(header, record),
+        "response" => None,
+        "revisit" => Some((
+            header.get("WARC-Refers-To").map(|v| v.trim().to_owned()),
+            header
+                .get("WARC-Payload-Digest")
+                .map(|v| v.trim().to_owned()),
+        )),
+        _ => return None,
+    };
+    // A segment is not the whole payload.
+    let content_type = header.get("Content-Type").unwrap_or_default();
+    if !holds_http_response(&content_type) || header.get("WARC-Segment-Number").is_some() {
+        return None;
+    }
+    let url = std::str::from_utf8(header.target_uri_bytes()?)
+        .ok()?
+        .to_owned();
+    let heads = read_heads(head).ok().map(|(heads, _)| heads);
+    let last = heads.as_ref().and_then(|h| h.last());
+    let status = last.map_or(0, |h| h.status());
+    let essence = last
+        .and_then(media::content_type)
+        .map(|m| m.essence.to_ascii_lowercase());
+    let location = last
+        .and_then(|h| h.values("Location").next())
+        .and_then(|(v, _)| String::from_utf8(v.trim_ascii().to_vec()).ok())
+        .filter(|_| (300..400).contains(&status))
+        .map(|l| Standard::Rfc3986.resolve(&url, &l).into_owned());
+    Some(Capture {
+        record,
+        url,
+        date: header.date(),
+        status,
+        essence,
+        location,
+        revisit,
+    })
+}
+
+/// A resource record's capture: its block is the payload, of the type its
+/// header's `Content-Type` says, as a 200 response's would be.
+fn resource(header: &Header, record: u64) -> Option<Capture> {
+    if header.get("WARC-Segment-Number").is_some() {
+        return None;
+    }
+    let url = std::str::from_utf8(header.target_uri_bytes()?)
+        .ok()?
+        .to_owned();
+    let essence = header.get("Content-Type").map(|t| {
+        let essence = t.split(';').next().unwrap_or_default();
+        essence.trim().to_ascii_lowercase()
+    });
+    Some(Capture {
+        record,
+        url,
+        date: header.date(),
+        status: 200,
+        essence: essence.filter(|e| !e.is_empty()),
+        location: None,
+        revisit: None,
+    })
+}
+
+/// The HTTP head a resource record's payload is read behind, so that it is
+/// typed and rewritten as a response's body is: its `Content-Type`, if
+/// that can be a header's value.
+pub(crate) fn resource_head(header: &Header) -> Vec<u8> {
+    let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
+    if let Some(content_type) = header.get("Content-Type") {
+        let value = content_type.trim();
+        if !value.is_empty() && !value.bytes().any(|b| b == b'\r' || b == b'\n') {
+            head.extend_from_slice(b"Content-Type: ");
+            head.extend_from_slice(value.as_bytes());
+            head.extend_from_slice(b"\r\n");
+        }
+    }
+    head.extend_from_slice(b"\r\n");
+    head
+}
+
+/// Keeps the first bytes of a block: its HTTP head.
+pub(crate) struct First(pub Vec<u8>);
+
+/// The most of a block that is kept for its head.
+const HEAD: usize = 64 * 1024;
+
+impl Write for First {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let room = HEAD.saturating_sub(self.0.len());
+        self.0.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

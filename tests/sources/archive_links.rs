@@ -1,0 +1,330 @@
+//! `--warc ARCHIVE --check-links`: each link of each captured document
+//! classed by what the archive holds for its URL (captured, the capture
+//! nearest in time named; redirected, followed to where the chain ends;
+//! captured as an error; not captured); each broken one a line, the
+//! report's `status` for every one, the summary's counts, exit 1 when any
+//! is broken; the same at every `--jobs`; what cannot go with it refused.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::tree::{html, record, response};
+
+const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
+
+/// The page that links to every case, one link a line.
+const PAGE: &str = "<a href=\"/about\">nearest of two</a>\n\
+<a href=\"/old\">a redirect to a capture</a>\n\
+<a href=\"/gone\">an error</a>\n\
+<a href=\"/moved\">a redirect to nothing</a>\n\
+<a href=\"/missing.html\">not captured</a>\n\
+<a href=\"/loop\">a loop</a>\n\
+<a href=\"mailto:x@example.com\">not checked</a>\n\
+<a href=\"https://other.example/x\">another host, not captured</a>\n\
+<link rel=stylesheet href=\"/style.css\">\n\
+<a href=\"http://EXAMPLE.com:80/about#team\">the same URL</a>\n\
+<img srcset=\"/img/a.png 1x, /img/b.png 2x\">\n\
+<a href=\"\">empty</a>\n";
+
+fn redirect(status: &str, to: &str) -> Vec<u8> {
+    response(
+        status,
+        &format!("Location: {to}\r\nContent-Length: 0\r\n"),
+        b"",
+    )
+}
+
+/// The archive: the page, what it links to, and records that capture
+/// nothing (a request, a warcinfo).
+fn archive() -> Vec<u8> {
+    let ok = |body: &str| {
+        response(
+            "200 OK",
+            &format!(
+                "Content-Type: text/plain\r\nContent-Length: {}\r\n",
+                body.len()
+            ),
+            body.as_bytes(),
+        )
+    };
+    let records: Vec<Vec<u8>> = vec![
+        record(
+            "warcinfo",
+            "",
+            "2024-05-01T09:00:00Z",
+            "0",
+            b"software: test\r\n",
+            "",
+        ),
+        record(
+            "request",
+            "https://example.com/",
+            "2024-05-01T10:00:00Z",
+            "1",
+            b"GET / HTTP/1.1\r\n\r\n",
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/",
+            "2024-05-01T10:00:00Z",
+            "2",
+            &html(PAGE),
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/about",
+            "2024-04-01T00:00:00Z",
+            "3",
+            &html("<a href=\"/\">home</a>"),
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/about",
+            "2024-05-02T00:00:00Z",
+            "4",
+            &ok("later"),
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/old",
+            "2024-05-01T10:00:01Z",
+            "5",
+            &redirect("301 Moved Permanently", "/about"),
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/gone",
+            "2024-05-01T10:00:01Z",
+            "6",
+            &response("404 Not Found", "Content-Length: 0\r\n", b""),
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/moved",
+            "2024-05-01T10:00:01Z",
+            "7",
+            &redirect("302 Found", "https://example.com/nowhere"),
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/loop",
+            "2024-05-01T10:00:01Z",
+            "8",
+            &redirect("301 Moved Permanently", "/loop"),
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/img/a.png",
+            "2024-05-01T10:00:01Z",
+            "9",
+            &ok("png"),
+            "",
+        ),
+        record(
+            "revisit",
+            "https://example.com/style.css",
+            "2024-05-01T10:00:02Z",
+            "10",
+            &response("200 OK", "Content-Type: text/css\r\n", b""),
+            "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/identical-payload-digest\r\nWARC-Refers-To: <urn:uuid:9>\r\n",
+        ),
+    ];
+    records.concat()
+}
+
+/// Runs the check on `warc`: its status, standard output and error.
+fn check(dir: &Path, warc: &[u8], args: &[&str]) -> (i32, String, String) {
+    let input = dir.join("in.warc");
+    fs::write(&input, warc).unwrap();
+    let run = Command::new(BIN)
+        .arg("--warc")
+        .arg(&input)
+        .arg("--check-links")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        run.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&run.stdout).into_owned(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn each_link_is_classed_by_what_the_archive_holds_and_each_broken_one_is_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = check(dir.path(), &archive(), &["--report", "links.jsonl"]);
+    assert_eq!(code, 1, "{err}");
+    // Lines and columns are the record block's, its HTTP head (four
+    // lines) included, as `--warc --check` places a value.
+    let expected = [
+        r#"https://example.com/:7:10: <a href> "/gone" -> "https://example.com/gone": captured 2024-05-01T10:00:01Z as 404"#,
+        r#"https://example.com/:8:10: <a href> "/moved" -> "https://example.com/moved": redirected to "https://example.com/nowhere", not captured"#,
+        r#"https://example.com/:9:10: <a href> "/missing.html" -> "https://example.com/missing.html": not captured"#,
+        r#"https://example.com/:10:10: <a href> "/loop" -> "https://example.com/loop": redirected to "https://example.com/loop", more than 20 redirects"#,
+        r#"https://example.com/:12:10: <a href> "https://other.example/x" -> "https://other.example/x": not captured"#,
+        r#"https://example.com/:15:29: <img srcset> "/img/b.png" -> "https://example.com/img/b.png": not captured"#,
+    ];
+    assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{err}");
+    assert!(
+        err.contains(
+            "14 links checked: 6 captured, 1 redirected to a capture, 1 captured as an error, 5 not captured; 1 not checked"
+        ),
+        "{err}"
+    );
+
+    // The report: every link with what the archive answers.
+    let report = fs::read_to_string(dir.path().join("links.jsonl")).unwrap();
+    let lines: Vec<Value> = report
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |original: &str| {
+        lines
+            .iter()
+            .find(|l| l["original"] == original && l["target"] == "https://example.com/")
+            .unwrap_or_else(|| panic!("no line for {original}"))
+    };
+    let about = of("/about");
+    assert_eq!(
+        (&about["status"], &about["capture"]),
+        (
+            &Value::from("captured"),
+            &Value::from("2024-05-02T00:00:00Z")
+        ),
+        "the capture nearest in time to the page's"
+    );
+    let old = of("/old");
+    assert_eq!(old["status"], "redirected");
+    assert_eq!(old["redirect"], "https://example.com/about");
+    assert_eq!(old["end"], "captured");
+    let gone = of("/gone");
+    assert_eq!(
+        (&gone["status"], &gone["http"]),
+        (&Value::from("failed"), &Value::from(404))
+    );
+    assert_eq!(of("/missing.html")["status"], "not-captured");
+    assert_eq!(of("/loop")["end"], "redirect-loop");
+    assert_eq!(
+        of("/style.css")["status"],
+        "captured",
+        "a revisit of a response"
+    );
+    assert_eq!(of("http://EXAMPLE.com:80/about#team")["status"], "captured");
+    assert!(of("mailto:x@example.com").get("status").is_none());
+    // An empty reference is the document itself.
+    assert_eq!(of("")["status"], "captured");
+    // The second page's link, from a capture a month before.
+    let home = lines
+        .iter()
+        .find(|l| l["target"] == "https://example.com/about")
+        .unwrap();
+    assert_eq!(
+        (&home["status"], &home["capture"]),
+        (
+            &Value::from("captured"),
+            &Value::from("2024-05-01T10:00:00Z")
+        )
+    );
+}
+
+#[test]
+fn the_check_says_the_same_at_every_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = check(
+        dir.path(),
+        &archive(),
+        &["--jobs", "1", "--report", "1.jsonl"],
+    );
+    let two = check(
+        dir.path(),
+        &archive(),
+        &["--jobs", "2", "--report", "2.jsonl"],
+    );
+    assert_eq!((one.0, &one.1), (two.0, &two.1));
+    assert_eq!(
+        fs::read(dir.path().join("1.jsonl")).unwrap(),
+        fs::read(dir.path().join("2.jsonl")).unwrap()
+    );
+}
+
+#[test]
+fn an_archive_whose_links_are_all_captured_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = [
+        record(
+            "response",
+            "https://example.com/",
+            "2024-05-01T10:00:00Z",
+            "1",
+            &html("<a href=/a>a</a> <a href=#top>top</a>"),
+            "",
+        ),
+        record(
+            "response",
+            "https://example.com/a",
+            "2024-05-01T10:00:00Z",
+            "2",
+            &html("<a href=/>home</a>"),
+            "",
+        ),
+    ]
+    .concat();
+    let (code, out, err) = check(dir.path(), &warc, &[]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("3 links checked: 3 captured"), "{err}");
+}
+
+#[test]
+fn what_cannot_go_with_an_archive_check_is_refused_before_anything_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, message) in [
+        (
+            &["-o", "out.warc"][..],
+            "-o says how an archive is written, and --check-links writes none",
+        ),
+        (
+            &["--warc-mode", "replace"][..],
+            "--warc-mode says how an archive is written",
+        ),
+        (&["--host", "netlify"][..], "--host needs --site"),
+    ] {
+        let (code, out, err) = check(dir.path(), &archive(), args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!dir.path().join("out.warc").exists());
+    }
+    // Read twice: a file, not standard input.
+    let run = Command::new(BIN)
+        .args(["--warc", "-", "--check-links"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("give it as FILE, not on standard input")
+    );
+}
+
+#[test]
+fn captures_past_the_memory_limit_are_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = check(dir.path(), &archive(), &["--max-memory", "2KB"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("need more than half the memory limit of 2000 bytes (--max-memory)"),
+        "{err}"
+    );
+}
