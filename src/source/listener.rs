@@ -93,6 +93,58 @@ pub trait Listener: Sync {
     }
 }
 
+/// A link check (a site's, an archive's): what a link leads to, in the
+/// document it stands in, counted as it is found; `None` for a value that
+/// names nothing to check.
+pub(crate) trait Checks: Sync {
+    fn check(&self, document: &Document<'_>, link: &Link) -> Option<Served>;
+}
+
+/// The listener of a link check's run: each link it hears checked, and
+/// told with what was found to `listener`, which hears all the rest as it
+/// comes.
+pub(crate) struct Checked<'a, C> {
+    pub listener: &'a dyn Listener,
+    pub checks: &'a C,
+}
+
+impl<C: Checks> Listener for Checked<'_, C> {
+    fn warning(&self, document: &Document<'_>, warning: &SourceWarning<'_>) {
+        self.listener.warning(document, warning);
+    }
+
+    fn failure(&self, document: &Document<'_>, error: &SourceError) {
+        self.listener.failure(document, error);
+    }
+
+    fn note(&self, document: &Document<'_>, note: &str) {
+        self.listener.note(document, note);
+    }
+
+    fn hears_links(&self) -> bool {
+        true
+    }
+
+    fn link(&self, document: &Document<'_>, link: &Link) {
+        let served = self.checks.check(document, link);
+        if self.listener.hears_links() {
+            self.listener.checked(document, link, served.as_ref());
+        }
+    }
+
+    fn progress(&self, progress: Progress) {
+        self.listener.progress(progress);
+    }
+
+    fn done(&self, document: &Document<'_>, done: &Done) {
+        self.listener.done(document, done);
+    }
+
+    fn saved(&self, url: &str, saved: &Saved<'_>) {
+        self.listener.saved(url, saved);
+    }
+}
+
 /// What became of a URL of an archive made a tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Saved<'a> {

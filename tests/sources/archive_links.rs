@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::tree::{html, record, response};
+use super::tree::{html, on_archive, record, response};
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
 
@@ -145,21 +145,7 @@ fn archive() -> Vec<u8> {
 
 /// Runs the check on `warc`: its status, standard output and error.
 fn check(dir: &Path, warc: &[u8], args: &[&str]) -> (i32, String, String) {
-    let input = dir.join("in.warc");
-    fs::write(&input, warc).unwrap();
-    let run = Command::new(BIN)
-        .arg("--warc")
-        .arg(&input)
-        .arg("--check-links")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        run.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&run.stdout).into_owned(),
-        String::from_utf8_lossy(&run.stderr).into_owned(),
-    )
+    on_archive(dir, warc, &[&["--check-links"], args].concat())
 }
 
 #[test]

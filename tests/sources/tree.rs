@@ -218,14 +218,21 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 fn save(dir: &Path, warc: &[u8], args: &[&str]) -> (i32, String, String) {
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    on_archive(dir, warc, &[&["--out-dir", out], args].concat())
+}
+
+/// Runs `htmlabs --warc IN ARGS` in `dir`, `IN` a file of `warc`'s
+/// bytes: its status, standard output and error.
+pub(crate) fn on_archive(dir: &Path, warc: &[u8], args: &[&str]) -> (i32, String, String) {
     let input = dir.join("in.warc");
     fs::write(&input, warc).unwrap();
     let run = Command::new(BIN)
         .arg("--warc")
         .arg(&input)
-        .arg("--out-dir")
-        .arg(dir.join("out"))
         .args(args)
+        .current_dir(dir)
         .output()
         .unwrap();
     (

@@ -20,8 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::document::links::{Link, Outcome};
 use crate::document::memory::{Drawn, Memory};
 use crate::html::anchors::{anchors, indicates};
-use crate::source::listener::{Document, Done, Listener, Progress, Saved, SourceWarning};
-use crate::source::output::SourceError;
+use crate::source::listener::{Checks, Document};
 use crate::url::{Host, LocalTree, Redirects, Served};
 
 use super::Site;
@@ -62,10 +61,8 @@ struct Anchors {
     _drawn: Drawn,
 }
 
-/// The run's listener, hearing each link with what the host serves for
-/// it.
-pub(crate) struct Checking<'a> {
-    listener: &'a dyn Listener,
+/// A site's link check: each link, what the host serves for it.
+pub(crate) struct SiteCheck<'a> {
     tree: LocalTree,
     host: Host,
     /// Under `--host netlify`, the site's `_redirects` rules.
@@ -83,11 +80,9 @@ pub(crate) struct Checking<'a> {
     unchecked: AtomicUsize,
 }
 
-impl<'a> Checking<'a> {
-    /// Checks links against `tree` served under `host`'s rules, telling
-    /// `listener`.
+impl<'a> SiteCheck<'a> {
+    /// Checks links against `tree` served under `host`'s rules.
     pub fn new(
-        listener: &'a dyn Listener,
         site: &'a Site,
         tree: LocalTree,
         host: Host,
@@ -101,8 +96,7 @@ impl<'a> Checking<'a> {
                 .unwrap_or_default(),
             _ => Redirects::default(),
         };
-        Checking {
-            listener,
+        SiteCheck {
             tree,
             host,
             redirects,
@@ -187,24 +181,8 @@ impl<'a> Checking<'a> {
     }
 }
 
-impl Listener for Checking<'_> {
-    fn warning(&self, document: &Document<'_>, warning: &SourceWarning<'_>) {
-        self.listener.warning(document, warning);
-    }
-
-    fn failure(&self, document: &Document<'_>, error: &SourceError) {
-        self.listener.failure(document, error);
-    }
-
-    fn note(&self, document: &Document<'_>, note: &str) {
-        self.listener.note(document, note);
-    }
-
-    fn hears_links(&self) -> bool {
-        true
-    }
-
-    fn link(&self, document: &Document<'_>, link: &Link) {
+impl Checks for SiteCheck<'_> {
+    fn check(&self, _: &Document<'_>, link: &Link) -> Option<Served> {
         let served = self.served(link);
         let count = match &served {
             None => &self.unchecked,
@@ -213,20 +191,6 @@ impl Listener for Checking<'_> {
             Some(_) => &self.found,
         };
         count.fetch_add(1, Ordering::Relaxed);
-        if self.listener.hears_links() {
-            self.listener.checked(document, link, served.as_ref());
-        }
-    }
-
-    fn progress(&self, progress: Progress) {
-        self.listener.progress(progress);
-    }
-
-    fn done(&self, document: &Document<'_>, done: &Done) {
-        self.listener.done(document, done);
-    }
-
-    fn saved(&self, url: &str, saved: &Saved<'_>) {
-        self.listener.saved(url, saved);
+        served
     }
 }

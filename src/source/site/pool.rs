@@ -11,14 +11,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::check::{Checking, LinkTally};
+use super::check::{LinkTally, SiteCheck};
 use super::file::{Attempt, Buffers, FileOutcome, FileRun, page};
 use super::{Entry, Met, Site, Walked};
 use crate::document::config::Config;
 use crate::document::events::Events;
 use crate::document::links::Link;
 use crate::document::memory::{Allowance, Drawn, Memory};
-use crate::source::listener::{Document, Done, Listener, Passed, Progress, SourceWarning};
+use crate::source::listener::{Checked, Document, Done, Listener, Passed, Progress, SourceWarning};
 use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
 use crate::source::output::dir::Dir;
@@ -296,18 +296,19 @@ pub(crate) fn run(
         })?;
         Ok((tree, drawn))
     };
-    let (checking, _check_drawn) = match site.check_links {
+    let (checks, _check_drawn) = match site.check_links {
         Some(host) => {
             let (tree, drawn) = tree("--check-links")?;
             let encoding = config.encoding;
-            let checking = Checking::new(listener, site, tree, host, encoding, memory.clone());
-            (Some(checking), Some(drawn))
+            let checks = SiteCheck::new(site, tree, host, encoding, memory.clone());
+            (Some(checks), Some(drawn))
         }
         None => (None, None),
     };
+    let checked = checks.as_ref().map(|checks| Checked { listener, checks });
     let on = &Counting {
-        listener: match &checking {
-            Some(checking) => checking,
+        listener: match &checked {
+            Some(checked) => checked,
             None => listener,
         },
         errors: AtomicUsize::new(0),
@@ -449,7 +450,7 @@ pub(crate) fn run(
     summary.warnings += t.warnings;
     summary.changes = t.changes;
     summary.interrupted = stop.load(Ordering::Relaxed);
-    summary.links = checking.map(|checking| checking.tally());
+    summary.links = checks.map(|checks| checks.tally());
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
 }

@@ -3,11 +3,13 @@
 //! alone. An archive made a tree and an archive's link check read each
 //! record so in their first pass.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 
 use crate::source::http::head::read_heads;
 use crate::source::http::media;
+use crate::source::output::SourceError;
 use crate::source::warc::header::Header;
+use crate::source::warc::records::{Broken, Records};
 use crate::source::warc::work::holds_http_response;
 use crate::url::Standard;
 
@@ -127,7 +129,7 @@ pub(crate) fn resource_head(header: &Header) -> Vec<u8> {
 }
 
 /// Keeps the first bytes of a block: its HTTP head.
-pub(crate) struct First(pub Vec<u8>);
+struct First(Vec<u8>);
 
 /// The most of a block that is kept for its head.
 const HEAD: usize = 64 * 1024;
@@ -141,5 +143,49 @@ impl Write for First {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// The refusal of an archive whose captures outgrow their share of the
+/// run's memory (half of `max_memory`) by its `record`th record.
+pub(crate) fn too_many(name: &str, max_memory: usize, record: u64) -> SourceError {
+    SourceError::Refused(format!(
+        "the captures of {name} need more than half the memory limit of {max_memory} bytes (--max-memory), by record {record}: give more"
+    ))
+}
+
+/// The first pass over `records`: each record's capture handed to `add`
+/// with its header, in the archive's order; where the records break,
+/// `told` says whether they go on. How many records were read.
+pub(crate) fn each<R: Read, E>(
+    records: &mut Records<R>,
+    mut told: impl FnMut(Broken) -> Result<bool, E>,
+    mut add: impl FnMut(&Header, Capture) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut number = 0;
+    loop {
+        let found = match records.next() {
+            Ok(Some(found)) => found,
+            Ok(None) => return Ok(number),
+            Err(broken) => match told(broken)? {
+                true => continue,
+                false => return Ok(number),
+            },
+        };
+        let record = number;
+        number += 1;
+        let mut head = First(Vec::new());
+        let kind = found.header.record_type();
+        let keep = matches!(kind.as_str(), "response" | "revisit");
+        let sink: Option<&mut dyn Write> = if keep { Some(&mut head) } else { None };
+        if let Err(broken) = records.block(&found, sink) {
+            match told(broken)? {
+                true => continue,
+                false => return Ok(number),
+            }
+        }
+        if let Some(capture) = capture(&found.header, record, &head.0) {
+            add(&found.header, capture)?;
+        }
     }
 }

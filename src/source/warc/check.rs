@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,11 +30,11 @@ use std::time::{Instant, UNIX_EPOCH};
 use crate::document::config::Config;
 use crate::document::links::{Link, Outcome};
 use crate::document::memory::{Allowance, Memory};
-use crate::source::listener::{Document, Done, Listener, Progress, Saved, SourceWarning};
+use crate::source::listener::{Checked, Checks, Document, Listener};
 use crate::source::names;
 use crate::source::output::{Input, Output, SourceError, lowercase};
 use crate::source::summary::{Summary, Tally};
-use crate::source::warc::capture::{self, Capture, First};
+use crate::source::warc::capture::{self, Capture};
 use crate::source::warc::records::{Broken, Records};
 use crate::source::warc::{ArchiveTally, Options};
 use crate::url::Served;
@@ -257,58 +257,37 @@ pub(crate) fn run(
     let mut captures = Captures::default();
     let file = File::open(archive).map_err(read_error)?;
     let mut records = Records::new(file, &memory, None).map_err(read_error)?;
-    let mut number = 0u64;
-    loop {
-        // The second pass tells where the archive breaks.
-        let found = match records.next() {
-            Ok(Some(found)) => found,
-            Ok(None) => break,
-            Err(broken) => match goes_on(broken).map_err(read_error)? {
-                true => continue,
-                false => break,
-            },
-        };
-        let record = number;
-        number += 1;
-        let mut head = First(Vec::new());
-        let kind = found.header.record_type();
-        let keep = matches!(kind.as_str(), "response" | "revisit");
-        let sink: Option<&mut dyn Write> = if keep { Some(&mut head) } else { None };
-        if let Err(broken) = records.block(&found, sink) {
-            match goes_on(broken).map_err(read_error)? {
-                true => continue,
-                false => break,
-            }
-        }
-        if let Some(capture) = capture::capture(&found.header, record, &head.0) {
-            let size = captures.add(capture);
-            if held.take(size).is_err() {
-                return Err(SourceError::Refused(format!(
-                    "the captures of {name} need more than half the memory limit of {} bytes (--max-memory), by record {number}: give more",
-                    config.max_memory
-                )));
-            }
-        }
-    }
+    capture::each(
+        &mut records,
+        |broken| goes_on(broken).map_err(read_error),
+        |_, capture| {
+            let number = capture.record + 1;
+            held.take(captures.add(capture))
+                .map_err(|_| capture::too_many(&name, config.max_memory, number))
+        },
+    )?;
     drop(records);
 
     // The second pass, in what the captures leave of the run's memory.
     let mut rest = (**config).clone();
     rest.max_memory = config.max_memory.saturating_sub(held.taken()).max(1);
-    let checking = Checking {
-        listener,
+    let checks = ArchiveCheck {
         captures: &captures,
         counts: Default::default(),
     };
+    let checked = Checked {
+        listener,
+        checks: &checks,
+    };
     let input = Input::File(archive.to_owned());
-    let summary = super::run(&Arc::new(rest), options, input, Output::Discard, &checking)?;
+    let summary = super::run(&Arc::new(rest), options, input, Output::Discard, &checked)?;
     drop((held, share));
     let archive_tally = summary
         .tally
         .get::<ArchiveTally>()
         .cloned()
         .unwrap_or_default();
-    let n = |i: usize| checking.counts[i].load(Ordering::Relaxed);
+    let n = |i: usize| checks.counts[i].load(Ordering::Relaxed);
     let tally = CaptureTally {
         archive: archive_tally,
         captured: n(CAPTURED),
@@ -340,15 +319,13 @@ const FAILED: usize = 2;
 const NOT_CAPTURED: usize = 3;
 const UNCHECKED: usize = 4;
 
-/// The second pass's listener: each link heard looked up in the captures,
-/// and told with what the archive answers it with.
-struct Checking<'a> {
-    listener: &'a dyn Listener,
+/// The second pass's check: each link heard looked up in the captures.
+struct ArchiveCheck<'a> {
     captures: &'a Captures,
     counts: [AtomicUsize; 5],
 }
 
-impl Checking<'_> {
+impl ArchiveCheck<'_> {
     /// What the archive answers `link` with, for `document`; `None` for a
     /// value that names nothing to check.
     fn served(&self, document: &Document<'_>, link: &Link) -> Option<Served> {
@@ -368,24 +345,8 @@ impl Checking<'_> {
     }
 }
 
-impl Listener for Checking<'_> {
-    fn warning(&self, document: &Document<'_>, warning: &SourceWarning<'_>) {
-        self.listener.warning(document, warning);
-    }
-
-    fn failure(&self, document: &Document<'_>, error: &SourceError) {
-        self.listener.failure(document, error);
-    }
-
-    fn note(&self, document: &Document<'_>, note: &str) {
-        self.listener.note(document, note);
-    }
-
-    fn hears_links(&self) -> bool {
-        true
-    }
-
-    fn link(&self, document: &Document<'_>, link: &Link) {
+impl Checks for ArchiveCheck<'_> {
+    fn check(&self, document: &Document<'_>, link: &Link) -> Option<Served> {
         let served = self.served(document, link);
         let count = match &served {
             None => UNCHECKED,
@@ -396,21 +357,7 @@ impl Listener for Checking<'_> {
             Some(_) => NOT_CAPTURED,
         };
         self.counts[count].fetch_add(1, Ordering::Relaxed);
-        if self.listener.hears_links() {
-            self.listener.checked(document, link, served.as_ref());
-        }
-    }
-
-    fn progress(&self, progress: Progress) {
-        self.listener.progress(progress);
-    }
-
-    fn done(&self, document: &Document<'_>, done: &Done) {
-        self.listener.done(document, done);
-    }
-
-    fn saved(&self, url: &str, saved: &Saved<'_>) {
-        self.listener.saved(url, saved);
+        served
     }
 }
 

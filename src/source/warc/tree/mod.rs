@@ -41,7 +41,7 @@ use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase};
 use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
-use crate::source::warc::capture::{self, First};
+use crate::source::warc::capture;
 use crate::source::warc::input::Inflating;
 use crate::source::warc::records::{Broken, Found, Records};
 use crate::url::{LocalTree, Missing};
@@ -189,38 +189,16 @@ fn saved(
         Ok(Some(Inflating::new(pool, jobs, memory.clone())))
     };
     let mut records = Records::new(open()?, &memory, inflating()?).map_err(read_error)?;
-    let mut number = 0;
-    loop {
-        let found = match records.next() {
-            Ok(Some(found)) => found,
-            Ok(None) => break,
-            Err(broken) => match told(broken, listener, Some(&mut tally)).map_err(read_error)? {
-                true => continue,
-                false => break,
-            },
-        };
-        let record = number;
-        number += 1;
-        let mut head = First(Vec::new());
-        let kind = found.header.record_type();
-        let keep = matches!(kind.as_str(), "response" | "revisit");
-        let sink: Option<&mut dyn Write> = if keep { Some(&mut head) } else { None };
-        if let Err(broken) = records.block(&found, sink) {
-            match told(broken, listener, Some(&mut tally)).map_err(read_error)? {
-                true => continue,
-                false => break,
-            }
-        }
-        if let Some(capture) = capture::capture(&found.header, record, &head.0) {
-            let size = captures.add(&found.header, capture);
-            if held.take(size).is_err() {
-                return Err(SourceError::Refused(format!(
-                    "the captures of {name} need more than half the memory limit of {} bytes (--max-memory), by record {number}: give more",
-                    config.max_memory
-                )));
-            }
-        }
-    }
+    let number = capture::each(
+        &mut records,
+        |broken| told(broken, listener, Some(&mut tally)).map_err(read_error),
+        |header, capture| {
+            let number = capture.record + 1;
+            let size = captures.add(header, capture);
+            held.take(size)
+                .map_err(|_| capture::too_many(&name, config.max_memory, number))
+        },
+    )?;
     tally.records = number;
     std::fs::create_dir_all(out).map_err(|e| SourceError::Write(names::quoted(out), e))?;
     let fold_case = folds_case(out).map_err(|e| SourceError::Write(names::quoted(out), e))?;
