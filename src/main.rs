@@ -5,6 +5,7 @@
 mod cli;
 
 use std::io::{self, BufWriter, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -56,6 +57,9 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     if let Some(report) = &cli.report {
         plan.report(report)?;
     }
+    if let Some(seeds) = &cli.seeds {
+        plan.seeds(seeds)?;
+    }
     // An archive saved as a tree lists its URLs there.
     let lists = matches!(plan.job(), Job::Tree { .. });
     if cli.check || cli.check_links || cli.report_to_stdout() || lists {
@@ -68,11 +72,13 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     if stages_a_file(cli, job) {
         on_signal(matches!(job, Job::Site(_)), &stop, &signal);
     }
-    // The link report goes to a file only once the run is through.
+    // The link report and the seeds go to their files only once the run
+    // is through.
     let staged = match &cli.report {
         Some(path) if path.as_os_str() != "-" => Some(Staged::new(path)?),
         _ => None,
     };
+    let seeds = cli.seeds.as_deref().map(Staged::new).transpose()?;
     let mut said = Said {
         quiet: cli.quiet,
         verbose: cli.verbose,
@@ -126,10 +132,38 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     // An interrupted run's report is not whole: it is not kept. A run
     // that failed (2) went through, and its report says only what was
     // written (a value of a document left as it was is `left`): kept.
+    let captures = summary.tally.get::<htmlabs::source::warc::CaptureTally>();
+    if let (Some(staged), Some(path), Some(captures), false) =
+        (seeds, &cli.seeds, captures, code > SIGNALLED)
+    {
+        write_seeds(&staged, path, &captures.seeds)?;
+        staged.commit()?;
+    }
     if let (Some(staged), false) = (staged, code > SIGNALLED) {
         staged.commit()?;
     }
     Ok(ExitCode::from(code))
+}
+
+/// The seeds of an archive's link check, a URL a line: a byte that would
+/// cut a line or a URL (a control character, a space) percent-encoded, as
+/// a crawler asks for it.
+fn write_seeds(staged: &Staged, path: &Path, seeds: &[String]) -> Result<(), SourceError> {
+    let failed = |e| SourceError::Write(names::quoted(path), e);
+    let mut out = BufWriter::new(staged.writer()?);
+    let mut line = Vec::new();
+    for url in seeds {
+        line.clear();
+        for &b in url.as_bytes() {
+            match b {
+                0..=0x20 | 0x7f => line.extend_from_slice(format!("%{b:02X}").as_bytes()),
+                b => line.push(b),
+            }
+        }
+        line.push(b'\n');
+        out.write_all(&line).map_err(failed)?;
+    }
+    out.flush().map_err(failed)
 }
 
 /// The links `--check-links` found broken: a site's, or an archive's.

@@ -62,6 +62,9 @@ pub struct Request {
     /// to this date (RFC 3339, or a WARC timestamp of 4 to 14 digits);
     /// the latest when not given.
     pub at: Option<String>,
+    /// `--seeds`: an archive's link check keeps each URL it found not
+    /// captured ([`CaptureTally::seeds`](crate::source::warc::CaptureTally::seeds)).
+    pub seeds: bool,
 }
 
 /// What `--site DIR` is asked, besides the request's own (`--check`,
@@ -132,6 +135,7 @@ impl Default for Request {
             kind: None,
             site: SiteRequest::default(),
             at: None,
+            seeds: false,
         }
     }
 }

@@ -98,7 +98,7 @@ pub fn run_planned(
         }
         Job::ArchiveLinks { archive } => {
             let options = request.warc().map_err(refused)?;
-            warc::check::run(&config, &options, &archive, listener)
+            warc::check::run(&config, &options, &archive, request.seeds, listener)
         }
         Job::Tree { archive, out_dir } => {
             let options = request.tree().map_err(refused)?;

@@ -214,6 +214,12 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 
+    /// With --warc --check-links, write to FILE each URL the archive holds
+    /// nothing for (where a redirect's chain ends, for one that leads
+    /// there), once, in order: the seeds of a crawl that would mend it.
+    #[arg(long, value_name = "FILE", requires = "check_links")]
+    pub seeds: Option<PathBuf>,
+
     /// Rewrite a whole static site: every .html, .htm and .xhtml file under
     /// DIR, each at the URL a server gives it under --site-url, in place
     /// (or into --out-dir), in parallel.
@@ -360,6 +366,7 @@ const MODE_FLAGS: &[(&str, &str, Mode)] = &[
     ("fsync", "--fsync", Mode::Site),
     ("relative", "--relative", Mode::Site),
     ("check_links", "--check-links", Mode::SiteOrWarc),
+    ("seeds", "--seeds", Mode::Warc),
     ("host", "--host", Mode::Site),
     ("site_url_only", "--site-url-only", Mode::Site),
     ("missing", "--missing", Mode::SiteOrWarc),
@@ -534,6 +541,7 @@ impl Cli {
             check: false,
             links: false,
             report: None,
+            seeds: None,
             site: None,
             site_url: None,
             out_dir: None,
@@ -687,6 +695,7 @@ impl Cli {
                 },
             },
             at: self.at.clone(),
+            seeds: self.seeds.is_some(),
         }
     }
 

@@ -80,7 +80,9 @@ fn archive() -> Vec<u8> {
             "https://example.com/about",
             "2024-04-01T00:00:00Z",
             "3",
-            &html("<a href=\"/\">home</a>"),
+            &html(
+                "<a href=\"/\">home</a> <a href=\"HTTP://EXAMPLE.COM/missing.html#x\">again</a> <a href=\"/with space\">a space</a>",
+            ),
             "",
         ),
         record(
@@ -151,8 +153,19 @@ fn check(dir: &Path, warc: &[u8], args: &[&str]) -> (i32, String, String) {
 #[test]
 fn each_link_is_classed_by_what_the_archive_holds_and_each_broken_one_is_a_line() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out, err) = check(dir.path(), &archive(), &["--report", "links.jsonl"]);
+    let (code, out, err) = check(
+        dir.path(),
+        &archive(),
+        &["--report", "links.jsonl", "--seeds", "seeds.txt"],
+    );
     assert_eq!(code, 1, "{err}");
+    // Each URL not captured once, where a redirect leads for one, in the
+    // order the links came, a space percent-encoded.
+    assert_eq!(
+        fs::read_to_string(dir.path().join("seeds.txt")).unwrap(),
+        "https://example.com/nowhere\nhttps://example.com/missing.html\nhttps://other.example/x\n\
+         https://example.com/img/b.png\nhttps://example.com/with%20space\n"
+    );
     // Lines and columns are the record block's, its HTTP head (four
     // lines) included, as `--warc --check` places a value.
     let expected = [
@@ -162,11 +175,13 @@ fn each_link_is_classed_by_what_the_archive_holds_and_each_broken_one_is_a_line(
         r#"https://example.com/:10:10: <a href> "/loop" -> "https://example.com/loop": redirected to "https://example.com/loop", more than 20 redirects"#,
         r#"https://example.com/:12:10: <a href> "https://other.example/x" -> "https://other.example/x": not captured"#,
         r#"https://example.com/:15:29: <img srcset> "/img/b.png" -> "https://example.com/img/b.png": not captured"#,
+        r##"https://example.com/about:5:31: <a href> "HTTP://EXAMPLE.COM/missing.html#x" -> "HTTP://EXAMPLE.COM/missing.html#x": not captured"##,
+        r#"https://example.com/about:5:85: <a href> "/with space" -> "https://example.com/with space": not captured"#,
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{err}");
     assert!(
         err.contains(
-            "14 links checked: 6 captured, 1 redirected to a capture, 1 captured as an error, 5 not captured; 1 not checked"
+            "16 links checked: 6 captured, 1 redirected to a capture, 1 captured as an error, 7 not captured; 1 not checked"
         ),
         "{err}"
     );
@@ -286,6 +301,7 @@ fn what_cannot_go_with_an_archive_check_is_refused_before_anything_is_read() {
             "--warc-mode says how an archive is written",
         ),
         (&["--host", "netlify"][..], "--host needs --site"),
+        (&["--seeds", "in.warc"][..], "in.warc"),
     ] {
         let (code, out, err) = check(dir.path(), &archive(), args);
         assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");

@@ -188,10 +188,20 @@ impl Plan {
         if path.as_os_str() == "-" {
             return self.stdout();
         }
+        self.also("--report", path)
+    }
+
+    /// An archive's link check writes its seeds to `path` too.
+    pub fn seeds(&mut self, path: &Path) -> Result<(), SourceError> {
+        self.also("--seeds", path)
+    }
+
+    /// `flag`'s file `path` is written too.
+    fn also(&mut self, flag: &str, path: &Path) -> Result<(), SourceError> {
         self.add(Written {
             named: Named {
                 place: Place::written(path),
-                name: format!("--report {}", quoted(path)),
+                name: format!("{flag} {}", quoted(path)),
             },
             replaces_input: false,
             stdout: false,

@@ -19,12 +19,12 @@
 //! second pass runs in what they leave: an archive whose captures need
 //! more is refused, naming the limit.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, UNIX_EPOCH};
 
 use crate::document::config::Config;
@@ -64,6 +64,11 @@ pub struct CaptureTally {
     /// Links not checked: of other schemes (`mailto:`), empty, with no
     /// base, or not valid in their document's encoding.
     pub unchecked: usize,
+    /// With `--seeds`: each URL not captured (where a redirect's chain
+    /// ends, for one that leads there), once (by its key: `http://A/x`
+    /// and `https://a/x` are one), its fragment aside, in the order the
+    /// links came.
+    pub seeds: Vec<String>,
 }
 
 impl CaptureTally {
@@ -239,10 +244,12 @@ fn seconds(date: &str) -> Option<i64> {
 
 /// Checks the links of the archive `archive` against its captures,
 /// telling `listener` each link with what the archive answers it with.
+/// With `seeds`, it keeps each URL not captured.
 pub(crate) fn run(
     config: &Arc<Config>,
     options: &Options,
     archive: &Path,
+    seeds: bool,
     listener: &dyn Listener,
 ) -> Result<Summary, SourceError> {
     let started = Instant::now();
@@ -268,12 +275,22 @@ pub(crate) fn run(
     )?;
     drop(records);
 
-    // The second pass, in what the captures leave of the run's memory.
+    // The seeds may hold a quarter of the run's memory; the second pass
+    // runs in what they and the captures leave.
+    let seeds_share = if seeds { config.max_memory / 4 } else { 0 };
     let mut rest = (**config).clone();
-    rest.max_memory = config.max_memory.saturating_sub(held.taken()).max(1);
+    rest.max_memory = (config.max_memory.saturating_sub(held.taken() + seeds_share)).max(1);
     let checks = ArchiveCheck {
         captures: &captures,
         counts: Default::default(),
+        seeds: seeds.then(|| {
+            Mutex::new(Seeds {
+                keys: HashSet::new(),
+                urls: Vec::new(),
+                left: seeds_share,
+                over: false,
+            })
+        }),
     };
     let checked = Checked {
         listener,
@@ -288,6 +305,19 @@ pub(crate) fn run(
         .cloned()
         .unwrap_or_default();
     let n = |i: usize| checks.counts[i].load(Ordering::Relaxed);
+    let seeds = match checks
+        .seeds
+        .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+    {
+        Some(seeds) if seeds.over => {
+            return Err(SourceError::Refused(format!(
+                "the URLs {name} did not capture need more than a quarter of the memory limit of {} bytes (--max-memory) as seeds: give more",
+                config.max_memory
+            )));
+        }
+        Some(seeds) => seeds.urls,
+        None => Vec::new(),
+    };
     let tally = CaptureTally {
         archive: archive_tally,
         captured: n(CAPTURED),
@@ -295,6 +325,7 @@ pub(crate) fn run(
         failed: n(FAILED),
         not_captured: n(NOT_CAPTURED),
         unchecked: n(UNCHECKED),
+        seeds,
     };
     Ok(Summary {
         line: Some(tally.line(started.elapsed().as_secs_f64())),
@@ -323,6 +354,39 @@ const UNCHECKED: usize = 4;
 struct ArchiveCheck<'a> {
     captures: &'a Captures,
     counts: [AtomicUsize; 5],
+    /// With `--seeds`, the URLs not captured so far, and the memory they
+    /// may hold.
+    seeds: Option<Mutex<Seeds>>,
+}
+
+/// The URLs not captured, each once, and what they hold of their share.
+struct Seeds {
+    keys: HashSet<String>,
+    urls: Vec<String>,
+    left: usize,
+    /// They outgrew their share: the list is not whole.
+    over: bool,
+}
+
+impl Seeds {
+    /// Keeps `url` (its fragment aside) unless a URL of its key is kept.
+    fn add(&mut self, url: &str) {
+        let url = url.split_once('#').map_or(url, |(url, _)| url);
+        let Some(key) = saved::key(url) else { return };
+        if self.over || self.keys.contains(&key) {
+            return;
+        }
+        let size = 2 * (key.len() + url.len()) + 64;
+        match self.left.checked_sub(size) {
+            Some(left) => self.left = left,
+            None => {
+                self.over = true;
+                return;
+            }
+        }
+        self.keys.insert(key);
+        self.urls.push(url.to_owned());
+    }
 }
 
 impl ArchiveCheck<'_> {
@@ -357,6 +421,16 @@ impl Checks for ArchiveCheck<'_> {
             Some(_) => NOT_CAPTURED,
         };
         self.counts[count].fetch_add(1, Ordering::Relaxed);
+        if let (Some(seeds), Some(served)) = (&self.seeds, &served) {
+            let seed = match served {
+                Served::NotCaptured => link.absolute.as_deref(),
+                Served::Redirected(to, end) if **end == Served::NotCaptured => Some(to.as_str()),
+                _ => None,
+            };
+            if let Some(seed) = seed {
+                seeds.lock().unwrap_or_else(|e| e.into_inner()).add(seed);
+            }
+        }
         served
     }
 }
