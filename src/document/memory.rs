@@ -90,6 +90,9 @@ pub struct Memory(Arc<Inner>);
 #[derive(Debug)]
 struct Inner {
     total: usize,
+    /// The limit messages name: `--max-memory`, of which `total` may be
+    /// a part (what an archive's link check leaves beside its captures).
+    named: usize,
     state: Mutex<State>,
     /// Told when a share or a draw is given back, and when a document
     /// leaves the flight (the next oldest may take the head share).
@@ -151,16 +154,30 @@ impl Inner {
 impl Memory {
     /// The memory of a run that may hold `total` bytes at once.
     pub fn new(total: usize) -> Self {
+        Memory::part_of(total, total)
+    }
+
+    /// The memory of a run that may hold `total` bytes at once, the part
+    /// of `--max-memory` (`named`, what messages say) that what else the
+    /// run holds leaves.
+    pub fn part_of(total: usize, named: usize) -> Self {
         Memory(Arc::new(Inner {
             total,
+            named,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
         }))
     }
 
-    /// `--max-memory`: what the whole run may hold.
+    /// What the run may hold at once (`--max-memory`, or the part of it
+    /// it was given).
     pub fn total(&self) -> usize {
         self.0.total
+    }
+
+    /// `--max-memory`, as messages name it.
+    pub fn named(&self) -> usize {
+        self.0.named
     }
 
     /// The head share's size: what one document may hold at most.
@@ -400,9 +417,15 @@ impl Allowance {
         Allowance::new(Share::standalone(size))
     }
 
-    /// `--max-memory`: what the whole run may hold, for messages.
+    /// What the whole run may hold (`--max-memory`, or the part of it the
+    /// run was given).
     pub fn total(&self) -> usize {
         self.share.memory.total()
+    }
+
+    /// `--max-memory`, as messages name it.
+    pub fn named(&self) -> usize {
+        self.share.memory.named()
     }
 
     /// The run's memory, for what the document's source holds beside it.

@@ -325,7 +325,7 @@ impl<W: Write> Document<W> {
             // fit: rewriting stops before it reads them, as at its own
             // limit.
             let offset = self.splicer.borrow().pos();
-            let limit = self.allowance.total();
+            let limit = self.allowance.named();
             self.stop_with(Warning::MemoryLimit { limit, offset })?;
         }
         let Some(html) = &mut self.html else {

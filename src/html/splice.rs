@@ -161,7 +161,7 @@ impl<W: Write> Splicer<W> {
                     self.abandoned = true;
                     self.shared.borrow_mut().warnings.push(Warning::TooLarge {
                         offset: start,
-                        limit: self.allowance.total(),
+                        limit: self.allowance.named(),
                     });
                     self.emit(&chunk[..take]);
                 }
@@ -227,7 +227,7 @@ impl<W: Write> Splicer<W> {
     /// as it was, and from here on everything goes out as it comes, with
     /// the warning (once).
     pub fn stop(&mut self, offset: usize) {
-        let limit = self.allowance.total();
+        let limit = self.allowance.named();
         self.stop_with(Warning::MemoryLimit { limit, offset });
     }
 

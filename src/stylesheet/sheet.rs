@@ -91,7 +91,7 @@ impl<W: Write> Engine<W> for Sheet<W> {
             let capacity = if room { doubled } else { need };
             if self.budget.take(capacity - self.held.capacity()).is_err() {
                 self.warnings.push(Warning::MemoryLimit {
-                    limit: self.allowance.total(),
+                    limit: self.allowance.named(),
                     offset: 0,
                 });
                 self.through = true;
@@ -279,7 +279,7 @@ impl<W: Write> Sheet<W> {
             listener.forget();
         }
         self.warnings.push(Warning::MemoryLimit {
-            limit: self.allowance.total(),
+            limit: self.allowance.named(),
             offset,
         });
     }

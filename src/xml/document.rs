@@ -421,7 +421,7 @@ impl<W: Write> Document<W> {
             return false;
         }
         self.stop(Warning::MemoryLimit {
-            limit: self.allowance.total(),
+            limit: self.allowance.named(),
             offset: self.emitted,
         });
         true
@@ -665,7 +665,7 @@ impl<W: Write> Document<W> {
             Err(Unparsed::Over { at }) => {
                 self.decide(None);
                 self.stop(Warning::MemoryLimit {
-                    limit: self.allowance.total(),
+                    limit: self.allowance.named(),
                     offset: self.pos + at,
                 });
                 return true;
@@ -798,7 +798,7 @@ impl<W: Write> Document<W> {
                 let kept = 2 * doctype.len() + 4096;
                 self.entities.declare(doctype, encoding);
                 if self.entities_held.take(kept).is_err() {
-                    let limit = self.allowance.total();
+                    let limit = self.allowance.named();
                     self.stop(Warning::MemoryLimit {
                         limit,
                         offset: range.start,
@@ -1110,7 +1110,7 @@ impl<W: Write> Document<W> {
             }
             Err(Unreadable::Over { at }) => {
                 return Err(Warning::MemoryLimit {
-                    limit: self.allowance.total(),
+                    limit: self.allowance.named(),
                     offset: a.value.start + at,
                 });
             }
@@ -1378,14 +1378,14 @@ impl<W: Write> Document<W> {
         // stops at the value, as the page engine's does.
         let mut budget = allowance.budget();
         let over = |OverBudget| Warning::MemoryLimit {
-            limit: allowance.total(),
+            limit: allowance.named(),
             offset: span.start,
         };
         let text = match read {
             Ok(text) => text,
             Err(Unreadable::Over { at }) => {
                 return Err(Warning::MemoryLimit {
-                    limit: allowance.total(),
+                    limit: allowance.named(),
                     offset: span.start + at,
                 });
             }

@@ -278,8 +278,10 @@ pub(crate) fn run(
     // The seeds may hold a quarter of the run's memory; the second pass
     // runs in what they and the captures leave.
     let seeds_share = if seeds { config.max_memory / 4 } else { 0 };
-    let mut rest = (**config).clone();
-    rest.max_memory = (config.max_memory.saturating_sub(held.taken() + seeds_share)).max(1);
+    let rest = config
+        .max_memory
+        .saturating_sub(held.taken() + seeds_share)
+        .max(1);
     let checks = ArchiveCheck {
         captures: &captures,
         counts: Default::default(),
@@ -297,7 +299,8 @@ pub(crate) fn run(
         checks: &checks,
     };
     let input = Input::File(archive.to_owned());
-    let summary = super::run(&Arc::new(rest), options, input, Output::Discard, &checked)?;
+    let discard = Output::Discard;
+    let summary = super::run_in(config, options, input, discard, &checked, Some(rest))?;
     drop((held, share));
     let archive_tally = summary
         .tally

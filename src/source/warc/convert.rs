@@ -159,11 +159,14 @@ pub fn convert<R: Read, W: Write + Send>(
     output: W,
     listener: &dyn Listener,
 ) -> Result<(ArchiveTally, W), Error> {
-    convert_to(config, options, input, output, listener, true)
+    convert_to(config, options, input, output, listener, true, None)
 }
 
 /// [`convert`]; with `write` false the output goes nowhere (`--check`,
 /// `--links`), and the new records are not made, only counted and told.
+/// `total`: the memory the run may hold, when it is less than
+/// `--max-memory` (what an archive's link check leaves beside its
+/// captures); messages still name `--max-memory`.
 pub(crate) fn convert_to<R: Read, W: Write + Send>(
     config: &Arc<Config>,
     options: &Options,
@@ -171,6 +174,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     output: W,
     listener: &dyn Listener,
     write: bool,
+    total: Option<usize>,
 ) -> Result<(ArchiveTally, W), Error> {
     // What is not a WARC file is refused before a byte is written: an
     // output would be the input under an archive's name.
@@ -194,7 +198,10 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     };
     // The run's memory: `--max-memory`, for every record in flight and all
     // that waits between the threads.
-    let memory = Memory::new(config.max_memory);
+    let memory = match total {
+        Some(total) => Memory::part_of(total, config.max_memory),
+        None => Memory::new(config.max_memory),
+    };
     let asked = RunSetup {
         options,
         listener,

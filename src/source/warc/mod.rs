@@ -70,6 +70,19 @@ pub(crate) fn run(
     output: Output,
     listener: &dyn Listener,
 ) -> Result<Summary, SourceError> {
+    run_in(config, options, input, output, listener, None)
+}
+
+/// [`run`] in `total` bytes of memory when given, less than
+/// `--max-memory` (`convert_to`).
+pub(crate) fn run_in(
+    config: &Arc<Config>,
+    options: &Options,
+    input: Input,
+    output: Output,
+    listener: &dyn Listener,
+    total: Option<usize>,
+) -> Result<Summary, SourceError> {
     let started = Instant::now();
     let before = (
         cpu(ClockId::ThreadCPUTime),
@@ -77,7 +90,7 @@ pub(crate) fn run(
         writing_cpu(),
     );
     let check = matches!(output, Output::Discard);
-    let tally = convert_input(config, options, input, output, listener)?;
+    let tally = convert_input(config, options, input, output, listener, total)?;
     let mut details = Vec::new();
     if options.jobs > 1 {
         details.push(reading_share(
@@ -96,6 +109,7 @@ fn convert_input(
     input: Input,
     output: Output,
     listener: &dyn Listener,
+    total: Option<usize>,
 ) -> Result<ArchiveTally, SourceError> {
     let input_name = input.name();
     let reader = input.open()?;
@@ -103,7 +117,7 @@ fn convert_input(
     let write = !matches!(output, Output::Discard);
     output::write_to(output, |out, output_name| {
         let out = BufWriter::with_capacity(64 * 1024, out);
-        let converted = convert_to(config, options, reader, out, listener, write);
+        let converted = convert_to(config, options, reader, out, listener, write, total);
         let (tally, out) = converted.map_err(|e| match e {
             Error::Read(e) => SourceError::Read(input_name.clone(), lowercase(&e)),
             Error::Write(e) => SourceError::Write(output_name.to_owned(), e),

@@ -171,7 +171,7 @@ fn decoded(
                 told,
                 ResponseWarning::CodingTooLarge {
                     claim: claim.to_string(),
-                    limit: allowance.total(),
+                    limit: allowance.named(),
                 },
             );
             as_it_came(heads, body, options, out)?;
