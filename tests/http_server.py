@@ -9,8 +9,9 @@ package (pip), when it is installed (.ci/run installs it).
 
 `http_server.py --site DIR [LOG]` serves the directory DIR as a site
 instead (SiteHandler), for the wget mirror tests/judges/chromium.rs makes
-and Chromium reads, and benches/mirror.rs's; every answer is written to
-LOG, when one is named.
+and Chromium reads, the corpus pages laid out as a site
+(tests/judges/chromium/corpus_site.rs), and benches/mirror.rs's; every
+answer is written to LOG, when one is named.
 
 `http_server.py --site DIR --host plain|github-pages` serves DIR as that
 host does, by the rules `--check-links --host` checks links against
@@ -143,9 +144,13 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
     the whole target when the directory holds one (`page.php?id=1`: a
     page a script makes for each query, saved as a file beside the
     script's), else with the path's file, the query ignored, as a static
-    server does. Anything else is a 404. Each answer is a line of the log:
-    status, target, and the file served (its path under the directory) or
-    the Location."""
+    server does. A name no file has is the file `wget --adjust-extension`
+    saves it as, `.html` or `.css` after it (`page.php?id=1.html`,
+    `about.php.html`): the tree wget saved, served as the site was. The
+    media type is the path's extension's (`.php` a page's), else the
+    served file's. Anything else is a 404. Each answer is a line of the
+    log: status, target, and the file served (its path under the
+    directory) or the Location."""
 
     protocol_version = "HTTP/1.1"
     server_version = "htmlabs-test"
@@ -183,17 +188,28 @@ class SiteHandler(http.server.BaseHTTPRequestHandler):
                     location += "?" + query
                 return self.answer(301, [("Location", location)], b"", location)
             name = os.path.join(name, "index.html")
-        served = name
+        served = None
         if query:
-            page = "%s?%s" % (name, urllib.parse.unquote(query))
-            if os.path.isfile(os.path.join(root, page)):
-                served = page
-        if not os.path.isfile(os.path.join(root, served)):
+            served = saved(root, "%s?%s" % (name, urllib.parse.unquote(query)))
+        served = served or saved(root, name)
+        if served is None:
             return self.answer(404, [], b"", "")
         with open(os.path.join(root, served), "rb") as f:
             body = f.read()
-        media_type = SITE_TYPES.get(os.path.splitext(name)[1], "application/octet-stream")
+        # By the path's extension; a script's that has none (`search?q=x`),
+        # by its saved page's (`search?q=x.html`).
+        media_type = (SITE_TYPES.get(os.path.splitext(name)[1])
+                      or SITE_TYPES.get(os.path.splitext(served)[1], "application/octet-stream"))
         self.answer(200, [("Content-Type", media_type)], body, served)
+
+
+def saved(root, name):
+    """The file of `name` under `root`, or else the one wget's
+    `--adjust-extension` saves it as (`.html` or `.css` after it); None."""
+    for candidate in (name, name + ".html", name + ".css"):
+        if os.path.isfile(os.path.join(root, candidate)):
+            return candidate
+    return None
 
 
 class HostHandler(http.server.BaseHTTPRequestHandler):

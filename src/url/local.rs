@@ -332,13 +332,21 @@ impl LocalTree {
     }
 
     /// What follows the site's root in `url` (fragment aside), if `url` is
-    /// under it, by either scheme.
+    /// under it, by either scheme. The root without its slash
+    /// (`https://example.com/blog`, `https://example.com`, a query after
+    /// it) is the root's directory, as a server answers it (a redirect to
+    /// the slash): nothing follows it but the query.
     fn rest<'u>(&self, url: &'u str) -> Option<&'u str> {
         let url = url.split_once('#').map_or(url, |(url, _)| url);
-        self.roots
-            .iter()
-            .find(|(root, folded)| starts_with(url, root, *folded))
-            .map(|(root, _)| &url[root.len()..])
+        self.roots.iter().find_map(|(root, folded)| {
+            if starts_with(url, root, *folded) {
+                return Some(&url[root.len()..]);
+            }
+            let bare = root.strip_suffix('/')?;
+            let after = url.get(bare.len()..)?;
+            let own = after.is_empty() || after.starts_with('?');
+            (own && starts_with(url, bare, (*folded).min(bare.len()))).then_some(after)
+        })
     }
 
     /// The file of `path`: itself, its `index.html` when it is a

@@ -11,6 +11,8 @@ target being the URL Chromium makes of the value; each `srcset` URL
 likewise; the URLs the page asked for, of the kinds in FETCHES, `file:`
 ones included), or {"error"}. Nothing reaches the network: a request of the
 page's is answered with an empty body, a navigation away with 204 No Content.
+Pages are opened TABS at a time, each in its own tab, as targets.py loads
+them.
 """
 import asyncio
 import json
@@ -19,7 +21,7 @@ import sys
 
 from playwright.async_api import async_playwright
 
-from targets import ATTRIBUTES, FETCHES, READ
+from targets import FETCHES, TABS, visit
 
 
 async def main():
@@ -31,49 +33,41 @@ async def main():
         browser = await p.chromium.launch(executable_path=chromium, headless=True,
                                           args=["--no-sandbox", "--disable-gpu"])
         context = await browser.new_context(java_script_enabled=False)
-        for path in pages:
-            page = await context.new_page()
-            requests = set()
+        tabs = asyncio.Semaphore(TABS)
 
-            def asked(request):
-                top = request.is_navigation_request() and request.frame.parent_frame is None
-                if request.resource_type in FETCHES and not top:
-                    requests.add(request.url)
+        async def run(path):
+            async with tabs:
+                results[path] = await one(context, path)
 
-            page.on("request", asked)
-
-            async def route(r):
-                request = r.request
-                if request.is_navigation_request() and request.frame.parent_frame is None:
-                    # A navigation away (a meta refresh to the live site)
-                    # answered 204 No Content leaves the page where it is.
-                    await r.fulfill(status=204, body=b"")
-                else:
-                    # Nothing reaches the network.
-                    await r.fulfill(status=200, body=b"")
-
-            await page.route("http*://**/*", route)
-            try:
-                await page.goto(pathlib.Path(path).as_uri(), wait_until="load", timeout=60_000)
-                # A meta refresh may take the first reading's context away:
-                # read again, after a pause.
-                for attempt in range(5):
-                    try:
-                        results[path] = await page.evaluate(READ, ATTRIBUTES)
-                        break
-                    except Exception:
-                        if attempt == 4:
-                            raise
-                        await page.wait_for_timeout(250)
-                        await page.wait_for_load_state("load")
-            except Exception as e:  # reported by the test, page by page
-                results[path] = {"error": str(e).splitlines()[0]}
-            finally:
-                await page.close()
-            results[path]["requests"] = sorted(requests)
+        await asyncio.gather(*(run(path) for path in pages))
         await browser.close()
     with open(out_file, "w") as f:
         json.dump(results, f)
+
+
+async def one(context, path):
+    page = await context.new_page()
+    requests = set()
+
+    def asked(request):
+        top = request.is_navigation_request() and request.frame.parent_frame is None
+        if request.resource_type in FETCHES and not top:
+            requests.add(request.url)
+
+    page.on("request", asked)
+
+    async def route(r):
+        request = r.request
+        if request.is_navigation_request() and request.frame.parent_frame is None:
+            # A navigation away (a meta refresh to the live site)
+            # answered 204 No Content leaves the page where it is.
+            await r.fulfill(status=204, body=b"")
+        else:
+            # Nothing reaches the network.
+            await r.fulfill(status=200, body=b"")
+
+    await page.route("http*://**/*", route)
+    return await visit(page, pathlib.Path(path).as_uri(), requests)
 
 
 if __name__ == "__main__":

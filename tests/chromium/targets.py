@@ -8,7 +8,9 @@ from the page, a meta refresh, with 204 No Content, which leaves the page
 where it is), and scripts are off. A load without a "file" is of a page a
 local server serves (`http://127.0.0.1:PORT/…`, the test's): the page and
 what it asks of that origin (its frames, style sheets, images) come from
-the server, every other request is answered as above. OUT gets a
+the server, every other request is answered as above. With a "server"
+(`127.0.0.1:PORT`), the page's URL is of a site's own host, which Chromium
+resolves to that server (`--host-resolver-rules`). OUT gets a
 JSON object, key -> {"base", "charset", "links", "candidates", "requests"}
 or {"error"}: `links` lists, in document order, every element's URL
 attributes (by the HTML standard, ATTRIBUTES) as [tag, attribute, value,
@@ -112,9 +114,14 @@ async def main():
     with open(loads_file) as f:
         loads = json.load(f)
     results = {}
+    args = ["--no-sandbox", "--disable-gpu"]
+    # Each site's host, resolved to the local server that serves it.
+    rules = sorted({"MAP %s %s" % (host(load["url"]), load["server"])
+                    for load in loads if "server" in load})
+    if rules:
+        args.append("--host-resolver-rules=" + ",".join(rules))
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=chromium, headless=True,
-                                          args=["--no-sandbox", "--disable-gpu"])
+        browser = await p.chromium.launch(executable_path=chromium, headless=True, args=args)
         # A page's Content-Security-Policy (`default-src 'self'`) would block
         # its own resources once moved to another host: bypassed.
         context = await browser.new_context(java_script_enabled=False, bypass_csp=True)
@@ -136,6 +143,11 @@ def origin(url):
     return scheme + "://" + rest.split("/", 1)[0]
 
 
+def host(url):
+    """A URL's host, without its port: `127.0.0.1`."""
+    return origin(url).partition("://")[2].rsplit(":", 1)[0]
+
+
 async def one(context, load):
     # None: the page is the local server's (`continue_` to it).
     body = None
@@ -143,7 +155,7 @@ async def one(context, load):
         with open(load["file"], "rb") as f:
             body = f.read()
     server = origin(load["url"])
-    if body is None and server.split(":")[1] not in ("//127.0.0.1", "//localhost"):
+    if body is None and "server" not in load and host(load["url"]) not in ("127.0.0.1", "localhost"):
         raise ValueError("a page without a file must be a local server's: " + load["url"])
     page = await context.new_page()
     requests = set()
@@ -174,27 +186,36 @@ async def one(context, load):
                 await r.fulfill(status=200, body=b"")
 
     await page.route("**/*", route)
-    result = None
+    return await visit(page, load["url"], requests)
+
+
+async def visit(page, url, requests):
+    """What READ reads of `page` once it has loaded `url`, or {"error"},
+    with the `requests` it made ("requests"); the page closed."""
     try:
-        await page.goto(load["url"], wait_until="load", timeout=60_000)
-        # A meta refresh starts a navigation (aborted) that may take the
-        # first reading's context away: read again, after a pause (on a
-        # loaded machine the abort can come later than the next load state).
-        for attempt in range(5):
-            try:
-                result = await page.evaluate(READ, ATTRIBUTES)
-                break
-            except Exception:
-                if attempt == 4:
-                    raise
-                await page.wait_for_timeout(250)
-                await page.wait_for_load_state("load")
+        await page.goto(url, wait_until="load", timeout=60_000)
+        result = await read(page)
     except Exception as e:  # reported by the test, page by page
         result = {"error": str(e).splitlines()[0]}
     finally:
         await page.close()
     result["requests"] = sorted(requests)
     return result
+
+
+async def read(page):
+    """What READ reads of a loaded page. A meta refresh starts a navigation
+    (aborted) that may take the first reading's context away: read again,
+    after a pause (on a loaded machine the abort can come later than the
+    next load state)."""
+    for attempt in range(5):
+        try:
+            return await page.evaluate(READ, ATTRIBUTES)
+        except Exception:
+            if attempt == 4:
+                raise
+            await page.wait_for_timeout(250)
+            await page.wait_for_load_state("load")
 
 
 if __name__ == "__main__":

@@ -27,9 +27,10 @@
 //! tree), likewise: each page's original at its URL and its copy from
 //! `file://` (`tests/chromium/from_disk.py`), every link of the copy
 //! reaching the copy of the file the original's reached ([`judge_from_disk`]):
-//! a small mirror, the wget crawl of `../shared`, and a site served by a
+//! a small mirror, the wget crawl of `../shared`, a site served by a
 //! local server (`tests/http_server.py --site`) that wget mirrors in the
-//! test, whose originals come from that server.
+//! test, whose originals come from that server, and the corpus pages laid
+//! out as one site, served at its own URL ([`corpus_site`]).
 //!
 //! Needs Chromium (`HTMLABS_CHROMIUM`, else `/usr/bin/chromium`) and Python's
 //! Playwright; `.ci/run` installs both. Under plain `cargo test` without them
@@ -38,6 +39,8 @@
 
 use crate::common;
 use crate::divergences;
+
+mod corpus_site;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -234,13 +237,25 @@ fn load_all(chromium: &Path, loads: &[(String, String, Vec<u8>)]) -> BTreeMap<St
     run_driver(chromium, "targets.py", &list)
 }
 
-/// Loads every `(key, url)` in Chromium from the local server at its URL
-/// (it and what it asks of that server come from it; nothing else from
-/// the network); the driver's answer by key.
-fn load_served(chromium: &Path, loads: &[(String, String)]) -> BTreeMap<String, Value> {
+/// Loads every `(key, url)` in Chromium from a local server (it and what
+/// it asks of that server come from it; nothing else from the network);
+/// the driver's answer by key. The URLs are the server's own
+/// (`http://127.0.0.1:PORT/…`), or, given its `port`, of a host that
+/// Chromium resolves to it (`--host-resolver-rules`): a site served at
+/// its own URL.
+fn load_served(
+    chromium: &Path,
+    loads: &[(String, String)],
+    port: Option<u16>,
+) -> BTreeMap<String, Value> {
     let list: Vec<Value> = loads
         .iter()
-        .map(|(key, url)| serde_json::json!({"key": key, "url": url}))
+        .map(|(key, url)| match port {
+            Some(port) => {
+                serde_json::json!({"key": key, "url": url, "server": format!("127.0.0.1:{port}")})
+            }
+            None => serde_json::json!({"key": key, "url": url}),
+        })
         .collect();
     run_driver(chromium, "targets.py", &list)
 }
@@ -298,6 +313,14 @@ fn links_and_candidates(load: &Value) -> Vec<Link<'_>> {
     let mut all = listed(load, "links");
     all.extend(listed(load, "candidates"));
     all
+}
+
+/// Where every element's URL attribute and every URL of every `srcset`
+/// go, as Chromium read them.
+fn targets(load: &Value) -> impl Iterator<Item = &str> {
+    links_and_candidates(load)
+        .into_iter()
+        .map(|link| link.target)
 }
 
 fn listed<'a>(load: &'a Value, key: &str) -> Vec<Link<'a>> {
@@ -1031,6 +1054,58 @@ fn judge_from_disk(
     judged
 }
 
+/// Judges what pages opened from the disk fetch (style sheets and their
+/// `url()`s and `@import`s, images, the `srcset` candidate chosen, frames)
+/// against what their originals fetched, page by page (`pages`,
+/// `originals` and `copies` as for [`judge_from_disk`]): each original's
+/// fetch of a file of the site that has a copy (`site_file` names it) is
+/// a fetch of a copy of it (`copy_of` names the file of the site a path
+/// under `out` copies), and every other fetch is of the same URL. Every
+/// failure is told; the fetches judged are counted.
+fn judge_fetches(
+    pages: &[(String, String)],
+    originals: &BTreeMap<String, Value>,
+    copies: &BTreeMap<String, Value>,
+    out: &Path,
+    site_file: impl Fn(&str) -> Option<String>,
+    copy_of: impl Fn(&Path) -> Option<String>,
+) -> usize {
+    let mut fetched = 0;
+    let mut failures = Vec::new();
+    for (key, copy) in pages {
+        let of_original: BTreeSet<String> = requests(&originals[key])
+            .into_iter()
+            .map(|url| match site_file(split_fragment(url).0) {
+                Some(file) => format!("the site's {file}"),
+                None => split_fragment(url).0.to_owned(),
+            })
+            .collect();
+        let of_copy: BTreeSet<String> = requests(&copies[copy])
+            .into_iter()
+            .map(|url| match on_disk(out, url) {
+                Some((path, _)) => match copy_of(&path) {
+                    Some(file) => format!("the site's {file}"),
+                    None => format!("{url}, no copy of a file of the site"),
+                },
+                None => url.to_owned(),
+            })
+            .collect();
+        fetched += of_original.len();
+        if of_original != of_copy {
+            failures.push(format!(
+                "{key}: the original fetched {of_original:?}; from the disk, {of_copy:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "from the disk, {} pages fetch other than the originals did:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    fetched
+}
+
 pub(crate) fn percent_decoded(s: &str) -> Vec<u8> {
     let bytes = s.as_bytes();
     let mut out = Vec::new();
@@ -1346,6 +1421,41 @@ impl SiteServer {
         SiteServer::spawn(&[dir.as_os_str(), "--host".as_ref(), host.as_ref()])
     }
 
+    /// Asks the server for each of `urls` (`http://HOST/…`, no fragment),
+    /// as `HOST` (a site it serves at its own URL), on one connection: its
+    /// log says what it answered each ([`Answered`]).
+    fn ask<'a>(&self, urls: impl IntoIterator<Item = &'a str>) {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let stream = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        // Each request one write, sent at once: not held for the last
+        // answer's acknowledgement.
+        stream.set_nodelay(true).unwrap();
+        let mut answers = BufReader::new(stream.try_clone().unwrap());
+        let mut asks = stream;
+        for url in urls {
+            let rest = url.strip_prefix("http://").expect("an http: URL");
+            let (host, target) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let target = if target.is_empty() { "/" } else { target };
+            let request = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\n\r\n");
+            asks.write_all(request.as_bytes()).unwrap();
+            // The status line and the fields, then the body, read past.
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                answers.read_line(&mut line).unwrap();
+                if line.trim_end().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = line.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse().unwrap();
+                    }
+                }
+            }
+            std::io::copy(&mut answers.by_ref().take(length), &mut std::io::sink()).unwrap();
+        }
+    }
+
     /// `tests/http_server.py --site ARGS`, once it has said its port.
     fn spawn(args: &[&std::ffi::OsStr]) -> SiteServer {
         use std::io::BufRead;
@@ -1375,22 +1485,44 @@ impl Drop for SiteServer {
     }
 }
 
-/// What the server answered a URL, by its log: the file it served (its
-/// path under the site), or where it redirected; `None` for a 404.
-fn answers(log: &str, origin: &str) -> BTreeMap<String, Option<(u16, String)>> {
-    log.lines()
-        .map(|line| {
-            let mut fields = line.split('\t');
-            let (Some(status), Some(target), Some(note)) =
-                (fields.next(), fields.next(), fields.next())
-            else {
-                panic!("the server's log: {line:?}");
-            };
-            let status: u16 = status.parse().unwrap();
-            let answer = (status != 404).then(|| (status, note.to_owned()));
-            (format!("{origin}{target}"), answer)
-        })
-        .collect()
+/// What a [`SiteServer`] answered each URL it was asked, by its log.
+struct Answered(BTreeMap<String, Option<(u16, String)>>);
+
+impl Answered {
+    /// The server's `log`, its targets on `origin`: for each URL, the file
+    /// it served (its path under the directory served) or where it
+    /// redirected; `None` for a 404.
+    fn read(log: &Path, origin: &str) -> Answered {
+        let log = std::fs::read_to_string(log).unwrap();
+        Answered(
+            log.lines()
+                .map(|line| {
+                    let mut fields = line.split('\t');
+                    let (Some(status), Some(target), Some(note)) =
+                        (fields.next(), fields.next(), fields.next())
+                    else {
+                        panic!("the server's log: {line:?}");
+                    };
+                    let status: u16 = status.parse().unwrap();
+                    let answer = (status != 404).then(|| (status, note.to_owned()));
+                    (format!("{origin}{target}"), answer)
+                })
+                .collect(),
+        )
+    }
+
+    /// The file the server served for `url` (no fragment), redirects
+    /// followed; `None` for a 404, or a URL it was never asked.
+    fn file(&self, url: &str) -> Option<String> {
+        let mut url = url.to_owned();
+        for _ in 0..10 {
+            match self.0.get(&url)?.as_ref()? {
+                (200, file) => return Some(file.clone()),
+                (_, location) => url = location.clone(),
+            }
+        }
+        None
+    }
 }
 
 /// What wget saved, by its log (`--no-verbose`): each file (its path under
@@ -1506,22 +1638,13 @@ fn a_wget_mirror_made_relative_opens_from_the_disk_as_its_server_served_it_in_ch
         .iter()
         .map(|(file, _)| (file.clone(), saved[file].clone()))
         .collect();
-    let originals = load_served(&chromium, &loads);
+    let originals = load_served(&chromium, &loads, None);
     let files: Vec<String> = pages.iter().map(|(_, file)| file.clone()).collect();
     let copies = open_from_disk(&chromium, &files);
     // The file of the site the server served for a URL (redirects
     // followed), by its log, where wget asked for it or Chromium did.
-    let answered = answers(&std::fs::read_to_string(&server_log).unwrap(), &origin);
-    let served = |url: &str| -> Option<String> {
-        let mut url = url.to_owned();
-        for _ in 0..10 {
-            match answered.get(&url)?.as_ref()? {
-                (200, file) => return Some(file.clone()),
-                (_, location) => url = location.clone(),
-            }
-        }
-        None
-    };
+    let answered = Answered::read(&server_log, &origin);
+    let served = |url: &str| answered.file(url);
     // Each copy (under `out`) by the file of the site that wget saved in it.
     let mut copies_of: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
     let mut file_of_copy: BTreeMap<PathBuf, String> = BTreeMap::new();
@@ -1540,38 +1663,14 @@ fn a_wget_mirror_made_relative_opens_from_the_disk_as_its_server_served_it_in_ch
             .unwrap_or_default()
     };
     let FromDisk { local, others } = judge_from_disk(&pages, &originals, &copies, &out, reached);
-    // What each page fetched: a file of the site wget saved, or a URL.
-    let mut fetched = 0;
-    let mut failures = Vec::new();
-    for (file, copy) in &pages {
-        let of_original: BTreeSet<String> = requests(&originals[file])
-            .into_iter()
-            .map(|url| {
-                let url = split_fragment(url).0;
-                match served(url).filter(|f| copies_of.contains_key(f)) {
-                    Some(file) => format!("the site's {file}"),
-                    None => url.to_owned(),
-                }
-            })
-            .collect();
-        let of_copy: BTreeSet<String> = requests(&copies[copy])
-            .into_iter()
-            .map(|url| match on_disk(&out, url) {
-                Some((path, _)) => match file_of_copy.get(&path) {
-                    Some(file) => format!("the site's {file}"),
-                    None => format!("{url}, no file wget saved"),
-                },
-                None => url.to_owned(),
-            })
-            .collect();
-        fetched += of_original.len();
-        if of_original != of_copy {
-            failures.push(format!(
-                "{file}: the original fetched {of_original:?}; from the disk, {of_copy:?}"
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let fetched = judge_fetches(
+        &pages,
+        &originals,
+        &copies,
+        &out,
+        |url| served(url).filter(|f| copies_of.contains_key(f)),
+        |copy| file_of_copy.get(copy).cloned(),
+    );
     println!(
         "a wget mirror made relative, in Chromium: {} files saved, {} pages; {local} links to mirrored files reached from the disk, {others} others where they went; {fetched} fetches alike",
         saved.len(),

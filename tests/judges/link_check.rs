@@ -213,7 +213,7 @@ const LEGACY: &[u8] = b"<!doctype html><meta charset=windows-1252><p id=\"caf\xe
 
 /// Up to two ids of `page` (ASCII letters, digits, `-` and `_`), for the
 /// planted links to its own parts.
-fn ids(page: &[u8]) -> Vec<String> {
+pub(crate) fn ids(page: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(page);
     let mut found = Vec::new();
     for (at, _) in text.match_indices(" id=\"") {
@@ -234,11 +234,13 @@ fn ids(page: &[u8]) -> Vec<String> {
     found
 }
 
-/// `page` with [`PLANTED`] before its last `</body>` (or at its end).
-fn planted(page: &[u8]) -> Vec<u8> {
+/// `page` with `links` before its last `</body>` (or at its end), `{ID1}`
+/// and `{ID2}` in them the page's first two [`ids`] (`none` where it has
+/// fewer).
+pub(crate) fn planted(page: &[u8], links: &str) -> Vec<u8> {
     let ids = ids(page);
     let id = |i: usize| ids.get(i).map_or("none", String::as_str);
-    let links = PLANTED.replace("{ID1}", id(0)).replace("{ID2}", id(1));
+    let links = links.replace("{ID1}", id(0)).replace("{ID2}", id(1));
     let lower = page.to_ascii_lowercase();
     let at = lower
         .windows(7)
@@ -256,7 +258,7 @@ fn make(root: &Path, origin: &str, corpus: &Path) {
     files.push(("legacy.html".to_owned(), LEGACY.to_vec()));
     for (page, path) in COPIES {
         let bytes = std::fs::read(corpus.join(page)).expect("a page of the corpus");
-        files.push((path.to_string(), planted(&bytes)));
+        files.push((path.to_string(), planted(&bytes, PLANTED)));
     }
     for (path, bytes) in files {
         let path = root.join(path);

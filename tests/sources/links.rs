@@ -179,6 +179,35 @@ fn only_the_site_url_itself_is_the_site_when_asked() {
     assert!(stderr.contains("2 to other sites not checked"), "{stderr}");
 }
 
+/// The site's URL without its slash is its root directory, which a server
+/// redirects to its slash: checked, and found, for a site at a sub-path
+/// (a path that only starts like it is another site's).
+#[test]
+fn the_sites_url_without_its_slash_is_its_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("post")).unwrap();
+    fs::write(site.join("index.html"), "home").unwrap();
+    fs::write(
+        site.join("post/index.html"),
+        "<a href=/blog>home</a> <a href=\"/blog?page=2\">page 2</a> <a href=/blogroll.html>another's</a>",
+    )
+    .unwrap();
+    let run = Command::new(BIN)
+        .args(["--site-url", "https://example.com/blog/", "--check-links"])
+        .arg("--site")
+        .arg(&site)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr
+            .contains("2 links to the site's files found, 0 broken; 1 to other sites not checked"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_site_with_no_broken_link_passes_and_the_report_says_where_each_went() {
     let dir = tempfile::tempdir().unwrap();
