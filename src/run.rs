@@ -94,7 +94,7 @@ pub fn run_planned(
         }
         Job::Warc { input, output: to } => {
             let options = request.warc().map_err(refused)?;
-            warc::run(&config, &options, input, output(to), listener)
+            warc::run(&config, &options, input, output(to), listener, None)
         }
         Job::ArchiveLinks { archive } => {
             let options = request.warc().map_err(refused)?;

@@ -300,7 +300,7 @@ pub(crate) fn run(
     };
     let input = Input::File(archive.to_owned());
     let discard = Output::Discard;
-    let summary = super::run_in(config, options, input, discard, &checked, Some(rest))?;
+    let summary = super::run(config, options, input, discard, &checked, Some(rest))?;
     drop((held, share));
     let archive_tally = summary
         .tally

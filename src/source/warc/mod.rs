@@ -62,20 +62,9 @@ use report::{cpu, reading_share};
 /// Rewrites the archive `input` names into `output` (standard output, a
 /// writer, or a file through a temporary file renamed at the end),
 /// telling `listener` what happens, in input order; what it did, at the
-/// end.
+/// end. In `total` bytes of memory when given, less than `--max-memory`
+/// (`convert_to`).
 pub(crate) fn run(
-    config: &Arc<Config>,
-    options: &Options,
-    input: Input,
-    output: Output,
-    listener: &dyn Listener,
-) -> Result<Summary, SourceError> {
-    run_in(config, options, input, output, listener, None)
-}
-
-/// [`run`] in `total` bytes of memory when given, less than
-/// `--max-memory` (`convert_to`).
-pub(crate) fn run_in(
     config: &Arc<Config>,
     options: &Options,
     input: Input,
