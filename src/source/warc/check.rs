@@ -170,32 +170,37 @@ impl Captures {
     }
 
     /// What the archive answers `url` with (its fragment aside), for a
-    /// document captured at `at` (seconds; none: the latest captures).
-    pub fn served(&self, url: &str, at: Option<i64>) -> Served {
+    /// document captured at `at` (seconds; none: the latest captures);
+    /// `None` for a URL no capture can have (not `http:` or `https:`).
+    pub fn served(&self, url: &str, at: Option<i64>) -> Option<Served> {
         let mut url = url.split_once('#').map_or(url, |(url, _)| url).to_owned();
+        let mut key = saved::key(&url)?;
         let mut hops = 0;
         let ended = |hops: usize, url: String, end: Served| match hops {
             0 => end,
             _ => Served::Redirected(url, Box::new(end)),
         };
-        loop {
-            let list = saved::key(&url).and_then(|key| self.by_key.get(&key));
-            let Some(list) = list else {
-                return ended(hops, url, Served::NotCaptured);
+        let served = loop {
+            let Some(list) = self.by_key.get(&key) else {
+                break ended(hops, url, Served::NotCaptured);
             };
             if let Some(seen) = nearest(list, Class::Captured, at) {
-                return ended(hops, url, Served::Captured(seen.date.to_string()));
+                break ended(hops, url, Served::Captured(seen.date.to_string()));
             }
             if let Some(seen) = nearest(list, Class::Redirect, at) {
                 if hops == MAX_REDIRECTS {
-                    return ended(hops, url, Served::Looped);
+                    break ended(hops, url, Served::Looped);
                 }
                 hops += 1;
                 url = seen.location.as_deref().unwrap_or_default().to_owned();
+                match saved::key(&url) {
+                    Some(next) => key = next,
+                    None => break ended(hops, url, Served::NotCaptured),
+                }
                 continue;
             }
             let seen = nearest(list, Class::Failed, at).expect("a URL's list holds a capture");
-            return ended(
+            break ended(
                 hops,
                 url,
                 Served::Failed {
@@ -203,7 +208,8 @@ impl Captures {
                     date: seen.date.to_string(),
                 },
             );
-        }
+        };
+        Some(served)
     }
 }
 
@@ -403,12 +409,11 @@ impl ArchiveCheck<'_> {
             Outcome::Empty | Outcome::NoBase | Outcome::Undecodable => return None,
             _ => link.absolute.as_deref()?,
         };
-        saved::key(url)?;
         let at = match document {
             Document::Record(named) => seconds(&named.date),
             _ => None,
         };
-        Some(self.captures.served(url, at))
+        self.captures.served(url, at)
     }
 }
 
@@ -479,11 +484,11 @@ mod tests {
         ]);
         let at = seconds("2024-02-01T00:00:00Z");
         assert_eq!(
-            c.served("http://A.example:80/x#top", at),
+            c.served("http://A.example:80/x#top", at).unwrap(),
             Served::Captured("2024-01-01T00:00:00Z".into())
         );
         assert_eq!(
-            c.served("https://a.example/x", None),
+            c.served("https://a.example/x", None).unwrap(),
             Served::Captured("2024-06-01T00:00:00Z".into())
         );
     }
@@ -509,7 +514,7 @@ mod tests {
             ),
         ]);
         assert_eq!(
-            c.served("https://a.example/1", None),
+            c.served("https://a.example/1", None).unwrap(),
             Served::Redirected(
                 "https://a.example/3".into(),
                 Box::new(Served::Failed {
@@ -519,11 +524,11 @@ mod tests {
             )
         );
         assert_eq!(
-            c.served("https://a.example/loop", None),
+            c.served("https://a.example/loop", None).unwrap(),
             Served::Redirected("https://a.example/loop".into(), Box::new(Served::Looped))
         );
         assert_eq!(
-            c.served("https://a.example/none", None),
+            c.served("https://a.example/none", None).unwrap(),
             Served::NotCaptured
         );
     }
@@ -554,14 +559,14 @@ mod tests {
         ]);
         let at = seconds("2024-01-01T00:00:00Z");
         assert_eq!(
-            c.served("https://a.example/x", at),
+            c.served("https://a.example/x", at).unwrap(),
             Served::Redirected(
                 "https://a.example/y".into(),
                 Box::new(Served::Captured("2024-01-01T00:00:00Z".into()))
             )
         );
         assert_eq!(
-            c.served("https://a.example/z", at),
+            c.served("https://a.example/z", at).unwrap(),
             Served::Captured("2024-01-05T00:00:00Z".into())
         );
     }
