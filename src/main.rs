@@ -1,6 +1,6 @@
 //! Glue: flags in, a run of the library, messages and exit status out.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod cli;
 
@@ -27,6 +27,7 @@ const FAILURE: u8 = 2;
 const SIGNALLED: u8 = 128;
 
 fn main() -> ExitCode {
+    cli::allocator::give_back_freed_memory();
     let cli = Cli::parse_checked();
     match cli.and_then(|cli| run(&cli)) {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! The command line, as the user typed it (clap derive), and its checks on
 //! the way to a [`Request`] and a [`Job`]; what a run says as it goes.
 
+pub mod allocator;
 mod listener;
 mod man;
 mod progress;

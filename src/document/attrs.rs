@@ -26,6 +26,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in order: `kind as usize` is its place.
+    pub(crate) const ALL: [Kind; 6] = [
+        Kind::Url,
+        Kind::List,
+        Kind::Srcset,
+        Kind::Refresh,
+        Kind::Css,
+        Kind::Html,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Url => "url",

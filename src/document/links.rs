@@ -39,6 +39,18 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in order: `outcome as usize` is its place.
+    pub(crate) const ALL: [Outcome; 8] = [
+        Outcome::Rewritten,
+        Outcome::Absolute,
+        Outcome::SameDocument,
+        Outcome::Unchanged,
+        Outcome::NoBase,
+        Outcome::Undecodable,
+        Outcome::Empty,
+        Outcome::Left,
+    ];
+
     /// Its name in the link report.
     pub fn name(self) -> &'static str {
         match self {
@@ -127,7 +139,11 @@ impl Mapped {
 
 impl Link {
     /// The memory it holds (a value may hold millions of links, each held
-    /// until the value is done).
+    /// until the value is done): its slot in a list that grows by
+    /// doubling (as many again free, at most), and each of its strings as
+    /// the allocator holds it (with its header, rounded up). Counted as
+    /// it is held, not as its bytes: a link's strings are short, and what
+    /// the allocator adds to each is most of it.
     pub fn size(&self) -> usize {
         let strings = [
             &self.element,
@@ -135,15 +151,25 @@ impl Link {
             &self.original,
             &self.base.url,
         ];
-        std::mem::size_of::<Found>()
-            + strings.iter().map(|s| s.len()).sum::<usize>()
-            + self.absolute.as_ref().map_or(0, String::len)
+        2 * std::mem::size_of::<Found>()
+            + strings.iter().map(|s| block(s.capacity())).sum::<usize>()
+            + self.absolute.as_ref().map_or(0, |s| block(s.capacity()))
             + self.mapped.as_ref().map_or(0, |m| {
-                std::mem::size_of::<Mapped>()
-                    + m.url.len()
-                    + m.relative.as_ref().map_or(0, String::len)
+                block(std::mem::size_of::<Mapped>())
+                    + block(m.url.capacity())
+                    + m.relative.as_ref().map_or(0, |s| block(s.capacity()))
             })
-            + self.raw.as_ref().map_or(0, Vec::len)
+            + self.raw.as_ref().map_or(0, |r| block(r.capacity()))
+    }
+}
+
+/// What an allocation of `bytes` holds: none for nothing, else the bytes
+/// and a header of 8, rounded up to 16, 32 at least (glibc's malloc; the
+/// others round alike or coarser).
+fn block(bytes: usize) -> usize {
+    match bytes {
+        0 => 0,
+        n => (n + 8).next_multiple_of(16).max(32),
     }
 }
 

@@ -170,17 +170,10 @@ impl Report {
             Decision::XmlBase { .. } => "none (XML: `xml:base` is read where it stands)".to_owned(),
             Decision::Stylesheet => "none (a stylesheet)".to_owned(),
         };
-        let by_kind: Vec<String> = [
-            Kind::Url,
-            Kind::List,
-            Kind::Srcset,
-            Kind::Refresh,
-            Kind::Css,
-            Kind::Html,
-        ]
-        .into_iter()
-        .map(|k| format!("{} {}", k.name(), c.by_kind[k as usize]))
-        .collect();
+        let by_kind: Vec<String> = Kind::ALL
+            .into_iter()
+            .map(|k| format!("{} {}", k.name(), c.by_kind[k as usize]))
+            .collect();
         vec![
             format!("encoding: {}", self.encoding),
             format!("base: {}", self.base),

@@ -32,6 +32,7 @@ pub mod site;
 pub(crate) mod summary;
 #[doc(hidden)]
 pub mod typing;
+mod waiting;
 pub mod warc;
 mod warned;
 

@@ -333,6 +333,65 @@ fn a_failing_file_is_left_as_it_was_and_the_others_finish() {
 }
 
 /// As root, permissions do not stop a read: the run drops to `nobody`.
+/// A file whose links outgrow what a document may hold (half of
+/// `--max-memory`) fails, in one line that says so: a report that lacked
+/// the links past the limit would pass for whole. The others are reported
+/// whole, at every `--jobs`.
+#[test]
+fn a_file_whose_links_outgrow_the_limit_fails_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("a.html"), "<a href=x>x</a>".repeat(20_000)).unwrap();
+    fs::write(root.join("b.html"), "<img src=w>").unwrap();
+    let (a, site) = (root.join("a.html"), root.to_str().unwrap());
+    for jobs in ["1", "2"] {
+        let out = htmlabs(&[
+            "--site",
+            site,
+            "--site-url",
+            URL,
+            "--check",
+            "--report",
+            "-",
+            "--max-memory",
+            "2000000",
+            "--jobs",
+            jobs,
+        ]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--jobs {jobs}: {stderr}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("htmlabs: error"))
+            .collect();
+        assert_eq!(
+            errors,
+            [format!(
+                "htmlabs: error: `{}`: left as it was: its links do not fit the memory \
+                 limit of 2000000 bytes (--max-memory)",
+                a.display()
+            )],
+            "--jobs {jobs}"
+        );
+        let report: Vec<Value> = text(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let b: Vec<&Value> = report.iter().filter(|l| l["original"] == "w").collect();
+        assert_eq!(b.len(), 1, "--jobs {jobs}");
+        assert_eq!(b[0]["absolute"], format!("{URL}w"));
+        let of_a = report.len() - 1;
+        assert!(of_a > 0 && of_a < 20_000, "--jobs {jobs}: {of_a}");
+        assert!(
+            report
+                .iter()
+                .filter(|l| l["original"] == "x")
+                .all(|l| l["outcome"] == "left"),
+            "--jobs {jobs}"
+        );
+    }
+}
+
 #[test]
 fn an_unreadable_file_is_reported_with_its_path() {
     use std::os::unix::fs::PermissionsExt;

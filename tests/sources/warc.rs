@@ -2348,6 +2348,63 @@ fn links_lists_the_lines_of_the_report_and_writes_no_archive() {
     );
 }
 
+/// A page whose links outgrow what a document may hold (half of
+/// `--max-memory`) is kept as it came, with a line that says so, and the
+/// run fails: a report that lacked the links past the limit would pass
+/// for whole. Its links up to there are listed as left; the page after it
+/// is listed whole, at every `--jobs`.
+#[test]
+fn a_page_whose_links_outgrow_the_limit_fails_and_says_so() {
+    let many = "<a href=a.html>a</a>".repeat(20_000);
+    let mut input = Vec::new();
+    for (i, body) in [many.as_str(), "<a href=b.html>b</a>"].iter().enumerate() {
+        let block = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+        input.extend(plain_record(
+            &[
+                ("WARC-Type", "response"),
+                ("WARC-Target-URI", &format!("http://h.example/{i}.html")),
+                ("WARC-Date", "2024-05-01T10:00:00Z"),
+                ("WARC-Record-ID", &format!("<urn:uuid:{i}>")),
+                ("Content-Type", "application/http; msgtype=response"),
+            ],
+            block.as_bytes(),
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.warc");
+    std::fs::write(&path, &input).unwrap();
+    for jobs in ["1", "2"] {
+        let (status, stdout, stderr, _) =
+            links(&path, &["--max-memory", "2000000", "--jobs", jobs]);
+        assert_eq!(status, 2, "--jobs {jobs}: {stderr}");
+        let said: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("htmlabs: warning"))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "htmlabs: warning: record `<urn:uuid:0>` (`http://h.example/0.html`) at byte 0: \
+              kept as it is, not rewritten: its links do not fit the memory limit of 2000000 \
+              bytes (--max-memory)"
+            ],
+            "--jobs {jobs}"
+        );
+        let lines: Vec<serde_json::Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let (first, last) = lines.split_at(lines.len() - 1);
+        assert!(!first.is_empty() && first.len() < 20_000, "{}", first.len());
+        assert!(
+            first.iter().all(|l| l["outcome"] == "left"),
+            "--jobs {jobs}"
+        );
+        assert_eq!(last[0]["absolute"], "http://h.example/b.html");
+        assert_eq!(last[0]["outcome"], "rewritten");
+    }
+}
+
 /// Each line's record, target and date are the record's own, as warcio
 /// reads them from the wget crawl.
 #[test]

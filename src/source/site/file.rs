@@ -359,8 +359,11 @@ fn rewrite_page(
     };
     if report.incomplete() || events.over() {
         let why = match report.incomplete() {
-            true => stopped(&report),
-            false => "its links do not fit the memory limit (--max-memory)",
+            true => stopped(&report).to_owned(),
+            false => format!(
+                "its links do not fit the memory limit of {} bytes (--max-memory)",
+                config.max_memory
+            ),
         };
         let e = SourceError::Refused(format!("{}: left as it was: {why}", quoted(path)));
         on.failure(&document, &e);

@@ -17,7 +17,7 @@ use super::{Entry, Met, Site, Walked};
 use crate::document::config::Config;
 use crate::document::events::Events;
 use crate::document::links::Link;
-use crate::document::memory::{Allowance, Drawn, Memory};
+use crate::document::memory::{Allowance, Memory};
 use crate::source::listener::{Checked, Document, Done, Listener, Passed, Progress, SourceWarning};
 use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
@@ -25,6 +25,7 @@ use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase, quoted};
 use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
+use crate::source::waiting::Waiting;
 use crate::typed::Type;
 use crate::url::Missing;
 
@@ -168,18 +169,16 @@ impl SiteTally {
 }
 
 /// The links of the files done, told in the files' order as soon as all
-/// before them are done. Those of a file done before its turn wait,
-/// drawn from the run's memory; where there is no room, its worker waits
-/// for its turn (the files start in order, so the one whose turn it is is
-/// being done, and never waits).
+/// before them are done. Those of a file done before its turn wait out of
+/// its share ([`Waiting`]: drawn from the run's memory, or in a temporary
+/// file), and its worker goes on to the next file.
 struct Sequence<'a> {
     told: Mutex<Turns<'a>>,
-    turn: std::sync::Condvar,
 }
 
 struct Turns<'a> {
     next: usize,
-    waiting: std::collections::BTreeMap<usize, (&'a Path, Vec<Link>, Option<Drawn>)>,
+    waiting: std::collections::BTreeMap<usize, (&'a Path, Waiting)>,
 }
 
 impl<'a> Sequence<'a> {
@@ -189,7 +188,6 @@ impl<'a> Sequence<'a> {
                 next: 0,
                 waiting: Default::default(),
             }),
-            turn: std::sync::Condvar::new(),
         }
     }
 
@@ -202,33 +200,37 @@ impl<'a> Sequence<'a> {
         on: &dyn Listener,
     ) {
         let mut told = self.told.lock().expect("no worker panics");
-        if index == told.next {
-            let links = links.take_links();
-            told.waiting.insert(index, (path, links, None));
+        let waiting = if index == told.next {
+            Waiting::now(links.take_links())
         } else {
-            match links.draw(memory) {
-                Ok((links, drawn)) => {
-                    told.waiting.insert(index, (path, links, Some(drawn)));
-                }
-                Err((links, _)) => {
-                    while told.next != index {
-                        told = self.turn.wait(told).expect("no worker panics");
-                    }
-                    told.waiting.insert(index, (path, links, None));
-                }
-            }
-        }
+            drop(told);
+            let waiting = Waiting::of(&links, memory).unwrap_or_else(|e| {
+                on.failure(&Document::File(path), &unheard(path, e));
+                Waiting::default()
+            });
+            // Its share given back before the lock is taken again.
+            drop(links);
+            told = self.told.lock().expect("no worker panics");
+            waiting
+        };
+        told.waiting.insert(index, (path, waiting));
         let Turns { next, waiting } = &mut *told;
-        while let Some((path, links, _drawn)) = waiting.remove(next) {
+        while let Some((path, links)) = waiting.remove(next) {
             *next += 1;
             let document = Document::File(path);
-            for link in &links {
-                on.link(&document, link);
+            if let Err(e) = links.each(|link| on.link(&document, link)) {
+                on.failure(&document, &unheard(path, e));
             }
         }
-        drop(told);
-        self.turn.notify_all();
     }
+}
+
+/// The links of the file at `path` could not wait in a temporary file.
+fn unheard(path: &Path, e: std::io::Error) -> SourceError {
+    SourceError::Write(
+        format!("a temporary file of the links of {}", quoted(path)),
+        e,
+    )
 }
 
 /// The run's listener, counting the errors told, whoever tells them.

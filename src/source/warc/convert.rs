@@ -714,15 +714,19 @@ impl Run<'_> {
         }
         // A record kept as it is, its page's new record not made (it
         // failed) or not written (after a break): its links say so.
-        if !done.changed || self.broken {
-            left_as_it_was(&mut done.links);
-        }
+        let left = !done.changed || self.broken;
         let document = Document::Record(&done.named);
-        for link in &done.links {
-            self.tally.links += 1;
-            self.tally.changes += u64::from(would_change(link));
-            self.listener.link(&document, link);
-        }
+        let (tally, listener) = (&mut self.tally, self.listener);
+        std::mem::take(&mut done.links)
+            .each(|link| {
+                if left {
+                    left_as_it_was(std::slice::from_mut(link));
+                }
+                tally.links += 1;
+                tally.changes += u64::from(would_change(link));
+                listener.link(&document, link);
+            })
+            .map_err(Error::Write)?;
         if !done.changed {
             self.tally.urls += done.urls;
             self.page_done(done.page, &done.named, failed, None);

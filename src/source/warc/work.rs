@@ -19,11 +19,11 @@ use crate::document::config::Config;
 use crate::document::encoding;
 use crate::document::error::Error as DocumentError;
 use crate::document::events::Events;
-use crate::document::links::Link;
-use crate::document::memory::{Allowance, Drawn, Memory};
+use crate::document::memory::{Allowance, Memory};
 use crate::source::http::{self, Edit, HeadReader, media};
 use crate::source::output::spool::{Held, Spool};
 use crate::source::typing::{Clue, decide, may_be_read, media_type_of, read_first, sniff_limit};
+use crate::source::waiting::Waiting;
 use crate::typed::{Rewriter, Type};
 use crate::url::Layers;
 
@@ -138,8 +138,9 @@ pub struct RecordDone {
     pub payload_digest: Option<String>,
     /// The new record could not be made or written.
     pub failed: Option<io::Error>,
-    /// Each URL value of its page, when listened for.
-    pub links: Vec<Link>,
+    /// Each URL value of its page, when listened for, waiting for the
+    /// records before it to be told.
+    pub links: Waiting,
     /// Its page was rewritten, and then not written: its links are not
     /// told.
     pub unheard: bool,
@@ -148,8 +149,6 @@ pub struct RecordDone {
     pub page: bool,
     /// The type its document was read as.
     pub kind: Option<Type>,
-    /// What its links draw of the run's memory while they wait.
-    pub drawn: Option<Drawn>,
 }
 
 /// Does a record's work; never fails: an error reading or writing its
@@ -196,11 +195,10 @@ fn attempt(
             .get("WARC-Payload-Digest")
             .map(|d| d.into_owned()),
         failed: None,
-        links: Vec::new(),
+        links: Waiting::default(),
         unheard: false,
         page: false,
         kind: None,
-        drawn: None,
     };
     // The record's links, kept (taken from its share) until it is told.
     let heard = Events::default();
@@ -211,19 +209,32 @@ fn attempt(
         done.replaces = false;
         done.failed = Some(e);
     }
+    if heard.over() && done.failed.is_none() {
+        // Its links outgrew its share, and those past it were not kept: a
+        // report without them would pass for whole. The record is kept as
+        // it came, and said so, as a site's file is.
+        done.changed = false;
+        done.record = None;
+        done.replaces = false;
+        done.urls = 0;
+        done.warnings.push(ArchiveWarning::NotRewritten {
+            record: done.named.clone(),
+            why: format!(
+                "its links do not fit the memory limit of {} bytes (--max-memory)",
+                work.memory.named()
+            ),
+        });
+    }
     if let Some(value) = work.header.get("WARC-Truncated") {
         cut_short(&mut done, &value);
     }
-    // The links wait with the record for the ones before it: drawn from
-    // the run's memory where it has room (else held all the same: they are
-    // within the record's share, which they leave).
-    let (links, drawn) = match heard.draw(&work.memory) {
-        Ok((links, drawn)) => (links, Some(drawn)),
-        Err((links, _)) => (links, None),
-    };
-    if !done.unheard {
-        done.links = links;
-        done.drawn = drawn;
+    // The links wait with the record for the ones before it, out of its
+    // share: drawn from the run's memory, or in a temporary file.
+    if !done.unheard && done.failed.is_none() {
+        match Waiting::of(&heard, &work.memory) {
+            Ok(links) => done.links = links,
+            Err(e) => done.failed = Some(e),
+        }
     }
     done
 }

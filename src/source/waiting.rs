@@ -1,0 +1,391 @@
+//! A document's links while they wait for their turn: `--jobs` does a
+//! site's files and an archive's records out of order, and each one's
+//! links are told in the input's order, after all those before it.
+//!
+//! They wait drawn from the run's memory where its quarter for what waits
+//! between threads has room, and past it in a temporary file, one after
+//! another, read back one at a time when their turn comes. So they never
+//! hold more than `--max-memory`, and no worker waits for its turn: one
+//! that waited holding its document's share could hold the share the
+//! document whose turn it is needs (the head's, taken when it was the
+//! oldest in flight), and neither would move again.
+
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+use crate::document::attrs::Kind;
+use crate::document::events::Events;
+use crate::document::links::{Link, Mapped, Outcome, Position};
+use crate::document::memory::{Drawn, Memory};
+use crate::source::output::spool::Spool;
+use crate::url::{Base, Layer, MapRule};
+
+/// The links of one document, until they are told.
+#[derive(Debug)]
+pub(crate) enum Waiting {
+    /// In memory: drawn from the run's, or told at once (nothing drawn).
+    Held(Vec<Link>, Option<Drawn>),
+    /// In a spool (which spills to a temporary file), as [`put`] writes
+    /// them; the names of layers and the `--map` rules they refer to are
+    /// kept once each, in memory (a few: the run's own).
+    Spilled {
+        spool: Spool,
+        count: usize,
+        names: Vec<&'static str>,
+        rules: Vec<Arc<MapRule>>,
+    },
+}
+
+impl Default for Waiting {
+    fn default() -> Self {
+        Waiting::Held(Vec::new(), None)
+    }
+}
+
+impl Waiting {
+    /// Links told as soon as they are taken: nothing is drawn for them
+    /// (they were within their document's share until now).
+    pub(crate) fn now(links: Vec<Link>) -> Self {
+        Waiting::Held(links, None)
+    }
+
+    /// The links `events` queued, moved out of their document's share to
+    /// wait: drawn from the run's `memory`, or written to a spool where it
+    /// has no room. They are written while the share still holds them, so
+    /// that they are never counted nowhere.
+    pub(crate) fn of<W: 'static>(events: &Events<W>, memory: &Memory) -> io::Result<Self> {
+        let links = match events.draw(memory) {
+            Ok((links, drawn)) => return Ok(Waiting::Held(links, Some(drawn))),
+            Err((links, _)) => links,
+        };
+        let mut spool = Spool::new(memory);
+        let mut names = Vec::new();
+        let mut rules = Vec::new();
+        for link in &links {
+            put(&mut spool, link, &mut names, &mut rules)?;
+        }
+        Ok(Waiting::Spilled {
+            spool,
+            count: links.len(),
+            names,
+            rules,
+        })
+    }
+
+    /// How many links wait.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Waiting::Held(links, _) => links.len(),
+            Waiting::Spilled { count, .. } => *count,
+        }
+    }
+
+    /// Each link, in order, to `tell` (which may change it first); what
+    /// they held is given back as they go.
+    pub(crate) fn each(self, mut tell: impl FnMut(&mut Link)) -> io::Result<()> {
+        match self {
+            Waiting::Held(mut links, _drawn) => {
+                links.iter_mut().for_each(tell);
+                Ok(())
+            }
+            Waiting::Spilled {
+                mut spool,
+                count,
+                names,
+                rules,
+            } => {
+                let mut reader = spool.reader()?;
+                for _ in 0..count {
+                    tell(&mut take(&mut reader, &names, &rules)?);
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Writes `link`: each number as 8 bytes, little-endian; each string as
+/// its length, then its bytes; each choice as one byte; a layer's name
+/// and a rule as their place in `names` and `rules` (added when new).
+fn put(
+    out: &mut dyn Write,
+    link: &Link,
+    names: &mut Vec<&'static str>,
+    rules: &mut Vec<Arc<MapRule>>,
+) -> io::Result<()> {
+    let Position {
+        offset,
+        line,
+        column,
+    } = link.position;
+    for n in [offset, line, column] {
+        number(out, n)?;
+    }
+    bytes(out, link.element.as_bytes())?;
+    bytes(out, link.attribute.as_bytes())?;
+    out.write_all(&[link.kind as u8])?;
+    bytes(out, link.original.as_bytes())?;
+    maybe(out, link.raw.as_deref())?;
+    maybe(out, link.absolute.as_deref().map(str::as_bytes))?;
+    out.write_all(&[link.outcome as u8])?;
+    match link.base.layer {
+        Layer::Embedded { offset } => {
+            out.write_all(&[0])?;
+            number(out, offset)?;
+        }
+        Layer::XmlBase { offset } => {
+            out.write_all(&[1])?;
+            number(out, offset)?;
+        }
+        Layer::Encapsulating { from } => {
+            out.write_all(&[2])?;
+            number(out, place_of(names, from, |a, b| std::ptr::eq(*a, *b)))?;
+        }
+        Layer::Retrieval { from } => {
+            out.write_all(&[3])?;
+            number(out, place_of(names, from, |a, b| std::ptr::eq(*a, *b)))?;
+        }
+        Layer::Empty => out.write_all(&[4])?,
+    }
+    bytes(out, link.base.url.as_bytes())?;
+    let Some(mapped) = &link.mapped else {
+        return out.write_all(&[0]);
+    };
+    out.write_all(&[1])?;
+    bytes(out, mapped.url.as_bytes())?;
+    match &mapped.rule {
+        None => out.write_all(&[0])?,
+        Some(rule) => {
+            out.write_all(&[1])?;
+            let at = place_of(rules, Arc::clone(rule), Arc::ptr_eq);
+            number(out, at)?;
+        }
+    }
+    maybe(out, mapped.relative.as_deref().map(str::as_bytes))
+}
+
+/// Reads back a link [`put`] wrote.
+fn take(input: &mut dyn Read, names: &[&'static str], rules: &[Arc<MapRule>]) -> io::Result<Link> {
+    let position = Position {
+        offset: read_number(input)?,
+        line: read_number(input)?,
+        column: read_number(input)?,
+    };
+    let element = read_string(input)?;
+    let attribute = read_string(input)?;
+    let kind = one_of(&Kind::ALL, read_byte(input)?)?;
+    let original = read_string(input)?;
+    let raw = read_maybe(input)?;
+    let absolute = read_maybe(input)?.map(text).transpose()?;
+    let outcome = one_of(&Outcome::ALL, read_byte(input)?)?;
+    let named = |input: &mut dyn Read| -> io::Result<&'static str> {
+        names.get(read_number(input)?).copied().ok_or_else(garbled)
+    };
+    let layer = match read_byte(input)? {
+        0 => Layer::Embedded {
+            offset: read_number(input)?,
+        },
+        1 => Layer::XmlBase {
+            offset: read_number(input)?,
+        },
+        2 => Layer::Encapsulating {
+            from: named(input)?,
+        },
+        3 => Layer::Retrieval {
+            from: named(input)?,
+        },
+        4 => Layer::Empty,
+        _ => return Err(garbled()),
+    };
+    let base = Base {
+        layer,
+        url: read_string(input)?,
+    };
+    let mapped = match read_byte(input)? {
+        0 => None,
+        1 => {
+            let url = read_string(input)?;
+            let rule = match read_byte(input)? {
+                0 => None,
+                1 => Some(Arc::clone(
+                    rules.get(read_number(input)?).ok_or_else(garbled)?,
+                )),
+                _ => return Err(garbled()),
+            };
+            let relative = read_maybe(input)?.map(text).transpose()?;
+            Some(Box::new(Mapped {
+                url,
+                rule,
+                relative,
+            }))
+        }
+        _ => return Err(garbled()),
+    };
+    Ok(Link {
+        position,
+        element,
+        attribute,
+        kind,
+        original,
+        raw,
+        absolute,
+        outcome,
+        base,
+        mapped,
+    })
+}
+
+/// Where `item` is in `table` (`same` tells), added at its end when it is
+/// not there yet.
+fn place_of<T>(table: &mut Vec<T>, item: T, same: impl Fn(&T, &T) -> bool) -> usize {
+    match table.iter().position(|t| same(t, &item)) {
+        Some(at) => at,
+        None => {
+            table.push(item);
+            table.len() - 1
+        }
+    }
+}
+
+/// The choice written as `tag`: its place in `all`.
+fn one_of<T: Copy>(all: &[T], tag: u8) -> io::Result<T> {
+    all.get(usize::from(tag)).copied().ok_or_else(garbled)
+}
+
+fn number(out: &mut dyn Write, n: usize) -> io::Result<()> {
+    out.write_all(&(n as u64).to_le_bytes())
+}
+
+fn bytes(out: &mut dyn Write, b: &[u8]) -> io::Result<()> {
+    number(out, b.len())?;
+    out.write_all(b)
+}
+
+fn maybe(out: &mut dyn Write, b: Option<&[u8]>) -> io::Result<()> {
+    match b {
+        None => out.write_all(&[0]),
+        Some(b) => {
+            out.write_all(&[1])?;
+            bytes(out, b)
+        }
+    }
+}
+
+fn read_byte(input: &mut dyn Read) -> io::Result<u8> {
+    let mut b = [0];
+    input.read_exact(&mut b)?;
+    Ok(b[0])
+}
+
+fn read_number(input: &mut dyn Read) -> io::Result<usize> {
+    let mut b = [0; 8];
+    input.read_exact(&mut b)?;
+    usize::try_from(u64::from_le_bytes(b)).map_err(|_| garbled())
+}
+
+fn read_bytes(input: &mut dyn Read) -> io::Result<Vec<u8>> {
+    let len = read_number(input)?;
+    let mut b = Vec::new();
+    input.take(len as u64).read_to_end(&mut b)?;
+    if b.len() != len {
+        return Err(garbled());
+    }
+    Ok(b)
+}
+
+fn read_string(input: &mut dyn Read) -> io::Result<String> {
+    text(read_bytes(input)?)
+}
+
+fn read_maybe(input: &mut dyn Read) -> io::Result<Option<Vec<u8>>> {
+    match read_byte(input)? {
+        0 => Ok(None),
+        1 => read_bytes(input).map(Some),
+        _ => Err(garbled()),
+    }
+}
+
+fn text(b: Vec<u8>) -> io::Result<String> {
+    String::from_utf8(b).map_err(|_| garbled())
+}
+
+/// The temporary file does not hold what was written to it.
+fn garbled() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "a temporary file of links does not read back as it was written",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rewriter;
+    use crate::document::config::Config;
+    use crate::url::Layers;
+
+    /// The links of a page with a link of each kind, layer and outcome
+    /// that one page can give.
+    fn links() -> Vec<Link> {
+        let mut config = Config::default();
+        config.map =
+            crate::url::UrlMap::new(&["http://h/old/=http://h/new/".to_owned()], config.standard)
+                .unwrap();
+        let layers = Layers::default()
+            .with_retrieval(config.standard, "http://h/a/", "--retrieved-from")
+            .unwrap();
+        let page = "<a href=b>x</a><img srcset='c 1x, d 2x'><a href='../old/e'>\
+                    <a href='mailto:x@h'><a href=#f><a href=''>\
+                    <div style='background: url(g)'></div>\
+                    <iframe srcdoc='<a href=i>'></iframe><a href='\u{e9}'>";
+        let mut out = Vec::new();
+        let mut rewriter =
+            Rewriter::new(crate::typed::Type::Html, Arc::new(config), layers, &mut out)
+                .with_links();
+        let events = rewriter.events();
+        rewriter.write(page.as_bytes()).unwrap();
+        rewriter.end().unwrap();
+        events.take_links()
+    }
+
+    #[test]
+    fn links_spilled_read_back_as_they_were() {
+        let links = links();
+        assert!(links.len() >= 9, "{links:#?}");
+        assert!(links.iter().any(|l| l.mapped.is_some()), "a --map rule");
+        // A run of 2,048 bytes: the links take 1,000 of the document's
+        // share, twice the 512 for what waits, and go to a spool, which
+        // spills to a file.
+        let memory = Memory::new(2048);
+        let events: Events = Events::default();
+        let allowance = crate::document::memory::Allowance::new(memory.alone());
+        events.charge(&allowance);
+        let mut budget = allowance.budget();
+        budget.take(1000).unwrap();
+        events.keep((links.clone(), budget));
+        let waiting = Waiting::of(&events, &memory).unwrap();
+        assert!(matches!(&waiting, Waiting::Spilled { spool, .. } if spool.spilled()));
+        assert_eq!(waiting.len(), links.len());
+        let mut back = Vec::new();
+        waiting.each(|link| back.push(link.clone())).unwrap();
+        assert_eq!(back, links);
+    }
+
+    #[test]
+    fn links_with_room_are_drawn_and_given_back_once_told() {
+        let memory = Memory::new(1 << 24);
+        let allowance = crate::document::memory::Allowance::new(memory.alone());
+        let events: Events = Events::default();
+        events.charge(&allowance);
+        let mut budget = allowance.budget();
+        budget.take(1000).unwrap();
+        events.keep((links(), budget));
+        let waiting = Waiting::of(&events, &memory).unwrap();
+        assert!(matches!(&waiting, Waiting::Held(_, Some(d)) if d.bytes() == 1000));
+        assert_eq!(memory.peak(), memory.head_size() + 1000);
+        let mut told = 0;
+        waiting.each(|_| told += 1).unwrap();
+        assert_eq!(told, links().len());
+    }
+}
