@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::links::{Hear, Link};
-use super::memory::{Allowance, Budget, Drawn, Memory, OverBudget};
+use super::memory::{Allowance, Budget};
 use super::report::{Tell, Warning};
 
 /// The events of one document, queued by its rewriter until taken: a
@@ -133,22 +133,6 @@ impl<W: 'static> Events<W> {
             None => Budget::new(0),
         };
         (std::mem::take(&mut queue.links), held)
-    }
-
-    /// The links queued, moved to what waits between threads: drawn from
-    /// the run's `memory` (their allowance given back), or `Err` with
-    /// them when there is no room.
-    pub(crate) fn draw(
-        &self,
-        memory: &Memory,
-    ) -> Result<(Vec<Link>, Drawn), (Vec<Link>, OverBudget)> {
-        let (links, held) = self.take_held();
-        let size = held.taken();
-        drop(held);
-        match memory.draw(size) {
-            Ok(drawn) => Ok((links, drawn)),
-            Err(over) => Err((links, over)),
-        }
     }
 }
 

@@ -166,7 +166,7 @@ impl Link {
 /// What an allocation of `bytes` holds: none for nothing, else the bytes
 /// and a header of 8, rounded up to 16, 32 at least (glibc's malloc; the
 /// others round alike or coarser).
-fn block(bytes: usize) -> usize {
+pub(crate) fn block(bytes: usize) -> usize {
     match bytes {
         0 => 0,
         n => (n + 8).next_multiple_of(16).max(32),

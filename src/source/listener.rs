@@ -93,11 +93,16 @@ pub trait Listener: Sync {
     }
 }
 
-/// A link check (a site's, an archive's): what a link leads to, in the
-/// document it stands in, counted as it is found; `None` for a value that
-/// names nothing to check.
+/// A link check (a site's, an archive's).
 pub(crate) trait Checks: Sync {
-    fn check(&self, document: &Document<'_>, link: &Link) -> Option<Served>;
+    /// What `link` leads to, in the document it stands in; `None` for a
+    /// value that names nothing to check. On any thread, in any order: a
+    /// source may work it out on the document's worker.
+    fn served(&self, document: &Document<'_>, link: &Link) -> Option<Served>;
+
+    /// `link` told, with what it leads to, in the documents' order:
+    /// counted (and what else is kept in order).
+    fn told(&self, link: &Link, served: Option<&Served>);
 }
 
 /// The listener of a link check's run: each link it hears checked, and
@@ -126,9 +131,15 @@ impl<C: Checks> Listener for Checked<'_, C> {
     }
 
     fn link(&self, document: &Document<'_>, link: &Link) {
-        let served = self.checks.check(document, link);
+        let served = self.checks.served(document, link);
+        self.checked(document, link, served.as_ref());
+    }
+
+    /// A link whose check a source worked out already.
+    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+        self.checks.told(link, served);
         if self.listener.hears_links() {
-            self.listener.checked(document, link, served.as_ref());
+            self.listener.checked(document, link, served);
         }
     }
 

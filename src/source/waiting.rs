@@ -15,22 +15,33 @@ use std::sync::Arc;
 
 use crate::document::attrs::Kind;
 use crate::document::events::Events;
-use crate::document::links::{Link, Mapped, Outcome, Position};
+use crate::document::links::{Link, Mapped, Outcome, Position, block};
 use crate::document::memory::{Drawn, Memory};
 use crate::source::output::spool::Spool;
-use crate::url::{Base, Layer, MapRule};
+use crate::url::{Base, Layer, MapRule, Served};
 
-/// The links of one document, until they are told.
+/// What the host serving a site answers a link with (`None`: it names
+/// nothing to check), worked out on the document's worker.
+pub(crate) type Check<'a> = &'a (dyn Fn(&Link) -> Option<Served> + Sync);
+
+/// The links of one document, until they are told, with what their check
+/// found when they are checked.
 #[derive(Debug)]
 pub(crate) enum Waiting {
     /// In memory: drawn from the run's, or told at once (nothing drawn).
-    Held(Vec<Link>, Option<Drawn>),
-    /// In a spool (which spills to a temporary file), as [`put`] writes
-    /// them; the names of layers and the `--map` rules they refer to are
-    /// kept once each, in memory (a few: the run's own).
+    Held {
+        links: Vec<Link>,
+        verdicts: Option<Vec<Option<Served>>>,
+        drawn: Option<Drawn>,
+    },
+    /// In a spool (which spills to a temporary file), each link as [`put`]
+    /// writes it, then its verdict when it was checked; the names of
+    /// layers and the `--map` rules they refer to are kept once each, in
+    /// memory (a few: the run's own).
     Spilled {
         spool: Spool,
         count: usize,
+        checked: bool,
         names: Vec<&'static str>,
         rules: Vec<Arc<MapRule>>,
     },
@@ -38,35 +49,82 @@ pub(crate) enum Waiting {
 
 impl Default for Waiting {
     fn default() -> Self {
-        Waiting::Held(Vec::new(), None)
+        Waiting::now(Vec::new(), None)
     }
 }
 
 impl Waiting {
-    /// Links told as soon as they are taken: nothing is drawn for them
-    /// (they were within their document's share until now).
-    pub(crate) fn now(links: Vec<Link>) -> Self {
-        Waiting::Held(links, None)
+    /// Links told as soon as they are taken (and checked): nothing is
+    /// drawn for them (they were within their document's share until
+    /// now).
+    pub(crate) fn now(links: Vec<Link>, check: Option<Check<'_>>) -> Self {
+        let verdicts = check.map(|check| links.iter().map(check).collect());
+        Waiting::Held {
+            links,
+            verdicts,
+            drawn: None,
+        }
     }
 
-    /// The links `events` queued, moved out of their document's share to
-    /// wait: drawn from the run's `memory`, or written to a spool where it
-    /// has no room. They are written while the share still holds them, so
-    /// that they are never counted nowhere.
-    pub(crate) fn of<W: 'static>(events: &Events<W>, memory: &Memory) -> io::Result<Self> {
-        let links = match events.draw(memory) {
-            Ok((links, drawn)) => return Ok(Waiting::Held(links, Some(drawn))),
-            Err((links, _)) => links,
-        };
+    /// The links `events` queued, checked with `check` when given, moved
+    /// out of their document's share to wait: drawn from the run's
+    /// `memory`, or written to a spool where it has no room. They are
+    /// written while the share still holds them, so that they are never
+    /// counted nowhere; each verdict is drawn for as it is found.
+    pub(crate) fn of<W: 'static>(
+        events: &Events<W>,
+        memory: &Memory,
+        check: Option<Check<'_>>,
+    ) -> io::Result<Self> {
+        let (links, held) = events.take_held();
+        let taken = held.taken();
+        drop(held);
+        let mut verdicts = Vec::new();
+        if let Ok(mut drawn) = memory.draw(taken) {
+            let Some(check) = check else {
+                return Ok(Waiting::Held {
+                    links,
+                    verdicts: None,
+                    drawn: Some(drawn),
+                });
+            };
+            let slots = links.len() * std::mem::size_of::<Option<Served>>();
+            if drawn.grow(slots).is_ok() {
+                verdicts.reserve_exact(links.len());
+                for link in &links {
+                    let verdict = check(link);
+                    if drawn.grow(verdict.as_ref().map_or(0, heap)).is_err() {
+                        verdicts.push(verdict);
+                        break;
+                    }
+                    verdicts.push(verdict);
+                }
+                if verdicts.len() == links.len() {
+                    return Ok(Waiting::Held {
+                        links,
+                        verdicts: Some(verdicts),
+                        drawn: Some(drawn),
+                    });
+                }
+            }
+        }
+        // No room: to the spool, each link checked as it is written (what
+        // was checked already, taken as it was).
         let mut spool = Spool::new(memory);
         let mut names = Vec::new();
         let mut rules = Vec::new();
+        let mut found = verdicts.into_iter();
         for link in &links {
             put(&mut spool, link, &mut names, &mut rules)?;
+            if let Some(check) = check {
+                let verdict = found.next().unwrap_or_else(|| check(link));
+                put_served(&mut spool, verdict.as_ref())?;
+            }
         }
         Ok(Waiting::Spilled {
             spool,
             count: links.len(),
+            checked: check.is_some(),
             names,
             rules,
         })
@@ -76,33 +134,124 @@ impl Waiting {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         match self {
-            Waiting::Held(links, _) => links.len(),
+            Waiting::Held { links, .. } => links.len(),
             Waiting::Spilled { count, .. } => *count,
         }
     }
 
-    /// Each link, in order, to `tell` (which may change it first); what
-    /// they held is given back as they go.
-    pub(crate) fn each(self, mut tell: impl FnMut(&mut Link)) -> io::Result<()> {
+    /// Each link, in order, to `tell` (which may change it first), with
+    /// its verdict when it was checked; what they held is given back as
+    /// they go.
+    pub(crate) fn each(self, mut tell: impl FnMut(&mut Link, Option<&Served>)) -> io::Result<()> {
         match self {
-            Waiting::Held(mut links, _drawn) => {
-                links.iter_mut().for_each(tell);
+            Waiting::Held {
+                mut links,
+                verdicts,
+                drawn: _drawn,
+            } => {
+                match verdicts {
+                    None => links.iter_mut().for_each(|link| tell(link, None)),
+                    Some(verdicts) => links
+                        .iter_mut()
+                        .zip(&verdicts)
+                        .for_each(|(link, verdict)| tell(link, verdict.as_ref())),
+                }
                 Ok(())
             }
             Waiting::Spilled {
                 mut spool,
                 count,
+                checked,
                 names,
                 rules,
             } => {
                 let mut reader = spool.reader()?;
                 for _ in 0..count {
-                    tell(&mut take(&mut reader, &names, &rules)?);
+                    let mut link = take(&mut reader, &names, &rules)?;
+                    let verdict = match checked {
+                        true => take_served(&mut reader)?,
+                        false => None,
+                    };
+                    tell(&mut link, verdict.as_ref());
                 }
                 Ok(())
             }
         }
     }
+}
+
+/// What a verdict holds besides its slot.
+fn heap(served: &Served) -> usize {
+    match served {
+        Served::File(path) | Served::NoFragment(path) => block(path.capacity()),
+        Served::Captured(date) | Served::Failed { date, .. } => block(date.capacity()),
+        Served::Redirected(to, end) => {
+            block(to.capacity()) + block(std::mem::size_of::<Served>()) + heap(end)
+        }
+        Served::NotFound | Served::OffSite | Served::NotCaptured | Served::Looped => 0,
+    }
+}
+
+/// Writes a verdict: none, or its kind and what it holds.
+fn put_served(out: &mut dyn Write, served: Option<&Served>) -> io::Result<()> {
+    let Some(served) = served else {
+        return out.write_all(&[0]);
+    };
+    match served {
+        Served::File(path) => {
+            out.write_all(&[1])?;
+            bytes(out, path)
+        }
+        Served::NotFound => out.write_all(&[2]),
+        Served::NoFragment(path) => {
+            out.write_all(&[3])?;
+            bytes(out, path)
+        }
+        Served::OffSite => out.write_all(&[4]),
+        Served::Captured(date) => {
+            out.write_all(&[5])?;
+            bytes(out, date.as_bytes())
+        }
+        Served::Redirected(to, end) => {
+            out.write_all(&[6])?;
+            bytes(out, to.as_bytes())?;
+            put_served(out, Some(end))
+        }
+        Served::Failed { status, date } => {
+            out.write_all(&[7])?;
+            number(out, usize::from(*status))?;
+            bytes(out, date.as_bytes())
+        }
+        Served::NotCaptured => out.write_all(&[8]),
+        Served::Looped => out.write_all(&[9]),
+    }
+}
+
+/// Reads back a verdict [`put_served`] wrote.
+fn take_served(input: &mut dyn Read) -> io::Result<Option<Served>> {
+    Ok(Some(match read_byte(input)? {
+        0 => return Ok(None),
+        1 => Served::File(read_bytes(input)?),
+        2 => Served::NotFound,
+        3 => Served::NoFragment(read_bytes(input)?),
+        4 => Served::OffSite,
+        5 => Served::Captured(read_string(input)?),
+        6 => {
+            let to = read_string(input)?;
+            let end = take_served(input)?.ok_or_else(garbled)?;
+            Served::Redirected(to, Box::new(end))
+        }
+        7 => {
+            let status = u16::try_from(read_number(input)?).map_err(|_| garbled())?;
+            Served::Failed {
+                status,
+                date: read_string(input)?,
+            }
+        }
+        8 => Served::NotCaptured,
+        9 => Served::Looped,
+        _ => return Err(garbled()),
+    }))
 }
 
 /// Writes `link`: each number as 8 bytes, little-endian; each string as
@@ -364,12 +513,15 @@ mod tests {
         let mut budget = allowance.budget();
         budget.take(1000).unwrap();
         events.keep((links.clone(), budget));
-        let waiting = Waiting::of(&events, &memory).unwrap();
+        let waiting = Waiting::of(&events, &memory, None).unwrap();
         assert!(matches!(&waiting, Waiting::Spilled { spool, .. } if spool.spilled()));
         assert_eq!(waiting.len(), links.len());
         let mut back = Vec::new();
-        waiting.each(|link| back.push(link.clone())).unwrap();
-        assert_eq!(back, links);
+        waiting
+            .each(|link, verdict| back.push((link.clone(), verdict.cloned())))
+            .unwrap();
+        let unchecked: Vec<_> = links.into_iter().map(|l| (l, None)).collect();
+        assert_eq!(back, unchecked);
     }
 
     #[test]
@@ -381,11 +533,71 @@ mod tests {
         let mut budget = allowance.budget();
         budget.take(1000).unwrap();
         events.keep((links(), budget));
-        let waiting = Waiting::of(&events, &memory).unwrap();
-        assert!(matches!(&waiting, Waiting::Held(_, Some(d)) if d.bytes() == 1000));
+        let waiting = Waiting::of(&events, &memory, None).unwrap();
+        assert!(matches!(&waiting, Waiting::Held { drawn: Some(d), .. } if d.bytes() == 1000));
         assert_eq!(memory.peak(), memory.head_size() + 1000);
         let mut told = 0;
-        waiting.each(|_| told += 1).unwrap();
+        waiting.each(|_, _| told += 1).unwrap();
         assert_eq!(told, links().len());
+    }
+
+    /// A verdict of each kind, by the link's place.
+    fn verdict(link: &Link) -> Option<Served> {
+        let path = link.original.as_bytes().to_vec();
+        match link.position.offset % 7 {
+            0 => None,
+            1 => Some(Served::File(path)),
+            2 => Some(Served::NoFragment(path)),
+            3 => Some(Served::Redirected(
+                link.original.clone(),
+                Box::new(Served::Failed {
+                    status: 404,
+                    date: "2024-05-01T10:00:00Z".into(),
+                }),
+            )),
+            4 => Some(Served::Captured("2024-05-01T10:00:00Z".into())),
+            5 => Some(Served::NotFound),
+            _ => Some(Served::Looped),
+        }
+    }
+
+    #[test]
+    fn links_checked_wait_with_their_verdicts_held_or_spilled() {
+        let links = links();
+        let expected: Vec<_> = links.iter().map(|l| (l.clone(), verdict(l))).collect();
+        assert!(expected.iter().filter_map(|(_, v)| v.as_ref()).count() >= 5);
+        // Room for the links and their verdicts, room for the links alone,
+        // no room: held, and spilled (after some verdicts were drawn for,
+        // and before any).
+        for (total, taken, spilled) in [
+            (1 << 24, 1000, false),
+            (2048, 400, true),
+            (2048, 1000, true),
+        ] {
+            let memory = Memory::new(total);
+            let allowance = crate::document::memory::Allowance::new(memory.alone());
+            let events: Events = Events::default();
+            events.charge(&allowance);
+            let mut budget = allowance.budget();
+            budget.take(taken).unwrap();
+            events.keep((links.clone(), budget));
+            let check: Check<'_> = &verdict;
+            let waiting = Waiting::of(&events, &memory, Some(check)).unwrap();
+            assert_eq!(
+                matches!(waiting, Waiting::Spilled { .. }),
+                spilled,
+                "{total}, {taken}"
+            );
+            let mut back = Vec::new();
+            waiting
+                .each(|link, verdict| back.push((link.clone(), verdict.cloned())))
+                .unwrap();
+            assert_eq!(back, expected, "{total}, {taken}");
+        }
+        let told = Waiting::now(links.clone(), Some(&verdict));
+        let mut back = Vec::new();
+        told.each(|link, verdict| back.push((link.clone(), verdict.cloned())))
+            .unwrap();
+        assert_eq!(back, expected);
     }
 }

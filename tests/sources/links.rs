@@ -134,6 +134,55 @@ fn every_broken_link_of_every_kind_is_one_line_and_nothing_is_written() {
     assert_eq!(files(&site), before, "a check writes nothing");
 }
 
+/// The lines and the report come in the files' order, the same whatever
+/// the jobs and whether the links of a file done before its turn waited
+/// in memory or in a temporary file (`--max-memory` leaving no room for
+/// them beside a file of 800 links): each file's links are checked on its
+/// worker, and told in turn.
+#[test]
+fn the_check_says_the_same_at_every_jobs_and_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    make(&site);
+    for i in 0..6 {
+        let links: String = (0..800)
+            .map(|n| {
+                format!("<a href=\"/index.html#p{n}\">{i}</a><a id=p{n} href=nowhere{n}>x</a>\n")
+            })
+            .collect();
+        fs::write(site.join(format!("many{i}.html")), links).unwrap();
+    }
+    let run = |args: &[&str]| {
+        let run = Command::new(BIN)
+            .args(["--site-url", "https://example.com/", "--check-links"])
+            .args(["--report", "-"])
+            .args(args)
+            .arg("--site")
+            .arg(&site)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {stderr}");
+        let summary = stderr.lines().last().unwrap_or_default();
+        let summary = summary.split("; ").take(2).collect::<Vec<_>>().join("; ");
+        (String::from_utf8(run.stdout).unwrap(), summary)
+    };
+    let (expected, summary) = run(&["--jobs", "1"]);
+    assert!(expected.lines().count() > 6 * 1600, "{summary}");
+    // The site's own 11, and each file's 800 fragments its target lacks
+    // and 800 pages that are not there.
+    let broken = 11 + 6 * 1600;
+    assert!(summary.contains(&format!(" {broken} broken")), "{summary}");
+    for args in [
+        &["--jobs", "2"][..],
+        &["--jobs", "2", "--max-memory", "4000000"],
+    ] {
+        let (output, said) = run(args);
+        assert!(output == expected, "{args:?}: the report differs");
+        assert_eq!(said, summary, "{args:?}");
+    }
+}
+
 #[test]
 fn github_pages_serves_a_name_without_its_html() {
     let dir = tempfile::tempdir().unwrap();

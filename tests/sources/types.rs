@@ -881,7 +881,7 @@ fn a_sites_feed_longer_than_its_share_streams_and_one_past_the_limit_is_left() {
     let out = htmlabs()
         .arg("--site")
         .arg(&site)
-        .args(["--site-url", "http://h/d/", "--max-memory", "1000"])
+        .args(["--site-url", "http://h/d/", "--max-memory", "8000"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

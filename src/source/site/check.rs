@@ -14,8 +14,8 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::document::links::{Link, Outcome};
 use crate::document::memory::{Drawn, Memory};
@@ -61,6 +61,9 @@ struct Anchors {
     _drawn: Drawn,
 }
 
+/// A page's anchors once read (`None`: it could not be read, or held).
+type Read = Arc<OnceLock<Option<Anchors>>>;
+
 /// A site's link check: each link, what the host serves for it.
 pub(crate) struct SiteCheck<'a> {
     tree: LocalTree,
@@ -71,9 +74,11 @@ pub(crate) struct SiteCheck<'a> {
     /// `--encoding`, which a page's anchors are read in as it is rewritten.
     encoding: Option<&'static encoding_rs::Encoding>,
     memory: Memory,
-    /// Each page's anchors read so far, with what they hold of the run's
-    /// memory (`None`: the page could not be read, or held).
-    anchors: Mutex<HashMap<Vec<u8>, Option<Anchors>>>,
+    /// Each page's anchors asked for so far, with what they hold of the
+    /// run's memory (`None`: the page could not be read, or held): each
+    /// read once, outside the table's lock, by the first worker to ask
+    /// (others asking for the same page wait for it, no one else).
+    anchors: Mutex<HashMap<Vec<u8>, Read>>,
     found: AtomicUsize,
     broken: AtomicUsize,
     off_site: AtomicUsize,
@@ -124,7 +129,7 @@ impl<'a> SiteCheck<'a> {
 
     /// What the host answers `link` with; `None` for a value that names
     /// nothing to check.
-    fn served(&self, link: &Link) -> Option<Served> {
+    fn reached(&self, link: &Link) -> Option<Served> {
         if (link.element.as_str(), link.attribute.as_str()) == ("base", "href") {
             return None;
         }
@@ -151,12 +156,11 @@ impl<'a> SiteCheck<'a> {
         if !matches!(extension.to_str(), Some("html" | "htm" | "xhtml")) {
             return None;
         }
-        let mut known = self.anchors.lock().unwrap_or_else(|e| e.into_inner());
-        if !known.contains_key(path) {
-            let read = self.read(page);
-            known.insert(path.to_vec(), read);
-        }
-        let anchors = known.get(path)?.as_ref()?;
+        let known = {
+            let mut known = self.anchors.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(known.entry(path.to_vec()).or_default())
+        };
+        let anchors = known.get_or_init(|| self.read(page)).as_ref()?;
         Some(indicates(&anchors.names, fragment))
     }
 
@@ -182,15 +186,17 @@ impl<'a> SiteCheck<'a> {
 }
 
 impl Checks for SiteCheck<'_> {
-    fn check(&self, _: &Document<'_>, link: &Link) -> Option<Served> {
-        let served = self.served(link);
-        let count = match &served {
+    fn served(&self, _: &Document<'_>, link: &Link) -> Option<Served> {
+        self.reached(link)
+    }
+
+    fn told(&self, _: &Link, served: Option<&Served>) {
+        let count = match served {
             None => &self.unchecked,
             Some(Served::OffSite) => &self.off_site,
             Some(served) if served.broken() => &self.broken,
             Some(_) => &self.found,
         };
         count.fetch_add(1, Ordering::Relaxed);
-        served
     }
 }

@@ -18,16 +18,18 @@ use crate::document::config::Config;
 use crate::document::events::Events;
 use crate::document::links::Link;
 use crate::document::memory::{Allowance, Memory};
-use crate::source::listener::{Checked, Document, Done, Listener, Passed, Progress, SourceWarning};
+use crate::source::listener::{
+    Checked, Checks, Document, Done, Listener, Passed, Progress, SourceWarning,
+};
 use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase, quoted};
 use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
-use crate::source::waiting::Waiting;
+use crate::source::waiting::{Check, Waiting};
 use crate::typed::Type;
-use crate::url::Missing;
+use crate::url::{Missing, Served};
 
 /// What a site's run did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -169,9 +171,11 @@ impl SiteTally {
 }
 
 /// The links of the files done, told in the files' order as soon as all
-/// before them are done. Those of a file done before its turn wait out of
-/// its share ([`Waiting`]: drawn from the run's memory, or in a temporary
-/// file), and its worker goes on to the next file.
+/// before them are done. Each file's links are checked (`--check-links`)
+/// on its own worker, side by side with the others'; only the telling is
+/// in order. Those of a file done before its turn wait out of its share
+/// ([`Waiting`]: drawn from the run's memory, or in a temporary file), and
+/// its worker goes on to the next file.
 struct Sequence<'a> {
     told: Mutex<Turns<'a>>,
 }
@@ -196,29 +200,31 @@ impl<'a> Sequence<'a> {
         index: usize,
         path: &'a Path,
         links: Events,
+        check: Option<Check<'_>>,
         memory: &Memory,
         on: &dyn Listener,
     ) {
-        let mut told = self.told.lock().expect("no worker panics");
-        let waiting = if index == told.next {
-            Waiting::now(links.take_links())
-        } else {
-            drop(told);
-            let waiting = Waiting::of(&links, memory).unwrap_or_else(|e| {
+        let turn = self.told.lock().expect("no worker panics").next == index;
+        let waiting = match turn {
+            true => Waiting::now(links.take_links(), check),
+            false => Waiting::of(&links, memory, check).unwrap_or_else(|e| {
                 on.failure(&Document::File(path), &unheard(path, e));
                 Waiting::default()
-            });
-            // Its share given back before the lock is taken again.
-            drop(links);
-            told = self.told.lock().expect("no worker panics");
-            waiting
+            }),
         };
+        // Its share given back before the turns are taken.
+        drop(links);
+        let mut told = self.told.lock().expect("no worker panics");
         told.waiting.insert(index, (path, waiting));
         let Turns { next, waiting } = &mut *told;
         while let Some((path, links)) = waiting.remove(next) {
             *next += 1;
             let document = Document::File(path);
-            if let Err(e) = links.each(|link| on.link(&document, link)) {
+            let told = links.each(|link, verdict| match check {
+                Some(_) => on.checked(&document, link, verdict),
+                None => on.link(&document, link),
+            });
+            if let Err(e) = told {
                 on.failure(&document, &unheard(path, e));
             }
         }
@@ -259,6 +265,10 @@ impl Listener for Counting<'_> {
 
     fn link(&self, document: &Document<'_>, link: &Link) {
         self.listener.link(document, link);
+    }
+
+    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+        self.listener.checked(document, link, served);
     }
 
     fn progress(&self, progress: Progress) {
@@ -365,7 +375,7 @@ pub(crate) fn run(
             |buffers, (index, entry)| {
                 let path = entry.path.as_path();
                 if stop.load(Ordering::Relaxed) {
-                    sequence.done(index, path, Events::default(), &memory, on);
+                    sequence.done(index, path, Events::default(), None, &memory, on);
                     return;
                 }
                 // A share of the run's memory: a small one beside the
@@ -400,8 +410,13 @@ pub(crate) fn run(
                     heard.edit(|links| left_as_it_was(links));
                 }
                 let changes = heard.count(would_change);
-                // Its links go on, in order; its share with them.
-                sequence.done(index, path, heard, &memory, on);
+                // Its links go on, checked, in order; its share with them.
+                let check = |link: &Link| {
+                    let checks = checks.as_ref().expect("checked only with --check-links");
+                    checks.served(&Document::File(path), link)
+                };
+                let check = checks.is_some().then_some(&check as Check<'_>);
+                sequence.done(index, path, heard, check, &memory, on);
                 let mut t = totals.lock().expect("no worker panics");
                 t.warnings += warnings;
                 t.changes += changes;

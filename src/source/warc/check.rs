@@ -35,6 +35,7 @@ use crate::source::names;
 use crate::source::output::{Input, Output, SourceError, lowercase};
 use crate::source::summary::{Summary, Tally};
 use crate::source::warc::capture::{self, Capture};
+use crate::source::warc::convert::Checking;
 use crate::source::warc::records::{Broken, Records};
 use crate::source::warc::{ArchiveTally, Options};
 use crate::url::Served;
@@ -306,7 +307,12 @@ pub(crate) fn run(
     };
     let input = Input::File(archive.to_owned());
     let discard = Output::Discard;
-    let summary = super::run(config, options, input, discard, &checked, Some(rest))?;
+    // Each page's links checked on its worker, told in order.
+    let checking = Checking {
+        total: rest,
+        checks: &checks,
+    };
+    let summary = super::run(config, options, input, discard, &checked, Some(checking))?;
     drop((held, share));
     let archive_tally = summary
         .tally
@@ -401,7 +407,7 @@ impl Seeds {
 impl ArchiveCheck<'_> {
     /// What the archive answers `link` with, for `document`; `None` for a
     /// value that names nothing to check.
-    fn served(&self, document: &Document<'_>, link: &Link) -> Option<Served> {
+    fn answer(&self, document: &Document<'_>, link: &Link) -> Option<Served> {
         if (link.element.as_str(), link.attribute.as_str()) == ("base", "href") {
             return None;
         }
@@ -418,9 +424,12 @@ impl ArchiveCheck<'_> {
 }
 
 impl Checks for ArchiveCheck<'_> {
-    fn check(&self, document: &Document<'_>, link: &Link) -> Option<Served> {
-        let served = self.served(document, link);
-        let count = match &served {
+    fn served(&self, document: &Document<'_>, link: &Link) -> Option<Served> {
+        self.answer(document, link)
+    }
+
+    fn told(&self, link: &Link, served: Option<&Served>) {
+        let count = match served {
             None => UNCHECKED,
             Some(Served::Captured(_)) => CAPTURED,
             Some(Served::Redirected(_, end)) if !end.broken() => REDIRECTED,
@@ -429,7 +438,7 @@ impl Checks for ArchiveCheck<'_> {
             Some(_) => NOT_CAPTURED,
         };
         self.counts[count].fetch_add(1, Ordering::Relaxed);
-        if let (Some(seeds), Some(served)) = (&self.seeds, &served) {
+        if let (Some(seeds), Some(served)) = (&self.seeds, served) {
             let seed = match served {
                 Served::NotCaptured => link.absolute.as_deref(),
                 Served::Redirected(to, end) if **end == Served::NotCaptured => Some(to.as_str()),
@@ -439,7 +448,6 @@ impl Checks for ArchiveCheck<'_> {
                 seeds.lock().unwrap_or_else(|e| e.into_inner()).add(seed);
             }
         }
-        served
     }
 }
 

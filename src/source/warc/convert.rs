@@ -27,6 +27,7 @@ use super::work::{self, Kind, Mode, RecordDone, Work};
 use super::write::{self, Packing, Record, now, record_id};
 use crate::document::config::Config;
 use crate::document::memory::Memory;
+use crate::source::listener::Checks;
 use crate::source::listener::{self, Document, Listener, Progress, SourceWarning};
 use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::output::behind::{Direct, Out, write_behind};
@@ -162,11 +163,18 @@ pub fn convert<R: Read, W: Write + Send>(
     convert_to(config, options, input, output, listener, true, None)
 }
 
+/// An archive's link check's second pass: each page's links checked on
+/// its worker with `checks`, in the `total` bytes of memory that the
+/// captures leave (less than `--max-memory`, which messages still name).
+#[derive(Clone, Copy)]
+pub(crate) struct Checking<'a> {
+    pub total: usize,
+    pub checks: &'a dyn Checks,
+}
+
 /// [`convert`]; with `write` false the output goes nowhere (`--check`,
-/// `--links`), and the new records are not made, only counted and told.
-/// `total`: the memory the run may hold, when it is less than
-/// `--max-memory` (what an archive's link check leaves beside its
-/// captures); messages still name `--max-memory`.
+/// `--links`), and the new records are not made, only counted and told;
+/// with `checking`, an archive's link check.
 pub(crate) fn convert_to<R: Read, W: Write + Send>(
     config: &Arc<Config>,
     options: &Options,
@@ -174,7 +182,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     output: W,
     listener: &dyn Listener,
     write: bool,
-    total: Option<usize>,
+    checking: Option<Checking<'_>>,
 ) -> Result<(ArchiveTally, W), Error> {
     // What is not a WARC file is refused before a byte is written: an
     // output would be the input under an archive's name.
@@ -189,8 +197,9 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
         return Err(Error::NotWarc(why));
     }
     let input = io::Cursor::new(first).chain(input);
+    let checks = checking.map(|c| c.checks);
     let submit = |work, done: mpsc::Sender<RecordDone>| {
-        let _ = done.send(work::work(config, options.content_location, work));
+        let _ = done.send(work::work(config, options.content_location, checks, work));
     };
     let jobs = match options.jobs {
         0 | 1 => None,
@@ -198,8 +207,8 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
     };
     // The run's memory: `--max-memory`, for every record in flight and all
     // that waits between the threads.
-    let memory = match total {
-        Some(total) => Memory::part_of(total, config.max_memory),
+    let memory = match checking {
+        Some(Checking { total, .. }) => Memory::part_of(total, config.max_memory),
         None => Memory::new(config.max_memory),
     };
     let asked = RunSetup {
@@ -207,6 +216,7 @@ pub(crate) fn convert_to<R: Read, W: Write + Send>(
         listener,
         write,
         memory: memory.clone(),
+        checked: checks.is_some(),
     };
     let Some(jobs) = jobs else {
         let read = read_through(&asked, input, Direct(output), None, &submit);
@@ -256,6 +266,8 @@ struct RunSetup<'a> {
     listener: &'a dyn Listener,
     write: bool,
     memory: Memory,
+    /// Whether each page's links come checked.
+    checked: bool,
 }
 
 /// [`convert_to`], from the input's first bytes, into `out`; each work
@@ -272,6 +284,7 @@ fn read_through<R: Read, O: Out>(
         listener,
         write,
         ref memory,
+        checked,
     } = *asked;
     let hold = options.mode == Mode::Replace;
     let units = Units::new(input, out, memory.clone(), hold, inflating).map_err(Error::Read)?;
@@ -324,6 +337,7 @@ fn read_through<R: Read, O: Out>(
         tally: ArchiveTally::default(),
         listener,
         listening: listener.hears_links(),
+        checked,
         write,
     };
     run.drive(units, submit)
@@ -539,6 +553,8 @@ struct Run<'a> {
     listener: &'a dyn Listener,
     /// Whether the listener hears links: each page's are kept for it.
     listening: bool,
+    /// Whether they come checked, each with what it leads to.
+    checked: bool,
     /// Whether new records are made (else the output goes nowhere).
     write: bool,
     memory: Memory,
@@ -716,15 +732,18 @@ impl Run<'_> {
         // failed) or not written (after a break): its links say so.
         let left = !done.changed || self.broken;
         let document = Document::Record(&done.named);
-        let (tally, listener) = (&mut self.tally, self.listener);
+        let (tally, listener, checked) = (&mut self.tally, self.listener, self.checked);
         std::mem::take(&mut done.links)
-            .each(|link| {
+            .each(|link, served| {
                 if left {
                     left_as_it_was(std::slice::from_mut(link));
                 }
                 tally.links += 1;
                 tally.changes += u64::from(would_change(link));
-                listener.link(&document, link);
+                match checked {
+                    true => listener.checked(&document, link, served),
+                    false => listener.link(&document, link),
+                }
             })
             .map_err(Error::Write)?;
         if !done.changed {

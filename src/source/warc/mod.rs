@@ -39,7 +39,7 @@ pub(crate) mod write;
 pub(crate) mod zst;
 
 pub use check::CaptureTally;
-use convert::convert_to;
+use convert::{Checking, convert_to};
 pub use convert::{Error, Options, convert};
 pub(crate) use input::{PEEK, starts_like_archive};
 pub use input::{Place, compression};
@@ -62,15 +62,15 @@ use report::{cpu, reading_share};
 /// Rewrites the archive `input` names into `output` (standard output, a
 /// writer, or a file through a temporary file renamed at the end),
 /// telling `listener` what happens, in input order; what it did, at the
-/// end. In `total` bytes of memory when given, less than `--max-memory`
-/// (`convert_to`).
+/// end. With `checking`, an archive's link check's second pass
+/// ([`Checking`]).
 pub(crate) fn run(
     config: &Arc<Config>,
     options: &Options,
     input: Input,
     output: Output,
     listener: &dyn Listener,
-    total: Option<usize>,
+    checking: Option<Checking<'_>>,
 ) -> Result<Summary, SourceError> {
     let started = Instant::now();
     let before = (
@@ -79,7 +79,7 @@ pub(crate) fn run(
         writing_cpu(),
     );
     let check = matches!(output, Output::Discard);
-    let tally = convert_input(config, options, input, output, listener, total)?;
+    let tally = convert_input(config, options, input, output, listener, checking)?;
     let mut details = Vec::new();
     if options.jobs > 1 {
         details.push(reading_share(
@@ -98,7 +98,7 @@ fn convert_input(
     input: Input,
     output: Output,
     listener: &dyn Listener,
-    total: Option<usize>,
+    checking: Option<Checking<'_>>,
 ) -> Result<ArchiveTally, SourceError> {
     let input_name = input.name();
     let reader = input.open()?;
@@ -106,7 +106,7 @@ fn convert_input(
     let write = !matches!(output, Output::Discard);
     output::write_to(output, |out, output_name| {
         let out = BufWriter::with_capacity(64 * 1024, out);
-        let converted = convert_to(config, options, reader, out, listener, write, total);
+        let converted = convert_to(config, options, reader, out, listener, write, checking);
         let (tally, out) = converted.map_err(|e| match e {
             Error::Read(e) => SourceError::Read(input_name.clone(), lowercase(&e)),
             Error::Write(e) => SourceError::Write(output_name.to_owned(), e),

@@ -19,11 +19,13 @@ use crate::document::config::Config;
 use crate::document::encoding;
 use crate::document::error::Error as DocumentError;
 use crate::document::events::Events;
+use crate::document::links::Link;
 use crate::document::memory::{Allowance, Memory};
 use crate::source::http::{self, Edit, HeadReader, media};
+use crate::source::listener::{Checks, Document};
 use crate::source::output::spool::{Held, Spool};
 use crate::source::typing::{Clue, decide, may_be_read, media_type_of, read_first, sniff_limit};
-use crate::source::waiting::Waiting;
+use crate::source::waiting::{Check, Waiting};
 use crate::typed::{Rewriter, Type};
 use crate::url::Layers;
 
@@ -159,12 +161,17 @@ pub struct RecordDone {
 /// rewritten again with the head's (its block is held, and nothing of the
 /// first attempt was told), so what becomes of it does not depend on the
 /// jobs.
-pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> RecordDone {
+pub fn work(
+    config: &Arc<Config>,
+    content_location: bool,
+    checks: Option<&dyn Checks>,
+    mut work: Work,
+) -> RecordDone {
     let ticket = work.memory.enter(work.place);
     let mut share = ticket.share();
     loop {
         let allowance = Allowance::new(share);
-        let done = attempt(config, content_location, &mut work, &allowance);
+        let done = attempt(config, content_location, checks, &mut work, &allowance);
         if allowance.ran_out() && !allowance.is_head() {
             drop((done, allowance));
             share = ticket.head_share();
@@ -178,6 +185,7 @@ pub fn work(config: &Arc<Config>, content_location: bool, mut work: Work) -> Rec
 fn attempt(
     config: &Arc<Config>,
     content_location: bool,
+    checks: Option<&dyn Checks>,
     work: &mut Work,
     allowance: &Rc<Allowance>,
 ) -> RecordDone {
@@ -229,9 +237,13 @@ fn attempt(
         cut_short(&mut done, &value);
     }
     // The links wait with the record for the ones before it, out of its
-    // share: drawn from the run's memory, or in a temporary file.
+    // share (drawn from the run's memory, or in a temporary file), checked
+    // here, on its worker, beside the other records' when asked.
     if !done.unheard && done.failed.is_none() {
-        match Waiting::of(&heard, &work.memory) {
+        let document = Document::Record(&done.named);
+        let check = |link: &Link| checks.and_then(|checks| checks.served(&document, link));
+        let check = checks.is_some().then_some(&check as Check<'_>);
+        match Waiting::of(&heard, &work.memory, check) {
             Ok(links) => done.links = links,
             Err(e) => done.failed = Some(e),
         }
