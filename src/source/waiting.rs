@@ -17,12 +17,24 @@ use crate::document::attrs::Kind;
 use crate::document::events::Events;
 use crate::document::links::{Link, Mapped, Outcome, Position, block};
 use crate::document::memory::{Drawn, Memory};
+use crate::source::listener::{Checks, Document};
 use crate::source::output::spool::Spool;
 use crate::url::{Base, Layer, MapRule, Served};
 
-/// What the host serving a site answers a link with (`None`: it names
-/// nothing to check), worked out on the document's worker.
-pub(crate) type Check<'a> = &'a (dyn Fn(&Link) -> Option<Served> + Sync);
+/// A link check and the document whose links it checks, worked out on
+/// the document's worker.
+#[derive(Clone, Copy)]
+pub(crate) struct Check<'a> {
+    pub checks: &'a dyn Checks,
+    pub document: Document<'a>,
+}
+
+impl Check<'_> {
+    /// What `link` leads to (`None`: it names nothing to check).
+    fn served(self, link: &Link) -> Option<Served> {
+        self.checks.served(&self.document, link)
+    }
+}
 
 /// The links of one document, until they are told, with what their check
 /// found when they are checked.
@@ -58,7 +70,7 @@ impl Waiting {
     /// drawn for them (they were within their document's share until
     /// now).
     pub(crate) fn now(links: Vec<Link>, check: Option<Check<'_>>) -> Self {
-        let verdicts = check.map(|check| links.iter().map(check).collect());
+        let verdicts = check.map(|check| links.iter().map(|link| check.served(link)).collect());
         Waiting::Held {
             links,
             verdicts,
@@ -92,7 +104,7 @@ impl Waiting {
             if drawn.grow(slots).is_ok() {
                 verdicts.reserve_exact(links.len());
                 for link in &links {
-                    let verdict = check(link);
+                    let verdict = check.served(link);
                     if drawn.grow(verdict.as_ref().map_or(0, heap)).is_err() {
                         verdicts.push(verdict);
                         break;
@@ -117,7 +129,7 @@ impl Waiting {
         for link in &links {
             put(&mut spool, link, &mut names, &mut rules)?;
             if let Some(check) = check {
-                let verdict = found.next().unwrap_or_else(|| check(link));
+                let verdict = found.next().unwrap_or_else(|| check.served(link));
                 put_served(&mut spool, verdict.as_ref())?;
             }
         }
@@ -561,6 +573,24 @@ mod tests {
         }
     }
 
+    /// A check that gives [`verdict`].
+    struct Verdicts;
+
+    impl Checks for Verdicts {
+        fn served(&self, _: &Document<'_>, link: &Link) -> Option<Served> {
+            verdict(link)
+        }
+
+        fn told(&self, _: &Link, _: Option<&Served>) {}
+    }
+
+    fn check() -> Check<'static> {
+        Check {
+            checks: &Verdicts,
+            document: Document::Run,
+        }
+    }
+
     #[test]
     fn links_checked_wait_with_their_verdicts_held_or_spilled() {
         let links = links();
@@ -581,8 +611,7 @@ mod tests {
             let mut budget = allowance.budget();
             budget.take(taken).unwrap();
             events.keep((links.clone(), budget));
-            let check: Check<'_> = &verdict;
-            let waiting = Waiting::of(&events, &memory, Some(check)).unwrap();
+            let waiting = Waiting::of(&events, &memory, Some(check())).unwrap();
             assert_eq!(
                 matches!(waiting, Waiting::Spilled { .. }),
                 spilled,
@@ -594,7 +623,7 @@ mod tests {
                 .unwrap();
             assert_eq!(back, expected, "{total}, {taken}");
         }
-        let told = Waiting::now(links.clone(), Some(&verdict));
+        let told = Waiting::now(links.clone(), Some(check()));
         let mut back = Vec::new();
         told.each(|link, verdict| back.push((link.clone(), verdict.cloned())))
             .unwrap();

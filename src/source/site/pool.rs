@@ -18,9 +18,7 @@ use crate::document::config::Config;
 use crate::document::events::Events;
 use crate::document::links::Link;
 use crate::document::memory::{Allowance, Memory};
-use crate::source::listener::{
-    Checked, Checks, Document, Done, Listener, Passed, Progress, SourceWarning,
-};
+use crate::source::listener::{Checked, Document, Done, Listener, Passed, Progress, SourceWarning};
 use crate::source::listing::{left_as_it_was, would_change};
 use crate::source::names;
 use crate::source::output::dir::Dir;
@@ -411,11 +409,10 @@ pub(crate) fn run(
                 }
                 let changes = heard.count(would_change);
                 // Its links go on, checked, in order; its share with them.
-                let check = |link: &Link| {
-                    let checks = checks.as_ref().expect("checked only with --check-links");
-                    checks.served(&Document::File(path), link)
-                };
-                let check = checks.is_some().then_some(&check as Check<'_>);
+                let check = checks.as_ref().map(|checks| Check {
+                    checks,
+                    document: Document::File(path),
+                });
                 sequence.done(index, path, heard, check, &memory, on);
                 let mut t = totals.lock().expect("no worker panics");
                 t.warnings += warnings;

@@ -19,7 +19,6 @@ use crate::document::config::Config;
 use crate::document::encoding;
 use crate::document::error::Error as DocumentError;
 use crate::document::events::Events;
-use crate::document::links::Link;
 use crate::document::memory::{Allowance, Memory};
 use crate::source::http::{self, Edit, HeadReader, media};
 use crate::source::listener::{Checks, Document};
@@ -240,9 +239,10 @@ fn attempt(
     // share (drawn from the run's memory, or in a temporary file), checked
     // here, on its worker, beside the other records' when asked.
     if !done.unheard && done.failed.is_none() {
-        let document = Document::Record(&done.named);
-        let check = |link: &Link| checks.and_then(|checks| checks.served(&document, link));
-        let check = checks.is_some().then_some(&check as Check<'_>);
+        let check = checks.map(|checks| Check {
+            checks,
+            document: Document::Record(&done.named),
+        });
         match Waiting::of(&heard, &work.memory, check) {
             Ok(links) => done.links = links,
             Err(e) => done.failed = Some(e),
