@@ -682,7 +682,7 @@ impl Fed for Rewriter<Count> {
     }
 }
 
-impl Fed for htmlabs::source::http::Response<Count> {
+impl Fed for htmlabs::http::Response<Count> {
     fn feed(&mut self, chunk: &[u8]) {
         self.write(chunk).expect("htmlabs");
     }
@@ -720,14 +720,14 @@ fn as_response(page: &Page) -> Page {
     }
 }
 
-fn http_options() -> htmlabs::source::http::Options {
-    htmlabs::source::http::Options::default()
+fn http_options() -> htmlabs::http::Options {
+    htmlabs::http::Options::default()
 }
 
 /// c-http, page by page: one response, as `htmlabs --http -r URL` does.
 fn library_http(response: &[u8], url: &str) -> usize {
     let mut out = Count(0);
-    let report = htmlabs::source::http::rewrite_response(
+    let report = htmlabs::http::rewrite_response(
         config(&FULL.with(Clone::clone)),
         layers(url),
         http_options(),
@@ -742,7 +742,7 @@ fn library_http(response: &[u8], url: &str) -> usize {
 /// [`library_http`], a write at a time.
 fn library_http_writer(url: &str) -> Writer {
     let config = config(&FULL.with(Clone::clone));
-    fed(Box::new(htmlabs::source::http::Response::new(
+    fed(Box::new(htmlabs::http::Response::new(
         config,
         layers(url),
         http_options(),

@@ -13,24 +13,33 @@
 //!                                          > retrieval URL > none
 //! ```
 //!
+//! What a library user takes: the engines' door ([`rewrite`],
+//! [`rewrite_bytes`], [`Rewriter`], by the document's [`Type`], with the
+//! run's [`Config`] and the document's [`Layers`], giving a [`Report`]),
+//! the URL layer ([`rfc1808`], [`rfc3986`], [`BaseUrl`]), saved
+//! responses ([`http`]), and a run of any source as the command line
+//! runs it ([`run`]: a site, an archive, its tree or its links). The
+//! rest is the crate's own; what the command line and the Python binding
+//! share of it beyond this is the hidden `internal`, which changes as
+//! they do.
+//!
 //! Engines, one per type of document, sources of documents above them. A
 //! source finds each document, its [`Type`] and its [`Layers`] (the
 //! encapsulating entity's base and charset, the retrieval URL), calls the
-//! engine of its type through [`rewrite`] (a stream), [`rewrite_bytes`] (a
-//! document in memory) or [`Rewriter`] (writes of any size, its [`Events`]
-//! taken as it goes), and names the document in what it reports. The folders say what their
-//! code knows, and imports point down this list:
+//! engine of its type through the door above, and names the document in
+//! what it reports. The folders say what their code knows, and imports
+//! point down this list:
 //!
 //! - [`run`]: one run of any source, the way every source is run (the
 //!   request made a config, the plan of what it writes, the job run), and
 //!   summed up by one [`run::Summary`];
-//! - [`request`]: what the user asks for, by the command line's names, made
+//! - `request`: what the user asks for, by the command line's names, made
 //!   into a [`Config`], the user's [`Layers`] and each source's options
 //!   (the command line's and the Python binding's alike);
-//! - [`source`]: the sources ([`source::page`], one document, a file or
-//!   standard input, over [`source::http`] for saved responses; [`source::site`];
-//!   [`source::warc`]), heard by one [`source::listener::Listener`];
-//!   [`source::names`]: how a file or a record is named in a line of output;
+//! - `source/`: the sources (`page`, one document, a file or standard
+//!   input, over `http` for saved responses; `site`; `warc`), heard by one
+//!   `Listener`; `names`: how a file or a record is named in a line of
+//!   output;
 //! - `typed`: a document's [`Type`] and the one door to the engine for it
 //!   ([`Rewriter`], [`rewrite`], [`rewrite_bytes`]); the engines' modules
 //!   below are private;
@@ -51,10 +60,10 @@
 
 pub(crate) mod document;
 mod html;
-pub mod request;
+mod request;
 pub mod run;
 mod shown;
-pub mod source;
+mod source;
 mod stylesheet;
 mod syntax;
 mod typed;
@@ -72,21 +81,42 @@ pub use document::report::{Counts, Report, Warning};
 pub use source::output::error::SourceError;
 pub use typed::{Rewriter, Type, rewrite, rewrite_bytes};
 pub use url::{
-    Base, BaseUrl, Below, Candidate, Charset, Host, Ignored, Layer, LayerError, Layers, MapError,
-    MapRule, Missing, Served, Standard, UrlMap, rfc1808, rfc3986,
+    Base, BaseUrl, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers, MapError,
+    MapRule, Standard, UrlMap, rfc1808, rfc3986,
 };
+
+/// Saved HTTP responses: the status line and header fields read, the
+/// body decoded of its codings and rewritten by its media type as
+/// `--http` does, the header block kept byte for byte but for what the
+/// body's rewrite changes (`Content-Length`, a `Location` made absolute).
+pub mod http {
+    pub use crate::source::http::{
+        Block, Body, Error, HeadError, Options, Response, ResponseReport, ResponseWarning, Version,
+        body_type, rewrite_response, rewrite_response_bytes,
+    };
+}
 
 /// What the command line and the Python binding take from the library
 /// beyond its API: the attribute table their flags make (and the tests
-/// read as data), how the sources name documents and values in their
-/// messages, the link report's fields, the plan of written paths, how a
-/// document's type is decided, an entity's base. Not for other users:
-/// it changes as they do.
+/// read as data), the request's words, a run heard by a listener and its
+/// sources' own figures, how the sources name documents and values in
+/// their messages, the link report's fields, the plan of written paths,
+/// how a document's type is decided, an entity's base. Not for other
+/// users: it changes as they do.
 #[doc(hidden)]
 pub mod internal {
     pub use crate::document::attrs::{Empty, Group, Row, Table, When};
+    /// The request's words, as the command line reads them.
+    pub mod request {
+        pub use crate::request::{
+            DOCUMENT_OPTIONS, default_max_memory, kind, size, standard, warc_mode,
+        };
+    }
+    pub use crate::run::{run_heard, run_planned};
     pub use crate::source::http::{body_codings, entity};
-    pub use crate::source::{listing, names, plan, typing};
+    pub use crate::source::summary::Tally;
+    pub use crate::source::{listener, listing, names, output, page, plan, site, typing, warc};
+    pub use crate::url::Served;
 }
 
 /// The README's examples, compiled as doctests so they stay true.

@@ -14,10 +14,10 @@ use cli::{ArchiveBar, Bar, Cli, Said};
 use htmlabs::SourceError;
 use htmlabs::internal::listing::{CheckLines, Listing};
 use htmlabs::internal::names;
+use htmlabs::internal::output::Staged;
 use htmlabs::internal::plan::Plan;
-use htmlabs::source::Job;
-use htmlabs::source::output::Staged;
-use htmlabs::source::output::{Input, Output};
+use htmlabs::run::Job;
+use htmlabs::run::{Input, Output};
 
 /// 0 success; 1 a check that found links to change; 2 any error; 128 and
 /// the signal's number for a run that a signal ended, as a shell reports
@@ -102,10 +102,10 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
         listing: listing(cli, staged.as_ref())?,
     };
     let started = std::time::Instant::now();
-    let summary = htmlabs::run::run_planned(&request, plan, &said, &stop);
+    let summary = htmlabs::internal::run_planned(&request, plan, &said, &stop);
     said.bar.finish();
     let mut summary = summary?;
-    let archive = summary.tally.get::<htmlabs::source::warc::ArchiveTally>();
+    let archive = summary.tally.get::<htmlabs::internal::warc::ArchiveTally>();
     if let (true, Some(tally)) = (cli.links, archive) {
         // Nothing was rewritten nor added: what was read, and listed.
         summary.line = Some(tally.links_line(started.elapsed()));
@@ -133,7 +133,7 @@ fn run(cli: &Cli) -> Result<ExitCode, SourceError> {
     // An interrupted run's report is not whole: it is not kept. A run
     // that failed (2) went through, and its report says only what was
     // written (a value of a document left as it was is `left`): kept.
-    let captures = summary.tally.get::<htmlabs::source::warc::CaptureTally>();
+    let captures = summary.tally.get::<htmlabs::internal::warc::CaptureTally>();
     if let (Some(staged), Some(path), Some(captures), false) =
         (seeds, &cli.seeds, captures, code > SIGNALLED)
     {
@@ -169,8 +169,8 @@ fn write_seeds(staged: &Staged, path: &Path, seeds: &[String]) -> Result<(), Sou
 
 /// The links `--check-links` found broken: a site's, or an archive's.
 fn broken_links(summary: &htmlabs::run::Summary) -> usize {
-    let site = summary.tally.get::<htmlabs::source::site::SiteTally>();
-    let archive = summary.tally.get::<htmlabs::source::warc::CaptureTally>();
+    let site = summary.tally.get::<htmlabs::internal::site::SiteTally>();
+    let archive = summary.tally.get::<htmlabs::internal::warc::CaptureTally>();
     site.and_then(|tally| tally.links.as_ref())
         .map_or(0, |links| links.broken)
         + archive.map_or(0, |tally| tally.broken())
@@ -259,7 +259,7 @@ fn on_signal(between_files: bool, stop: &Arc<AtomicBool>, signal: &Arc<AtomicI32
                 received.store(signal, Ordering::SeqCst);
                 stop.store(true, Ordering::SeqCst);
             } else {
-                htmlabs::source::output::abandon();
+                htmlabs::internal::output::abandon();
                 std::process::exit(i32::from(SIGNALLED) + signal);
             }
         }

@@ -42,7 +42,7 @@ pub struct Request {
     /// `--warc-mode`.
     pub warc_mode: warc::Mode,
     /// `--jobs`: files of a site or records of an archive at once; all
-    /// cores when not given ([`Request::jobs`]).
+    /// cores when not given (`Request::jobs`).
     pub jobs: Option<usize>,
     /// `--gzip-level`: of the records an archive's run writes, when it is
     /// gzip; the default when not given.
@@ -275,13 +275,13 @@ impl Request {
     }
 
     /// How many files or records at once: `--jobs`, else every core.
-    pub fn jobs(&self) -> usize {
+    pub(crate) fn jobs(&self) -> usize {
         self.jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
     }
 
     /// How a saved response is read (`--http`).
-    pub fn http(&self) -> http::Options {
+    pub(crate) fn http(&self) -> http::Options {
         http::Options {
             content_location: self.content_location,
             strip_headers: self.strip_headers,
@@ -332,7 +332,7 @@ impl Request {
 
     /// An archive saved as a tree's own options: `--content-location`,
     /// `--missing`, `--at`, `--jobs` (checked).
-    pub fn tree(&self) -> Result<warc::tree::Options, ConfigError> {
+    pub(crate) fn tree(&self) -> Result<warc::tree::Options, ConfigError> {
         if self.jobs == Some(0) {
             return Err(ConfigError::Range("jobs", "at least 1", "0".into()));
         }
@@ -353,6 +353,7 @@ impl Request {
     /// How an archive is read: the mode, the jobs, the levels (each in
     /// its range), and the flags that change what is written, for its
     /// `warcinfo` record.
+    #[doc(hidden)]
     pub fn warc(&self) -> Result<warc::Options, ConfigError> {
         if self.jobs == Some(0) {
             return Err(ConfigError::Range("jobs", "at least 1", "0".into()));

@@ -1,35 +1,38 @@
-//! The one way to run a source: a [`Job`] (which source, on what), the
-//! user's [`Request`], a [`Listener`] that hears what happens, and a
-//! [`Summary`] of the same kind for every source at the end.
+//! Runs of the sources, the way the command line runs them: what the
+//! user asks for by the command line's names ([`Request`]), which source
+//! on what ([`Job`]), and a [`Summary`] of the same kind for every
+//! source at the end. Each run is planned first: an output that is an
+//! input or another output is refused before anything is read or
+//! written.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::document::config::Config;
-use crate::request::Request;
-use crate::source::Job;
+pub use crate::request::{ConfigError, Request, SiteRequest};
+pub use crate::source::Job;
 use crate::source::listener::Listener;
-use crate::source::output::{Input, Output, SourceError};
+use crate::source::output::SourceError;
+pub use crate::source::output::{Input, Output};
 use crate::source::plan::Plan;
-pub use crate::source::summary::{Summary, Tally};
+pub use crate::source::site::Site;
+pub use crate::source::summary::Summary;
+pub use crate::source::warc::Mode as WarcMode;
 use crate::source::{http, page, site, warc};
+pub use crate::url::{Host, Missing};
 
-/// Runs `job` as `request` asks, telling `listener` what happens; a site
-/// stops between files once `stop` is set. Its [`Plan`] first: an output
-/// that is an input or another output is refused before anything is read
-/// or written.
+/// Runs `job` as `request` asks, and sums it up; what it finds on the
+/// way (warnings, each document's fate) is counted in the [`Summary`]
+/// and said in its [`line`](Summary::line) and
+/// [`details`](Summary::details).
 ///
 /// With `--check` ([`Request::check`]) nothing is written: pages go
-/// nowhere, a site's files stay as they are, and the listener hears what
+/// nowhere, a site's files stay as they are, and the summary counts what
 /// would change; a page with no base at all cannot be judged, and is
 /// refused.
 ///
 /// ```
-/// use std::sync::atomic::AtomicBool;
-/// use htmlabs::request::Request;
-/// use htmlabs::run;
-/// use htmlabs::source::Job;
-/// use htmlabs::source::output::{Input, Output};
+/// use htmlabs::run::{Input, Job, Output, Request, run};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let page = dir.path().join("page.html");
@@ -42,8 +45,7 @@ use crate::source::{http, page, site, warc};
 ///     input: Input::File(page.clone()),
 ///     output: Output::File(page.clone()),
 /// };
-/// // `()` hears nothing.
-/// let summary = run::run(&request, job, &(), &AtomicBool::new(false))?;
+/// let summary = run(&request, job)?;
 /// assert_eq!((summary.rewritten, summary.urls), (1, 1));
 /// assert_eq!(
 ///     std::fs::read_to_string(&page)?,
@@ -51,7 +53,16 @@ use crate::source::{http, page, site, warc};
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn run(
+pub fn run(request: &Request, job: Job) -> Result<Summary, SourceError> {
+    run_heard(request, job, &(), &AtomicBool::new(false))
+}
+
+/// [`run`], telling `listener` what happens (warnings, failures, each
+/// link, progress, what became of each document); a site stops between
+/// files once `stop` is set. For the command line and Python
+/// (`htmlabs::internal`).
+#[doc(hidden)]
+pub fn run_heard(
     request: &Request,
     job: Job,
     listener: &dyn Listener,
@@ -60,8 +71,8 @@ pub fn run(
     run_planned(request, Plan::new(job, request.check)?, listener, stop)
 }
 
-/// [`run`], its plan made already (with the link report in it: what the
-/// command line does).
+/// [`run_heard`], its plan made already (with the link report in it:
+/// what the command line does).
 #[doc(hidden)]
 pub fn run_planned(
     request: &Request,

@@ -458,11 +458,11 @@ pub fn check_outside_values(input: &[u8], output: &[u8], table: &Table) -> Resul
 /// `sizes` gives: the output and report, or the error's message.
 pub fn run_http(
     setup: &Setup,
-    options: htmlabs::source::http::Options,
+    options: htmlabs::http::Options,
     input: &[u8],
     mut sizes: impl FnMut() -> usize,
-) -> Result<(Vec<u8>, htmlabs::source::http::ResponseReport), String> {
-    let mut rewriter = htmlabs::source::http::Response::new(
+) -> Result<(Vec<u8>, htmlabs::http::ResponseReport), String> {
+    let mut rewriter = htmlabs::http::Response::new(
         Arc::clone(&setup.config),
         setup.layers.clone(),
         options,
@@ -497,7 +497,7 @@ pub fn run_http(
 pub fn check_http(case: &Case) {
     let config = case.config();
     let options = {
-        let mut options = htmlabs::source::http::Options::default();
+        let mut options = htmlabs::http::Options::default();
         options.content_location = case.chunks % 2 == 1;
         options.strip_headers = false;
         options.kind = None;
@@ -526,7 +526,7 @@ pub fn check_http(case: &Case) {
         ),
     };
     check_no_script_link(&config, options, &case.html);
-    if report.body != htmlabs::source::http::Body::Rewritten {
+    if report.body != htmlabs::http::Body::Rewritten {
         assert!(
             *output == case.html,
             "a body not rewritten ({:?}), yet the output differs:\n  output: {:?}",
@@ -549,8 +549,8 @@ pub fn check_http(case: &Case) {
 
 /// Property 5 of [`check_http`]: every value rewritten resolves against a
 /// base of a scheme that runs no script.
-fn check_no_script_link(setup: &Setup, options: htmlabs::source::http::Options, input: &[u8]) {
-    let mut rewriter = htmlabs::source::http::Response::new(
+fn check_no_script_link(setup: &Setup, options: htmlabs::http::Options, input: &[u8]) {
+    let mut rewriter = htmlabs::http::Response::new(
         Arc::clone(&setup.config),
         setup.layers.clone(),
         options,
@@ -600,7 +600,7 @@ impl<F: FnMut() -> usize> std::io::Read for Reads<'_, F> {
 
 /// One run of `--warc`: what it told and wrote.
 pub struct WarcRun {
-    pub summary: htmlabs::source::warc::ArchiveTally,
+    pub summary: htmlabs::internal::warc::ArchiveTally,
     /// The warnings told, in order.
     pub warnings: Vec<String>,
     pub output: Vec<u8>,
@@ -615,12 +615,12 @@ pub struct WarcRun {
 /// one (any other error fails the check).
 pub fn run_warc(
     setup: &Setup,
-    options: &htmlabs::source::warc::Options,
+    options: &htmlabs::internal::warc::Options,
     input: &[u8],
     sizes: impl FnMut() -> usize,
 ) -> Result<WarcRun, String> {
-    use htmlabs::source::listener::{Document, Listener, SourceWarning};
-    use htmlabs::source::warc::{ArchiveWarning, Error, Place};
+    use htmlabs::internal::listener::{Document, Listener, SourceWarning};
+    use htmlabs::internal::warc::{ArchiveWarning, Error, Place};
     /// The warnings, and where the input breaks.
     #[derive(Default)]
     struct Told(std::sync::Mutex<(Vec<String>, Option<usize>)>);
@@ -639,12 +639,11 @@ pub fn run_warc(
     let told = Told::default();
     let reads = Reads { rest: input, sizes };
     let (summary, output) =
-        htmlabs::source::warc::convert(&setup.config, options, reads, Vec::new(), &told).map_err(
-            |e| match e {
+        htmlabs::internal::warc::convert(&setup.config, options, reads, Vec::new(), &told)
+            .map_err(|e| match e {
                 Error::NotWarc(why) => why,
                 e => panic!("a run over bytes in memory fails: {e:?}"),
-            },
-        )?;
+            })?;
     let (warnings, broke) = told.0.into_inner().unwrap();
     Ok(WarcRun {
         summary,
@@ -698,11 +697,11 @@ fn made_up_blanked(output: &[u8]) -> Vec<u8> {
 ///    place the case picks keeps 1, 3, 4 and 5.
 pub fn check_warc(case: &Case) {
     let config = case.config();
-    let mut options = htmlabs::source::warc::Options::default();
+    let mut options = htmlabs::internal::warc::Options::default();
     options.mode = if case.chunks % 2 == 1 {
-        htmlabs::source::warc::Mode::Replace
+        htmlabs::internal::warc::Mode::Replace
     } else {
-        htmlabs::source::warc::Mode::Conversion
+        htmlabs::internal::warc::Mode::Conversion
     };
     options.jobs = if case.chunks & 2 != 0 { 2 } else { 1 };
     let input = &case.html;
@@ -767,7 +766,7 @@ pub fn check_warc(case: &Case) {
 }
 
 /// Properties 3, 4 and 5 of [`check_warc`] on one run over `input`.
-fn check_warc_run(options: &htmlabs::source::warc::Options, input: &[u8], run: &WarcRun) {
+fn check_warc_run(options: &htmlabs::internal::warc::Options, input: &[u8], run: &WarcRun) {
     let WarcRun {
         summary, output, ..
     } = run;
@@ -778,7 +777,7 @@ fn check_warc_run(options: &htmlabs::source::warc::Options, input: &[u8], run: &
             Show(output)
         );
     }
-    if options.mode == htmlabs::source::warc::Mode::Conversion {
+    if options.mode == htmlabs::internal::warc::Mode::Conversion {
         assert!(
             output.len() >= input.len(),
             "conversion mode took bytes away"

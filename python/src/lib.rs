@@ -19,16 +19,15 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 use serde_json::Value;
 
+use htmlabs::http;
 use htmlabs::internal::entity;
+use htmlabs::internal::listener::{Document, Listener, SourceWarning};
 use htmlabs::internal::listing::link_fields;
+use htmlabs::internal::request;
+use htmlabs::internal::run_heard;
 use htmlabs::internal::typing::{Clue, FIRST_BYTES, decide};
-use htmlabs::request::{self, ConfigError, Request};
-use htmlabs::run;
-use htmlabs::source::Job;
-use htmlabs::source::http;
-use htmlabs::source::listener::{Document, Listener, SourceWarning};
-use htmlabs::source::output::{Input, Output};
-use htmlabs::source::warc::ArchiveTally;
+use htmlabs::internal::warc::ArchiveTally;
+use htmlabs::run::{ConfigError, Input, Job, Output, Request};
 use htmlabs::{Config, Layers, Rewriter, SourceError, Type};
 
 mod columns;
@@ -582,7 +581,7 @@ fn rewrite_warc(
         };
         let warnings = Warnings::default();
         let job = Job::Warc { input, output };
-        let summary = run::run(&request, job, &warnings, &AtomicBool::new(false))?;
+        let summary = run_heard(&request, job, &warnings, &AtomicBool::new(false))?;
         let warnings = warnings.0.into_inner().unwrap_or_else(|e| e.into_inner());
         Ok::<_, SourceError>((summary, warnings))
     });

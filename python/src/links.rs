@@ -19,11 +19,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use htmlabs::SourceError;
-use htmlabs::run::{self, Summary};
-use htmlabs::source::Job;
-use htmlabs::source::listener::{Document, Listener, SourceWarning};
-use htmlabs::source::output::{Input, Output};
-use htmlabs::source::warc::{ArchiveTally, Place};
+use htmlabs::internal::listener::{Document, Listener, SourceWarning};
+use htmlabs::internal::run_heard;
+use htmlabs::internal::warc::{ArchiveTally, Place};
+use htmlabs::run::{Input, Job, Output, Summary};
 
 use crate::columns::Columns;
 use crate::{End, PyReader, WarcSummary, end, error, flags, source_error, warc_request};
@@ -365,7 +364,7 @@ pub fn warc_links(
                 input,
                 output: Output::Discard,
             };
-            let summary = run::run(&request, job, &handing, &AtomicBool::new(false));
+            let summary = run_heard(&request, job, &handing, &AtomicBool::new(false));
             handing.finish();
             let warnings = handing
                 .warnings

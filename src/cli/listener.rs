@@ -3,10 +3,11 @@
 //! `-v`, above a progress bar when there is one; the check lines and the
 //! link report through the library's [`Listing`].
 
+use htmlabs::internal::Served;
+use htmlabs::internal::listener::{Document, Done, Listener, Progress, Saved, SourceWarning};
 use htmlabs::internal::listing::Listing;
 use htmlabs::internal::names;
-use htmlabs::source::listener::{Document, Done, Listener, Progress, Saved, SourceWarning};
-use htmlabs::{Link, Served, SourceError};
+use htmlabs::{Link, SourceError};
 
 use super::progress::Bar;
 

@@ -13,11 +13,12 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 
 use htmlabs::SourceError;
-use htmlabs::request::{Request, SiteRequest};
-use htmlabs::source::Job;
-use htmlabs::source::output::{Input, Output};
-use htmlabs::source::warc;
-use htmlabs::{Host, Missing, Standard, Type};
+use htmlabs::internal::warc;
+use htmlabs::run::Job;
+use htmlabs::run::{Host, Missing};
+use htmlabs::run::{Input, Output};
+use htmlabs::run::{Request, SiteRequest};
+use htmlabs::{Standard, Type};
 pub use listener::Said;
 pub use progress::{ArchiveBar, Bar};
 pub use terminal::refuse_compressed;
@@ -659,7 +660,7 @@ impl Cli {
             max_lookahead: self.max_lookahead,
             max_memory: self
                 .max_memory
-                .unwrap_or_else(htmlabs::request::default_max_memory),
+                .unwrap_or_else(htmlabs::internal::request::default_max_memory),
             content_location: self.content_location,
             strip_headers: self.strip_headers,
             warc_mode: match self.warc_mode {
@@ -703,7 +704,7 @@ impl Cli {
     /// The validated configuration of a run (the golden, document and
     /// stylesheet tests read their fixtures' flags through it).
     #[allow(dead_code)]
-    pub fn config(&self) -> Result<htmlabs::Config, htmlabs::request::ConfigError> {
+    pub fn config(&self) -> Result<htmlabs::Config, htmlabs::run::ConfigError> {
         self.request().config()
     }
 
@@ -804,7 +805,7 @@ impl Cli {
 
 /// A size, as `--max-memory` and `--max-lookahead` take it.
 fn size(text: &str) -> Result<usize, String> {
-    htmlabs::request::size(text)
+    htmlabs::internal::request::size(text)
 }
 
 /// A whole number in `range`, as `--jobs` and the levels take it.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use htmlabs::source::listener::Progress;
+use htmlabs::internal::listener::Progress;
 
 /// The bar of a run, if it has one.
 pub enum Bar {

@@ -8,9 +8,9 @@ use std::fs::File;
 use std::io::{self, BufRead, IsTerminal, Read};
 
 use htmlabs::SourceError;
-use htmlabs::source::Job;
-use htmlabs::source::output::{Input, Output};
-use htmlabs::source::warc;
+use htmlabs::internal::warc;
+use htmlabs::run::Job;
+use htmlabs::run::{Input, Output};
 
 /// Refuses `job` when it would write compressed bytes to standard output
 /// and standard output is a terminal (`check`: the run writes none).

@@ -144,6 +144,7 @@ impl Link {
     /// the allocator holds it (with its header, rounded up). Counted as
     /// it is held, not as its bytes: a link's strings are short, and what
     /// the allocator adds to each is most of it.
+    #[doc(hidden)]
     pub fn size(&self) -> usize {
         let strings = [
             &self.element,

@@ -26,7 +26,7 @@ use crate::url::Served;
 ///
 /// ```
 /// use std::sync::Mutex;
-/// use htmlabs::source::listener::{Document, Listener, SourceWarning};
+/// use htmlabs::internal::listener::{Document, Listener, SourceWarning};
 ///
 /// /// Keeps the warnings, as the command line prints them.
 /// #[derive(Default)]

@@ -38,7 +38,8 @@ pub struct Summary {
     /// The lines of `-v` (the one page's: which layer set the base, the
     /// values by outcome).
     pub details: Vec<String>,
-    /// The source's own figures.
+    /// The source's own figures (for the command line and Python).
+    #[doc(hidden)]
     pub tally: Tally,
 }
 
@@ -49,18 +50,15 @@ pub struct Summary {
 /// any type of its own.
 ///
 /// ```
-/// use std::sync::atomic::AtomicBool;
-/// use htmlabs::request::Request;
-/// use htmlabs::source::Job;
-/// use htmlabs::source::output::{Input, Output};
-/// use htmlabs::source::page::PageReport;
-/// use htmlabs::source::warc::ArchiveTally;
+/// use htmlabs::internal::page::PageReport;
+/// use htmlabs::internal::warc::ArchiveTally;
+/// use htmlabs::run::{Input, Job, Output, Request};
 ///
 /// let job = Job::Page {
 ///     input: Input::Reader { name: "page".into(), reader: Box::new(&b"<a href=x>"[..]) },
 ///     output: Output::Discard,
 /// };
-/// let summary = htmlabs::run::run(&Request::default(), job, &(), &AtomicBool::new(false))?;
+/// let summary = htmlabs::run::run(&Request::default(), job)?;
 /// assert!(summary.tally.get::<PageReport>().is_some());
 /// assert!(summary.tally.get::<ArchiveTally>().is_none());
 /// # Ok::<(), htmlabs::SourceError>(())

@@ -33,7 +33,7 @@ pub const FIRST_BYTES: usize = crate::typed::FIRST_BYTES;
 /// mark.
 ///
 /// ```
-/// use htmlabs::source::typing::enough;
+/// use htmlabs::internal::typing::enough;
 ///
 /// assert!(enough(b"<?xml version='1.0'?><rss>", None));
 /// assert!(!enough(b"<?xml version='1.0'?><!-- a licence as long as", None));
@@ -121,7 +121,7 @@ pub struct Decided {
 ///
 /// ```
 /// use htmlabs::Type;
-/// use htmlabs::source::typing::{Clue, decide};
+/// use htmlabs::internal::typing::{Clue, decide};
 ///
 /// let rss = b"<?xml version='1.0'?><rss version='2.0'>";
 /// assert_eq!(decide(None, Clue::Alone, rss, None).kind, Some(Type::Xml));
@@ -193,7 +193,7 @@ pub fn decide(
 /// nothing for the others passes them over unread.
 ///
 /// ```
-/// use htmlabs::source::typing::may_be_read;
+/// use htmlabs::internal::typing::may_be_read;
 ///
 /// assert!(may_be_read("application/xml"));
 /// assert!(!may_be_read("image/png"));

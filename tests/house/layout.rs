@@ -605,7 +605,9 @@ fn main_rs_is_glue_and_only_the_binary_knows_clap() {
             wrong.push(format!("src/main.rs names {krate}"));
         }
     }
-    let runs = code(&main).filter(|l| l.contains("run::run")).count();
+    let runs = code(&main)
+        .filter(|l| l.contains("run::run") || l.contains("run_planned("))
+        .count();
     if runs != 1 {
         wrong.push(format!(
             "src/main.rs runs the library {runs} times, not once"

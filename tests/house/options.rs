@@ -1,12 +1,12 @@
 //! The options of a document's rewrite are declared once
-//! (`htmlabs::request::DOCUMENT_OPTIONS`), and every front end takes each
+//! (`htmlabs::internal::request::DOCUMENT_OPTIONS`), and every front end takes each
 //! of them by its name, and no other of that kind: the command line, the
 //! Python module's keywords, its stubs, and `python -m htmlabs.spark`.
 
 use std::path::Path;
 use std::process::Command;
 
-use htmlabs::request::DOCUMENT_OPTIONS;
+use htmlabs::internal::request::DOCUMENT_OPTIONS;
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
 

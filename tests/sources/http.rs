@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
-use htmlabs::source::http::{Options, Response};
+use htmlabs::http::{Options, Response};
 use htmlabs::{Config, Layers, Standard};
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");

@@ -648,8 +648,7 @@ fn links_one_run_copied_into_out_dir_are_not_written_through_by_the_next() {
 #[test]
 fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
     use htmlabs::SourceError;
-    use htmlabs::source::listener::{Document, Listener, Progress};
-    use htmlabs::source::site::Site;
+    use htmlabs::internal::listener::{Document, Listener, Progress};
     use std::sync::atomic::AtomicBool;
     /// Swaps the directory once the tree is walked; keeps the failures.
     struct Swapping<F> {
@@ -689,20 +688,18 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             swap,
             failed: Default::default(),
         };
-        let site = Site::new(
-            &root,
-            URL,
-            htmlabs::Standard::Rfc1808,
-            copy.then_some(out.as_path()),
-            &[],
-        )
-        .unwrap();
-        let request = htmlabs::request::Request {
+        let request = htmlabs::run::Request {
             jobs: Some(1),
+            site: htmlabs::run::SiteRequest {
+                url: Some(URL.to_owned()),
+                out_dir: copy.then(|| out.clone()),
+                ..Default::default()
+            },
             ..Default::default()
         };
-        let job = htmlabs::source::Job::Site(site);
-        let summary = htmlabs::run::run(&request, job, &on, &AtomicBool::new(false)).unwrap();
+        let job = htmlabs::run::Job::Site(request.site(&root).unwrap());
+        let summary =
+            htmlabs::internal::run_heard(&request, job, &on, &AtomicBool::new(false)).unwrap();
         assert_eq!(
             fs::read_to_string(outside.join("b.html")).unwrap(),
             "<a href=o>"
@@ -1046,7 +1043,7 @@ fn an_interrupted_run_leaves_every_file_old_or_new() {
     let relative = |i: usize| format!("d{}/p{i}.html", i % 30);
     let rewritten: Vec<Vec<u8>> = (0..count)
         .map(|i| {
-            let url = htmlabs::source::site::retrieval_url(URL, Path::new(&relative(i)), true);
+            let url = htmlabs::internal::site::retrieval_url(URL, Path::new(&relative(i)), true);
             let layers = htmlabs::Layers::default()
                 .with_retrieval(htmlabs::Standard::Rfc1808, &url, "-r")
                 .unwrap();

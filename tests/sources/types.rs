@@ -437,7 +437,7 @@ fn a_response_of_another_type_is_written_as_it_came() {
 
 #[test]
 fn a_feed_or_a_stylesheet_in_a_response_is_the_same_however_it_is_written() {
-    use htmlabs::source::http::{Options, Response};
+    use htmlabs::http::{Options, Response};
     use htmlabs::{Config, Layers, Standard};
     for (content_type, case) in [
         ("application/rss+xml", "xml/rss2-elements"),

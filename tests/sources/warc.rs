@@ -15,7 +15,7 @@ use flate2::Compression;
 use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use htmlabs::Config;
-use htmlabs::source::warc::{self, Mode, Options};
+use htmlabs::internal::warc::{self, Mode, Options};
 
 fn fixture(name: &str) -> PathBuf {
     common::fixtures().join("warc").join(name)
@@ -1819,11 +1819,11 @@ fn run_on(input: &[u8], mode: Mode) -> (warc::ArchiveTally, Vec<String>, Vec<u8>
 #[derive(Default)]
 struct Warnings(std::sync::Mutex<Vec<String>>);
 
-impl htmlabs::source::listener::Listener for Warnings {
+impl htmlabs::internal::listener::Listener for Warnings {
     fn warning(
         &self,
-        _: &htmlabs::source::listener::Document<'_>,
-        warning: &htmlabs::source::listener::SourceWarning<'_>,
+        _: &htmlabs::internal::listener::Document<'_>,
+        warning: &htmlabs::internal::listener::SourceWarning<'_>,
     ) {
         self.0.lock().unwrap().push(warning.to_string());
     }

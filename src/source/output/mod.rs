@@ -95,7 +95,7 @@ impl Input {
     }
 
     /// How check lines and the report name it: its path, or `-`.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             Input::File(path) => path,
             Input::Stdin | Input::Reader { .. } => Path::new("-"),

@@ -35,7 +35,8 @@ pub use url::retrieval_url;
 /// What the retrieval URLs of a site's files are said to come from.
 const FROM: &str = "--site-url and the file's path";
 
-/// A site to rewrite, checked: see [`Site::new`].
+/// A site to rewrite, checked: made by
+/// [`Request::site`](crate::request::Request::site).
 #[derive(Debug, Clone)]
 pub struct Site {
     dir: PathBuf,
@@ -43,28 +44,28 @@ pub struct Site {
     url: String,
     out_dir: Option<PathBuf>,
     /// `a/index.html` is served at `a/`.
-    pub pretty_urls: bool,
+    pub(crate) pretty_urls: bool,
     /// Follow symbolic links (files outside the root are still never
     /// written).
-    pub follow_links: bool,
+    pub(crate) follow_links: bool,
     /// Change nothing: only list what would change.
-    pub check: bool,
+    pub(crate) check: bool,
     /// Worker threads ([`Request::jobs`](crate::request::Request::jobs)).
-    pub jobs: usize,
+    pub(crate) jobs: usize,
     /// Each file's bytes on the disk before its rename (fsync).
-    pub fsync: bool,
+    pub(crate) fsync: bool,
     /// `--relative`: links to the site's files made relative references
     /// from each page's and stylesheet's own file, for `file:`.
-    pub relative: bool,
+    pub(crate) relative: bool,
     /// `--missing`: under `--relative`, what becomes of a link to a page
     /// the tree lacks.
-    pub missing: Missing,
+    pub(crate) missing: Missing,
     /// `--check-links`: change nothing, check each link to the site
     /// against the files this host serves.
-    pub check_links: Option<Host>,
+    pub(crate) check_links: Option<Host>,
     /// Not `--site-url-only`: the URL's twins (the other scheme's, the
     /// `www.` name's) are the site's too.
-    pub twins: bool,
+    pub(crate) twins: bool,
     excludes: Vec<String>,
     standard: Standard,
 }
@@ -74,7 +75,7 @@ impl Site {
     /// fragment), rewritten in place, or into `out_dir` (which the run's
     /// plan, `source::plan`, refuses where it overlaps `dir`); files matching an exclude (a `.gitignore` glob) are left
     /// out. Refused with a one-line message before anything is read.
-    pub fn new(
+    pub(crate) fn new(
         dir: &Path,
         url: &str,
         standard: Standard,
@@ -130,17 +131,17 @@ impl Site {
     }
 
     /// Whether it is rewritten into a copy (`--out-dir`), not in place.
-    pub fn copies(&self) -> bool {
+    pub(crate) fn copies(&self) -> bool {
         self.out_dir.is_some()
     }
 
     /// Its directory, as the user named it.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The copy's directory (`--out-dir`), as the user named it.
-    pub fn out_dir(&self) -> Option<&Path> {
+    pub(crate) fn out_dir(&self) -> Option<&Path> {
         self.out_dir.as_deref()
     }
 

@@ -1,7 +1,7 @@
 //! A source: web archives (ISO 28500, WARC 1.0 and 1.1), plain, gzip or
 //! zstd (`.warc.zst`).
 //! Each HTML response record is one document: its HTTP block goes through
-//! [`http`](crate::source::http) (§3.2's fields, the charset, the codings), its
+//! [`http`](crate::http) (§3.2's fields, the charset, the codings), its
 //! `WARC-Target-URI` is the retrieval URL (§3.3).
 //!
 //! The reader and writer are our own. The `warc` crate (0.4) keeps a

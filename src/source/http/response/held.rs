@@ -421,7 +421,7 @@ impl<W: Write> Response<W> {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use htmlabs::source::http::{Options, rewrite_response_bytes};
+/// use htmlabs::http::{Options, rewrite_response_bytes};
 /// use htmlabs::{Config, Layers, Standard};
 ///
 /// let response = b"HTTP/1.1 301 Moved\r\nLocation: /docs/\r\n\r\n\

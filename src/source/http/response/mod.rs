@@ -44,7 +44,7 @@ use stream::{Known, State};
 /// [`ResponseReport`](crate::source::http::ResponseReport).
 ///
 /// ```
-/// use htmlabs::source::http::{Options, Response};
+/// use htmlabs::http::{Options, Response};
 /// use htmlabs::{Config, Layers, Standard};
 ///
 /// let layers = Layers::default().with_retrieval(Standard::Rfc1808, "http://example.com/", "-r")?;

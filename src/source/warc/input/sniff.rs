@@ -39,7 +39,7 @@ pub fn starts_like_archive(first: &[u8]) -> Option<String> {
 /// `gzip`, `zstd`, or `None` when it is not compressed.
 ///
 /// ```
-/// use htmlabs::source::warc::compression;
+/// use htmlabs::internal::warc::compression;
 ///
 /// assert_eq!(compression(&[0x1f, 0x8b, 8, 0]), Some("gzip"));
 /// assert_eq!(compression(&[0x28, 0xb5, 0x2f, 0xfd]), Some("zstd"));
