@@ -262,6 +262,17 @@ impl<W: Write> Rewriter<W> {
         Rewriter { engine, ..self }
     }
 
+    /// Keeps a page's anchors as it reads them (the report's, when each was
+    /// read whole): what a link check needs of the page it checks, without
+    /// reading it again. Nothing for a stylesheet or an XML document.
+    pub(crate) fn with_anchors(self) -> Self {
+        let engine = match self.engine {
+            Engine::Html(r) => Engine::Html(Box::new(r.with_anchors())),
+            engine => engine,
+        };
+        Rewriter { engine, ..self }
+    }
+
     /// Asks for the link report: each URL value, once its place is known,
     /// is queued in the [`events`](Self::events): where it stands, what it
     /// says, what it resolves to, and what was done with it. Without it,

@@ -87,6 +87,9 @@ pub(crate) struct Nesting {
     pub depth: u8,
     /// Whether the replacements made are kept, for the page around it.
     pub record_splices: bool,
+    /// Whether the page's anchors are kept as it is read (`--check-links`:
+    /// a link to a part of the page itself then needs no second read).
+    pub anchors: bool,
 }
 
 impl Nesting {
@@ -95,5 +98,6 @@ impl Nesting {
         embedded: true,
         depth: 0,
         record_splices: false,
+        anchors: false,
     };
 }

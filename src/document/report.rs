@@ -1,6 +1,7 @@
 //! What a run did: the base and where it came from, counts, warnings. The
 //! `Display` impls are the exact lines `-v` and the warnings print.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use super::attrs::Kind;
@@ -72,6 +73,10 @@ pub struct Report {
     pub encoding: Chosen,
     pub counts: Counts,
     pub warnings: Vec<Warning>,
+    /// A page's anchors, when they were asked for (`--check-links`) and
+    /// each was read whole: what a fragment of a link to the page can
+    /// name.
+    pub(crate) anchors: Option<HashSet<String>>,
 }
 
 impl Report {

@@ -10,19 +10,28 @@
 //! `name` matches as written, in quirks mode too, as the standard says
 //! (where Chromium ignores its case).
 
-use std::cell::{Cell, RefCell};
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashSet;
+use std::ops::Range;
 use std::rc::Rc;
+use std::sync::LazyLock;
 
 use encoding_rs::{Encoding, UTF_8};
 use lol_html::html_content::Element;
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element};
+use lol_html::{AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, Selector, Settings};
 
 use super::encoding::{DETECTION, Sniffer};
 use super::settings::memory_settings;
+use crate::document::memory::Budget;
 
 /// The HTML namespace, as lol_html names an element's.
 const HTML: &str = "http://www.w3.org/1999/xhtml";
+
+/// What the handlers match: an `id`, an `a`'s `name`, a `<template>`.
+static SELECTORS: LazyLock<[Selector; 3]> = LazyLock::new(|| {
+    ["[id]", "a[name]", "template"].map(|s| s.parse().expect("a selector lol_html reads"))
+});
 
 /// The names a fragment can name in `page` (its bytes, whole), read in
 /// the encoding the HTML standard's sniffing chooses (`flag`:
@@ -43,45 +52,139 @@ pub(crate) fn anchors(
     };
     // UTF-16 is read as its UTF-8: lol_html reads ASCII-compatible bytes.
     let (bytes, encoding) = match AsciiCompatibleEncoding::new(encoding) {
-        Some(_) => (std::borrow::Cow::Borrowed(page), encoding),
+        Some(_) => (Cow::Borrowed(page), encoding),
         None => {
             let (text, _) = encoding.decode_without_bom_handling(page);
-            (
-                std::borrow::Cow::Owned(text.into_owned().into_bytes()),
-                UTF_8,
-            )
+            (Cow::Owned(text.into_owned().into_bytes()), UTF_8)
         }
     };
-    let found = Rc::new(RefCell::new(HashSet::new()));
-    let templates = Rc::new(Cell::new(0usize));
+    let found = Found::new(None);
+    let mut settings = Settings::new()
+        .with_encoding(AsciiCompatibleEncoding::new(encoding)?)
+        .with_memory_settings(memory_settings(limit))
+        .with_strict(false);
+    for handler in handlers(&found, |range| bytes.get(range).map(<[u8]>::to_vec)) {
+        settings = settings.append_element_content_handler(handler);
+    }
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    let read = rewriter.write(&bytes).and_then(|()| rewriter.end());
+    read.ok()?;
+    Rc::into_inner(found)?.into_inner().names(encoding)
+}
+
+/// A page's anchors as its elements are read: each value's bytes as
+/// written, decoded once the page's encoding is known ([`Found::names`]).
+/// The page engine keeps them while it rewrites the page (`--check-links`:
+/// a link to a part of the page itself then needs no second read), where
+/// the tag of a value may have come in an earlier write than lol_html
+/// read it in: such a value is taken as lol_html decoded it when it is
+/// ASCII (the same in every encoding the engine reads), else it is lost,
+/// and with it the set.
+pub(crate) struct Found {
+    raw: HashSet<Vec<u8>>,
+    /// The HTML `<template>`s open around what is read.
+    templates: usize,
+    /// A value's bytes were not at hand, or did not fit `budget`: the
+    /// names are not all known.
+    lost: bool,
+    /// What the values take, where they are held; `None`: as much as
+    /// they are (the page is held whole already).
+    budget: Option<(Budget, usize)>,
+}
+
+impl Found {
+    /// Nothing found yet; the values held within `budget`, of which they
+    /// may take `room` bytes.
+    pub(crate) fn new(budget: Option<(Budget, usize)>) -> Rc<RefCell<Found>> {
+        Rc::new(RefCell::new(Found {
+            raw: HashSet::new(),
+            templates: 0,
+            lost: false,
+            budget,
+        }))
+    }
+
+    fn keep(&mut self, value: Vec<u8>) {
+        if let Some((budget, room)) = &mut self.budget {
+            // Its bytes and what a set's slot and the allocator add.
+            let size = value.len() + 32;
+            if budget.taken() + size > *room || budget.take(size).is_err() {
+                self.lose();
+                return;
+            }
+        }
+        self.raw.insert(value);
+    }
+
+    fn lose(&mut self) {
+        self.lost = true;
+        self.raw = HashSet::new();
+        if let Some((budget, _)) = &mut self.budget {
+            budget.give(budget.taken());
+        }
+    }
+
+    /// The names, decoded from `encoding` as the tokenizer decodes them,
+    /// then their character references; `None` when one was lost.
+    pub(crate) fn names(self, encoding: &'static Encoding) -> Option<HashSet<String>> {
+        if self.lost {
+            return None;
+        }
+        let names = self.raw.iter().map(|raw| {
+            let (text, _) = encoding.decode_without_bom_handling(raw);
+            htmlize::unescape_attribute(&*text).into_owned()
+        });
+        Some(names.collect())
+    }
+}
+
+/// The handlers that find a page's anchors into `found`, `raw` giving the
+/// bytes of the input at a range (`None` when they are not at hand).
+pub(crate) fn handlers<'h>(
+    found: &Rc<RefCell<Found>>,
+    raw: impl Fn(Range<usize>) -> Option<Vec<u8>> + Clone + 'h,
+) -> [(Cow<'static, Selector>, ElementContentHandlers<'h>); 3] {
     let named = |attribute: &'static str| {
-        let (found, templates, bytes) = (Rc::clone(&found), Rc::clone(&templates), &bytes);
+        let (found, raw) = (Rc::clone(found), raw.clone());
         move |el: &mut Element| {
-            if templates.get() > 0 || (attribute == "name" && el.namespace_uri() != HTML) {
+            let mut found = found.borrow_mut();
+            let html = attribute != "name" || el.namespace_uri() == HTML;
+            if found.lost || found.templates > 0 || !html {
                 return Ok(());
             }
             // The first of duplicate attributes counts, as in HTML.
             let attr = el.attributes().iter().find(|a| a.name() == attribute);
-            if let Some(range) = attr.and_then(|a| a.value_source_location()) {
-                let raw = &bytes[range.bytes()];
-                let (text, _) = encoding.decode_without_bom_handling(raw);
-                let value = htmlize::unescape_attribute(&*text).into_owned();
-                found.borrow_mut().insert(value);
+            let Some((attr, range)) = attr.and_then(|a| Some((a, a.value_source_location()?)))
+            else {
+                return Ok(());
+            };
+            match raw(range.bytes()) {
+                Some(value) => found.keep(value),
+                None => {
+                    // lol_html has it, decoded as the encoding it reads in:
+                    // as it was written when it is ASCII.
+                    let value = attr.value();
+                    match value.is_ascii() {
+                        true => found.keep(value.into_bytes()),
+                        false => found.lose(),
+                    }
+                }
             }
             Ok(())
         }
     };
     let template = {
-        let templates = Rc::clone(&templates);
+        let found = Rc::clone(found);
         move |el: &mut Element| {
             if el.namespace_uri() != HTML {
                 return Ok(());
             }
-            templates.set(templates.get() + 1);
-            let templates = Rc::clone(&templates);
+            found.borrow_mut().templates += 1;
+            let found = Rc::clone(&found);
             if let Some(handlers) = el.end_tag_handlers() {
                 handlers.push(Box::new(move |_| {
-                    templates.set(templates.get().saturating_sub(1));
+                    let mut found = found.borrow_mut();
+                    found.templates = found.templates.saturating_sub(1);
                     Ok(())
                 }));
             }
@@ -90,18 +193,21 @@ pub(crate) fn anchors(
     };
     // An element's handlers run in the order they are added: a
     // `<template>`'s own id is read before its content is counted out.
-    let settings = Settings::new()
-        .append_element_content_handler(element!("[id]", named("id")))
-        .append_element_content_handler(element!("a[name]", named("name")))
-        .append_element_content_handler(element!("template", template))
-        .with_encoding(AsciiCompatibleEncoding::new(encoding)?)
-        .with_memory_settings(memory_settings(limit))
-        .with_strict(false);
-    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-    let read = rewriter.write(&bytes).and_then(|()| rewriter.end());
-    drop(bytes);
-    read.ok()?;
-    Rc::into_inner(found).map(RefCell::into_inner)
+    let [id, name, templates] = &*SELECTORS;
+    [
+        (
+            Cow::Borrowed(id),
+            ElementContentHandlers::default().element(named("id")),
+        ),
+        (
+            Cow::Borrowed(name),
+            ElementContentHandlers::default().element(named("name")),
+        ),
+        (
+            Cow::Borrowed(templates),
+            ElementContentHandlers::default().element(template),
+        ),
+    ]
 }
 
 /// Whether `fragment` (as the URL has it, after its `#`) names a part of
@@ -117,6 +223,15 @@ pub(crate) fn indicates(anchors: &HashSet<String>, fragment: &str) -> bool {
     let decoded = percent_decoded(fragment);
     let decoded = String::from_utf8_lossy(&decoded);
     anchors.contains(&*decoded) || decoded.eq_ignore_ascii_case("top")
+}
+
+/// Whether `fragment` [`indicates`] a part of any page, whatever its
+/// anchors: none (`#`, a text fragment's directive alone) or `top`. Such
+/// a link needs no page read for its anchors.
+pub(crate) fn indicated_anywhere(fragment: &str) -> bool {
+    let fragment = fragment.split(":~:").next().unwrap_or_default();
+    fragment.is_empty()
+        || String::from_utf8_lossy(&percent_decoded(fragment)).eq_ignore_ascii_case("top")
 }
 
 /// `text` with each `%` and two hex digits the byte they name.
@@ -197,6 +312,97 @@ mod tests {
             ("missing:~:text=x", false),
         ] {
             assert_eq!(indicates(&anchors, fragment), indicated, "#{fragment}");
+        }
+    }
+
+    /// The anchors the page engine keeps as it rewrites `page` in writes
+    /// of `size` bytes.
+    fn kept(page: &[u8], size: usize) -> Option<Vec<String>> {
+        use crate::{Config, Layers, Type, typed::Rewriter};
+        let layers = Layers::default()
+            .with_retrieval(crate::Standard::Rfc1808, "https://example.com/", "test")
+            .unwrap();
+        let mut rewriter =
+            Rewriter::new(Type::Html, Config::default(), layers, Vec::new()).with_anchors();
+        for chunk in page.chunks(size) {
+            rewriter.write(chunk).unwrap();
+        }
+        let (report, _) = rewriter.end().unwrap();
+        let mut found: Vec<String> = report.anchors?.into_iter().collect();
+        found.sort();
+        Some(found)
+    }
+
+    #[test]
+    fn the_page_engine_keeps_the_anchors_a_read_finds_or_none() {
+        let long = format!("<p id=\"{}\">", "x".repeat(5000));
+        let pages: [&[u8]; 5] = [
+            b"<h2 id=intro>x</h2><a name=old></a><div name=not-a></div>\
+              <svg><g id=\"icon\"/></svg><p id=\"caf&eacute;\" id=second></p>\
+              <template><p id=in-template></p></template>\
+              <noscript><p id=in-noscript></p></noscript><p id=\"\"></p>\
+              <template id=own><template id=nested></template></template>\
+              <svg><a name=svg-a></a><template><g id=in-svg-template /></template></svg>",
+            b"<meta charset=windows-1252><p id=\"caf\xe9\"><a name=\"na\xefve\">",
+            b"\xff\xfe<\x00p\x00 \x00i\x00d\x00=\x00\xe9\x00>\x00",
+            b"<base href=/x/><p id=a><a href=b id=c>",
+            long.as_bytes(),
+        ];
+        for page in pages {
+            let read = of(page);
+            // Whole, its anchors are all known, and they are the read's.
+            assert_eq!(kept(page, page.len()).as_ref(), Some(&read));
+            // In writes that cut tags, a value cut off from its write is
+            // lost, and with it the set: never another set.
+            for size in [1, 2, 7, 64, 1000] {
+                if let Some(found) = kept(page, size) {
+                    assert_eq!(found, read, "writes of {size}");
+                }
+            }
+        }
+        // Asked for nothing, the report has none.
+        let (_, report) = crate::rewrite_bytes(
+            crate::Type::Html,
+            crate::Config::default(),
+            crate::Layers::default(),
+            b"<p id=a>",
+        )
+        .unwrap();
+        assert_eq!(report.anchors, None);
+    }
+
+    #[test]
+    fn a_page_past_the_room_for_its_anchors_keeps_none() {
+        use crate::{Config, Layers, Type, typed::Rewriter};
+        let page: String = (0..20_000).map(|i| format!("<br id=anchor-{i}>")).collect();
+        let read = |max_memory: usize| {
+            let config = Config {
+                max_memory,
+                ..Config::default()
+            };
+            let mut rewriter =
+                Rewriter::new(Type::Html, config, Layers::default(), Vec::new()).with_anchors();
+            rewriter.write(page.as_bytes()).unwrap();
+            let (report, out) = rewriter.end().unwrap();
+            assert!(!report.incomplete(), "{max_memory}: {:?}", report.warnings);
+            assert_eq!(out, page.as_bytes());
+            report.anchors.map(|names| names.len())
+        };
+        // About 900 KB of anchors: past a sixteenth of a 4 MB run's page,
+        // within a 64 MB one's.
+        assert_eq!(read(4 << 20), None);
+        assert_eq!(read(64 << 20), Some(20_000));
+    }
+
+    #[test]
+    fn none_and_top_are_indicated_on_any_page_and_nothing_else_is() {
+        let none = HashSet::new();
+        for fragment in ["", "top", "TOP", "%74op", ":~:text=x", "top:~:text=x"] {
+            assert!(indicated_anywhere(fragment), "#{fragment}");
+            assert!(indicates(&none, fragment), "#{fragment}");
+        }
+        for fragment in ["intro", "topmost", "to", "intro:~:text=x", "%20"] {
+            assert!(!indicated_anywhere(fragment), "#{fragment}");
         }
     }
 }

@@ -14,6 +14,7 @@ use lol_html::errors::RewritingError;
 use lol_html::html_content::Element;
 use lol_html::{AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, Settings, bail_out};
 
+use super::anchors::{self, Found};
 use super::encoding::{self, Sniffer};
 use super::lookahead::{Hold, Probe};
 use super::record::{Shared, Window, record};
@@ -44,6 +45,8 @@ pub struct Document<W: Write> {
     /// `<base`, or the encoding may be declared further into the head.
     probe: Option<Probe>,
     template_bases: Rc<RefCell<Vec<usize>>>,
+    /// The page's anchors, when they are kept (`Nesting::anchors`).
+    anchors: Option<Rc<RefCell<Found>>>,
     sniffer: Option<Sniffer>,
     /// The document's encoding, and the one its bytes here are in (UTF-8
     /// when UTF-16 was transcoded).
@@ -131,7 +134,7 @@ impl<W: Write> Document<W> {
                 Ok(())
             }
         };
-        let settings = Settings::new()
+        let mut settings = Settings::new()
             .append_element_content_handler((
                 Cow::Borrowed(config.table.element_selector()),
                 ElementContentHandlers::default().element(on_element),
@@ -144,6 +147,17 @@ impl<W: Write> Document<W> {
                 bail_out!(move |_, _| bailing.set(true))
             })
             .with_strict(false);
+        // The anchors' bytes as the write lol_html reads has them; they take
+        // from the document's allowance, up to a sixteenth of what is left.
+        let anchors = (nesting.anchors && nesting.depth == 0).then(|| {
+            let found = Found::new(Some((allowance.budget(), allowance.left() / 16)));
+            let window = Rc::clone(&window);
+            let raw = move |range| window.borrow().slice(range).map(<[u8]>::to_vec);
+            for handler in anchors::handlers(&found, raw) {
+                settings = std::mem::take(&mut settings).append_element_content_handler(handler);
+            }
+            found
+        });
         let sniffer = chosen.is_none().then(|| {
             let window = encoding::DETECTION.min(config.lookahead());
             Sniffer::new(
@@ -162,6 +176,7 @@ impl<W: Write> Document<W> {
             window,
             probe: None,
             template_bases,
+            anchors,
             sniffer,
             chosen,
             released: false,
@@ -412,8 +427,11 @@ impl<W: Write> Document<W> {
             splicer,
             chosen,
             layers,
+            anchors,
             ..
         } = self;
+        // lol_html read the whole page: its anchors are all known.
+        let read_whole = html.is_some();
         // `end` drops lol_html and its handlers, so the sink and the handlers
         // give back their shares.
         let result = html.map_or(Ok(()), HtmlRewriter::end);
@@ -432,13 +450,19 @@ impl<W: Write> Document<W> {
             .ok()
             .expect("the handlers and the sink were dropped")
             .into_inner();
+        let (chosen, bytes_encoding) = chosen.expect("decided at the end at the latest");
+        let anchors = anchors
+            .filter(|_| read_whole)
+            .and_then(Rc::into_inner)
+            .and_then(|found| found.into_inner().names(bytes_encoding));
         let report = Report {
             base: resolution.expect("decided at the end at the latest").base,
             layers,
             decision: shared.decision.expect("decided at the end at the latest"),
-            encoding: chosen.expect("decided at the end at the latest").0,
+            encoding: chosen,
             counts: shared.counts,
             warnings: shared.warnings.into_vec(),
+            anchors,
         };
         Ok((report, output, splices))
     }

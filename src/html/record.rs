@@ -257,6 +257,12 @@ impl Window {
         }
     }
 
+    /// The bytes at `range`, when they are all in this write.
+    pub fn slice(&self, range: Range<usize>) -> Option<&[u8]> {
+        let start = range.start.checked_sub(self.at)?;
+        self.bytes.get(start..range.end.checked_sub(self.at)?)
+    }
+
     /// The byte at `offset`, when it is in this write.
     fn byte(&self, offset: usize) -> Option<u8> {
         self.bytes.get(offset.checked_sub(self.at)?).copied()

@@ -106,6 +106,15 @@ impl<W: Write> Rewriter<W> {
         self
     }
 
+    /// Keeps the page's anchors as it reads them, for [`Report::anchors`]
+    /// (given before the first write).
+    pub(crate) fn with_anchors(mut self) -> Self {
+        if let Mode::Start(start) = &mut self.mode {
+            start.nesting.anchors = true;
+        }
+        self
+    }
+
     /// Tells each warning to `tell` as it happens (a long stream, a site or
     /// an archive can print it at once, with its document's name); the
     /// report still lists them all at the end.
@@ -306,6 +315,7 @@ pub(crate) fn nest(
         embedded,
         depth: cx.depth + 1,
         record_splices: embedded,
+        anchors: false,
     };
     // A `srcdoc`'s output is not needed (its replacements are), a
     // `<noscript>`'s is.

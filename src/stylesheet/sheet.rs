@@ -137,6 +137,7 @@ impl<W: Write> Engine<W> for Sheet<W> {
             encoding: chosen,
             counts: self.counts,
             warnings: self.warnings.into_vec(),
+            anchors: None,
         };
         Ok((report, self.out))
     }

@@ -340,6 +340,7 @@ impl<W: Write> Engine<W> for Document<W> {
             encoding: self.chosen.expect("decided"),
             counts: self.counts,
             warnings: self.warnings.into_vec(),
+            anchors: None,
         };
         Ok((report, output))
     }

@@ -63,6 +63,7 @@ pub fn rewrite(
         embedded: true,
         depth: 1,
         record_splices: true,
+        anchors: false,
     };
     let mut rewriter = Rewriter::nested(Arc::new(config), layers, nesting, Vec::new())
         .with_allowance(Rc::clone(allowance));

@@ -6,9 +6,10 @@
 //! host's rules ([`Host`]) reach a file of the tree, else broken; any other
 //! is off the site: counted, never fetched. A `<base href>` is no link.
 //! A link to a page at a fragment is broken too where the page has no
-//! part the fragment names (`html::anchors`): each page's anchors are read
-//! once, when a link first needs them, and kept while the run's memory
-//! has room.
+//! part the fragment names (`html::anchors`): a page's links to parts of
+//! itself are checked with the anchors the page engine found as it read
+//! the page; another page's anchors are read once, when a link first
+//! needs them, and kept while the run's memory has room.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
@@ -19,7 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::document::links::{Link, Outcome};
 use crate::document::memory::{Drawn, Memory};
-use crate::html::anchors::{anchors, indicates};
+use crate::html::anchors::{anchors, indicated_anywhere, indicates};
 use crate::source::listener::{Checks, Document};
 use crate::url::{Host, LocalTree, Redirects, Served};
 
@@ -127,9 +128,33 @@ impl<'a> SiteCheck<'a> {
         }
     }
 
+    /// The page at `path` (under the site's root) as its links are
+    /// checked: its own `anchors`, when its read found them all, drawn
+    /// from the run's memory while they are held (not kept: a link from
+    /// another page reads them again).
+    pub(crate) fn page<'p>(
+        &'p self,
+        path: &'p Path,
+        anchors: Option<HashSet<String>>,
+    ) -> OwnPage<'p> {
+        let own = anchors.and_then(|names| {
+            let size: usize = names.iter().map(|a| a.len() + 32).sum();
+            let drawn = self.memory.draw(size).ok()?;
+            Some(Anchors {
+                names,
+                _drawn: drawn,
+            })
+        });
+        OwnPage {
+            check: self,
+            path: path.as_os_str().as_bytes(),
+            own,
+        }
+    }
+
     /// What the host answers `link` with; `None` for a value that names
-    /// nothing to check.
-    fn reached(&self, link: &Link) -> Option<Served> {
+    /// nothing to check. `own`: the page it stands in, and its anchors.
+    fn reached(&self, link: &Link, own: Option<(&[u8], &Anchors)>) -> Option<Served> {
         if (link.element.as_str(), link.attribute.as_str()) == ("base", "href") {
             return None;
         }
@@ -141,7 +166,7 @@ impl<'a> SiteCheck<'a> {
         let (Served::File(path), Some((_, fragment))) = (&served, url.split_once('#')) else {
             return Some(served);
         };
-        match self.indicates(path, fragment) {
+        match self.indicates(path, fragment, own) {
             Some(false) => Some(Served::NoFragment(path.clone())),
             _ => Some(served),
         }
@@ -150,11 +175,22 @@ impl<'a> SiteCheck<'a> {
     /// Whether the page at `path` (under the site's root) has the part
     /// `fragment` names; `None` when that is not checked: no page (an
     /// image, a PDF, SVG), or its anchors could not be read or held.
-    fn indicates(&self, path: &[u8], fragment: &str) -> Option<bool> {
+    fn indicates(
+        &self,
+        path: &[u8],
+        fragment: &str,
+        own: Option<(&[u8], &Anchors)>,
+    ) -> Option<bool> {
+        if indicated_anywhere(fragment) {
+            return Some(true);
+        }
         let page = Path::new(OsStr::from_bytes(path));
         let extension = page.extension()?.to_ascii_lowercase();
         if !matches!(extension.to_str(), Some("html" | "htm" | "xhtml")) {
             return None;
+        }
+        if let Some((_, anchors)) = own.filter(|(own, _)| *own == path) {
+            return Some(indicates(&anchors.names, fragment));
         }
         let known = {
             let mut known = self.anchors.lock().unwrap_or_else(|e| e.into_inner());
@@ -187,7 +223,7 @@ impl<'a> SiteCheck<'a> {
 
 impl Checks for SiteCheck<'_> {
     fn served(&self, _: &Document<'_>, link: &Link) -> Option<Served> {
-        self.reached(link)
+        self.reached(link, None)
     }
 
     fn told(&self, _: &Link, served: Option<&Served>) {
@@ -198,5 +234,26 @@ impl Checks for SiteCheck<'_> {
             Some(_) => &self.found,
         };
         count.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A page's own links as they are checked (made by [`SiteCheck::page`]):
+/// a link to a part of the page itself is checked with the anchors the
+/// page's own read found.
+pub(crate) struct OwnPage<'p> {
+    check: &'p SiteCheck<'p>,
+    /// The page's path under the site's root.
+    path: &'p [u8],
+    own: Option<Anchors>,
+}
+
+impl Checks for OwnPage<'_> {
+    fn served(&self, _: &Document<'_>, link: &Link) -> Option<Served> {
+        let own = self.own.as_ref().map(|anchors| (self.path, anchors));
+        self.check.reached(link, own)
+    }
+
+    fn told(&self, link: &Link, served: Option<&Served>) {
+        self.check.told(link, served);
     }
 }

@@ -3,6 +3,7 @@
 //! as it was when nothing changed.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -116,7 +117,9 @@ pub(super) struct FileRun<'a> {
 }
 
 /// One document: rewritten, and written only if it changed. What became of
-/// it, its warnings, and the type it was read as.
+/// it, its warnings, the type it was read as, its links, and a page's
+/// anchors when its links are checked (`--check-links`) and its read found
+/// them all.
 ///
 /// A file of up to an eighth of what its `allowance` has is read whole
 /// (taken from it); a longer one streams from its file. Either way its
@@ -128,7 +131,13 @@ pub(super) fn page(
     entry: &Entry,
     buffers: &mut Buffers,
     allowance: &Rc<Allowance>,
-) -> (FileOutcome, usize, Option<Type>, Events) {
+) -> (
+    FileOutcome,
+    usize,
+    Option<Type>,
+    Events,
+    Option<HashSet<String>>,
+) {
     let on = run.on;
     let path = &entry.path;
     let failed = |e: SourceError| {
@@ -138,7 +147,7 @@ pub(super) fn page(
     let read_error = |e: io::Error| SourceError::Read(quoted(path), lowercase(&e));
     let (mut file, metadata) = match open(path) {
         Ok(opened) => opened,
-        Err(e) => return (failed(e), 0, None, Events::default()),
+        Err(e) => return (failed(e), 0, None, Events::default(), None),
     };
     let mut input = std::mem::take(&mut buffers.input);
     input.clear();
@@ -149,7 +158,7 @@ pub(super) fn page(
             .is_ok();
     if whole {
         if let Err(e) = file.read_to_end(&mut input) {
-            return (failed(read_error(e)), 0, None, Events::default());
+            return (failed(read_error(e)), 0, None, Events::default(), None);
         }
     }
     let mut source = FileBytes {
@@ -158,18 +167,19 @@ pub(super) fn page(
     };
     let mut kind = None;
     let mut events = Events::default();
+    let mut anchors = None;
     let (did, warnings) = rewrite_page(
         run,
         entry,
         &mut source,
         &metadata,
         &mut buffers.output,
-        (&mut kind, &mut events),
+        (&mut kind, &mut events, &mut anchors),
         allowance,
     )
     .unwrap_or_else(|e| (failed(e), 0));
     buffers.input = kept(input);
-    (did, warnings, kind, events)
+    (did, warnings, kind, events, anchors)
 }
 
 /// A file's bytes: in memory when read whole, else in its file.
@@ -224,7 +234,7 @@ fn rewrite_page(
     source: &mut FileBytes<'_>,
     metadata: &Metadata,
     output: &mut Vec<u8>,
-    (kind, events): (&mut Option<Type>, &mut Events),
+    (kind, events, anchors): (&mut Option<Type>, &mut Events, &mut Option<HashSet<String>>),
     allowance: &Rc<Allowance>,
 ) -> Result<(FileOutcome, usize), SourceError> {
     let FileRun {
@@ -300,6 +310,9 @@ fn rewrite_page(
     if listening {
         rewriter = rewriter.with_links();
     }
+    if site.check_links.is_some() {
+        rewriter = rewriter.with_anchors();
+    }
     *events = rewriter.events();
     let told = rewriter.events();
     let mut warnings = 0;
@@ -348,7 +361,7 @@ fn rewrite_page(
     if allowance.ran_out() && !allowance.is_head() {
         return Ok((FileOutcome::Again, warnings));
     }
-    let report = match ended {
+    let mut report = match ended {
         Ok((report, _)) => report,
         Err(e) => {
             let name = quoted(path);
@@ -369,6 +382,7 @@ fn rewrite_page(
         on.failure(&document, &e);
         return Ok((FileOutcome::Failed, warnings));
     }
+    *anchors = report.anchors.take();
     let unchanged = same(&mut spool, source).map_err(read_error)?;
     let urls = report.counts.rewritten;
     let did = put(site, written, entry, &mut spool, metadata, unchanged, urls);

@@ -382,7 +382,7 @@ pub(crate) fn run(
                 // nothing of the first attempt told.
                 let ticket = memory.enter(index as u64);
                 let mut share = ticket.share();
-                let (did, warnings, kind, heard, attempt) = loop {
+                let (did, warnings, kind, heard, anchors, attempt) = loop {
                     let allowance = Allowance::new(share);
                     let attempt = Attempt::default();
                     let run = FileRun {
@@ -392,7 +392,8 @@ pub(crate) fn run(
                         listening,
                         on: &attempt,
                     };
-                    let (did, warnings, kind, heard) = page(run, entry, buffers, &allowance);
+                    let (did, warnings, kind, heard, anchors) =
+                        page(run, entry, buffers, &allowance);
                     // Only a small share is outgrown: the head's is the most
                     // a document may hold, and past it the document fails.
                     if did == FileOutcome::Again && !allowance.is_head() {
@@ -400,7 +401,7 @@ pub(crate) fn run(
                         share = ticket.head_share();
                         continue;
                     }
-                    break (did, warnings, kind, heard, attempt);
+                    break (did, warnings, kind, heard, anchors, attempt);
                 };
                 drop(ticket);
                 attempt.tell(on);
@@ -409,8 +410,11 @@ pub(crate) fn run(
                 }
                 let changes = heard.count(would_change);
                 // Its links go on, checked, in order; its share with them.
-                let check = checks.as_ref().map(|checks| Check {
-                    checks,
+                let page = checks
+                    .as_ref()
+                    .map(|checks| checks.page(&entry.relative, anchors));
+                let check = page.as_ref().map(|page| Check {
+                    checks: page,
                     document: Document::File(path),
                 });
                 sequence.done(index, path, heard, check, &memory, on);
