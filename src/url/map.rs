@@ -131,11 +131,14 @@ impl MapRule {
 /// Whether `url` starts with `prefix`, its first `folded` bytes in any case,
 /// and the rest of it starts on a character.
 pub(super) fn starts_with(url: &str, prefix: &str, folded: usize) -> bool {
+    // A character boundary of `url`: the rest of it is text (looked at
+    // where it starts, not read through).
+    let starts = url.is_char_boundary(prefix.len());
     let (prefix, url) = (prefix.as_bytes(), url.as_bytes());
     url.len() >= prefix.len()
         && url[..folded].eq_ignore_ascii_case(&prefix[..folded])
         && url[folded..prefix.len()] == prefix[folded..]
-        && std::str::from_utf8(&url[prefix.len()..]).is_ok()
+        && starts
 }
 
 /// `OLD` and `NEW` of `rule`: split at the first `=` with an absolute URL
