@@ -101,7 +101,7 @@ impl<W: 'static> Events<W> {
     /// What queues each link heard.
     pub(crate) fn hearer(&self) -> Hear {
         let events = self.clone();
-        Box::new(move |link: &Link| events.hear(link.clone()))
+        Box::new(move |link: Link| events.hear(link))
     }
 
     /// Queues `links` that another queue of the same document held, with

@@ -291,8 +291,8 @@ pub(crate) fn after(from: Position, bytes: &[u8], encoding: &'static Encoding) -
     lines.position()
 }
 
-/// What hears each link.
-pub(crate) type Hear = Box<dyn FnMut(&Link)>;
+/// What hears each link, given it: the engine keeps none.
+pub(crate) type Hear = Box<dyn FnMut(Link)>;
 
 /// The link report of a document being rewritten: what hears it, and the
 /// URLs of the value being resolved, whose places are known once the value
@@ -364,7 +364,7 @@ impl Listener {
                 link.element = names.0.to_owned();
                 link.attribute = names.1.to_owned();
             }
-            (self.hear)(&link);
+            (self.hear)(link);
         }
     }
 

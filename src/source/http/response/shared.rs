@@ -93,8 +93,7 @@ pub(super) fn document_rewriter<W: Write>(
         let told = told.borrow();
         told.listening.then(|| {
             let events = told.events.clone();
-            Box::new(move |link: &Link| {
-                let mut link = link.clone();
+            Box::new(move |mut link: Link| {
                 if let Some((offset, lines)) = shift {
                     link.position.offset += offset;
                     link.position.line += lines;
