@@ -210,28 +210,32 @@ pub(crate) fn handlers<'h>(
     ]
 }
 
-/// Whether `fragment` (as the URL has it, after its `#`) names a part of
-/// a page whose [`anchors`] are `anchors`, as a browser scrolls to it
-/// (HTML §7.4.6.3, "the indicated part of the document"): empty, an
-/// anchor as it is or percent-decoded, or `top` in any case. A text
-/// fragment's directive (`:~:text=…`) is no part of it.
-pub(crate) fn indicates(anchors: &HashSet<String>, fragment: &str) -> bool {
-    let fragment = fragment.split(":~:").next().unwrap_or_default();
-    if fragment.is_empty() || anchors.contains(fragment) {
-        return true;
-    }
-    let decoded = percent_decoded(fragment);
-    let decoded = String::from_utf8_lossy(&decoded);
-    anchors.contains(&*decoded) || decoded.eq_ignore_ascii_case("top")
-}
+// Whether `fragment` (as the URL has it, after its `#`) names a part of a
+// page, as a browser scrolls to it (HTML §7.4.6.3, "the indicated part of
+// the document"), is two questions: `indicated_anywhere`, on any page (it
+// needs no page read), else `anchored`, one of the page's `anchors`. A
+// text fragment's directive (`:~:text=…`) is no part of it.
 
-/// Whether `fragment` [`indicates`] a part of any page, whatever its
-/// anchors: none (`#`, a text fragment's directive alone) or `top`. Such
-/// a link needs no page read for its anchors.
+/// Whether `fragment` indicates a part of any page, whatever its anchors:
+/// it is empty (`#`, a text fragment's directive alone) or `top` in any
+/// case, as written or percent-decoded.
 pub(crate) fn indicated_anywhere(fragment: &str) -> bool {
-    let fragment = fragment.split(":~:").next().unwrap_or_default();
+    let fragment = without_directive(fragment);
     fragment.is_empty()
         || String::from_utf8_lossy(&percent_decoded(fragment)).eq_ignore_ascii_case("top")
+}
+
+/// Whether `fragment` names one of `anchors`, as written or
+/// percent-decoded.
+pub(crate) fn anchored(anchors: &HashSet<String>, fragment: &str) -> bool {
+    let fragment = without_directive(fragment);
+    anchors.contains(fragment)
+        || anchors.contains(&*String::from_utf8_lossy(&percent_decoded(fragment)))
+}
+
+/// `fragment` without a text fragment's directive.
+fn without_directive(fragment: &str) -> &str {
+    fragment.split(":~:").next().unwrap_or_default()
 }
 
 /// `text` with each `%` and two hex digits the byte they name.
@@ -293,6 +297,11 @@ mod tests {
             .flat_map(u16::to_le_bytes)
             .collect();
         assert_eq!(of(&utf16), ["é"]);
+    }
+
+    /// Whether `fragment` indicates a part of a page of `anchors`.
+    fn indicates(anchors: &HashSet<String>, fragment: &str) -> bool {
+        indicated_anywhere(fragment) || anchored(anchors, fragment)
     }
 
     #[test]

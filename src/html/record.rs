@@ -278,8 +278,7 @@ impl Window {
         range: Range<usize>,
         buffer: &'b mut [u8; 32],
     ) -> Option<(&'b [u8], &'w [u8])> {
-        let start = range.start.checked_sub(self.at)?;
-        let bytes = self.bytes.get(start..range.end.checked_sub(self.at)?)?;
+        let bytes = self.slice(range)?;
         let mut len = 0;
         for &b in bytes {
             if ends_name(b) {

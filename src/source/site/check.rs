@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::document::links::{Link, Outcome};
 use crate::document::memory::{Drawn, Memory};
-use crate::html::anchors::{anchors, indicated_anywhere, indicates};
+use crate::html::anchors::{anchored, anchors, indicated_anywhere};
 use crate::source::listener::{Checks, Document};
 use crate::url::{Host, LocalTree, Redirects, Served};
 
@@ -190,14 +190,14 @@ impl<'a> SiteCheck<'a> {
             return None;
         }
         if let Some((_, anchors)) = own.filter(|(own, _)| *own == path) {
-            return Some(indicates(&anchors.names, fragment));
+            return Some(anchored(&anchors.names, fragment));
         }
         let known = {
             let mut known = self.anchors.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(known.entry(path.to_vec()).or_default())
         };
         let anchors = known.get_or_init(|| self.read(page)).as_ref()?;
-        Some(indicates(&anchors.names, fragment))
+        Some(anchored(&anchors.names, fragment))
     }
 
     /// The anchors of the page at `page`, read whole (drawn from the run's
