@@ -18,8 +18,11 @@ use crate::url::{Host, LayerError, Layers, MapError, Missing, Standard, UrlMap};
 
 /// What the user asks for, unchecked: every option of the command line
 /// that is not its own (where input and output go, what is printed), by
-/// its name.
+/// its name. Made from [`Request::default`] (the command line's
+/// defaults) and changed field by field; new options come as new fields,
+/// so it cannot be written as a literal outside the crate.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Request {
     /// `--retrieved-from`: §3.3's URL.
     pub retrieved_from: Option<String>,
@@ -68,8 +71,10 @@ pub struct Request {
 }
 
 /// What `--site DIR` is asked, besides the request's own (`--check`,
-/// `--jobs`, the standard), by the command line's names.
+/// `--jobs`, the standard), by the command line's names; made and changed
+/// as a [`Request`] is.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SiteRequest {
     /// `--site-url`: the URL the site's root is served at.
     pub url: Option<String>,

@@ -37,10 +37,8 @@ pub use crate::url::{Host, Missing};
 /// let dir = tempfile::tempdir()?;
 /// let page = dir.path().join("page.html");
 /// std::fs::write(&page, r#"<a href="b/c.html">"#)?;
-/// let request = Request {
-///     retrieved_from: Some("https://example.com/a/".into()),
-///     ..Request::default()
-/// };
+/// let mut request = Request::default();
+/// request.retrieved_from = Some("https://example.com/a/".into());
 /// let job = Job::Page {
 ///     input: Input::File(page.clone()),
 ///     output: Output::File(page.clone()),

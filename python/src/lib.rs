@@ -70,10 +70,8 @@ fn source_error(py: Python<'_>, e: &SourceError) -> PyErr {
 /// its name (`keep_fragments` is `--keep-fragments`), over the flags'
 /// defaults. The stubs (`_htmlabs.pyi`) type them.
 fn flags(retrieved_from: Option<String>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Request> {
-    let mut flags = Request {
-        retrieved_from,
-        ..Request::default()
-    };
+    let mut flags = Request::default();
+    flags.retrieved_from = retrieved_from;
     let Some(options) = options else {
         return Ok(flags);
     };

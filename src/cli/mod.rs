@@ -15,9 +15,9 @@ use clap::{Parser, ValueEnum};
 use htmlabs::SourceError;
 use htmlabs::internal::warc;
 use htmlabs::run::Job;
+use htmlabs::run::Request;
 use htmlabs::run::{Host, Missing};
 use htmlabs::run::{Input, Output};
-use htmlabs::run::{Request, SiteRequest};
 use htmlabs::{Standard, Type};
 pub use listener::Said;
 pub use progress::{ArchiveBar, Bar};
@@ -645,60 +645,61 @@ impl Cli {
 
     /// What the flags ask for, unchecked, as the library takes it.
     pub fn request(&self) -> Request {
-        Request {
-            retrieved_from: self.retrieved_from.clone(),
-            standard: match self.standard {
-                StandardArg::Rfc1808 => Standard::Rfc1808,
-                StandardArg::Rfc3986 => Standard::Rfc3986,
-            },
-            encoding: self.encoding.clone(),
-            keep_fragments: self.keep_fragments,
-            lazy: self.lazy,
-            social: self.social,
-            attr: self.attr.clone(),
-            map: self.map.clone(),
-            max_lookahead: self.max_lookahead,
-            max_memory: self
-                .max_memory
-                .unwrap_or_else(htmlabs::internal::request::default_max_memory),
-            content_location: self.content_location,
-            strip_headers: self.strip_headers,
-            warc_mode: match self.warc_mode {
-                WarcModeArg::Conversion => warc::Mode::Conversion,
-                WarcModeArg::Replace => warc::Mode::Replace,
-            },
-            jobs: self.jobs.map(usize::from),
-            gzip_level: self.gzip_level,
-            zstd_level: self.zstd_level,
-            check: self.check,
-            kind: self.kind.map(|kind| match kind {
-                TypeArg::Html => Type::Html,
-                TypeArg::Css => Type::Css,
-                TypeArg::Xml => Type::Xml,
-            }),
-            site: SiteRequest {
-                url: self.site_url.clone(),
-                out_dir: self.out_dir.clone(),
-                pretty_urls: !self.no_pretty_urls,
-                follow_links: self.follow_links,
-                fsync: self.fsync,
-                exclude: self.exclude.clone(),
-                relative: self.relative,
-                check_links: self.check_links.then_some(match self.host {
-                    HostArg::Plain => Host::Plain,
-                    HostArg::GithubPages => Host::GithubPages,
-                    HostArg::Netlify => Host::Netlify,
-                }),
-                twins: !self.site_url_only,
-                missing: match self.missing {
-                    MissingArg::Absolute => Missing::Absolute,
-                    MissingArg::AsWritten => Missing::AsWritten,
-                    MissingArg::Placeholder => Missing::Placeholder,
-                },
-            },
-            at: self.at.clone(),
-            seeds: self.seeds.is_some(),
-        }
+        // Field by field over the defaults: the library's request is
+        // `#[non_exhaustive]`, so a literal is not ours to write.
+        let mut request = Request::default();
+        request.retrieved_from = self.retrieved_from.clone();
+        request.standard = match self.standard {
+            StandardArg::Rfc1808 => Standard::Rfc1808,
+            StandardArg::Rfc3986 => Standard::Rfc3986,
+        };
+        request.encoding = self.encoding.clone();
+        request.keep_fragments = self.keep_fragments;
+        request.lazy = self.lazy;
+        request.social = self.social;
+        request.attr = self.attr.clone();
+        request.map = self.map.clone();
+        request.max_lookahead = self.max_lookahead;
+        request.max_memory = self
+            .max_memory
+            .unwrap_or_else(htmlabs::internal::request::default_max_memory);
+        request.content_location = self.content_location;
+        request.strip_headers = self.strip_headers;
+        request.warc_mode = match self.warc_mode {
+            WarcModeArg::Conversion => warc::Mode::Conversion,
+            WarcModeArg::Replace => warc::Mode::Replace,
+        };
+        request.jobs = self.jobs.map(usize::from);
+        request.gzip_level = self.gzip_level;
+        request.zstd_level = self.zstd_level;
+        request.check = self.check;
+        request.kind = self.kind.map(|kind| match kind {
+            TypeArg::Html => Type::Html,
+            TypeArg::Css => Type::Css,
+            TypeArg::Xml => Type::Xml,
+        });
+        let site = &mut request.site;
+        site.url = self.site_url.clone();
+        site.out_dir = self.out_dir.clone();
+        site.pretty_urls = !self.no_pretty_urls;
+        site.follow_links = self.follow_links;
+        site.fsync = self.fsync;
+        site.exclude = self.exclude.clone();
+        site.relative = self.relative;
+        site.check_links = self.check_links.then_some(match self.host {
+            HostArg::Plain => Host::Plain,
+            HostArg::GithubPages => Host::GithubPages,
+            HostArg::Netlify => Host::Netlify,
+        });
+        site.twins = !self.site_url_only;
+        site.missing = match self.missing {
+            MissingArg::Absolute => Missing::Absolute,
+            MissingArg::AsWritten => Missing::AsWritten,
+            MissingArg::Placeholder => Missing::Placeholder,
+        };
+        request.at = self.at.clone();
+        request.seeds = self.seeds.is_some();
+        request
     }
 
     /// The validated configuration of a run (the golden, document and

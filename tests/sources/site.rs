@@ -688,15 +688,10 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
             swap,
             failed: Default::default(),
         };
-        let request = htmlabs::run::Request {
-            jobs: Some(1),
-            site: htmlabs::run::SiteRequest {
-                url: Some(URL.to_owned()),
-                out_dir: copy.then(|| out.clone()),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
+        let mut request = htmlabs::run::Request::default();
+        request.jobs = Some(1);
+        request.site.url = Some(URL.to_owned());
+        request.site.out_dir = copy.then(|| out.clone());
         let job = htmlabs::run::Job::Site(request.site(&root).unwrap());
         let summary =
             htmlabs::internal::run_heard(&request, job, &on, &AtomicBool::new(false)).unwrap();
