@@ -4,18 +4,31 @@ for byte, and every HTML page of a web archive (WARC) with it.
 - :func:`rewrite` rewrites one document held in memory;
 - :func:`rewrite_warc` rewrites a WARC file (a path or a binary file object);
 - :func:`warc_links` lists a WARC file's links, as ``htmlabs --warc --links``;
+- :func:`check_links` checks a site's links against the files its host
+  serves, or an archive's against its captures, as ``htmlabs --check-links``;
 - :mod:`htmlabs.spark` rewrites many WARC files on a Spark cluster.
 
-Both functions release the GIL while they work: threads rewrite in
+They release the GIL while they work: threads rewrite in
 parallel. Their keywords are the command line's flags (``--keep-fragments``
 is ``keep_fragments=True``), and their errors the command line's messages,
 raised as :class:`Error` and its subclasses.
 """
 
 from ._errors import ConfigError, Error, ReadError, WriteError
-from ._htmlabs import Links, Result, Summary, __version__, rewrite, rewrite_warc, warc_links
+from ._htmlabs import (
+    CheckSummary,
+    Links,
+    Result,
+    Summary,
+    __version__,
+    check_links,
+    rewrite,
+    rewrite_warc,
+    warc_links,
+)
 
 __all__ = [
+    "CheckSummary",
     "ConfigError",
     "Error",
     "Links",
@@ -24,6 +37,7 @@ __all__ = [
     "Summary",
     "WriteError",
     "__version__",
+    "check_links",
     "rewrite",
     "rewrite_warc",
     "warc_links",

@@ -206,15 +206,56 @@ class Link(TypedDict, total=False):
     mapped: str  # only when a ``map`` rule matched ``absolute``: what was written
     map: str  # with ``mapped``: the rule, "OLD=NEW"
 
+class CheckedLink(Link, total=False):
+    """A link :func:`check_links` checked: a line of its ``--report``
+    (with ``file`` for a site's, ``record``, ``target`` and ``date`` for
+    an archive's), and ``broken``."""
+
+    file: str  # a site's file, as walked under the directory given
+    file_raw: str  # only for a name that is not UTF-8: its bytes, percent-encoded
+    # None for a value with nothing to check (empty, no base, of an
+    # archive another scheme)
+    status: Literal[
+        "found", "not-found", "fragment-not-found", "off-site",
+        "captured", "redirected", "failed", "not-captured", "redirect-loop",
+    ] | None
+    served: str  # the file reached (found, fragment-not-found): its path under the site
+    capture: str  # the capture's WARC-Date (captured, failed)
+    http: int  # the status an error was captured with (failed)
+    redirect: str  # where a redirect's chain ends (redirected)
+    end: str  # what is there: a status as above
+    broken: bool  # leads nowhere, or to an error: what makes the command line exit 1
+
+class CheckSummary:
+    """What :func:`check_links` found: the command line's figures. Those of
+    the other kind of source are ``None``."""
+
+    source: Literal["site", "archive"]
+    documents: int  # a site's documents; an archive's pages
+    broken: int
+    unchecked: int  # values with nothing to check
+    found: int | None  # a site's links to its files that reach one
+    off_site: int | None  # a site's links to other sites: counted, never fetched
+    captured: int | None  # an archive's links to a capture (or a revisit of one)
+    redirected: int | None  # to a redirect whose chain ends at a capture
+    failed: int | None  # to an error captured (4xx, 5xx)
+    not_captured: int | None  # to nothing captured (directly or at a chain's end)
+    seeds: list[str]  # with seeds=True: each URL not captured, once
+    warnings: list[str]
+    incomplete: bool  # the command line's exit status 2
+    line: str  # the command line's summary line
+
 class Links:
-    """What :func:`warc_links` gives: an iterator of :class:`Link`."""
+    """What :func:`warc_links` and :func:`check_links` give: an iterator
+    of :class:`Link` (:class:`CheckedLink`)."""
 
     def __iter__(self) -> Links: ...
     def __next__(self) -> Link: ...
     @property
-    def summary(self) -> Summary | None:
-        """The run's summary (its warnings, whether it was ``incomplete``)
-        once every link has been given; ``None`` before."""
+    def summary(self) -> Summary | CheckSummary | None:
+        """The run's summary (its warnings, whether it was ``incomplete``;
+        a :class:`CheckSummary` for :func:`check_links`) once every link
+        has been given; ``None`` before."""
 
 def warc_links(
     src: str | os.PathLike[str] | _BinaryReader | IO[bytes],
@@ -235,4 +276,33 @@ def warc_links(
     iteration, with the command line's messages, for an archive that is
     not one. A malformed record is not an error: the links before it are
     given, and ``summary.incomplete`` is true.
+    """
+
+def check_links(
+    src: str | os.PathLike[str],
+    site_url: str | None = None,
+    *,
+    host: Literal["plain", "github-pages", "netlify"] | None = None,
+    site_url_only: bool = False,
+    follow_links: bool = False,
+    exclude: list[str] = ...,
+    seeds: bool = False,
+    jobs: int | None = None,
+    **options: Unpack[Options],
+) -> Links:
+    """The links of a site or an archive, checked offline as
+    ``htmlabs --check-links`` checks them: each a :class:`CheckedLink`, the
+    documents in the run's order, and at the end ``summary``, a
+    :class:`CheckSummary`. Nothing is written, nothing fetched.
+
+    ``src`` a directory is a site served at ``site_url`` by ``host``'s
+    rules (``--host``: ``plain`` when ``None``), its twins (``http:`` and
+    ``https:``, ``www.``) the site's too unless ``site_url_only``;
+    ``follow_links`` and ``exclude`` are ``--follow-links`` and
+    ``--exclude``. ``src`` a file is a WARC whose pages' links are classed
+    by its captures; ``seeds=True`` keeps each URL not captured in
+    ``summary.seeds``. A keyword of the other kind is refused
+    (:class:`ConfigError`). The run is on a thread of its own with the GIL
+    released, a few documents ahead of the caller; an iterator dropped
+    early stops it.
     """

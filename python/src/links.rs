@@ -1,8 +1,9 @@
 //! `warc_links`: the links of a web archive, as `htmlabs --warc --links`
-//! lists them, one `dict` at a time. The archive is read on a thread of
-//! its own, with the interpreter released; its links come over a bounded
-//! channel a record at a time, so a file of any size is listed in the
-//! memory of a few records, and a caller that stops early stops the run.
+//! lists them, one `dict` at a time; and the links a check classes
+//! (`check_links`, `crate::check`). The run is on a thread of its own,
+//! with the interpreter released; its links come over a bounded channel a
+//! document at a time, so an input of any size is listed in the memory of
+//! a few documents, and a caller that stops early stops the run.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -16,33 +17,98 @@ use std::thread::JoinHandle;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
 use htmlabs::SourceError;
+use htmlabs::internal::Served;
 use htmlabs::internal::listener::{Document, Listener, SourceWarning};
+use htmlabs::internal::listing::{file_place, served_fields};
 use htmlabs::internal::run_heard;
-use htmlabs::internal::warc::{ArchiveTally, Place};
-use htmlabs::run::{Input, Job, Output, Summary};
+use htmlabs::internal::warc::{self, ArchiveTally};
+use htmlabs::run::{Input, Job, Output, Request, Summary};
 
 use crate::columns::Columns;
-use crate::{End, PyReader, WarcSummary, end, error, flags, source_error, warc_request};
+use crate::{End, PyReader, WarcSummary, end, error, flags, source_error, to_python, warc_request};
 
-/// Records whose links may wait for the caller: past it, the run waits.
+/// Documents whose links may wait for the caller: past it, the run waits.
 const RECORDS_AHEAD: usize = 64;
 
-/// A record's links, as they are handed over.
+/// The document links stand in, as the report names it.
+#[derive(PartialEq)]
+enum Place {
+    /// An archive's record: `record`, `target` and `date`, and where it
+    /// starts (two records may have one ID).
+    Record {
+        record: String,
+        target: String,
+        date: String,
+        at: warc::Place,
+    },
+    /// A site's file, by its path.
+    File(PathBuf),
+}
+
+impl Place {
+    fn of(document: &Document<'_>) -> Option<Place> {
+        match document {
+            Document::Record(named) => Some(Place::Record {
+                record: named.id.clone(),
+                target: named.target.clone(),
+                date: named.date.clone(),
+                at: named.at,
+            }),
+            Document::File(path) => Some(Place::File(path.to_path_buf())),
+            _ => None,
+        }
+    }
+
+    /// Whether `document` is this one.
+    fn is(&self, document: &Document<'_>) -> bool {
+        match (self, document) {
+            (Place::Record { at, .. }, Document::Record(named)) => *at == named.at,
+            (Place::File(path), Document::File(other)) => path.as_path() == *other,
+            _ => false,
+        }
+    }
+
+    /// Its fields in a link's `dict`, first.
+    fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        match self {
+            Place::Record {
+                record,
+                target,
+                date,
+                ..
+            } => {
+                dict.set_item("record", record)?;
+                dict.set_item("target", target)?;
+                dict.set_item("date", date)?;
+            }
+            Place::File(path) => {
+                for (key, value) in file_place(path) {
+                    dict.set_item(key, to_python(py, &value)?)?;
+                }
+            }
+        }
+        Ok(dict)
+    }
+}
+
+/// A link, and with a check, what it leads to (`None`: nothing to check).
+type Heard = (htmlabs::Link, Option<Served>);
+
+/// A document's links, as they are handed over.
 struct Batch {
-    /// `record`, `target` and `date`, as the report names the record.
-    record: String,
-    target: String,
-    date: String,
-    /// Where the record starts: two records may have one ID.
-    at: Place,
-    links: Vec<htmlabs::Link>,
+    place: Place,
+    links: Vec<Heard>,
 }
 
 /// What the run's thread gives at its end: its summary and warnings.
 type Ended = Result<(Summary, Vec<String>), SourceError>;
+
+/// What a run's summary becomes for Python, once all its links are given.
+pub type Ending = fn(Python<'_>, Summary, Vec<String>) -> PyResult<Py<PyAny>>;
 
 /// Hears a run on its own thread and hands each record's links over.
 struct Handing {
@@ -61,7 +127,30 @@ impl Handing {
         }
     }
 
-    /// Hands over the last record's links.
+    /// Keeps a link with its document's others. Links come a document at a
+    /// time, in order: a new place, a new document.
+    fn keep(&self, document: &Document<'_>, link: &htmlabs::Link, served: Option<Served>) {
+        let mut batch = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        if batch.as_ref().is_some_and(|b| !b.place.is(document)) {
+            if let Some(full) = batch.take() {
+                self.hand(full);
+            }
+        }
+        if batch.is_none() {
+            let Some(place) = Place::of(document) else {
+                return;
+            };
+            *batch = Some(Batch {
+                place,
+                links: Vec::new(),
+            });
+        }
+        if let Some(batch) = batch.as_mut() {
+            batch.links.push((link.clone(), served));
+        }
+    }
+
+    /// Hands over the last document's links.
     fn finish(&self) {
         let last = self.batch.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(batch) = last {
@@ -76,27 +165,11 @@ impl Listener for Handing {
     }
 
     fn link(&self, document: &Document<'_>, link: &htmlabs::Link) {
-        let Document::Record(named) = document else {
-            return;
-        };
-        let mut batch = self.batch.lock().unwrap_or_else(|e| e.into_inner());
-        // Links come a record at a time, in order: a new place, a new
-        // record.
-        if batch.as_ref().is_some_and(|b| b.at != named.at) {
-            if let Some(full) = batch.take() {
-                self.hand(full);
-            }
-        }
-        batch
-            .get_or_insert_with(|| Batch {
-                record: named.id.clone(),
-                target: named.target.clone(),
-                date: named.date.clone(),
-                at: named.at,
-                links: Vec::new(),
-            })
-            .links
-            .push(link.clone());
+        self.keep(document, link, None);
+    }
+
+    fn checked(&self, document: &Document<'_>, link: &htmlabs::Link, served: Option<&Served>) {
+        self.keep(document, link, served.cloned());
     }
 
     fn warning(&self, _: &Document<'_>, warning: &SourceWarning<'_>) {
@@ -122,27 +195,33 @@ impl Read for Stoppable {
     }
 }
 
-/// An iterator of an archive's links (`warc_links`): each a `dict` with
-/// the keys of a line of `htmlabs --warc --links`.
+/// An iterator of links: an archive's (`warc_links`), each a `dict` with
+/// the keys of a line of `htmlabs --warc --links`; or those of a check
+/// (`check_links`), with the keys of a line of its `--report` and
+/// `broken`.
 #[pyclass(name = "Links", module = "htmlabs")]
 pub struct Links {
     from: Mutex<Option<Receiver<Batch>>>,
     run: Option<JoinHandle<Ended>>,
-    /// The record whose links are being given (`record`, `target`,
-    /// `date`; as Python strings once a `dict` needs them), and those
-    /// left of it.
-    place: [String; 3],
-    current: Option<(Py<PyString>, Py<PyString>, Py<PyString>)>,
-    left: VecDeque<htmlabs::Link>,
+    /// What the summary becomes at the end.
+    ending: Ending,
+    /// Whether each link's check is given (`status`, `broken`).
+    checks: bool,
+    /// The document whose links are being given, its fields as a `dict`
+    /// once one is made, and its links left.
+    place: Option<Place>,
+    current: Option<Py<PyDict>>,
+    left: VecDeque<Heard>,
     stop: Arc<AtomicBool>,
     /// The run's summary, once every link has been given.
     #[pyo3(get)]
-    summary: Option<Py<WarcSummary>>,
+    summary: Option<Py<PyAny>>,
 }
 
 impl Drop for Links {
     fn drop(&mut self) {
-        // The run's thread stops at its next read, and ends on its own.
+        // The run's thread stops at its next read (a site's, at its next
+        // file), and ends on its own.
         self.stop.store(true, Ordering::SeqCst);
     }
 }
@@ -155,16 +234,13 @@ impl Links {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyDict>>> {
         loop {
-            if let Some(link) = self.left.pop_front() {
+            if let Some((link, served)) = self.left.pop_front() {
                 if self.current.is_none() {
-                    let [record, target, date] = &self.place;
-                    self.current = Some((
-                        PyString::new(py, record).unbind(),
-                        PyString::new(py, target).unbind(),
-                        PyString::new(py, date).unbind(),
-                    ));
+                    if let Some(place) = &self.place {
+                        self.current = Some(place.dict(py)?.unbind());
+                    }
                 }
-                return self.dict(py, &link).map(Some);
+                return self.dict(py, &link, served.as_ref()).map(Some);
             }
             match self.receive(py) {
                 Some(batch) => self.take(batch),
@@ -191,10 +267,19 @@ impl Links {
             // Filled with the interpreter released: Rust's work alone.
             let full = py.detach(|| {
                 while columns.rows() < rows && columns.bytes() < bytes {
-                    let Some(link) = self.left.front() else {
+                    let Some((link, _)) = self.left.front() else {
                         return Some(false);
                     };
-                    let [record, target, date] = &self.place;
+                    // An archive's links alone (`warc_links`).
+                    let Some(Place::Record {
+                        record,
+                        target,
+                        date,
+                        ..
+                    }) = &self.place
+                    else {
+                        return None;
+                    };
                     if !columns.fits([record, target, date], link) {
                         // Past what a batch's offsets can say: the next
                         // batch, or, for a link alone, no batch at all.
@@ -231,7 +316,50 @@ impl Links {
 }
 
 impl Links {
-    /// The next record's links, waited for with the interpreter
+    /// The links of the run of `job` as `request` asks, heard on a thread
+    /// of its own; `stop` is set when the caller goes (the run's input
+    /// fails its next read, a site stops between files).
+    pub fn start(
+        request: Request,
+        job: Job,
+        stop: Arc<AtomicBool>,
+        checks: bool,
+        ending: Ending,
+    ) -> PyResult<Links> {
+        let (to, from) = sync_channel(RECORDS_AHEAD);
+        let handing = Handing {
+            batch: Mutex::new(None),
+            to,
+            warnings: Mutex::new(Vec::new()),
+            stop: Arc::clone(&stop),
+        };
+        let stopping = Arc::clone(&stop);
+        let run = std::thread::Builder::new()
+            .name("htmlabs-links".to_owned())
+            .spawn(move || {
+                let summary = run_heard(&request, job, &handing, &stopping);
+                handing.finish();
+                let warnings = handing
+                    .warnings
+                    .into_inner()
+                    .unwrap_or_else(|e| e.into_inner());
+                summary.map(|s| (s, warnings))
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+        Ok(Links {
+            from: Mutex::new(Some(from)),
+            run: Some(run),
+            ending,
+            checks,
+            place: None,
+            current: None,
+            left: VecDeque::new(),
+            stop,
+            summary: None,
+        })
+    }
+
+    /// The next document's links, waited for with the interpreter
     /// released; `None` once the run has sent them all (its end is then
     /// [`Links::ended`]'s).
     fn receive(&mut self, py: Python<'_>) -> Option<Batch> {
@@ -248,9 +376,9 @@ impl Links {
         got
     }
 
-    /// The record whose links are given next.
+    /// The document whose links are given next.
     fn take(&mut self, batch: Batch) {
-        self.place = [batch.record, batch.target, batch.date];
+        self.place = Some(batch.place);
         self.current = None;
         self.left = batch.links.into();
     }
@@ -269,40 +397,27 @@ impl Links {
         };
         let ended = py
             .detach(move || run.join())
-            .map_err(|_| PyRuntimeError::new_err("the archive's run stopped unexpectedly"))?;
+            .map_err(|_| PyRuntimeError::new_err("the run stopped unexpectedly"))?;
         let (summary, warnings) = ended.map_err(|e| source_error(py, &e))?;
-        let Some(tally) = summary.tally.get::<ArchiveTally>() else {
-            let why = "an archive's run gave no archive's figures";
-            return Err(error(py, "Error", why.to_owned()));
-        };
-        let summary = WarcSummary {
-            records: tally.records,
-            rewritten: tally.rewritten,
-            css_rewritten: tally.rewritten_css,
-            xml_rewritten: tally.rewritten_xml,
-            conversions: 0,
-            replaced: 0,
-            urls: tally.urls,
-            warnings,
-            incomplete: summary.incomplete,
-            bytes: tally.bytes,
-            converted: tally.converted,
-            line: tally.links_figures(),
-        };
-        self.summary = Some(Py::new(py, summary)?);
+        self.summary = Some((self.ending)(py, summary, warnings)?);
         Ok(())
     }
 
-    /// A link as a line of the report: its record's place, then the
-    /// link's fields (`listing::link_fields`, in the same order).
-    fn dict(&self, py: Python<'_>, link: &htmlabs::Link) -> PyResult<Py<PyDict>> {
+    /// A link as a line of the report: its document's place, then the
+    /// link's fields (`listing::link_fields`, in the same order), then,
+    /// for a check, `status` and what it names (`served`, `capture`, …)
+    /// as the report gives them, and `broken`.
+    fn dict(
+        &self,
+        py: Python<'_>,
+        link: &htmlabs::Link,
+        served: Option<&Served>,
+    ) -> PyResult<Py<PyDict>> {
         use pyo3::intern;
-        let dict = PyDict::new(py);
-        if let Some((record, target, date)) = &self.current {
-            dict.set_item(intern!(py, "record"), record.bind(py))?;
-            dict.set_item(intern!(py, "target"), target.bind(py))?;
-            dict.set_item(intern!(py, "date"), date.bind(py))?;
-        }
+        let dict = match &self.current {
+            Some(place) => place.bind(py).copy()?,
+            None => PyDict::new(py),
+        };
         let p = link.position;
         dict.set_item(intern!(py, "line"), p.line)?;
         dict.set_item(intern!(py, "column"), p.column)?;
@@ -323,6 +438,15 @@ impl Links {
                 intern!(py, "raw"),
                 fields.get("raw").and_then(|r| r.as_str()),
             )?;
+        }
+        if self.checks {
+            dict.set_item(intern!(py, "status"), served.map(Served::name))?;
+            if let Some(served) = served {
+                for (key, value) in served_fields(served) {
+                    dict.set_item(key, to_python(py, &value)?)?;
+                }
+            }
+            dict.set_item(intern!(py, "broken"), served.is_some_and(Served::broken))?;
         }
         Ok(dict.unbind())
     }
@@ -350,38 +474,34 @@ pub fn warc_links(
         }),
         name,
     };
-    let (to, from) = sync_channel(RECORDS_AHEAD);
-    let handing = Handing {
-        batch: Mutex::new(None),
-        to,
-        warnings: Mutex::new(Vec::new()),
-        stop: Arc::clone(&stop),
+    let job = Job::Warc {
+        input,
+        output: Output::Discard,
     };
-    let run = std::thread::Builder::new()
-        .name("htmlabs-links".to_owned())
-        .spawn(move || {
-            let job = Job::Warc {
-                input,
-                output: Output::Discard,
-            };
-            let summary = run_heard(&request, job, &handing, &AtomicBool::new(false));
-            handing.finish();
-            let warnings = handing
-                .warnings
-                .into_inner()
-                .unwrap_or_else(|e| e.into_inner());
-            summary.map(|s| (s, warnings))
-        })
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
-    Ok(Links {
-        from: Mutex::new(Some(from)),
-        run: Some(run),
-        place: Default::default(),
-        current: None,
-        left: VecDeque::new(),
-        stop,
-        summary: None,
-    })
+    Links::start(request, job, stop, false, archive_summary)
+}
+
+/// An archive's `--links` run's figures, as `rewrite_warc` gives them.
+fn archive_summary(py: Python<'_>, summary: Summary, warnings: Vec<String>) -> PyResult<Py<PyAny>> {
+    let Some(tally) = summary.tally.get::<ArchiveTally>() else {
+        let why = "an archive's run gave no archive's figures";
+        return Err(error(py, "Error", why.to_owned()));
+    };
+    let summary = WarcSummary {
+        records: tally.records,
+        rewritten: tally.rewritten,
+        css_rewritten: tally.rewritten_css,
+        xml_rewritten: tally.rewritten_xml,
+        conversions: 0,
+        replaced: 0,
+        urls: tally.urls,
+        warnings,
+        incomplete: summary.incomplete,
+        bytes: tally.bytes,
+        converted: tally.converted,
+        line: tally.links_figures(),
+    };
+    Ok(Py::new(py, summary)?.into_any())
 }
 
 /// A path opened as the command line opens it (the same error, now, not

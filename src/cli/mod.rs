@@ -722,7 +722,12 @@ impl Cli {
             // report must not share and a check does not write.
             let what = if self.warc { "archive" } else { "page" };
             let to_stdout = matches!(self.output(), Output::Stdout);
-            if self.report_to_stdout() && to_stdout && !self.check && !self.links {
+            if self.report_to_stdout()
+                && to_stdout
+                && !self.check
+                && !self.check_links
+                && !self.links
+            {
                 let or_links = if self.warc {
                     ", --check or --links"
                 } else {

@@ -77,7 +77,7 @@ pub fn broken_line(name: &[u8], link: &Link, served: &Served) -> String {
 /// file a site's host serves (`served`); the capture an archive answers
 /// with (`capture`: its date; `http`: an error's status), and where a
 /// redirect's chain ends (`redirect`, and `end`: what is there).
-fn served_fields(served: &Served) -> Vec<(&'static str, Value)> {
+pub fn served_fields(served: &Served) -> Vec<(&'static str, Value)> {
     match served {
         Served::File(path) | Served::NoFragment(path) => {
             vec![("served", String::from_utf8_lossy(path).into())]

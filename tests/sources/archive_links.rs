@@ -259,6 +259,12 @@ fn the_check_says_the_same_at_every_jobs() {
         fs::read(dir.path().join("1.jsonl")).unwrap(),
         fs::read(dir.path().join("2.jsonl")).unwrap()
     );
+    // The report on standard output, as a site's check gives it: the
+    // broken links' lines go to standard error (nothing else is written).
+    let (code, out, err) = check(dir.path(), &archive(), &["--report", "-", "-q"]);
+    assert_eq!(code, one.0, "{err}");
+    assert_eq!(out, fs::read_to_string(dir.path().join("1.jsonl")).unwrap());
+    assert_eq!(err, one.1);
 }
 
 #[test]

@@ -1,0 +1,229 @@
+"""`htmlabs.check_links`: a site's links checked against what its host
+serves, an archive's against its captures, as `htmlabs --check-links`
+checks them: each link the line of the command line's `--report` with
+`broken`, the figures its summary line says. The checker's verdicts are
+Chromium's in tests/judges/link_check.rs; here, that Python gives the same,
+on planted links whose class is known, and an archive written by warcio."""
+
+import io
+import json
+
+import pytest
+
+import htmlabs
+
+from conftest import REPO, module, run_cli
+
+URL = "https://example.com/"
+
+# Each planted link: its file, its value, and its status on each host
+# (plain, github-pages, netlify).
+PLANTED = [
+    ("index.html", "about.html", ("found",) * 3),
+    ("index.html", "gone.html", ("not-found",) * 3),
+    ("index.html", "about.html#team", ("found",) * 3),
+    ("index.html", "about.html#nobody", ("fragment-not-found",) * 3),
+    ("index.html", "#top", ("found",) * 3),
+    ("index.html", "/about", ("not-found", "found", "found")),
+    ("index.html", "/about/", ("not-found", "not-found", "found")),
+    ("index.html", "https://example.com/docs/", ("found",) * 3),
+    ("index.html", "https://www.example.com/img/logo.png", ("found",) * 3),
+    ("index.html", "https://elsewhere.org/", ("off-site",) * 3),
+    ("docs/index.html", "../about.html", ("found",) * 3),
+    # Under the page's <base href>: about.html is beside the base, not
+    # beside the page.
+    ("docs/based.html", "about.html", ("found",) * 3),
+    ("docs/based.html", "based.html", ("not-found",) * 3),
+    ("css/site.css", "../img/logo.png", ("found",) * 3),
+    ("css/site.css", "../img/gone.png", ("not-found",) * 3),
+]
+BROKEN = {"not-found", "fragment-not-found"}
+HOSTS = ["plain", "github-pages", "netlify"]
+
+
+def make_site(root):
+    """The site of PLANTED: each page's links in the order listed."""
+    (root / "docs").mkdir(parents=True)
+    (root / "css").mkdir()
+    (root / "img").mkdir()
+    (root / "img/logo.png").write_bytes(b"\x89PNG\r\n")
+    (root / "about.html").write_text('<h1 id="team">Team</h1>')
+    for page in {page for page, _, _ in PLANTED if page.endswith(".html")}:
+        values = [value for p, value, _ in PLANTED if p == page]
+        base = '<base href="/">' if page == "docs/based.html" else ""
+        links = "".join(f'<a href="{v}">{i}</a>\n' for i, v in enumerate(values))
+        (root / page).write_text(f"<!DOCTYPE html>{base}<link rel=stylesheet href=/css/site.css>\n{links}")
+    values = [value for p, value, _ in PLANTED if p == "css/site.css"]
+    (root / "css/site.css").write_text("".join(f"a{{background:url({v})}}\n" for v in values))
+
+
+def cli_report(cli, args):
+    """The command line's exit status and its `--report` lines, parsed."""
+    status, out, err = run_cli(cli, [*args, "--report", "-", "-q"])
+    assert status in (0, 1), err
+    return status, [json.loads(line) for line in out.decode().splitlines()]
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_a_sites_links_are_the_command_lines_with_their_class(cli, tmp_path, host):
+    make_site(tmp_path / "site")
+    site = tmp_path / "site"
+    links = htmlabs.check_links(site, URL, host=host, jobs=1)
+    got = list(links)
+    status, expected = cli_report(
+        cli, ["--site", str(site), "--site-url", URL, "--check-links", "--host", host, "--jobs", "1"]
+    )
+    # The report's lines, each with `broken`, in the same order.
+    assert [{k: v for k, v in link.items() if k != "broken"} for link in got] == [
+        {"status": None, **line} if "status" not in line else line for line in expected
+    ]
+    for link in got:
+        assert link["broken"] == (link["status"] in BROKEN), link
+    # Each planted link's class, on this host.
+    index = HOSTS.index(host)
+    by_place = {(link["file"][len(str(site)) + 1:], link["original"]): link for link in got}
+    for page, value, statuses in PLANTED:
+        assert by_place[(page, value)]["status"] == statuses[index], (page, value)
+    # The figures, as the summary line says them; exit 1 when any is broken.
+    summary = links.summary
+    assert summary.source == "site"
+    broken = sum(link["broken"] for link in got)
+    assert broken == summary.broken > 0 and status == 1
+    assert summary.found == sum(link["status"] == "found" for link in got)
+    assert summary.off_site == sum(link["status"] == "off-site" for link in got)
+    assert summary.captured is None and summary.seeds == []
+    assert f"{summary.broken} broken" in summary.line
+    assert not summary.incomplete
+    # Every core gives the same links, in the same order.
+    assert list(htmlabs.check_links(str(site), URL, host=host)) == got
+
+
+def test_a_site_that_is_whole_exits_zero_and_says_so(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "index.html").write_text('<a href="a/">a</a>')
+    (tmp_path / "a/index.html").write_text('<a href="../">up</a><a href="https://x.org/">x</a>')
+    links = htmlabs.check_links(tmp_path, URL)
+    assert [link["status"] for link in links] == ["found", "off-site", "found"]
+    assert (links.summary.broken, links.summary.found, links.summary.off_site) == (0, 2, 1)
+
+
+def write_archive(path):
+    """A crawl of one page whose links lead to a capture, a revisit of
+    one, a redirect to a capture, a redirect to nothing, an error, and
+    nothing; written by warcio."""
+    warcio = module("warcio")
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    site = "http://crawl.example/"
+    page = b"".join(
+        f'<a href="{v}">x</a>\n'.encode()
+        for v in ["b.html", "again.html", "moved", "lost", "error.html", "never.html", "never.html#x",
+                  "mailto:a@b.c"]
+    )
+    with open(path, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+
+        def response(url, status, body=b"", headers=()):
+            http = StatusAndHeaders(status, [("Content-Type", "text/html"), *headers],
+                                    protocol="HTTP/1.1")
+            record = writer.create_warc_record(url, "response", payload=io.BytesIO(body),
+                                               http_headers=http)
+            writer.write_record(record)
+            return record
+
+        response(site, "200 OK", page)
+        b = response(site + "b.html", "200 OK", b"<p>b</p>")
+        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        revisit = writer.create_revisit_record(
+            site + "again.html", b.rec_headers.get_header("WARC-Payload-Digest"),
+            site + "b.html", b.rec_headers.get_header("WARC-Date"), http_headers=http)
+        writer.write_record(revisit)
+        response(site + "moved", "301 Moved Permanently", headers=[("Location", "/b.html")])
+        response(site + "lost", "302 Found", headers=[("Location", "/nowhere.html")])
+        response(site + "error.html", "404 Not Found", b"no")
+    return site
+
+
+def test_an_archives_links_are_classed_by_its_captures(cli, tmp_path):
+    archive = tmp_path / "crawl.warc.gz"
+    site = write_archive(archive)
+    links = htmlabs.check_links(archive, seeds=True)
+    got = [link for link in links if link["target"] == site]
+    assert [(link["original"], link["status"], link["broken"]) for link in got] == [
+        ("b.html", "captured", False),
+        ("again.html", "captured", False),
+        ("moved", "redirected", False),
+        ("lost", "redirected", True),
+        ("error.html", "failed", True),
+        ("never.html", "not-captured", True),
+        ("never.html#x", "not-captured", True),
+        ("mailto:a@b.c", None, False),
+    ]
+    assert got[2]["redirect"] == site + "b.html" and got[2]["end"] == "captured"
+    assert got[3]["redirect"] == site + "nowhere.html" and got[3]["end"] == "not-captured"
+    assert got[4]["http"] == 404
+    summary = links.summary
+    assert summary.source == "archive"
+    assert (summary.captured, summary.redirected, summary.failed, summary.not_captured) == (2, 1, 1, 3)
+    assert summary.broken == 4 and summary.unchecked == 1 and summary.found is None
+    # One seed a URL, its fragment aside, where a redirect's chain ends.
+    assert summary.seeds == [site + "nowhere.html", site + "never.html"]
+    # The command line's report, line for line, and its seed list.
+    seeds = tmp_path / "seeds.txt"
+    status, expected = cli_report(cli, ["--warc", str(archive), "--check-links", "--seeds", str(seeds)])
+    assert status == 1
+    everything = list(htmlabs.check_links(str(archive)))
+    assert [{k: v for k, v in link.items() if k != "broken"} for link in everything] == [
+        {"status": None, **line} if "status" not in line else line for line in expected
+    ]
+    assert seeds.read_text().splitlines() == summary.seeds
+
+
+def test_what_a_check_is_not_asked_is_refused(tmp_path):
+    (tmp_path / "site").mkdir()
+    archive = tmp_path / "crawl.warc.gz"
+    write_archive(archive)
+    with pytest.raises(htmlabs.ConfigError, match="needs `site_url`"):
+        htmlabs.check_links(tmp_path / "site")
+    with pytest.raises(htmlabs.ConfigError, match="`seeds` is for an archive"):
+        htmlabs.check_links(tmp_path / "site", URL, seeds=True)
+    with pytest.raises(ValueError, match="unknown host: `gitlab`"):
+        htmlabs.check_links(tmp_path / "site", URL, host="gitlab")
+    for keyword in [{"site_url": URL}, {"host": "netlify"}, {"exclude": ["a"]}]:
+        with pytest.raises(htmlabs.ConfigError, match="is for a site's check"):
+            htmlabs.check_links(archive, **keyword)
+    with pytest.raises(htmlabs.ConfigError, match="jobs"):
+        htmlabs.check_links(archive, jobs=0)
+    with pytest.raises(htmlabs.ReadError):
+        list(htmlabs.check_links(tmp_path / "nothing.warc.gz"))
+
+
+def test_a_caller_that_stops_early_stops_the_run(tmp_path):
+    for i in range(300):
+        (tmp_path / f"p{i}.html").write_text("".join(f'<a href="p{j}.html">' for j in range(50)))
+    links = htmlabs.check_links(tmp_path, URL, jobs=2)
+    assert next(links)["status"] == "found"
+    del links
+    # Another run goes on as if none had been left.
+    assert sum(1 for _ in htmlabs.check_links(tmp_path, URL)) == 300 * 50
+
+
+def test_the_docs_example_runs(tmp_path, monkeypatch):
+    text = (REPO / "docs/python.md").read_text()
+    marker = "<!-- check: run by python/tests/test_check.py -->"
+    example = text.split(marker, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    make_site(tmp_path / "public")
+    site = write_archive(tmp_path / "crawl.warc.gz")
+    scope = {}
+    exec(compile(example, "docs/python.md", "exec"), scope)
+    # The planted links broken on GitHub Pages, page by page.
+    expected = {}
+    for page, value, statuses in PLANTED:
+        if statuses[1] in BROKEN:
+            expected.setdefault(f"public/{page}", []).append((value, statuses[1]))
+    assert {page: [(v, s) for _, v, s in links] for page, links in scope["broken"].items()} == expected
+    assert scope["s"].broken == sum(len(v) for v in expected.values())
+    assert scope["not_captured"] == {site + "never.html": 1, site + "never.html#x": 1}
+    assert scope["seeds"] == [site + "nowhere.html", site + "never.html"]
