@@ -306,3 +306,43 @@ def check_links(
     released, a few documents ahead of the caller; an iterator dropped
     early stops it.
     """
+
+class Capture(TypedDict):
+    """A capture of a web archive: a response, revisit or resource record."""
+
+    record: str  # WARC-Record-ID, as written
+    target: str  # WARC-Target-URI: the URL captured
+    key: str | None  # url_key(target): what a link's URL finds it by
+    date: str  # WARC-Date, as written
+    status: int  # its final response's status (a resource: 200); 0 when none reads
+    revisit: bool
+    location: str | None  # a redirect's Location, resolved against target
+    captured: bool  # a link to it reaches a capture: a 2xx response, or a revisit of one
+
+class Captures:
+    """What :func:`warc_captures` gives."""
+
+    captures: list[Capture]  # in the archive's order
+    records: int  # records read
+    warnings: list[str]  # of records that break, as the command line prints them
+    incomplete: bool  # a record broke: a capture after it may be missing
+
+def warc_captures(
+    src: str | os.PathLike[str] | _BinaryReader | IO[bytes],
+    *,
+    max_memory: int | str | None = None,
+) -> Captures:
+    """What a web archive captured, record by record, as ``htmlabs --warc
+    ARCHIVE --check-links`` reads it before its links: each response,
+    revisit (of a response) or resource record. Read with the GIL
+    released; ``max_memory`` bounds what a record's reading holds. Raises
+    :class:`ReadError` for a file it cannot open or read; a record that
+    breaks is a warning, and the records after it are read where they can
+    be."""
+
+def url_key(url: str) -> str | None:
+    """The key a link's URL finds a capture by, as ``--check-links``
+    matches them: the host (lowercase, no default port), the path without
+    dot segments and the query; ``http:`` and ``https:`` alike, the
+    fragment aside. ``None`` for a URL that is not ``http:`` or
+    ``https:``."""

@@ -30,6 +30,7 @@ use htmlabs::internal::warc::ArchiveTally;
 use htmlabs::run::{ConfigError, Input, Job, Output, Request};
 use htmlabs::{Config, Layers, Rewriter, SourceError, Type};
 
+mod captures;
 mod check;
 mod columns;
 mod links;
@@ -613,6 +614,9 @@ fn _htmlabs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check::check_links, m)?)?;
     m.add_class::<links::Links>()?;
     m.add_class::<check::CheckSummary>()?;
+    m.add_function(wrap_pyfunction!(captures::warc_captures, m)?)?;
+    m.add_function(wrap_pyfunction!(captures::url_key, m)?)?;
+    m.add_class::<captures::Captures>()?;
     m.add_class::<Rewritten>()?;
     m.add_class::<WarcSummary>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

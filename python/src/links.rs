@@ -506,7 +506,7 @@ fn archive_summary(py: Python<'_>, summary: Summary, warnings: Vec<String>) -> P
 
 /// A path opened as the command line opens it (the same error, now, not
 /// at the first link).
-fn open(path: &PathBuf) -> Result<(Box<dyn Read + Send>, String), SourceError> {
+pub fn open(path: &PathBuf) -> Result<(Box<dyn Read + Send>, String), SourceError> {
     let name = Input::File(path.clone()).name();
     // The command line's open, for its error; then a file the run's
     // thread may own.

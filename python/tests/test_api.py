@@ -191,11 +191,12 @@ def test_the_stubs_name_what_the_module_has():
     declared = {n.name for n in stubs.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")}
     native = {n for n in dir(htmlabs._htmlabs) if not n.startswith("_")}
     # TypedDicts type keywords and dicts: the module has none of its own.
-    assert declared - {"Options", "Link", "CheckedLink"} == native
+    assert declared - {"Options", "Link", "CheckedLink", "Capture"} == native
     typed = {n.name: n for n in stubs.body if isinstance(n, ast.ClassDef)}
     for cls in ("Result", "Summary", "Links"):
         fields = {f.name for f in typed[cls].body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")}
         assert fields == {n for n in dir(getattr(htmlabs, cls)) if not n.startswith("_")}, cls
-    # CheckSummary's fields, declared as attributes.
-    fields = {f.target.id for f in typed["CheckSummary"].body if isinstance(f, ast.AnnAssign)}
-    assert fields == {n for n in dir(htmlabs.CheckSummary) if not n.startswith("_")}
+    # Fields declared as attributes.
+    for cls in ("CheckSummary", "Captures"):
+        fields = {f.target.id for f in typed[cls].body if isinstance(f, ast.AnnAssign)}
+        assert fields == {n for n in dir(getattr(htmlabs, cls)) if not n.startswith("_")}, cls

@@ -227,3 +227,116 @@ def test_the_docs_example_runs(tmp_path, monkeypatch):
     assert scope["s"].broken == sum(len(v) for v in expected.values())
     assert scope["not_captured"] == {site + "never.html": 1, site + "never.html#x": 1}
     assert scope["seeds"] == [site + "nowhere.html", site + "never.html"]
+
+
+def warcio_captures(path):
+    """The captures warcio reads in `path`: each response (of HTTP),
+    revisit and resource record's ID, target, date, final status and
+    Location resolved."""
+    from urllib.parse import urljoin
+
+    from warcio.archiveiterator import ArchiveIterator
+
+    found = []
+    with open(path, "rb") as f:
+        for record in ArchiveIterator(f, arc2warc=False):
+            kind = record.rec_type
+            if kind not in ("response", "revisit", "resource"):
+                continue
+            headers = record.rec_headers
+            target = headers.get_header("WARC-Target-URI")
+            status = 200
+            location = None
+            if kind != "resource":
+                if record.http_headers is None:
+                    continue
+                status = int(record.http_headers.get_statuscode())
+                if 300 <= status < 400 and record.http_headers.get_header("Location"):
+                    location = urljoin(target, record.http_headers.get_header("Location").strip())
+            found.append((headers.get_header("WARC-Record-ID"), target, headers.get_header("WARC-Date"),
+                          status, kind == "revisit", location))
+    return found
+
+
+def test_an_archives_captures_are_what_warcio_reads(corpus, tmp_path):
+    module("warcio")
+    ours = tmp_path / "crawl.warc.gz"
+    write_archive(ours)
+    for path in [ours, corpus / "warc/corpus-wget.warc.gz"]:
+        listed = htmlabs.warc_captures(str(path))
+        assert not listed.incomplete and listed.warnings == []
+        got = [(c["record"], c["target"], c["date"], c["status"], c["revisit"], c["location"])
+               for c in listed.captures]
+        assert got == warcio_captures(path), path
+        for c in listed.captures:
+            assert c["key"] == htmlabs.url_key(c["target"])
+            assert c["captured"] == (200 <= c["status"] < 300 or (c["status"] == 304 and c["revisit"]))
+        # A file object gives the same.
+        with open(path, "rb") as f:
+            assert htmlabs.warc_captures(f).captures == listed.captures
+    assert len(got) > 150
+    assert htmlabs.warc_captures(io.BytesIO()).records == 0
+    with pytest.raises(htmlabs.ReadError):
+        htmlabs.warc_captures(str(tmp_path / "nothing.warc.gz"))
+    # A record cut short: the captures before it, and a warning.
+    cut = tmp_path / "cut.warc"
+    whole = (corpus / "warc/corpus-wget.warc.gz").read_bytes()
+    import gzip
+
+    plain = gzip.decompress(whole)
+    cut.write_bytes(plain[: len(plain) // 2])
+    listed = htmlabs.warc_captures(cut)
+    assert listed.incomplete and listed.warnings
+    assert 0 < len(listed.captures) < len(got)
+
+
+@pytest.mark.parametrize("url, key", [
+    ("https://Example.COM:443/a/../b.html?q=1#top", "example.com/b.html?q=1"),
+    ("http://example.com:80", "example.com/"),
+    ("http://example.com:8080/x", "example.com:8080/x"),
+    ("HTTPS://user:pw@example.com/", "example.com/"),
+    ("mailto:a@example.com", None),
+    ("ftp://example.com/x", None),
+])
+def test_a_urls_key_is_what_a_capture_is_found_by(url, key):
+    assert htmlabs.url_key(url) == key
+
+
+def test_the_docs_captured_share_runs(spark, corpus, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "crawl").mkdir()
+    wget = corpus / "warc/corpus-wget.warc.gz"
+    (tmp_path / "crawl/corpus-wget.warc.gz").symlink_to(wget)
+    text = (REPO / "docs/python.md").read_text()
+    marker = "<!-- captured share: run by python/tests/test_check.py -->"
+    example = text.split(marker, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    scope = {"spark": spark}
+    exec(compile(example, "docs/python.md", "exec"), scope)
+    got = {r.host: (r.links, r.captured) for r in scope["share"].collect()}
+    # What the archive's own check classes, host by host.
+    expected = {}
+    for link in htmlabs.check_links(wget):
+        if link["status"] is None:
+            continue
+        host = htmlabs.url_key(link["absolute"]).split("/")[0].split("?")[0]
+        links, captured = expected.get(host, (0, 0))
+        expected[host] = (links + 1, captured + (link["status"] == "captured"))
+    assert got == expected
+    assert sum(c for _, c in got.values()) > 100
+
+
+def test_extract_captures_gives_each_files_captures_and_errors(spark, corpus, tmp_path):
+    from htmlabs.spark import CAPTURE_COLUMNS, extract_captures
+
+    wget = str(corpus / "warc/corpus-wget.warc.gz")
+    missing_file = str(tmp_path / "missing.warc.gz")
+    df = extract_captures(spark, [wget, missing_file])
+    assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == [
+        (name, {"long": "bigint"}.get(kind, kind)) for name, kind in CAPTURE_COLUMNS]
+    rows = [r.asDict() for r in df.collect()]
+    expected = [{**c, "path": wget, "error": None} for c in htmlabs.warc_captures(wget).captures]
+    assert [r for r in rows if r["path"] == wget] == expected
+    failed = [r for r in rows if r["path"] == missing_file]
+    assert len(failed) == 1 and "missing.warc.gz" in failed[0]["error"]
+    with pytest.raises(TypeError):
+        extract_captures(spark, [wget], jobs=2)

@@ -24,6 +24,13 @@ The links of every page, one row each (:func:`extract_links`), as
     from htmlabs.spark import extract_links
     extract_links(spark, ["a.warc.gz", "b.warc.gz"]).write.parquet("links/")
 
+What the files captured, one row a capture (:func:`extract_captures`), to
+join with the links by ``key`` (docs/python.md: the share of a crawl's
+links it captured)::
+
+    from htmlabs.spark import extract_captures
+    extract_captures(spark, ["a.warc.gz", "b.warc.gz"]).write.parquet("captures/")
+
 From the command line (``spark-submit`` of this file, ``python -m``, or
 the ``htmlabs-spark`` script the package installs)::
 
@@ -40,16 +47,19 @@ worker), :mod:`~htmlabs.spark.storage` (local and remote paths),
 # Absolute imports: spark-submit runs this file as a script (docs/python.md
 # gives it `htmlabs.spark.__file__`), where a relative one has no package.
 from htmlabs.spark.cli import main
-from htmlabs.spark.driver import check_workers, extract_links, rewrite_warcs
-from htmlabs.spark.schema import COLUMNS, LINK_COLUMNS, LINK_SCHEMA, SCHEMA
+from htmlabs.spark.driver import check_workers, extract_captures, extract_links, rewrite_warcs
+from htmlabs.spark.schema import CAPTURE_COLUMNS, CAPTURE_SCHEMA, COLUMNS, LINK_COLUMNS, LINK_SCHEMA, SCHEMA
 from htmlabs.spark.tasks import links_of, output_name, rewrite_one
 
 __all__ = [
+    "CAPTURE_COLUMNS",
+    "CAPTURE_SCHEMA",
     "COLUMNS",
     "LINK_COLUMNS",
     "LINK_SCHEMA",
     "SCHEMA",
     "check_workers",
+    "extract_captures",
     "extract_links",
     "links_of",
     "main",

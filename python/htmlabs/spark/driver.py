@@ -9,8 +9,8 @@ from typing import Any
 import htmlabs
 
 from htmlabs.spark import storage
-from htmlabs.spark.schema import COLUMNS, LINK_SCHEMA, SCHEMA
-from htmlabs.spark.tasks import imported, links_batches, output_name, rewrite_partition
+from htmlabs.spark.schema import CAPTURE_SCHEMA, COLUMNS, LINK_SCHEMA, SCHEMA
+from htmlabs.spark.tasks import captures_batches, imported, links_batches, output_name, rewrite_partition
 
 
 def extract_links(spark, inputs: list[str], **options: Any):
@@ -34,14 +34,41 @@ def extract_links(spark, inputs: list[str], **options: Any):
     # The options are checked once, here, on an empty archive.
     for _ in htmlabs.warc_links(io.BytesIO(), **options):
         pass
+    return _each_file(spark, inputs, lambda batches: links_batches(batches, options), LINK_SCHEMA)
+
+
+def extract_captures(spark, inputs: list[str], **options: Any):
+    """What each WARC file of `inputs` captured: a DataFrame of
+    :data:`CAPTURE_COLUMNS`, one row per response, revisit or resource
+    record (``key`` is what a link's URL finds it by: join
+    :func:`extract_links`'s ``absolute``, made a key by
+    :func:`htmlabs.url_key`, with it), one Spark task per file; a file
+    that cannot be read whole gives one row more, with ``error``. With
+    the links of the same files, the classes of ``htmlabs --check-links``
+    across a crawl too large for one machine (docs/python.md).
+
+    `options` are :func:`htmlabs.warc_captures`'s (``max_memory=``).
+    Nothing is read until the DataFrame is.
+    """
+    inputs = list(inputs)
+    options = dict(options)
+    # The options are checked once, here, on an empty archive.
+    htmlabs.warc_captures(io.BytesIO(), **options)
+    return _each_file(spark, inputs, lambda batches: captures_batches(batches, options), CAPTURE_SCHEMA)
+
+
+def _each_file(spark, inputs: list[str], task, schema: str):
+    """A DataFrame of `schema`: `task` (mapInArrow's function) over the
+    paths of `inputs`, one Spark task a file, once the workers are
+    checked."""
     if not inputs:
-        return spark.createDataFrame([], LINK_SCHEMA)
+        return spark.createDataFrame([], schema)
     check_workers(spark)
     # One partition a file (parallelize keeps them apart; a DataFrame's
     # repartition would hash them together).
     rdd = spark.sparkContext.parallelize([(p,) for p in inputs], numSlices=len(inputs))
     paths = spark.createDataFrame(rdd, "path string")
-    return paths.mapInArrow(lambda batches: links_batches(batches, options), LINK_SCHEMA)
+    return paths.mapInArrow(task, schema)
 
 
 _FIX = (

@@ -40,10 +40,40 @@ LINK_COLUMNS = [
 LINK_SCHEMA = ", ".join(f"`{name}` {kind}" for name, kind in LINK_COLUMNS)
 
 
+# One row per capture (extract_captures): the WARC file, then the record's
+# ID, the URL captured and its key (htmlabs.url_key: what a link's URL is
+# joined by), the capture's date, its final status, whether it is a
+# revisit, a redirect's Location resolved, whether a link to it reaches a
+# capture (a 2xx response, or a revisit of one: `--check-links`'s
+# "captured"), and `error` as for the links.
+CAPTURE_COLUMNS = [
+    ("path", "string"),
+    ("record", "string"),
+    ("target", "string"),
+    ("key", "string"),
+    ("date", "string"),
+    ("status", "long"),
+    ("revisit", "boolean"),
+    ("location", "string"),
+    ("captured", "boolean"),
+    ("error", "string"),
+]
+CAPTURE_SCHEMA = ", ".join(f"`{name}` {kind}" for name, kind in CAPTURE_COLUMNS)
+
+
 def arrow_schema():
     """LINK_COLUMNS as an Arrow schema (pyarrow imported only here: the
     rewriting job does without it)."""
+    return _arrow(LINK_COLUMNS)
+
+
+def capture_arrow_schema():
+    """CAPTURE_COLUMNS as an Arrow schema."""
+    return _arrow(CAPTURE_COLUMNS)
+
+
+def _arrow(columns):
     import pyarrow as pa
 
-    kinds = {"string": pa.string(), "long": pa.int64()}
-    return pa.schema([(name, kinds[kind]) for name, kind in LINK_COLUMNS])
+    kinds = {"string": pa.string(), "long": pa.int64(), "boolean": pa.bool_()}
+    return pa.schema([(name, kinds[kind]) for name, kind in columns])

@@ -1,6 +1,6 @@
 """What runs in Spark's Python workers: one task's file rewritten, or its
-links listed, never raising for the file's sake (what went wrong is its
-row's `error`)."""
+links or its captures listed, never raising for the file's sake (what went
+wrong is its row's `error`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import htmlabs
 
 from htmlabs.spark import storage
-from htmlabs.spark.schema import COLUMNS, LINK_COLUMNS, arrow_schema
+from htmlabs.spark.schema import COLUMNS, LINK_COLUMNS, arrow_schema, capture_arrow_schema
 
 # Rows a record batch at most: each batch crosses to the JVM whole, as Arrow.
 BATCH_ROWS = 8192
@@ -154,6 +154,47 @@ def links_batches(batches, options: dict[str, Any]):
     for paths in batches:
         for path in paths.column(0).to_pylist():
             yield from file_batches(path, options)
+
+
+def capture_batches(path: str, options: dict[str, Any], rows: int = BATCH_ROWS):
+    """The captures of one WARC file as Arrow record batches of
+    :data:`CAPTURE_COLUMNS`; then, when a record broke, a batch of one row
+    with its warning. Never raises for the file's sake. A file's captures
+    are a few small fields a record, listed whole (a crawl's WARC file of
+    1 GB has some tens of thousands)."""
+    import pyarrow as pa
+
+    schema = capture_arrow_schema()
+    names = [f.name for f in schema]
+
+    def batch(items):
+        return pa.RecordBatch.from_pylist(items, schema=schema)
+
+    def error_row(error):
+        return {**{name: None for name in names}, "path": path, "error": error}
+
+    try:
+        if storage.is_local(path):
+            listed = htmlabs.warc_captures(storage.local(path), **options)
+        else:
+            with storage.open_file(path, "rb") as src:
+                listed = htmlabs.warc_captures(src, **options)
+    except Exception as e:  # one file's failure is its row, not the job's
+        yield batch([error_row(str(e) if isinstance(e, htmlabs.Error) else f"{type(e).__name__}: {e}")])
+        return
+    captures = listed.captures
+    for start in range(0, len(captures), rows):
+        yield batch([{**c, "path": path, "error": None} for c in captures[start:start + rows]])
+    if listed.incomplete:
+        yield batch([error_row(stopped(listed.warnings))])
+
+
+def captures_batches(batches, options: dict[str, Any]):
+    """mapInArrow's function: the paths of its partition (one file) in,
+    their captures out as Arrow record batches of CAPTURE_COLUMNS."""
+    for paths in batches:
+        for path in paths.column(0).to_pylist():
+            yield from capture_batches(path, options)
 
 
 def imported(items: Iterable[Any]) -> Iterator[str]:

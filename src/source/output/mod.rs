@@ -153,7 +153,7 @@ fn write_error(e: &io::Error) -> String {
 
 /// io errors read "No such file or directory (os error 2)"; ours are
 /// lowercase.
-pub(crate) fn lowercase(e: &impl fmt::Display) -> String {
+pub fn lowercase(e: &impl fmt::Display) -> String {
     let s = e.to_string();
     let mut chars = s.chars();
     chars

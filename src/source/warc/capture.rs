@@ -1,17 +1,20 @@
 //! What a record says of a capture of its URL: a response, a revisit of
 //! one, or a resource record; read from its header and its HTTP head
 //! alone. An archive made a tree and an archive's link check read each
-//! record so in their first pass.
+//! record so in their first pass, and a list of an archive's captures (for
+//! a join of a crawl's links with its captures, `htmlabs.spark`) is that
+//! pass alone.
 
 use std::io::{self, Read, Write};
 
+use crate::document::memory::Memory;
 use crate::source::http::head::read_heads;
 use crate::source::http::media;
 use crate::source::output::SourceError;
 use crate::source::warc::header::Header;
 use crate::source::warc::records::{Broken, Records};
 use crate::source::warc::work::holds_http_response;
-use crate::url::Standard;
+use crate::url::{Standard, saved};
 
 /// One capture of a URL: a response record, a revisit of one, or a
 /// resource record (a payload with no HTTP head, as warcit and
@@ -188,4 +191,75 @@ pub(crate) fn each<R: Read, E>(
             add(&found.header, capture)?;
         }
     }
+}
+
+/// A capture as a list of an archive's captures gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Listed {
+    /// `WARC-Record-ID` as written (`<urn:uuid:…>`).
+    pub record: String,
+    /// `WARC-Target-URI`: the URL captured.
+    pub target: String,
+    /// What a link's URL finds it by ([`url_key`] of `target`).
+    pub key: Option<String>,
+    /// `WARC-Date` as written.
+    pub date: String,
+    /// Its final response's status (a resource record's: 200); 0 when it
+    /// has none that reads.
+    pub status: u16,
+    /// A revisit record (of a response not changed, when `status` is 304).
+    pub revisit: bool,
+    /// A redirect's `Location`, resolved against `target`.
+    pub location: Option<String>,
+}
+
+impl Listed {
+    /// Whether a link to its URL reaches a capture, as `--check-links`
+    /// has it: a 2xx response, or a revisit of one.
+    pub fn captured(&self) -> bool {
+        (200..300).contains(&self.status) || (self.status == 304 && self.revisit)
+    }
+}
+
+/// The key a link's URL `url` finds a capture by, its fragment aside: its
+/// host (lowercase, no default port), path (without dot segments) and
+/// query, `http:` and `https:` alike. `None` for a URL that is not
+/// `http:` or `https:`. An archive's link check and a join of links with
+/// captures match by it.
+pub fn url_key(url: &str) -> Option<String> {
+    saved::key(url.split_once('#').map_or(url, |(url, _)| url))
+}
+
+/// Each capture of the archive `input` (plain, gzip or zstd), in its
+/// order, to `listed`; each warning of the records that break, to
+/// `warned`, the records read on past it where they can be. How many
+/// records were read. `max_memory` bounds what a record's reading holds.
+pub fn list<R: Read>(
+    input: R,
+    max_memory: usize,
+    mut warned: impl FnMut(String),
+    mut listed: impl FnMut(Listed),
+) -> io::Result<u64> {
+    let memory = Memory::new(max_memory);
+    let mut records = Records::new(input, &memory, None)?;
+    let told = |broken: Broken| match broken {
+        Broken::Io(e) => Err(e),
+        Broken::Told(warning, go_on) => {
+            warned(warning.to_string());
+            Ok(go_on)
+        }
+    };
+    each(&mut records, told, |header, capture| {
+        listed(Listed {
+            record: header.record_id(),
+            key: url_key(&capture.url),
+            target: capture.url,
+            date: capture.date,
+            status: capture.status,
+            revisit: capture.revisit.is_some(),
+            location: capture.location,
+        });
+        Ok(())
+    })
 }

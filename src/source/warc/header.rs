@@ -188,11 +188,12 @@ impl Header {
             .unwrap_or_default()
     }
 
-    /// `WARC-Record-ID` as written (`<urn:uuid:…>`), or empty.
-    #[cfg(test)]
+    /// `WARC-Record-ID` as written (`<urn:uuid:…>`), trimmed, with U+FFFD
+    /// where its bytes are not UTF-8 (as the link report's `record`), or
+    /// empty.
     pub fn record_id(&self) -> String {
-        self.get("WARC-Record-ID")
-            .map(Cow::into_owned)
+        self.raw("WARC-Record-ID")
+            .map(|id| String::from_utf8_lossy(id.trim_ascii()).into_owned())
             .unwrap_or_default()
     }
 

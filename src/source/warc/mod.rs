@@ -38,6 +38,7 @@ pub(crate) mod work;
 pub(crate) mod write;
 pub(crate) mod zst;
 
+pub use capture::{Listed, list as list_captures, url_key};
 pub use check::CaptureTally;
 use convert::{Checking, convert_to};
 pub use convert::{Error, Options, convert};
