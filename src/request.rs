@@ -65,6 +65,10 @@ pub struct Request {
     /// to this date (RFC 3339, or a WARC timestamp of 4 to 14 digits);
     /// the latest when not given.
     pub at: Option<String>,
+    /// `--links`: an archive's links are what is asked, not an archive;
+    /// the digests of its pages are not checked
+    /// ([`warc::Options::page_digests`]).
+    pub links: bool,
     /// `--seeds`: an archive's link check keeps each URL it found not
     /// captured ([`CaptureTally::seeds`](crate::source::warc::CaptureTally::seeds)).
     pub seeds: bool,
@@ -140,6 +144,7 @@ impl Default for Request {
             kind: None,
             site: SiteRequest::default(),
             at: None,
+            links: false,
             seeds: false,
         }
     }
@@ -402,6 +407,7 @@ impl Request {
             flags: flags.join(" "),
             mode: self.warc_mode,
             jobs: self.jobs(),
+            page_digests: !self.links,
             ..Default::default()
         };
         if let Some(level) = self.gzip_level {

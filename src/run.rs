@@ -106,7 +106,9 @@ pub fn run_planned(
             warc::run(&config, &options, input, output(to), listener, None)
         }
         Job::ArchiveLinks { archive } => {
-            let options = request.warc().map_err(refused)?;
+            let mut options = request.warc().map_err(refused)?;
+            // A listing of links: no page's digest is needed.
+            options.page_digests = false;
             warc::check::run(&config, &options, &archive, request.seeds, listener)
         }
         Job::Tree { archive, out_dir } => {

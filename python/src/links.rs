@@ -461,7 +461,8 @@ pub fn warc_links(
     jobs: Option<usize>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Links> {
-    let request = warc_request(py, flags(None, options)?, "conversion", jobs, None, None)?;
+    let mut request = warc_request(py, flags(None, options)?, "conversion", jobs, None, None)?;
+    request.links = true;
     let stop = Arc::new(AtomicBool::new(false));
     let (input, name): (Box<dyn Read + Send>, String) = match end(src, "read", "src")? {
         End::Path(path) => open(&path).map_err(|e| source_error(py, &e))?,

@@ -5,6 +5,7 @@ written: tests/sources/warc.rs); Parquet read back with pyarrow; the docs'
 host-graph example run."""
 
 import json
+import os
 import re
 
 import pytest
@@ -161,9 +162,18 @@ def by_file(rows):
     return links, errors
 
 
-def test_extract_links_are_the_command_lines_page_by_page(spark, cli, corpus, tmp_path):
+@pytest.mark.parametrize("parquet", [False, True], ids=["through-spark", "parquet-per-task"])
+def test_extract_links_are_the_command_lines_page_by_page(spark, cli, corpus, tmp_path, parquet):
     paths = [str(p) for p in inputs(corpus)] + [str(tmp_path / "missing.warc.gz")]
-    df = job.extract_links(spark, paths, jobs=None)
+    out = tmp_path / "links"
+    df = job.extract_links(spark, paths, jobs=None, **({"parquet": str(out)} if parquet else {}))
+    if parquet:
+        # One file a task, named by its input, nothing else left behind;
+        # into a directory that holds something: refused.
+        names = sorted(p.name for p in out.iterdir())
+        assert names == [f"part-{i:05d}-{os.path.basename(p)}.parquet" for i, p in enumerate(paths)]
+        with pytest.raises(htmlabs.ConfigError, match="is not empty"):
+            job.extract_links(spark, paths[:1], parquet=str(out))
     assert [c for c, _ in job.LINK_COLUMNS] == df.columns
     assert dict(df.dtypes)["offset"] == "bigint" and dict(df.dtypes)["date"] == "string"
     links, errors = by_file(df.collect())

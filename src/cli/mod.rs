@@ -699,6 +699,7 @@ impl Cli {
         };
         request.at = self.at.clone();
         request.seeds = self.seeds.is_some();
+        request.links = self.links;
         request
     }
 

@@ -1363,6 +1363,28 @@ fn a_payload_digest_is_told_when_wrong_but_not_over_a_chunked_body() {
         told[0].contains("`<urn:x:plain>`") && told[0].contains(&format!("(`{}`)", sha1(payload))),
         "{stderr}"
     );
+    // A check tells it too; a listing of links does not read the pages'
+    // digests (their links are the same whatever they say).
+    let run = |flag: &str| {
+        let run = Command::cargo_bin("htmlabs")
+            .unwrap()
+            .args(["--warc", flag])
+            .arg(&input)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        (
+            run.status.code(),
+            String::from_utf8(run.stdout).unwrap(),
+            stderr,
+        )
+    };
+    let (_, _, stderr) = run("--check");
+    assert_eq!(stderr.matches("WARC-Payload-Digest").count(), 1, "{stderr}");
+    let (status, stdout, stderr) = run("--links");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(!stderr.contains("digest"), "{stderr}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
 }
 
 /// An HTTP block of interim responses (`100 Continue`, `103 Early

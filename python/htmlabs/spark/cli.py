@@ -133,13 +133,11 @@ def _run_links(spark, inputs: list[str], args: argparse.Namespace, options: dict
         print(f"htmlabs.spark: error: `{args.output}` exists: the links go into a new directory", file=sys.stderr)
         return 2
     try:
-        df = extract_links(spark, inputs, **options)
+        # Each task writes its file's links as Parquet itself.
+        written = extract_links(spark, inputs, parquet=args.output, **options)
     except (htmlabs.Error, ValueError) as e:
         print(f"htmlabs.spark: error: {e}", file=sys.stderr)
         return 2
-    df.write.mode("errorifexists").parquet(args.output)
-    # What was written, read back (the files are not read again).
-    written = spark.read.parquet(args.output)
     failed = written.where("error is not null").select("path", "error").collect()
     links = written.where("error is null").count()
     for row in failed:

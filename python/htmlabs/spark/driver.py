@@ -4,16 +4,24 @@ options and the workers checked before any task starts."""
 from __future__ import annotations
 
 import io
+import os
 from typing import Any
 
 import htmlabs
 
 from htmlabs.spark import storage
 from htmlabs.spark.schema import CAPTURE_SCHEMA, COLUMNS, LINK_SCHEMA, SCHEMA
-from htmlabs.spark.tasks import captures_batches, imported, links_batches, output_name, rewrite_partition
+from htmlabs.spark.tasks import (
+    captures_batches,
+    imported,
+    links_batches,
+    output_name,
+    rewrite_partition,
+    write_links_partition,
+)
 
 
-def extract_links(spark, inputs: list[str], **options: Any):
+def extract_links(spark, inputs: list[str], parquet: str | None = None, **options: Any):
     """The links of every HTML page of each WARC file of `inputs`: a
     DataFrame of :data:`LINK_COLUMNS`, one row per URL value, as ``htmlabs
     --warc --links`` lists them (``path`` is the file's; ``record``,
@@ -23,9 +31,15 @@ def extract_links(spark, inputs: list[str], **options: Any):
 
     `options` are :func:`htmlabs.warc_links`'s keywords (``lazy=True``,
     ``standard=``, …), checked here before any task starts, and so is that
-    the workers can import htmlabs (:func:`check_workers`). Nothing is read
-    until the DataFrame is: write it once (``.write.parquet(DIR)``), or
-    cache it, since each action reads the files again.
+    the workers can import htmlabs (:func:`check_workers`).
+
+    Without `parquet`, nothing is read until the DataFrame is: write it
+    once (``.write.parquet(DIR)``), or cache it, since each action reads
+    the files again. With ``parquet=DIR`` (a new directory, or an empty
+    one), each task writes its file's links into DIR as a Parquet file of
+    its own (``part-NNNNN-NAME.parquet``, renamed into place once whole),
+    with pyarrow, so that no link passes through Spark's JVM; the job is
+    done when this returns, and the DataFrame is DIR read back, lazily.
     """
     inputs = list(inputs)
     options = dict(options)
@@ -34,7 +48,28 @@ def extract_links(spark, inputs: list[str], **options: Any):
     # The options are checked once, here, on an empty archive.
     for _ in htmlabs.warc_links(io.BytesIO(), **options):
         pass
+    if parquet is not None:
+        return _links_as_parquet(spark, inputs, parquet, options)
     return _each_file(spark, inputs, lambda batches: links_batches(batches, options), LINK_SCHEMA)
+
+
+def _links_as_parquet(spark, inputs: list[str], output_dir: str, options: dict[str, Any]):
+    """extract_links(parquet=…): one task a file, each writing its own
+    Parquet file; the rows Spark collects are one a file."""
+    if storage.is_local(output_dir) and os.path.isdir(storage.local(output_dir)) \
+            and os.listdir(storage.local(output_dir)):
+        raise htmlabs.ConfigError(f"`{output_dir}` is not empty: the links go into a new directory")
+    storage.makedirs(output_dir)
+    if not inputs:
+        return spark.createDataFrame([], LINK_SCHEMA)
+    check_workers(spark)
+    items = list(enumerate(inputs))
+    rdd = spark.sparkContext.parallelize(items, numSlices=len(items))
+    done = rdd.mapPartitions(lambda items: write_links_partition(items, output_dir, options)).collect()
+    unwritten = [row for row in done if row["output"] is None]
+    if unwritten:
+        raise htmlabs.WriteError(unwritten[0]["error"])
+    return spark.read.schema(LINK_SCHEMA).parquet(output_dir)
 
 
 def extract_captures(spark, inputs: list[str], **options: Any):

@@ -156,6 +156,40 @@ def links_batches(batches, options: dict[str, Any]):
             yield from file_batches(path, options)
 
 
+def write_links_file(index: int, path: str, output_dir: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Writes the links of one WARC file (:func:`file_batches`, its error
+    row included) as a Parquet file of its own in `output_dir`, written by
+    pyarrow here in the task, under a name unique to the task attempt and
+    renamed into place once whole: one row for the driver (``path``,
+    ``output``, ``links``, ``error``). No link crosses to the JVM."""
+    import pyarrow.parquet as pq
+
+    name = f"part-{index:05d}-{output_name(path)}.parquet"
+    final = storage.join(output_dir, name)
+    temporary = storage.join(output_dir, f".{name}.{_attempt()}.tmp")
+    links, error = 0, None
+    try:
+        with storage.open_file(temporary, "wb") as out:
+            with pq.ParquetWriter(out, arrow_schema()) as writer:
+                for batch in file_batches(path, options):
+                    errors = batch.column(len(LINK_COLUMNS) - 1)
+                    if errors.null_count < len(batch):
+                        error = next(e for e in errors.to_pylist() if e is not None)
+                    links += errors.null_count
+                    writer.write_batch(batch)
+        storage.rename(temporary, final)
+    except Exception as e:  # not the file's links: where they go failed
+        storage.remove(temporary)
+        return {"path": path, "output": None, "links": links,
+                "error": f"cannot write `{final}`: {type(e).__name__}: {e}"}
+    return {"path": path, "output": final, "links": links, "error": error}
+
+
+def write_links_partition(items: Iterable[tuple[int, str]], output_dir: str, options: dict[str, Any]):
+    for index, path in items:
+        yield write_links_file(index, path, output_dir, options)
+
+
 def capture_batches(path: str, options: dict[str, Any], rows: int = BATCH_ROWS):
     """The captures of one WARC file as Arrow record batches of
     :data:`CAPTURE_COLUMNS`; then, when a record broke, a batch of one row

@@ -53,6 +53,14 @@ pub struct Options {
     pub gzip_level: Option<u32>,
     /// zstd's level (1-19), when the input is zstd; likewise.
     pub zstd_level: Option<i32>,
+    /// Whether the digests of the records read whole (the pages, their
+    /// block's and their payload's) are checked: not by a listing of
+    /// links (`--links`, `--check-links`), which writes no record and
+    /// whose links do not depend on them; they were a seventh of its
+    /// time, a SHA-1 pass over each page per digest. Every other record's
+    /// block digest is checked as it streams by all the same: where an
+    /// archive's framing is wrong, it tells whether a record is whole.
+    pub page_digests: bool,
 }
 
 impl Options {
@@ -89,6 +97,7 @@ impl Default for Options {
             mode: Mode::Conversion,
             jobs: 1,
             gzip_level: None,
+            page_digests: true,
             zstd_level: None,
         }
     }
@@ -962,6 +971,7 @@ impl Run<'_> {
             warcinfo: self.warcinfo.clone(),
             listen: self.listening,
             write: self.write,
+            digests: self.options.page_digests,
             memory: self.memory.clone(),
             place: self.submitted,
         };
