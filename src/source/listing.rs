@@ -40,6 +40,16 @@ pub fn left_as_it_was(links: &mut [Link]) {
 /// element's content is `<rss/channel/item/link>` (its path, no
 /// attribute); a stylesheet's URL, which no element holds, `<css url>`.
 pub fn check_line(name: &[u8], link: &Link) -> String {
+    format!(
+        "{} -> {}",
+        located(name, link),
+        quoted_url(written(link).unwrap_or_default()),
+    )
+}
+
+/// `FILE:LINE:COLUMN: <tag attr> "original"`: where a check line or a
+/// broken link's line puts the link.
+fn located(name: &[u8], link: &Link) -> String {
     let p = link.position;
     let shown = |s: &str| names::shown(s.as_bytes()).into_owned();
     let element = match (link.element.as_str(), link.attribute.as_str()) {
@@ -48,12 +58,11 @@ pub fn check_line(name: &[u8], link: &Link) -> String {
         (element, attribute) => format!("<{} {}>", shown(element), shown(attribute)),
     };
     format!(
-        "{}:{}:{}: {element} {} -> {}",
+        "{}:{}:{}: {element} {}",
         names::shown(name),
         p.line,
         p.column,
         quoted_url(&link.original),
-        quoted_url(written(link).unwrap_or_default()),
     )
 }
 
@@ -62,12 +71,10 @@ pub fn check_line(name: &[u8], link: &Link) -> String {
 /// root): a link `--check-links` found broken, placed as a check line
 /// places it.
 pub fn broken_line(name: &[u8], link: &Link, served: &Served) -> String {
-    let line = check_line(name, link);
-    let place = line.rfind(" -> ").unwrap_or(line.len());
     let url = link.absolute.as_deref().unwrap_or_default();
     format!(
         "{} -> {}: {}",
-        &line[..place],
+        located(name, link),
         quoted_url(url),
         why(url, served)
     )
@@ -529,6 +536,17 @@ mod tests {
         assert_eq!(
             check_line(b"site.css", &css),
             r#"site.css:3:12: <css url> "a \"b\".png" -> "http://h/a%20\"b\".png""#
+        );
+    }
+
+    #[test]
+    fn a_broken_links_line_is_cut_at_its_own_arrow_not_one_in_a_value() {
+        let mut arrow = link(Outcome::Rewritten, None);
+        arrow.original = "a -> b.html".into();
+        arrow.absolute = Some("http://h/a -> b.html".into());
+        assert_eq!(
+            broken_line(b"a.html", &arrow, &Served::NotFound),
+            r#"a.html:3:12: <img src> "a -> b.html" -> "http://h/a -> b.html": not found"#
         );
     }
 
