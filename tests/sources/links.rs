@@ -406,3 +406,56 @@ fn a_base_the_check_leaves_prints_no_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn files_left_out_by_exclude_are_there_all_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("drafts")).unwrap();
+    fs::create_dir_all(site.join("vendor")).unwrap();
+    fs::write(site.join("drafts/x.html"), "<p id=here>").unwrap();
+    fs::write(site.join("vendor/lib.js"), "var a").unwrap();
+    fs::write(
+        site.join("index.html"),
+        "<a href=drafts/x.html>x</a> <a href=drafts/x.html#here>y</a> <a href=drafts/x.html#gone>z</a> <script src=/vendor/lib.js></script> <a href=gone.html>g</a>",
+    )
+    .unwrap();
+    // Not read nor written, but served: a link to one is not broken, and
+    // its fragments are checked as any page's.
+    let (code, lines, stderr) = check(&site, &["--exclude", "drafts/", "--exclude", "*.js"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            r##"DIR/index.html:1:70: <a href> "drafts/x.html#gone" -> "https://example.com/drafts/x.html#gone": fragment "#gone" not in drafts/x.html"##.to_owned(),
+            r#"DIR/index.html:1:140: <a href> "gone.html" -> "https://example.com/gone.html": not found"#.to_owned(),
+        ])
+    );
+    // Made relative in place, where they are; not in a copy, which has
+    // none of them.
+    let relative = |out: Option<&Path>| {
+        let mut command = Command::new(BIN);
+        command
+            .args(["--site-url", "https://example.com/", "--relative", "-q"])
+            .args(["--exclude", "drafts/", "--site"])
+            .arg(&site);
+        if let Some(out) = out {
+            command.arg("--out-dir").arg(out);
+        }
+        let run = command.output().unwrap();
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        fs::read_to_string(out.unwrap_or(&site).join("index.html")).unwrap()
+    };
+    let copied = relative(Some(&dir.path().join("copy")));
+    assert!(
+        copied.starts_with("<a href=https://example.com/drafts/x.html>"),
+        "{copied}"
+    );
+    let in_place = relative(None);
+    assert!(in_place.starts_with("<a href=drafts/x.html>"), "{in_place}");
+}

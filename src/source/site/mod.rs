@@ -155,9 +155,14 @@ impl Site {
         url::with_saved_query(retrieval_url(&self.url, relative, self.pretty_urls))
     }
 
-    /// The tree of `entries` (every file the walk found), for `--relative`.
-    pub(crate) fn local_tree(&self, entries: &[Entry]) -> LocalTree {
-        let paths = entries.iter().map(|e| url::path_bytes(&e.relative));
+    /// The tree of `entries` (every file the walk found) and of the files
+    /// it left out but which are there (`excluded`), for `--relative`,
+    /// `--missing` and `--check-links`.
+    pub(crate) fn local_tree(&self, entries: &[Entry], excluded: &[PathBuf]) -> LocalTree {
+        let paths = entries
+            .iter()
+            .map(|e| url::path_bytes(&e.relative))
+            .chain(excluded.iter().map(|path| url::path_bytes(path)));
         let tree = LocalTree::new(&self.url, self.standard, paths).with_missing(self.missing);
         match self.twins {
             true => tree,

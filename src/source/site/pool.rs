@@ -290,13 +290,17 @@ pub(crate) fn run(
     stop: &AtomicBool,
 ) -> Result<SiteTally, SourceError> {
     let started = Instant::now();
-    let Walked { entries, met } = walked;
+    let Walked {
+        entries,
+        met,
+        excluded,
+    } = walked;
     // The run's memory: `--max-memory`, for every file in flight.
     let memory = Memory::new(config.max_memory);
     // `--relative` and `--check-links`: the tree of every file found, held
     // for the run.
     let tree = |what: &str| -> Result<_, SourceError> {
-        let tree = site.local_tree(&entries);
+        let tree = site.local_tree(&entries, &excluded);
         let drawn = memory.draw(tree.size()).map_err(|_| {
             SourceError::Refused(format!(
                 "{what}: the paths of the site's {} files take more than --max-memory allows ({} bytes)",

@@ -63,6 +63,11 @@ pub fn overrides(dir: &Path, excludes: &[String]) -> Result<Override, SourceErro
 pub(crate) struct Walked {
     pub entries: Vec<Entry>,
     pub met: Vec<Met>,
+    /// In place, the files `--exclude` leaves out, by their path under
+    /// the site: not read nor written, but there, and served (a link to
+    /// one is no broken link, nor one to a page the site lacks). A copy
+    /// has none of them.
+    pub excluded: Vec<PathBuf>,
 }
 
 /// What the walk met on the way.
@@ -170,7 +175,34 @@ pub(crate) fn walk(site: &Site) -> Result<Walked, SourceError> {
     entries.sort_by(|a, b| a.relative.cmp(&b.relative));
     // Told in the order of their paths too, not the directories' own.
     met.sort_by(|a, b| a.path().cmp(b.path()));
+    if site.out_dir.is_none() && !site.excludes.is_empty() {
+        walked.excluded = excluded(site, &overrides(&site.dir, &site.excludes)?);
+    }
     Ok(walked)
+}
+
+/// The regular files of the site's directory that `--exclude` leaves
+/// out (`over`: it, or a directory it is in, matches one), walked as the
+/// walk goes (links followed as it follows them), by their path under the
+/// site.
+fn excluded(site: &Site, over: &Override) -> Vec<PathBuf> {
+    let left_out = |path: &Path| {
+        path.ancestors()
+            .take_while(|a| *a != site.dir)
+            .enumerate()
+            .any(|(i, a)| over.matched(a, i > 0).is_ignore())
+    };
+    let mut excluded: Vec<PathBuf> = WalkBuilder::new(&site.dir)
+        .standard_filters(false)
+        .follow_links(site.follow_links)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+        .filter(|entry| left_out(entry.path()))
+        .filter_map(|entry| Some(entry.path().strip_prefix(&site.dir).ok()?.to_path_buf()))
+        .collect();
+    excluded.sort();
+    excluded
 }
 
 impl Met {
