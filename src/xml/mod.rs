@@ -55,6 +55,7 @@ mod document;
 mod entities;
 mod feed_html;
 mod head;
+pub(crate) mod ids;
 mod namespaces;
 mod sniff;
 pub(crate) mod text;

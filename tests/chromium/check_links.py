@@ -13,7 +13,8 @@ JSON object:
   followed) and reads the answer whatever its type (a navigation to a file
   no browser shows would be a download);
 - "fragments": each of "fragments" whose URL without its fragment was
-  fetched with a 2xx status as `text/html` -> {"target", "url"} or
+  fetched with a 2xx status as `text/html` or `image/svg+xml` (an SVG
+  file's elements are named by their ids) -> {"target", "url"} or
   {"error"}: the page is opened at that URL (a navigation, as a user
   following the link), and "target" is the element `:target` matches,
   the part of the page the browser found for the fragment ({"tag", "id",
@@ -108,13 +109,13 @@ async def main():
         parsed = dict(zip(asked["off_site"], await home.evaluate(PARSE, asked["off_site"])))
         await home.close()
 
-        # The fragments of each page that loaded as HTML, by its URL.
+        # The fragments of each page that loaded as HTML or SVG, by its URL.
         by_page = defaultdict(list)
         for url in asked["fragments"]:
             page_url = url.split("#", 1)[0]
             answer = fetched.get(page_url, {})
-            html = (answer.get("type") or "").split(";")[0].strip() == "text/html"
-            if 200 <= answer.get("status", 0) < 300 and html:
+            kind = (answer.get("type") or "").split(";")[0].strip()
+            if 200 <= answer.get("status", 0) < 300 and kind in ("text/html", "image/svg+xml"):
                 by_page[page_url].append(url)
         fragments = {}
         tabs = asyncio.Semaphore(TABS)

@@ -103,6 +103,7 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
 <iframe src="frame.html#part"></iframe> <iframe src="frames/gone.html"></iframe>
 <svg><image href="img/logo.svg"/><a href="about.html#team"><circle r="1"/></a><a xlink:href="gone.svg"><circle r="1"/></a></svg>
 <object data="img/logo.svg#mark"></object> <embed src="img/none.svg">
+<a href="img/logo.svg#mark">an SVG file's element</a> <a href="img/logo.svg#gone">one it lacks</a> <svg><use href="img/logo.svg#in-defs"/><use href="img/logo.svg#Mark"/></svg>
 <a href="http://other.example/x">another host</a> <a href="mailto:a@example.com">mail</a> <a href="//cdn.example/y.png">scheme-relative</a>
 <a href="{ORIGIN}">the site, without its slash</a> <a href="{ORIGIN}/about.html">absolute</a> <a href="{ORIGIN}?q=1">the site with a query</a>
 </body></html>
@@ -194,6 +195,8 @@ body { background: url(../img/a%20b.png) }
         "img/logo.svg",
         r##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">
 <rect id="mark" width="5" height="5"/>
+<defs><symbol id="in-defs"><rect width="1" height="1"/></symbol></defs>
+<use href="#in-defs"/> <use href="#not-here"/>
 <a href="../about.html#team"><circle r="2"/></a>
 <a xlink:href="../gone.html"><circle r="1"/></a>
 <image href="a%20b.png" width="1" height="1"/>

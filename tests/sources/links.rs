@@ -459,3 +459,29 @@ fn files_left_out_by_exclude_are_there_all_the_same() {
     let in_place = relative(None);
     assert!(in_place.starts_with("<a href=drafts/x.html>"), "{in_place}");
 }
+
+#[test]
+fn a_link_into_an_svg_file_is_checked_against_its_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("img")).unwrap();
+    fs::write(
+        site.join("img/icons.svg"),
+        r##"<svg xmlns="http://www.w3.org/2000/svg"><symbol id="menu"/><use href="#menu"/><use href="#Menu"/></svg>"##,
+    )
+    .unwrap();
+    fs::write(
+        site.join("index.html"),
+        r#"<svg><use href="img/icons.svg#menu"/><use href="img/icons.svg#close"/></svg><img src="img/icons.svg#top">"#,
+    )
+    .unwrap();
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            r##"DIR/img/icons.svg:1:90: <svg/use href> "#Menu" -> "https://example.com/img/icons.svg#Menu": fragment "#Menu" not in img/icons.svg"##.to_owned(),
+            r##"DIR/index.html:1:49: <use href> "img/icons.svg#close" -> "https://example.com/img/icons.svg#close": fragment "#close" not in img/icons.svg"##.to_owned(),
+        ])
+    );
+}

@@ -23,6 +23,7 @@ use crate::document::memory::{Drawn, Memory};
 use crate::html::anchors::{anchored, anchors, indicated_anywhere};
 use crate::source::listener::{Checks, Document};
 use crate::url::{Host, LocalTree, Redirects, Served};
+use crate::xml::ids::ids;
 
 use super::Site;
 
@@ -173,8 +174,9 @@ impl<'a> SiteCheck<'a> {
     }
 
     /// Whether the page at `path` (under the site's root) has the part
-    /// `fragment` names; `None` when that is not checked: no page (an
-    /// image, a PDF, SVG), or its anchors could not be read or held.
+    /// `fragment` names, or the SVG file an element of that `id`; `None`
+    /// when that is not checked: neither (an image, a PDF), or its anchors
+    /// could not be read or held.
     fn indicates(
         &self,
         path: &[u8],
@@ -186,9 +188,11 @@ impl<'a> SiteCheck<'a> {
         }
         let page = Path::new(OsStr::from_bytes(path));
         let extension = page.extension()?.to_ascii_lowercase();
-        if !matches!(extension.to_str(), Some("html" | "htm" | "xhtml")) {
-            return None;
-        }
+        let svg = match extension.to_str() {
+            Some("html" | "htm" | "xhtml") => false,
+            Some("svg") => true,
+            _ => return None,
+        };
         if let Some((_, anchors)) = own.filter(|(own, _)| *own == path) {
             return Some(anchored(&anchors.names, fragment));
         }
@@ -196,20 +200,24 @@ impl<'a> SiteCheck<'a> {
             let mut known = self.anchors.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(known.entry(path.to_vec()).or_default())
         };
-        let anchors = known.get_or_init(|| self.read(page)).as_ref()?;
+        let anchors = known.get_or_init(|| self.read(page, svg)).as_ref()?;
         Some(anchored(&anchors.names, fragment))
     }
 
-    /// The anchors of the page at `page`, read whole (drawn from the run's
-    /// memory while it is read, and they while they are kept).
-    fn read(&self, page: &Path) -> Option<Anchors> {
+    /// The anchors of the page at `page` (of an SVG file, `svg`: its
+    /// elements' ids), read whole (drawn from the run's memory while it is
+    /// read, and they while they are kept).
+    fn read(&self, page: &Path, svg: bool) -> Option<Anchors> {
         let file = self.site.dir().join(page);
         let length = std::fs::metadata(&file).ok()?.len();
         let mut drawn = self.memory.draw(usize::try_from(length).ok()?).ok()?;
         let bytes = std::fs::read(&file).ok()?;
         let url = self.site.url_of(page);
         let limit = self.memory.total() / 64;
-        let anchors = anchors(&bytes, self.encoding, &url, limit.max(1 << 16))?;
+        let anchors = match svg {
+            true => ids(&bytes, limit.max(1 << 16))?,
+            false => anchors(&bytes, self.encoding, &url, limit.max(1 << 16))?,
+        };
         drop(bytes);
         let size: usize = anchors.iter().map(|a| a.len() + 32).sum();
         drawn.shrink(drawn.bytes());
