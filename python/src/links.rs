@@ -129,7 +129,7 @@ impl Handing {
 
     /// Keeps a link with its document's others. Links come a document at a
     /// time, in order: a new place, a new document.
-    fn keep(&self, document: &Document<'_>, link: &htmlabs::Link, served: Option<Served>) {
+    fn keep(&self, document: &Document<'_>, link: htmlabs::Link, served: Option<Served>) {
         let mut batch = self.batch.lock().unwrap_or_else(|e| e.into_inner());
         if batch.as_ref().is_some_and(|b| !b.place.is(document)) {
             if let Some(full) = batch.take() {
@@ -146,7 +146,7 @@ impl Handing {
             });
         }
         if let Some(batch) = batch.as_mut() {
-            batch.links.push((link.clone(), served));
+            batch.links.push((link, served));
         }
     }
 
@@ -164,12 +164,12 @@ impl Listener for Handing {
         true
     }
 
-    fn link(&self, document: &Document<'_>, link: &htmlabs::Link) {
+    fn link(&self, document: &Document<'_>, link: htmlabs::Link) {
         self.keep(document, link, None);
     }
 
-    fn checked(&self, document: &Document<'_>, link: &htmlabs::Link, served: Option<&Served>) {
-        self.keep(document, link, served.cloned());
+    fn checked(&self, document: &Document<'_>, link: htmlabs::Link, served: Option<Served>) {
+        self.keep(document, link, served);
     }
 
     fn warning(&self, _: &Document<'_>, warning: &SourceWarning<'_>) {

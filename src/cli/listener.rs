@@ -52,13 +52,13 @@ impl Listener for Said {
         self.listing.is_some()
     }
 
-    fn link(&self, document: &Document<'_>, link: &Link) {
+    fn link(&self, document: &Document<'_>, link: Link) {
         if let Some(listing) = &self.listing {
             listing.link(document, link);
         }
     }
 
-    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+    fn checked(&self, document: &Document<'_>, link: Link, served: Option<Served>) {
         if let Some(listing) = &self.listing {
             listing.checked(document, link, served);
         }

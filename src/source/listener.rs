@@ -62,15 +62,15 @@ pub trait Listener: Sync {
     }
 
     /// A URL value of a document, in document order, the documents in
-    /// input order.
-    fn link(&self, document: &Document<'_>, link: &Link) {
+    /// input order: handed over, for the listener to keep if it would.
+    fn link(&self, document: &Document<'_>, link: Link) {
         let _ = (document, link);
     }
 
     /// Under `--check-links`, a URL value with what the host serving the
     /// site answers its URL with (`None`: it names nothing to check), in
     /// place of [`link`](Listener::link), which it calls unless given.
-    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+    fn checked(&self, document: &Document<'_>, link: Link, served: Option<Served>) {
         let _ = served;
         self.link(document, link);
     }
@@ -130,14 +130,14 @@ impl<C: Checks> Listener for Checked<'_, C> {
         true
     }
 
-    fn link(&self, document: &Document<'_>, link: &Link) {
-        let served = self.checks.served(document, link);
-        self.checked(document, link, served.as_ref());
+    fn link(&self, document: &Document<'_>, link: Link) {
+        let served = self.checks.served(document, &link);
+        self.checked(document, link, served);
     }
 
     /// A link whose check a source worked out already.
-    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
-        self.checks.told(link, served);
+    fn checked(&self, document: &Document<'_>, link: Link, served: Option<Served>) {
+        self.checks.told(&link, served.as_ref());
         if self.listener.hears_links() {
             self.listener.checked(document, link, served);
         }

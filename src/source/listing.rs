@@ -360,7 +360,8 @@ impl Listener for Listing {
         true
     }
 
-    fn link(&self, document: &Document<'_>, link: &Link) {
+    fn link(&self, document: &Document<'_>, link: Link) {
+        let link = &link;
         let line = |lines| {
             (lines == CheckLines::Changes && would_change(link))
                 .then(|| check_line(&name(document), link))
@@ -369,7 +370,8 @@ impl Listener for Listing {
     }
 
     /// A link check's lines are its broken links, and nothing else.
-    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+    fn checked(&self, document: &Document<'_>, link: Link, served: Option<Served>) {
+        let (link, served) = (&link, served.as_ref());
         let line = |lines| match lines {
             // An archive's record by its page's URL, which a reader
             // follows, not its ID.

@@ -270,8 +270,8 @@ impl Told<'_> {
             self.listener
                 .warning(&self.document, &SourceWarning::new(&warning));
         }
-        for link in &events.take_links() {
-            self.changes += usize::from(would_change(link));
+        for link in events.take_links() {
+            self.changes += usize::from(would_change(&link));
             self.listener.link(&self.document, link);
         }
     }

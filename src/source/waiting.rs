@@ -151,22 +151,21 @@ impl Waiting {
         }
     }
 
-    /// Each link, in order, to `tell` (which may change it first), with
-    /// its verdict when it was checked; what they held is given back as
-    /// they go.
-    pub(crate) fn each(self, mut tell: impl FnMut(&mut Link, Option<&Served>)) -> io::Result<()> {
+    /// Each link, in order, handed to `tell`, with its verdict when it
+    /// was checked; what they held is given back as they go.
+    pub(crate) fn each(self, mut tell: impl FnMut(Link, Option<Served>)) -> io::Result<()> {
         match self {
             Waiting::Held {
-                mut links,
+                links,
                 verdicts,
                 drawn: _drawn,
             } => {
                 match verdicts {
-                    None => links.iter_mut().for_each(|link| tell(link, None)),
+                    None => links.into_iter().for_each(|link| tell(link, None)),
                     Some(verdicts) => links
-                        .iter_mut()
-                        .zip(&verdicts)
-                        .for_each(|(link, verdict)| tell(link, verdict.as_ref())),
+                        .into_iter()
+                        .zip(verdicts)
+                        .for_each(|(link, verdict)| tell(link, verdict)),
                 }
                 Ok(())
             }
@@ -179,12 +178,12 @@ impl Waiting {
             } => {
                 let mut reader = spool.reader()?;
                 for _ in 0..count {
-                    let mut link = take(&mut reader, &names, &rules)?;
+                    let link = take(&mut reader, &names, &rules)?;
                     let verdict = match checked {
                         true => take_served(&mut reader)?,
                         false => None,
                     };
-                    tell(&mut link, verdict.as_ref());
+                    tell(link, verdict);
                 }
                 Ok(())
             }
@@ -530,7 +529,7 @@ mod tests {
         assert_eq!(waiting.len(), links.len());
         let mut back = Vec::new();
         waiting
-            .each(|link, verdict| back.push((link.clone(), verdict.cloned())))
+            .each(|link, verdict| back.push((link, verdict)))
             .unwrap();
         let unchecked: Vec<_> = links.into_iter().map(|l| (l, None)).collect();
         assert_eq!(back, unchecked);
@@ -619,13 +618,13 @@ mod tests {
             );
             let mut back = Vec::new();
             waiting
-                .each(|link, verdict| back.push((link.clone(), verdict.cloned())))
+                .each(|link, verdict| back.push((link, verdict)))
                 .unwrap();
             assert_eq!(back, expected, "{total}, {taken}");
         }
         let told = Waiting::now(links.clone(), Some(check()));
         let mut back = Vec::new();
-        told.each(|link, verdict| back.push((link.clone(), verdict.cloned())))
+        told.each(|link, verdict| back.push((link, verdict)))
             .unwrap();
         assert_eq!(back, expected);
     }

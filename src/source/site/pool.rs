@@ -261,11 +261,11 @@ impl Listener for Counting<'_> {
         self.listener.hears_links()
     }
 
-    fn link(&self, document: &Document<'_>, link: &Link) {
+    fn link(&self, document: &Document<'_>, link: Link) {
         self.listener.link(document, link);
     }
 
-    fn checked(&self, document: &Document<'_>, link: &Link, served: Option<&Served>) {
+    fn checked(&self, document: &Document<'_>, link: Link, served: Option<Served>) {
         self.listener.checked(document, link, served);
     }
 

@@ -743,12 +743,12 @@ impl Run<'_> {
         let document = Document::Record(&done.named);
         let (tally, listener, checked) = (&mut self.tally, self.listener, self.checked);
         std::mem::take(&mut done.links)
-            .each(|link, served| {
+            .each(|mut link, served| {
                 if left {
-                    left_as_it_was(std::slice::from_mut(link));
+                    left_as_it_was(std::slice::from_mut(&mut link));
                 }
                 tally.links += 1;
-                tally.changes += u64::from(would_change(link));
+                tally.changes += u64::from(would_change(&link));
                 match checked {
                     true => listener.checked(&document, link, served),
                     false => listener.link(&document, link),
