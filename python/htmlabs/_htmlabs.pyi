@@ -312,7 +312,7 @@ class Capture(TypedDict):
 
     record: str  # WARC-Record-ID, as written
     target: str  # WARC-Target-URI: the URL captured
-    key: str | None  # url_key(target): what a link's URL finds it by
+    key: str | None  # what a link's URL finds it by, as --check-links keys the capture (url_key(target) for a target without a fragment)
     date: str  # WARC-Date, as written
     status: int  # its final response's status (a resource: 200); 0 when none reads
     revisit: bool

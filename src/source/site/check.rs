@@ -212,11 +212,11 @@ impl<'a> SiteCheck<'a> {
         let length = std::fs::metadata(&file).ok()?.len();
         let mut drawn = self.memory.draw(usize::try_from(length).ok()?).ok()?;
         let bytes = std::fs::read(&file).ok()?;
-        let url = self.site.url_of(page);
-        let limit = self.memory.total() / 64;
+        let limit = (self.memory.total() / 64).max(1 << 16);
         let anchors = match svg {
-            true => ids(&bytes, limit.max(1 << 16))?,
-            false => anchors(&bytes, self.encoding, &url, limit.max(1 << 16))?,
+            true => ids(&bytes, limit)?,
+            // Its URL lends its top-level domain to the encoding's guess.
+            false => anchors(&bytes, self.encoding, &self.site.url_of(page), limit)?,
         };
         drop(bytes);
         let size: usize = anchors.iter().map(|a| a.len() + 32).sum();

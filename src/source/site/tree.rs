@@ -92,11 +92,8 @@ pub(crate) fn walk(site: &Site) -> Result<Walked, SourceError> {
         .dir
         .canonicalize()
         .map_err(|e| SourceError::Open(names::path(&site.dir).into_owned(), lowercase(&e)))?;
-    let walker = WalkBuilder::new(&site.dir)
-        .standard_filters(false)
-        .follow_links(site.follow_links)
-        .overrides(overrides(&site.dir, &site.excludes)?)
-        .build();
+    let over = overrides(&site.dir, &site.excludes)?;
+    let walker = walker(site).overrides(over.clone()).build();
     let mut walked = Walked::default();
     let (entries, met) = (&mut walked.entries, &mut walked.met);
     let mut seen = HashSet::new();
@@ -176,9 +173,19 @@ pub(crate) fn walk(site: &Site) -> Result<Walked, SourceError> {
     // Told in the order of their paths too, not the directories' own.
     met.sort_by(|a, b| a.path().cmp(b.path()));
     if site.out_dir.is_none() && !site.excludes.is_empty() {
-        walked.excluded = excluded(site, &overrides(&site.dir, &site.excludes)?);
+        walked.excluded = excluded(site, &over);
     }
     Ok(walked)
+}
+
+/// The site's directory as the walks go through it: every file (no ignore
+/// file of the site's read), links followed only when asked.
+fn walker(site: &Site) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(&site.dir);
+    builder
+        .standard_filters(false)
+        .follow_links(site.follow_links);
+    builder
 }
 
 /// The regular files of the site's directory that `--exclude` leaves
@@ -192,9 +199,7 @@ fn excluded(site: &Site, over: &Override) -> Vec<PathBuf> {
             .enumerate()
             .any(|(i, a)| over.matched(a, i > 0).is_ignore())
     };
-    let mut excluded: Vec<PathBuf> = WalkBuilder::new(&site.dir)
-        .standard_filters(false)
-        .follow_links(site.follow_links)
+    let mut excluded: Vec<PathBuf> = walker(site)
         .build()
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))

@@ -37,6 +37,12 @@ pub(crate) struct Capture {
 }
 
 impl Capture {
+    /// The key a link's URL finds it by (`url::saved::key`); `None` for a
+    /// URL no link can name so (not `http:` or `https:`).
+    pub fn key(&self) -> Option<String> {
+        saved::key(&self.url)
+    }
+
     /// What it holds in memory.
     pub fn size(&self) -> usize {
         let strings = self.url.len()
@@ -201,7 +207,9 @@ pub struct Listed {
     pub record: String,
     /// `WARC-Target-URI`: the URL captured.
     pub target: String,
-    /// What a link's URL finds it by ([`url_key`] of `target`).
+    /// What a link's URL finds it by: its key as the archive's link
+    /// check keys it (that of [`url_key`] for a target without a
+    /// fragment).
     pub key: Option<String>,
     /// `WARC-Date` as written.
     pub date: String,
@@ -218,8 +226,15 @@ impl Listed {
     /// Whether a link to its URL reaches a capture, as `--check-links`
     /// has it: a 2xx response, or a revisit of one.
     pub fn captured(&self) -> bool {
-        (200..300).contains(&self.status) || (self.status == 304 && self.revisit)
+        captured(self.status, self.revisit)
     }
+}
+
+/// Whether a capture of final status `status` is what a link to its URL
+/// reaches: a 2xx response, or a revisit (`revisit`) of one not changed
+/// (304).
+pub(crate) fn captured(status: u16, revisit: bool) -> bool {
+    (200..300).contains(&status) || (status == 304 && revisit)
 }
 
 /// The key a link's URL `url` finds a capture by, its fragment aside: its
@@ -253,7 +268,7 @@ pub fn list<R: Read>(
     each(&mut records, told, |header, capture| {
         listed(Listed {
             record: header.record_id(),
-            key: url_key(&capture.url),
+            key: capture.key(),
             target: capture.url,
             date: capture.date,
             status: capture.status,

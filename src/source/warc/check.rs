@@ -124,10 +124,10 @@ enum Class {
 
 impl Seen {
     fn class(&self) -> Class {
+        if capture::captured(self.status, self.revisit) {
+            return Class::Captured;
+        }
         match self.status {
-            200..=299 => Class::Captured,
-            // A revisit of a response not changed is that response.
-            304 if self.revisit => Class::Captured,
             300..=399 if self.location.is_some() => Class::Redirect,
             _ => Class::Failed,
         }
@@ -143,7 +143,7 @@ pub(crate) struct Captures {
 impl Captures {
     /// Adds `capture`: what it holds more, in bytes.
     fn add(&mut self, capture: Capture) -> usize {
-        let Some(key) = saved::key(&capture.url) else {
+        let Some(key) = capture.key() else {
             return 0;
         };
         let seen = Seen {
