@@ -326,6 +326,114 @@ fn what_cannot_go_with_an_archive_check_is_refused_before_anything_is_read() {
     );
 }
 
+/// An archive of 6,000 captures (a sixth of them redirects to the next)
+/// and a page that links to every 37th of them and past them.
+fn many_captures() -> Vec<u8> {
+    let page: String = (0..6500)
+        .step_by(37)
+        .map(|i| format!("<a href=\"/p/{i}\">{i}</a>\n"))
+        .collect();
+    let mut records = vec![record(
+        "response",
+        "https://example.com/",
+        "2024-05-01T10:00:00Z",
+        "page",
+        &html(&page),
+        "",
+    )];
+    for i in 0..6000 {
+        let block = match i % 5 {
+            0 => redirect("301 Moved Permanently", &format!("/p/{}", i + 1)),
+            _ => response("200 OK", "Content-Length: 0\r\n", b""),
+        };
+        let date = format!("2024-05-01T1{}:{:02}:{:02}Z", i / 3600, i / 60 % 60, i % 60);
+        let url = format!("https://example.com/p/{i}");
+        records.push(record(
+            "response",
+            &url,
+            &date,
+            &format!("r{i}"),
+            &block,
+            "",
+        ));
+    }
+    records.concat()
+}
+
+/// Runs the check on `warc` with `TMPDIR` at `tmp`.
+fn check_with_tmp(dir: &Path, warc: &[u8], tmp: &Path, args: &[&str]) -> (i32, String, String) {
+    let input = dir.join("in.warc");
+    fs::write(&input, warc).unwrap();
+    let run = Command::new(BIN)
+        .arg("--warc")
+        .arg(&input)
+        .arg("--check-links")
+        .args(args)
+        .env("TMPDIR", tmp)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        run.status.code().unwrap_or(-1),
+        text(&run.stdout),
+        text(&run.stderr),
+    )
+}
+
+#[test]
+fn captures_past_their_share_of_the_memory_limit_go_to_disk_and_check_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let warc = many_captures();
+    // Their captures hold more than half of 512 KB, and the archive is
+    // three times it.
+    assert!(warc.len() > 3 * 512_000);
+    let with = |jobs: &str, memory: &str, name: &str| {
+        let (report, seeds) = (format!("{name}.jsonl"), format!("{name}.txt"));
+        let args = ["--jobs", jobs, "--report", &report, "--seeds", &seeds];
+        let args = [&args[..], &["--max-memory", memory]].concat();
+        let (code, out, err) = check_with_tmp(dir.path(), &warc, &tmp, &args);
+        let read = |f: &str| fs::read_to_string(dir.path().join(f)).unwrap();
+        // The summary's counts, its time aside.
+        let line = err.lines().last().unwrap_or_default();
+        let counts = line.rsplit_once(", ").map_or(line, |(c, _)| c).to_owned();
+        (code, out, counts, read(&report), read(&seeds))
+    };
+    let held = with("1", "1GB", "held");
+    assert_eq!(held.0, 1, "{}", held.2);
+    assert!(
+        held.2.ends_with(
+            "176 links checked: 130 captured, 33 redirected to a capture, 0 captured as an error, 13 not captured; 0 not checked, 0 warnings"
+        ),
+        "{}",
+        held.2
+    );
+    for jobs in ["1", "2"] {
+        let spilled = with(jobs, "512KB", &format!("spilled-{jobs}"));
+        assert_eq!(spilled, held, "--jobs {jobs}");
+    }
+    // Nothing is left behind.
+    assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+
+    // Where they cannot go, a line says where, and nothing is checked.
+    let (code, out, err) = check_with_tmp(
+        dir.path(),
+        &warc,
+        &dir.path().join("none"),
+        &["--max-memory", "512KB"],
+    );
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("htmlabs: error: cannot write the captures of `")
+            && err.contains("in.warc` to disk (TMPDIR `")
+            && err.contains("none`): no such file or directory"),
+        "{err}"
+    );
+}
+
 #[test]
 fn captures_past_the_memory_limit_are_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -15,17 +15,17 @@
 //! host's case aside, as a replay looks a URL up); the second is the
 //! archive's `--links` run (in parallel with jobs), each link looked up as
 //! it is heard. The captures are held in the run's memory, at most the
-//! head share of it (as an archive made a tree holds its captures), and the
-//! second pass runs in what they leave: an archive whose captures need
-//! more is refused, naming the limit.
+//! head share of it (as an archive made a tree holds its captures), and past
+//! it on disk (`captures`: an external sort, an index held); the second
+//! pass runs in what they leave.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::File;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::Instant;
 
 use crate::document::config::Config;
 use crate::document::links::{Link, Outcome};
@@ -34,7 +34,8 @@ use crate::source::listener::{Checked, Checks, Document, Listener};
 use crate::source::names;
 use crate::source::output::{Input, Output, SourceError, lowercase};
 use crate::source::summary::{Summary, Tally};
-use crate::source::warc::capture::{self, Capture};
+use crate::source::warc::capture;
+use crate::source::warc::captures::{Captures, Gather, Gathering, Seen, seconds};
 use crate::source::warc::convert::Checking;
 use crate::source::warc::records::{Broken, Records};
 use crate::source::warc::{ArchiveTally, Options};
@@ -102,18 +103,6 @@ impl CaptureTally {
     }
 }
 
-/// One capture of a URL, as a link check needs it.
-struct Seen {
-    /// Its `WARC-Date` as written, and in seconds (none where it does not
-    /// read).
-    date: Box<str>,
-    seconds: Option<i64>,
-    status: u16,
-    revisit: bool,
-    /// A redirect's `Location`, resolved against its URL.
-    location: Option<Box<str>>,
-}
-
 /// What a capture is to a link.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
@@ -122,104 +111,79 @@ enum Class {
     Failed,
 }
 
-impl Seen {
-    fn class(&self) -> Class {
-        if capture::captured(self.status, self.revisit) {
-            return Class::Captured;
-        }
-        match self.status {
-            300..=399 if self.location.is_some() => Class::Redirect,
-            _ => Class::Failed,
-        }
+fn class(seen: &Seen) -> Class {
+    if capture::captured(seen.status, seen.revisit) {
+        return Class::Captured;
+    }
+    match seen.status {
+        300..=399 if seen.location.is_some() => Class::Redirect,
+        _ => Class::Failed,
     }
 }
 
-/// Every capture of every URL of an archive, by the URL's key.
-#[derive(Default)]
-pub(crate) struct Captures {
-    by_key: HashMap<String, Vec<Seen>>,
-}
-
-impl Captures {
-    /// Adds `capture`: what it holds more, in bytes.
-    fn add(&mut self, capture: Capture) -> usize {
-        let Some(key) = capture.key() else {
-            return 0;
-        };
-        let seen = Seen {
-            seconds: seconds(&capture.date),
-            date: capture.date.into_boxed_str(),
-            status: capture.status,
-            revisit: capture.revisit.is_some(),
-            location: capture.location.map(String::into_boxed_str),
-        };
-        let size = std::mem::size_of::<Seen>()
-            + seen.date.len()
-            + seen.location.as_ref().map_or(0, |l| l.len());
-        match self.by_key.get_mut(&key) {
-            Some(list) => {
-                list.push(seen);
-                size
-            }
-            None => {
-                // The key, the map's entry and the list's.
-                let more = key.len() + 2 * std::mem::size_of::<Vec<Seen>>() + 16;
-                self.by_key.insert(key, vec![seen]);
-                size + more
-            }
+/// What the archive answers `url` with (its fragment aside), for a
+/// document captured at `at` (seconds; none: the latest captures);
+/// `None` for a URL no capture can have (not `http:` or `https:`).
+fn served(captures: &Captures, url: &str, at: Option<i64>) -> io::Result<Option<Served>> {
+    let mut url = url.split_once('#').map_or(url, |(url, _)| url).to_owned();
+    let Some(mut key) = saved::key(&url) else {
+        return Ok(None);
+    };
+    let mut hops = 0;
+    let ended = |hops: usize, url: String, end: Served| match hops {
+        0 => end,
+        _ => Served::Redirected(url, Box::new(end)),
+    };
+    let served = loop {
+        let mut nearest = Nearest::default();
+        captures.each(&key, |seen| nearest.offer(seen, at))?;
+        if let Some(seen) = nearest.captured {
+            break ended(hops, url, Served::Captured(seen.date.into()));
         }
-    }
-
-    /// What the archive answers `url` with (its fragment aside), for a
-    /// document captured at `at` (seconds; none: the latest captures);
-    /// `None` for a URL no capture can have (not `http:` or `https:`).
-    pub fn served(&self, url: &str, at: Option<i64>) -> Option<Served> {
-        let mut url = url.split_once('#').map_or(url, |(url, _)| url).to_owned();
-        let mut key = saved::key(&url)?;
-        let mut hops = 0;
-        let ended = |hops: usize, url: String, end: Served| match hops {
-            0 => end,
-            _ => Served::Redirected(url, Box::new(end)),
-        };
-        let served = loop {
-            let Some(list) = self.by_key.get(&key) else {
-                break ended(hops, url, Served::NotCaptured);
-            };
-            if let Some(seen) = nearest(list, Class::Captured, at) {
-                break ended(hops, url, Served::Captured(seen.date.to_string()));
+        if let Some(seen) = nearest.redirect {
+            if hops == MAX_REDIRECTS {
+                break ended(hops, url, Served::Looped);
             }
-            if let Some(seen) = nearest(list, Class::Redirect, at) {
-                if hops == MAX_REDIRECTS {
-                    break ended(hops, url, Served::Looped);
-                }
-                hops += 1;
-                url = seen.location.as_deref().unwrap_or_default().to_owned();
-                match saved::key(&url) {
-                    Some(next) => key = next,
-                    None => break ended(hops, url, Served::NotCaptured),
-                }
-                continue;
+            hops += 1;
+            url = seen.location.unwrap_or_default().into();
+            match saved::key(&url) {
+                Some(next) => key = next,
+                None => break ended(hops, url, Served::NotCaptured),
             }
-            let seen = nearest(list, Class::Failed, at).expect("a URL's list holds a capture");
-            break ended(
+            continue;
+        }
+        break match nearest.failed {
+            Some(seen) => ended(
                 hops,
                 url,
                 Served::Failed {
                     status: seen.status,
-                    date: seen.date.to_string(),
+                    date: seen.date.into(),
                 },
-            );
+            ),
+            None => ended(hops, url, Served::NotCaptured),
         };
-        Some(served)
-    }
+    };
+    Ok(Some(served))
 }
 
-/// Of `list`'s captures of `class`, the one nearest in time to `at` (none:
-/// the latest); of two as near, the later one, and of two alike, the later
-/// record.
-fn nearest(list: &[Seen], class: Class, at: Option<i64>) -> Option<&Seen> {
-    let mut best: Option<&Seen> = None;
-    for seen in list.iter().filter(|seen| seen.class() == class) {
+/// Of a URL's captures of each class, the one nearest in time to `at`
+/// (none: the latest); of two as near, the later one, and of two alike,
+/// the later record.
+#[derive(Default)]
+struct Nearest {
+    captured: Option<Seen>,
+    redirect: Option<Seen>,
+    failed: Option<Seen>,
+}
+
+impl Nearest {
+    fn offer(&mut self, seen: &Seen, at: Option<i64>) {
+        let best = match class(seen) {
+            Class::Captured => &mut self.captured,
+            Class::Redirect => &mut self.redirect,
+            Class::Failed => &mut self.failed,
+        };
         let better = match best {
             None => true,
             Some(best) => match (at, seen.seconds, best.seconds) {
@@ -234,18 +198,8 @@ fn nearest(list: &[Seen], class: Class, at: Option<i64>) -> Option<&Seen> {
             },
         };
         if better {
-            best = Some(seen);
+            *best = Some(seen.clone());
         }
-    }
-    best
-}
-
-/// A `WARC-Date` in seconds since the epoch.
-fn seconds(date: &str) -> Option<i64> {
-    let time = humantime::parse_rfc3339_weak(date.trim()).ok()?;
-    match time.duration_since(UNIX_EPOCH) {
-        Ok(after) => i64::try_from(after.as_secs()).ok(),
-        Err(before) => i64::try_from(before.duration().as_secs()).ok().map(|s| -s),
     }
 }
 
@@ -265,22 +219,29 @@ pub(crate) fn run(
     let memory = Memory::new(config.max_memory);
 
     // The first pass: every capture. They take the head share, what one
-    // document of a run may hold.
+    // document of a run may hold; past it they go to disk.
     let share = Allowance::new(memory.alone());
-    let mut held = share.budget();
-    let mut captures = Captures::default();
+    let spill_error = |e: io::Error| {
+        let tmp = names::quoted(&std::env::temp_dir());
+        SourceError::Write(format!("the captures of {name} to disk (TMPDIR {tmp})"), e)
+    };
+    let gathered = |e: Gather, number: u64| match e {
+        Gather::Full => capture::too_many(&name, config.max_memory, number),
+        Gather::Io(e) => spill_error(e),
+    };
+    let mut gathering = Gathering::new(share.budget(), options.jobs);
     let file = File::open(archive).map_err(read_error)?;
     let mut records = Records::new(file, &memory, None).map_err(read_error)?;
-    capture::each(
+    let number = capture::each(
         &mut records,
         |broken| goes_on(broken).map_err(read_error),
         |_, capture| {
             let number = capture.record + 1;
-            held.take(captures.add(capture))
-                .map_err(|_| capture::too_many(&name, config.max_memory, number))
+            gathering.add(capture).map_err(|e| gathered(e, number))
         },
     )?;
     drop(records);
+    let (captures, held) = gathering.finish().map_err(|e| gathered(e, number))?;
 
     // The seeds may hold a quarter of the run's memory; the second pass
     // runs in what they and the captures leave.
@@ -292,6 +253,7 @@ pub(crate) fn run(
     let checks = ArchiveCheck {
         captures: &captures,
         counts: Default::default(),
+        unread: Mutex::new(None),
         seeds: seeds.then(|| {
             Mutex::new(Seeds {
                 keys: HashSet::new(),
@@ -314,6 +276,13 @@ pub(crate) fn run(
     };
     let summary = super::run(config, options, input, discard, &checked, Some(checking))?;
     drop((held, share));
+    if let Some(e) = checks
+        .unread
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+    {
+        return Err(spill_error(e));
+    }
     let archive_tally = summary
         .tally
         .get::<ArchiveTally>()
@@ -369,6 +338,9 @@ const UNCHECKED: usize = 4;
 struct ArchiveCheck<'a> {
     captures: &'a Captures,
     counts: [AtomicUsize; 5],
+    /// What went wrong reading the captures spilled, if anything did (the
+    /// link it was looked up for is not checked, and the run fails).
+    unread: Mutex<Option<io::Error>>,
     /// With `--seeds`, the URLs not captured so far, and the memory they
     /// may hold.
     seeds: Option<Mutex<Seeds>>,
@@ -419,7 +391,11 @@ impl ArchiveCheck<'_> {
             Document::Record(named) => seconds(&named.date),
             _ => None,
         };
-        self.captures.served(url, at)
+        served(self.captures, url, at).unwrap_or_else(|e| {
+            let mut unread = self.unread.lock().unwrap_or_else(|e| e.into_inner());
+            unread.get_or_insert(e);
+            None
+        })
     }
 }
 
@@ -454,6 +430,8 @@ impl Checks for ArchiveCheck<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::memory::Budget;
+    use crate::source::warc::capture::Capture;
 
     fn seen(date: &str, status: u16, location: Option<&str>) -> Seen {
         Seen {
@@ -466,12 +444,20 @@ mod tests {
     }
 
     fn captures(list: Vec<(&str, Seen)>) -> Captures {
-        let mut captures = Captures::default();
-        for (url, seen) in list {
-            let key = saved::key(url).unwrap();
-            captures.by_key.entry(key).or_default().push(seen);
+        let mut gathering = Gathering::new(Budget::new(1 << 20), 1);
+        for (record, (url, seen)) in (0..).zip(list) {
+            let capture = Capture {
+                record,
+                url: url.into(),
+                date: seen.date.into(),
+                status: seen.status,
+                essence: None,
+                location: seen.location.map(Into::into),
+                revisit: seen.revisit.then_some((None, None)),
+            };
+            gathering.add(capture).unwrap();
         }
-        captures
+        gathering.finish().unwrap().0
     }
 
     #[test]
@@ -492,11 +478,13 @@ mod tests {
         ]);
         let at = seconds("2024-02-01T00:00:00Z");
         assert_eq!(
-            c.served("http://A.example:80/x#top", at).unwrap(),
+            served(&c, "http://A.example:80/x#top", at)
+                .unwrap()
+                .unwrap(),
             Served::Captured("2024-01-01T00:00:00Z".into())
         );
         assert_eq!(
-            c.served("https://a.example/x", None).unwrap(),
+            served(&c, "https://a.example/x", None).unwrap().unwrap(),
             Served::Captured("2024-06-01T00:00:00Z".into())
         );
     }
@@ -522,7 +510,7 @@ mod tests {
             ),
         ]);
         assert_eq!(
-            c.served("https://a.example/1", None).unwrap(),
+            served(&c, "https://a.example/1", None).unwrap().unwrap(),
             Served::Redirected(
                 "https://a.example/3".into(),
                 Box::new(Served::Failed {
@@ -532,11 +520,11 @@ mod tests {
             )
         );
         assert_eq!(
-            c.served("https://a.example/loop", None).unwrap(),
+            served(&c, "https://a.example/loop", None).unwrap().unwrap(),
             Served::Redirected("https://a.example/loop".into(), Box::new(Served::Looped))
         );
         assert_eq!(
-            c.served("https://a.example/none", None).unwrap(),
+            served(&c, "https://a.example/none", None).unwrap().unwrap(),
             Served::NotCaptured
         );
     }
@@ -567,14 +555,14 @@ mod tests {
         ]);
         let at = seconds("2024-01-01T00:00:00Z");
         assert_eq!(
-            c.served("https://a.example/x", at).unwrap(),
+            served(&c, "https://a.example/x", at).unwrap().unwrap(),
             Served::Redirected(
                 "https://a.example/y".into(),
                 Box::new(Served::Captured("2024-01-01T00:00:00Z".into()))
             )
         );
         assert_eq!(
-            c.served("https://a.example/z", at).unwrap(),
+            served(&c, "https://a.example/z", at).unwrap().unwrap(),
             Served::Captured("2024-01-05T00:00:00Z".into())
         );
     }

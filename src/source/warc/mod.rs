@@ -25,6 +25,7 @@
 //! `digest` and `write`) → `report`.
 
 pub(crate) mod capture;
+pub(crate) mod captures;
 pub(crate) mod check;
 pub(crate) mod convert;
 pub(crate) mod digest;
