@@ -52,7 +52,7 @@ pub use crate::url::{Host, Missing};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run(request: &Request, job: Job) -> Result<Summary, SourceError> {
-    run_heard(request, job, &(), &AtomicBool::new(false))
+    run_heard(request, job, &(), &Arc::new(AtomicBool::new(false)))
 }
 
 /// [`run`], telling `listener` what happens (warnings, failures, each
@@ -64,7 +64,7 @@ pub fn run_heard(
     request: &Request,
     job: Job,
     listener: &dyn Listener,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Result<Summary, SourceError> {
     run_planned(request, Plan::new(job, request.check)?, listener, stop)
 }
@@ -76,7 +76,7 @@ pub fn run_planned(
     request: &Request,
     plan: Plan,
     listener: &dyn Listener,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Result<Summary, SourceError> {
     let refused = |e: crate::request::ConfigError| SourceError::Refused(e.to_string());
     let config = Arc::new(request.config().map_err(refused)?);
@@ -109,7 +109,7 @@ pub fn run_planned(
             let mut options = request.warc().map_err(refused)?;
             // A listing of links: no page's digest is needed.
             options.page_digests = false;
-            warc::check::run(&config, &options, &archive, request.seeds, listener)
+            warc::check::run(&config, &options, &archive, request.seeds, listener, stop)
         }
         Job::Tree { archive, out_dir } => {
             let options = request.tree().map_err(refused)?;

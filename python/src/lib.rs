@@ -9,8 +9,8 @@
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -581,7 +581,7 @@ fn rewrite_warc(
         };
         let warnings = Warnings::default();
         let job = Job::Warc { input, output };
-        let summary = run_heard(&request, job, &warnings, &AtomicBool::new(false))?;
+        let summary = run_heard(&request, job, &warnings, &Arc::new(AtomicBool::new(false)))?;
         let warnings = warnings.0.into_inner().unwrap_or_else(|e| e.into_inner());
         Ok::<_, SourceError>((summary, warnings))
     });

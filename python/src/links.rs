@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -23,6 +23,7 @@ use htmlabs::SourceError;
 use htmlabs::internal::Served;
 use htmlabs::internal::listener::{Document, Listener, SourceWarning};
 use htmlabs::internal::listing::{file_place, served_fields};
+use htmlabs::internal::output::stoppable::Stoppable;
 use htmlabs::internal::run_heard;
 use htmlabs::internal::warc::{self, ArchiveTally};
 use htmlabs::run::{Input, Job, Output, Request, Summary};
@@ -177,21 +178,6 @@ impl Listener for Handing {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(warning.to_string());
-    }
-}
-
-/// The input, which fails its next read once the caller has gone.
-struct Stoppable {
-    input: Box<dyn Read + Send>,
-    stop: Arc<AtomicBool>,
-}
-
-impl Read for Stoppable {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.stop.load(Ordering::Relaxed) {
-            return Err(io::Error::other("the links are no longer read"));
-        }
-        self.input.read(buf)
     }
 }
 
@@ -469,10 +455,7 @@ pub fn warc_links(
         End::Object(object, name) => (Box::new(PyReader(object)), name),
     };
     let input = Input::Reader {
-        reader: Box::new(Stoppable {
-            input,
-            stop: Arc::clone(&stop),
-        }),
+        reader: Box::new(Stoppable::new(input, Arc::clone(&stop))),
         name,
     };
     let job = Job::Warc {

@@ -444,3 +444,66 @@ fn captures_past_the_memory_limit_are_refused_naming_it() {
         "{err}"
     );
 }
+
+/// A caller that goes (a Python iterator dropped) stops the check: the
+/// archive's next read fails, in either pass, and the run ends there.
+#[test]
+fn a_check_whose_caller_has_gone_stops_at_its_next_read() {
+    use htmlabs::internal::Served;
+    use htmlabs::internal::listener::{Document, Listener};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    /// Hears links, and says the caller has gone after `after` of them.
+    struct Going {
+        stop: Arc<AtomicBool>,
+        heard: AtomicUsize,
+        after: usize,
+    }
+    impl Listener for Going {
+        fn hears_links(&self) -> bool {
+            true
+        }
+        fn checked(&self, _: &Document<'_>, _: htmlabs::Link, _: Option<Served>) {
+            if self.heard.fetch_add(1, Ordering::SeqCst) + 1 == self.after {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 2,000 pages of 20 links each.
+    let page: String = (0..20).map(|i| format!("<a href=/p/{i}>")).collect();
+    let warc: Vec<u8> = (0..2000)
+        .flat_map(|i| {
+            let url = format!("https://example.com/p/{i}");
+            record("response", &url, "2024-05-01T10:00:00Z", &i.to_string(), &html(&page), "")
+        })
+        .collect();
+    let archive = dir.path().join("in.warc");
+    fs::write(&archive, warc).unwrap();
+    let run = |after: usize, stopped: bool| {
+        let going = Going {
+            stop: Arc::new(AtomicBool::new(stopped)),
+            heard: AtomicUsize::new(0),
+            after,
+        };
+        let mut request = htmlabs::run::Request::default();
+        request.jobs = Some(2);
+        let job = htmlabs::run::Job::ArchiveLinks {
+            archive: archive.clone(),
+        };
+        let result = htmlabs::internal::run_heard(&request, job, &going, &going.stop);
+        (result.map(|s| s.line), going.heard.into_inner())
+    };
+    let (whole, all) = run(usize::MAX, false);
+    assert!(whole.is_ok(), "{whole:?}");
+    assert_eq!(all, 40_000);
+    // Gone after the first link: the second pass stops a few records on.
+    let (ended, heard) = run(1, false);
+    let said = ended.unwrap_err().to_string();
+    assert!(said.contains("the links are no longer read"), "{said}");
+    assert!(heard < all / 10, "{heard} links heard of {all}");
+    // Gone before the first: the first pass stops, and no link is heard.
+    let (ended, heard) = run(usize::MAX, true);
+    assert!(ended.is_err(), "{ended:?}");
+    assert_eq!(heard, 0);
+}

@@ -693,8 +693,13 @@ fn a_directory_swapped_for_a_link_during_a_run_is_not_written_through() {
         request.site.url = Some(URL.to_owned());
         request.site.out_dir = copy.then(|| out.clone());
         let job = htmlabs::run::Job::Site(request.site(&root).unwrap());
-        let summary =
-            htmlabs::internal::run_heard(&request, job, &on, &AtomicBool::new(false)).unwrap();
+        let summary = htmlabs::internal::run_heard(
+            &request,
+            job,
+            &on,
+            &std::sync::Arc::new(AtomicBool::new(false)),
+        )
+        .unwrap();
         assert_eq!(
             fs::read_to_string(outside.join("b.html")).unwrap(),
             "<a href=o>"

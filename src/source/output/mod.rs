@@ -7,6 +7,7 @@ pub(crate) mod dir;
 pub(crate) mod error;
 pub(crate) mod spool;
 pub(crate) mod staging;
+pub mod stoppable;
 
 pub(crate) use error::SourceError;
 #[doc(hidden)]

@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -32,6 +32,7 @@ use crate::document::links::{Link, Outcome};
 use crate::document::memory::{Allowance, Memory};
 use crate::source::listener::{Checked, Checks, Document, Listener};
 use crate::source::names;
+use crate::source::output::stoppable::Stoppable;
 use crate::source::output::{Input, Output, SourceError, lowercase};
 use crate::source::summary::{Summary, Tally};
 use crate::source::warc::capture;
@@ -205,13 +206,15 @@ impl Nearest {
 
 /// Checks the links of the archive `archive` against its captures,
 /// telling `listener` each link with what the archive answers it with.
-/// With `seeds`, it keeps each URL not captured.
+/// With `seeds`, it keeps each URL not captured. Once `stop` is set (the
+/// caller has gone), the archive's next read fails: the run ends there.
 pub(crate) fn run(
     config: &Arc<Config>,
     options: &Options,
     archive: &Path,
     seeds: bool,
     listener: &dyn Listener,
+    stop: &Arc<AtomicBool>,
 ) -> Result<Summary, SourceError> {
     let started = Instant::now();
     let name = names::quoted(archive);
@@ -230,8 +233,11 @@ pub(crate) fn run(
         Gather::Io(e) => spill_error(e),
     };
     let mut gathering = Gathering::new(share.budget(), options.jobs);
-    let file = File::open(archive).map_err(read_error)?;
-    let mut records = Records::new(file, &memory, None).map_err(read_error)?;
+    let open = || {
+        let file = File::open(archive).map_err(read_error)?;
+        Ok::<_, SourceError>(Stoppable::new(file, Arc::clone(stop)))
+    };
+    let mut records = Records::new(open()?, &memory, None).map_err(read_error)?;
     let number = capture::each(
         &mut records,
         |broken| goes_on(broken).map_err(read_error),
@@ -267,7 +273,10 @@ pub(crate) fn run(
         listener,
         checks: &checks,
     };
-    let input = Input::File(archive.to_owned());
+    let input = Input::Reader {
+        reader: Box::new(open()?),
+        name: name.clone(),
+    };
     let discard = Output::Discard;
     // Each page's links checked on its worker, told in order.
     let checking = Checking {
