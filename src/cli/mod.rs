@@ -285,7 +285,8 @@ pub struct Cli {
     /// With --check-links, the rules of the host that will serve the site:
     /// `plain` (nginx, Apache, Caddy as they come: a directory serves its
     /// index.html), `github-pages` (and `/about` serves about.html),
-    /// `netlify` (and `/about/` too, and the site's `_redirects` rules).
+    /// `netlify` (and `/about/` too, and the site's redirect rules: its
+    /// `_redirects`, then the `netlify.toml` that publishes it).
     #[arg(long, value_enum, value_name = "HOST", default_value_t = HostArg::Plain)]
     pub host: HostArg,
 
@@ -419,7 +420,8 @@ pub enum HostArg {
     Plain,
     /// GitHub Pages: and `/about` serves about.html
     GithubPages,
-    /// Netlify: and `/about/` too, and the site's _redirects rules
+    /// Netlify: and `/about/` too, and the site's redirects (_redirects,
+    /// netlify.toml)
     Netlify,
 }
 

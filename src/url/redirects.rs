@@ -55,6 +55,26 @@ impl Redirects {
         Redirects { rules }
     }
 
+    /// Adds the rule from `from` to `to` after those there (a
+    /// `[[redirects]]` table of `netlify.toml`, whose rules come after the
+    /// `_redirects` file's): `query` the conditions on the URL's query
+    /// (`:name` binds a placeholder), `force` the table's `force`. A rule
+    /// for another domain is not taken.
+    pub fn add(&mut self, from: &str, query: &[(&str, &str)], to: &str, status: u16, force: bool) {
+        self.rules.extend(Rule::of(from, query, to, status, force));
+    }
+
+    /// How many rules there are.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    #[cfg(test)]
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
     /// What the first rule that matches `path` (the URL's path, from its
     /// `/`, as written) and `query` (after its `?`, if any) answers.
     pub fn answer(&self, path: &str, query: Option<&str>) -> Option<Answer> {
@@ -79,21 +99,13 @@ fn rule(line: &str) -> Option<Rule> {
     }
     let mut words = line.split_whitespace().peekable();
     let from = words.next()?;
-    // A rule for a domain (`https://old.example/*`) answers another host.
-    if !from.starts_with('/') {
-        return None;
-    }
     // The query's conditions stand between `FROM` and `TO`.
     let mut query = Vec::new();
     while let Some(word) = words.next_if(|w| !w.starts_with('/') && !w.contains("://")) {
         let (key, value) = word.split_once('=')?;
-        let value = match value.strip_prefix(':') {
-            Some(name) => Segment::Placeholder(name.to_owned()),
-            None => Segment::Literal(value.to_owned()),
-        };
-        query.push((key.to_owned(), value));
+        query.push((key, value));
     }
-    let to = words.next()?.to_owned();
+    let to = words.next()?;
     let mut status = 301;
     let mut force = false;
     if let Some(word) = words.next_if(|w| w.trim_end_matches('!').parse::<u16>().is_ok()) {
@@ -105,26 +117,39 @@ fn rule(line: &str) -> Option<Rule> {
     if words.next().is_some() {
         return None;
     }
-    let mut from = segments(from);
-    let splat = from.last() == Some(&"*");
-    if splat {
-        from.pop();
-    }
-    let from = from
-        .into_iter()
-        .map(|segment| match segment.strip_prefix(':') {
+    Rule::of(from, &query, to, status, force)
+}
+
+impl Rule {
+    /// The rule from `from` to `to` with its query's conditions
+    /// (`key=value`, `:name` a placeholder), if it is one for this site.
+    fn of(from: &str, query: &[(&str, &str)], to: &str, status: u16, force: bool) -> Option<Rule> {
+        // A rule for a domain (`https://old.example/*`) answers another host.
+        if !from.starts_with('/') {
+            return None;
+        }
+        let segment = |value: &str| match value.strip_prefix(':') {
             Some(name) => Segment::Placeholder(name.to_owned()),
-            None => Segment::Literal(segment.to_owned()),
+            None => Segment::Literal(value.to_owned()),
+        };
+        let query = query
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), segment(value)))
+            .collect();
+        let mut from = segments(from);
+        let splat = from.last() == Some(&"*");
+        if splat {
+            from.pop();
+        }
+        Some(Rule {
+            from: from.into_iter().map(segment).collect(),
+            splat,
+            query,
+            to: to.to_owned(),
+            status,
+            force,
         })
-        .collect();
-    Some(Rule {
-        from,
-        splat,
-        query,
-        to,
-        status,
-        force,
-    })
+    }
 }
 
 /// A path's segments, a trailing slash aside (`/a/b/` is `a`, `b`).

@@ -475,7 +475,14 @@ fn a_check_whose_caller_has_gone_stops_at_its_next_read() {
     let warc: Vec<u8> = (0..2000)
         .flat_map(|i| {
             let url = format!("https://example.com/p/{i}");
-            record("response", &url, "2024-05-01T10:00:00Z", &i.to_string(), &html(&page), "")
+            record(
+                "response",
+                &url,
+                "2024-05-01T10:00:00Z",
+                &i.to_string(),
+                &html(&page),
+                "",
+            )
         })
         .collect();
     let archive = dir.path().join("in.warc");

@@ -383,6 +383,77 @@ fn netlify_follows_the_sites_redirects() {
     );
 }
 
+/// Netlify reads the redirects of `netlify.toml` too, after `_redirects`:
+/// those of the file at or above the site that publishes it (its
+/// `[build]`'s `publish`); a file that publishes another directory is
+/// another site's; one that does not parse stops the run with a line
+/// naming it.
+#[test]
+fn netlify_follows_the_redirects_of_the_netlify_toml_that_publishes_the_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("public");
+    fs::create_dir_all(site.join("posts")).unwrap();
+    fs::write(
+        site.join("_redirects"),
+        "/moved/first.html  /posts/x.html\n",
+    )
+    .unwrap();
+    fs::write(site.join("posts/x.html"), "x").unwrap();
+    fs::write(
+        site.join("index.html"),
+        "<a href=/moved/first.html>1</a> <a href=/moved/x.html>2</a> <a href=/moved/y.html>3</a>\n\
+         <a href=/shop?item=x>4</a> <a href=/fr/x>5</a> <a href=/old-blog>6</a>",
+    )
+    .unwrap();
+    let config = "[build]\npublish = \"public\"\n\n\
+        [[redirects]]\nfrom = \"/moved/*\"\nto = \"/posts/:splat\"\nstatus = 301\n\n\
+        [[redirects]]\nfrom = \"/shop\"\nto = \"/posts/:item.html\"\nquery = { item = \":item\" }\n\n\
+        [[redirects]]\nfrom = \"/fr/*\"\nto = \"/posts/x.html\"\nstatus = 200\n\
+        conditions = { Language = [\"fr\"] }\n\n\
+        [[redirects]]\nfrom = \"/old-blog\"\nto = \"/posts/x.html\"\nforce = true\n";
+    let toml = dir.path().join("netlify.toml");
+    fs::write(&toml, config).unwrap();
+    let broken = |lines: &BTreeSet<String>| -> BTreeSet<String> {
+        lines
+            .iter()
+            .map(|line| line.split('"').nth(1).unwrap_or_default().to_owned())
+            .collect()
+    };
+    let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
+    assert_eq!(code, 1, "{stderr}");
+    let expected: BTreeSet<String> = ["/moved/y.html", "/fr/x"].map(str::to_owned).into();
+    assert_eq!(broken(&lines), expected, "{lines:?}");
+
+    // Another directory's file: only `_redirects` is read.
+    fs::write(
+        &toml,
+        config.replace("publish = \"public\"", "publish = \"dist\""),
+    )
+    .unwrap();
+    let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
+    assert_eq!(code, 1, "{stderr}");
+    let expected: BTreeSet<String> = [
+        "/moved/x.html",
+        "/moved/y.html",
+        "/shop?item=x",
+        "/fr/x",
+        "/old-blog",
+    ]
+    .map(str::to_owned)
+    .into();
+    assert_eq!(broken(&lines), expected, "{lines:?}");
+
+    // One that does not parse: a line, nothing checked.
+    fs::write(&toml, "[build]\npublish = \"public\"\n[[redirects]\n").unwrap();
+    let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
+    assert_eq!((code, lines.len()), (2, 0), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("htmlabs: error: cannot parse `") && stderr.contains("netlify.toml`: "),
+        "{stderr}"
+    );
+}
+
 /// A value the check leaves (a relative `<base href>`, which a `--check`
 /// line would name since the rewriting would make it absolute) is no
 /// broken link: the output is the broken links, nothing else.

@@ -88,21 +88,15 @@ pub(crate) struct SiteCheck<'a> {
 }
 
 impl<'a> SiteCheck<'a> {
-    /// Checks links against `tree` served under `host`'s rules.
+    /// Checks links against `tree` served under `host`'s rules, with
+    /// `redirects` (Netlify's).
     pub fn new(
         site: &'a Site,
         tree: LocalTree,
-        host: Host,
+        (host, redirects): (Host, Redirects),
         encoding: Option<&'static encoding_rs::Encoding>,
         memory: Memory,
     ) -> Self {
-        // Read as Netlify reads it: what is not text is no rule.
-        let redirects = match host {
-            Host::Netlify => std::fs::read(site.dir().join("_redirects"))
-                .map(|bytes| Redirects::parse(&String::from_utf8_lossy(&bytes)))
-                .unwrap_or_default(),
-            _ => Redirects::default(),
-        };
         SiteCheck {
             tree,
             host,

@@ -16,6 +16,7 @@
 
 mod check;
 mod file;
+mod netlify;
 mod pool;
 mod tree;
 mod url;

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::check::{LinkTally, SiteCheck};
 use super::file::{Attempt, Buffers, FileOutcome, FileRun, page};
+use super::netlify;
 use super::{Entry, Met, Site, Walked};
 use crate::document::config::Config;
 use crate::document::events::Events;
@@ -27,7 +28,7 @@ use crate::source::placeholder;
 use crate::source::summary::{Summary, Tally};
 use crate::source::waiting::{Check, Waiting};
 use crate::typed::Type;
-use crate::url::{Missing, Served};
+use crate::url::{Host, Missing, Redirects, Served};
 
 /// What a site's run did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -313,9 +314,14 @@ pub(crate) fn run(
     let (checks, _check_drawn) = match site.check_links {
         Some(host) => {
             let (tree, drawn) = tree("--check-links")?;
+            let (redirects, rules_drawn) = match host {
+                Host::Netlify => netlify::redirects(site.dir(), &memory)?,
+                _ => (Redirects::default(), memory.drawn()),
+            };
             let encoding = config.encoding;
-            let checks = SiteCheck::new(site, tree, host, encoding, memory.clone());
-            (Some(checks), Some(drawn))
+            let served = (host, redirects);
+            let checks = SiteCheck::new(site, tree, served, encoding, memory.clone());
+            (Some(checks), Some((drawn, rules_drawn)))
         }
         None => (None, None),
     };
