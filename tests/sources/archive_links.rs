@@ -428,8 +428,8 @@ fn captures_past_their_share_of_the_memory_limit_go_to_disk_and_check_the_same()
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.starts_with("htmlabs: error: cannot write the captures of `")
-            && err.contains("in.warc` to disk (TMPDIR `")
-            && err.contains("none`): no such file or directory"),
+            && err.contains("in.warc` to disk: cannot make a temporary file in `")
+            && err.contains("none` (TMPDIR): no such file or directory"),
         "{err}"
     );
 }

@@ -2479,3 +2479,48 @@ fn links_name_each_record_its_target_and_date_as_warcio_reads_them() {
     }
     assert!(pages.len() > 100, "{} pages", pages.len());
 }
+
+/// A listing keeps no page it rewrote: a page larger than the memory's
+/// room for what waits between threads went to a temporary file, for
+/// nothing, where none can be made (`TMPDIR` missing) it failed the run.
+/// `--check`, which writes no archive either, alike.
+#[test]
+fn a_listing_keeps_no_page_it_rewrote_in_memory_nor_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = [&"<p>text</p>\n".repeat(25_000), "<a href=/a>a</a>\n"].concat();
+    let block = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{page}",
+        page.len()
+    );
+    let record = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n\
+         WARC-Date: 2024-05-01T10:00:00Z\r\nWARC-Target-URI: https://example.com/\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+        block.len()
+    );
+    let input = dir.path().join("page.warc");
+    std::fs::write(&input, record).unwrap();
+    for args in [["--links"], ["--check"]] {
+        // 300 KB of page; a quarter of 4 MB is the room.
+        let run = Command::cargo_bin("htmlabs")
+            .unwrap()
+            .arg("--warc")
+            .arg(&input)
+            .args(args)
+            .args(["--max-memory", "4MB", "-q"])
+            .env("TMPDIR", dir.path().join("none"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            matches!(run.status.code(), Some(0 | 1)),
+            "{args:?}: {stderr}"
+        );
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            stdout.contains("https://example.com/a"),
+            "{args:?}: {stdout}"
+        );
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}

@@ -90,6 +90,8 @@ enum Room {
     Drawn(Drawn),
     /// A fixed number of bytes of its own.
     Fixed(usize),
+    /// None: what is written is counted, not kept.
+    Discard,
 }
 
 impl Spool {
@@ -102,6 +104,14 @@ impl Spool {
     /// holds (what is bounded elsewhere, and tests).
     pub fn with_limit(limit: usize) -> Self {
         Spool::with_room(Room::Fixed(limit))
+    }
+
+    /// A spool that keeps nothing and counts what is written to it: for
+    /// a run whose output goes nowhere (a listing of links, a check), which
+    /// would otherwise hold each document it rewrote, or write it to a
+    /// temporary file, for nothing. It cannot be read back.
+    pub fn discarding() -> Self {
+        Spool::with_room(Room::Discard)
     }
 
     fn with_room(room: Room) -> Self {
@@ -137,6 +147,7 @@ impl Spool {
                 }
                 None => false,
             },
+            Room::Discard => false,
         }
     }
 
@@ -145,6 +156,7 @@ impl Spool {
         match &mut self.room {
             Room::Drawn(drawn) => drawn.shrink(drawn.bytes()),
             Room::Fixed(left) => *left += self.memory.capacity(),
+            Room::Discard => {}
         }
     }
 
@@ -165,11 +177,20 @@ impl Spool {
 
     /// The bytes, when they are in memory.
     pub fn in_memory(&self) -> Option<&[u8]> {
-        self.file.is_none().then_some(&self.memory[..])
+        let kept = self.file.is_none() && !self.discards();
+        kept.then_some(&self.memory[..])
+    }
+
+    /// Whether it keeps nothing ([`Spool::discarding`]).
+    fn discards(&self) -> bool {
+        matches!(self.room, Room::Discard)
     }
 
     /// A reader of everything it holds, from the first byte.
     pub fn reader(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        if self.discards() {
+            return Err(io::Error::other("a spool that keeps nothing is not read"));
+        }
         match &mut self.file {
             None => Ok(Box::new(&self.memory[..])),
             Some(file) => {
@@ -193,13 +214,17 @@ impl Spool {
 
 impl Write for Spool {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.discards() {
+            self.len += buf.len() as u64;
+            return Ok(buf.len());
+        }
         let need = self.memory.len() + buf.len();
         if self.file.is_none() && need > self.memory.capacity() {
             let capacity = need.max(2 * self.memory.capacity());
             if self.room(capacity - self.memory.capacity()) {
                 self.memory.reserve_exact(capacity - self.memory.len());
             } else {
-                let mut file = BufWriter::with_capacity(BUFFER, tempfile::tempfile()?);
+                let mut file = BufWriter::with_capacity(BUFFER, temporary()?);
                 file.write_all(&self.memory)?;
                 self.give_back();
                 self.memory = Vec::new();
@@ -226,6 +251,20 @@ impl Write for Spool {
     }
 }
 
+/// An unnamed temporary file in `TMPDIR` (gone once closed, however the
+/// run ends); one that cannot be made says where it was asked for, so
+/// that the message it ends in does not seem to be about the input.
+pub fn temporary() -> io::Result<File> {
+    tempfile::tempfile().map_err(|e| {
+        let dir = crate::source::output::quoted(&std::env::temp_dir());
+        let said = crate::source::output::lowercase(&e);
+        io::Error::new(
+            e.kind(),
+            format!("cannot make a temporary file in {dir} (TMPDIR): {said}"),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +288,17 @@ mod tests {
         assert_eq!(spool.copy_to(&mut out).unwrap(), 15);
         assert_eq!(out, b"0123456789abcde");
         assert_eq!(spool.len(), 15);
+    }
+
+    #[test]
+    fn a_discarding_spool_counts_what_is_written_and_keeps_none_of_it() {
+        let memory = Memory::new(4000);
+        let mut spool = Spool::discarding();
+        spool.write_all(&[1; 3000]).unwrap();
+        assert_eq!((spool.len(), spool.spilled()), (3000, false));
+        assert_eq!(spool.in_memory(), None);
+        assert!(spool.reader().is_err());
+        assert_eq!(memory.peak(), 0);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! Every capture of every URL of an archive, by the URL's key, as the
 //! archive's link check looks a link up: held in memory while they fit in
 //! their share of the run's memory; past it, written out in runs sorted by
-//! key to unnamed temporary files (in `TMPDIR`, gone when the run ends,
-//! however it ends), merged into one table sorted by key, and found there
-//! through an index of one key in every few kilobytes (an external sort,
-//! as sort(1) does past its buffer). The index and the merge's buffers are
-//! what is held then: a few hundredths of what the captures would hold, so
+//! key to unnamed temporary files (`spool::temporary`: in `TMPDIR`, gone
+//! when the run ends, however it ends), merged into one table sorted by
+//! key, and found there through an index of one key in every few kilobytes
+//! (an external sort, as sort(1) does past its buffer). The index and the
+//! merge's buffers are what is held then: under a hundredth of what the
+//! captures would hold, so
 //! an archive whose captures are many times the memory limit is checked
 //! within it. Of one URL's captures, each lookup sees them in the
 //! archive's order, held or spilled.
@@ -15,6 +16,7 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 
 use crate::document::memory::Budget;
+use crate::source::output::spool::temporary;
 use crate::source::warc::capture::Capture;
 
 /// One capture of a URL, as a link check needs it.
@@ -136,7 +138,7 @@ impl Gathering {
         let held = std::mem::take(&mut self.held);
         let mut keys: Vec<&String> = held.keys().collect();
         keys.sort_unstable();
-        let mut run = BufWriter::with_capacity(BUFFER, tempfile::tempfile()?);
+        let mut run = BufWriter::with_capacity(BUFFER, temporary()?);
         for key in keys {
             for seen in &held[key] {
                 write_entry(&mut run, key, seen)?;
@@ -202,7 +204,7 @@ impl Gathering {
             let first = read_entry(&mut reader)?;
             readers.push((reader, first));
         }
-        let mut out = BufWriter::with_capacity(BUFFER, tempfile::tempfile()?);
+        let mut out = BufWriter::with_capacity(BUFFER, temporary()?);
         let mut at = 0u64;
         let mut index: Vec<Key> = Vec::new();
         let mut marked: Option<u64> = None;

@@ -224,10 +224,8 @@ pub(crate) fn run(
     // The first pass: every capture. They take the head share, what one
     // document of a run may hold; past it they go to disk.
     let share = Allowance::new(memory.alone());
-    let spill_error = |e: io::Error| {
-        let tmp = names::quoted(&std::env::temp_dir());
-        SourceError::Write(format!("the captures of {name} to disk (TMPDIR {tmp})"), e)
-    };
+    let spill_error =
+        |e: io::Error| SourceError::Write(format!("the captures of {name} to disk"), e);
     let gathered = |e: Gather, number: u64| match e {
         Gather::Full => capture::too_many(&name, config.max_memory, number),
         Gather::Io(e) => spill_error(e),

@@ -451,6 +451,12 @@ fn response(
     } else {
         response
     };
+    // No new record is made: what the page becomes is counted, not kept.
+    let response = if work.write {
+        response
+    } else {
+        response.discarding_body()
+    };
     let result = match response.end_held_keeping(&heads, &mut body, body_offset) {
         // A type no engine reads after all (`application/xml` of another
         // root): no document, as any other type.
@@ -564,7 +570,10 @@ fn resource(
     if let Some(encoding) = charset.as_deref().and_then(encoding::for_label) {
         layers = layers.with_charset(encoding, "the record's Content-Type");
     }
-    let mut spool = Spool::new(&work.memory);
+    let mut spool = match work.write {
+        true => Spool::new(&work.memory),
+        false => Spool::discarding(),
+    };
     let mut rewriter = Rewriter::new(kind, Arc::clone(config), layers, &mut spool)
         .with_allowance(Rc::clone(allowance));
     if work.listen {

@@ -67,6 +67,8 @@ pub(super) struct Run<'a> {
     pub(super) config: &'a Arc<Config>,
     pub(super) options: &'a Options,
     pub(super) told: &'a Shared,
+    /// The rewritten body is counted, not kept (`discarding_body`).
+    pub(super) discard: bool,
 }
 
 /// Rewrites the body of a response held whole (`parts`) into `out`; the
@@ -142,6 +144,7 @@ fn decoded(
         config,
         options,
         told,
+        discard,
     } = *run;
     let last = heads.last().expect("a response has a final block");
     // What its codings hold while the body is read and written again
@@ -264,7 +267,10 @@ fn decoded(
     }
 
     // The rewrite, into the body's codings (none with --strip-headers).
-    let mut encoded = Spool::new(&memory);
+    let mut encoded = match discard {
+        true => Spool::discarding(),
+        false => Spool::new(&memory),
+    };
     let document = {
         let none = Plan::default();
         let writing = if options.strip_headers { &none } else { &plan };
@@ -398,6 +404,7 @@ impl<W: Write> Response<W> {
             config: &self.config,
             options: &self.options,
             told: &self.told,
+            discard: self.discard,
         };
         let len = body.len();
         let parts = Parts {

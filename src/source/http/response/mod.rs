@@ -70,6 +70,8 @@ pub struct Response<W: Write> {
     /// again whether they are enough to tell its type (twice as many each
     /// time, so that asking costs what reading does).
     first_wanted: usize,
+    /// The rewritten body is counted, not kept.
+    discard: bool,
 }
 
 impl<W: Write> Response<W> {
@@ -89,7 +91,16 @@ impl<W: Write> Response<W> {
             body_len: 0,
             notes: Vec::new(),
             first_wanted: PEEK,
+            discard: false,
         }
+    }
+
+    /// The rewritten body is not wanted (a listing of its links, a check):
+    /// it is counted, not held nor spilled to a file, and the spool
+    /// [`end_held_keeping`](Self::end_held_keeping) gives cannot be read.
+    pub(crate) fn discarding_body(mut self) -> Self {
+        self.discard = true;
+        self
     }
 
     /// Asks for the link report: each URL value of the document, once its

@@ -285,6 +285,7 @@ impl<W: Write> Response<W> {
                     config: &self.config,
                     options: &self.options,
                     told: &told,
+                    discard: self.discard,
                 };
                 let parts = Parts {
                     heads: &known.heads,
