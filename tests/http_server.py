@@ -13,9 +13,10 @@ and Chromium reads, the corpus pages laid out as a site
 (tests/judges/chromium/corpus_site.rs), and benches/mirror.rs's; every
 answer is written to LOG, when one is named.
 
-`http_server.py --site DIR --host plain|github-pages` serves DIR as that
-host does, by the rules `--check-links --host` checks links against
-(src/url/host.rs; HostHandler), for tests/judges/link_check.rs.
+`http_server.py --site DIR --host plain|github-pages|netlify` serves DIR
+as that host does, by the rules `--check-links --host` checks links
+against (src/url/host.rs; HostHandler; Netlify's redirects as its
+documentation states them, NetlifyRules), for tests/judges/link_check.rs.
 """
 
 import gzip
@@ -23,6 +24,7 @@ import http.server
 import os
 import sys
 import threading
+import tomllib
 import urllib.parse
 import zlib
 
@@ -270,24 +272,162 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
         if not bare or self.is_directory(bare):
             index = bare + b"/index.html" if bare else b"index.html"
             return index if self.is_file(index) else None
-        if self.server.host == "github-pages" and not slash and self.is_file(path + b".html"):
+        pretty = self.server.host in ("github-pages", "netlify")
+        if pretty and not slash and self.is_file(path + b".html"):
             return path + b".html"
+        # Netlify: `/about/` too, redirected to `/about`.
+        if self.server.host == "netlify" and slash and bare and self.is_file(bare + b".html"):
+            return bare + b".html"
         return None
 
     def do_GET(self):
-        target = self.path.split("?", 1)[0]
+        target, _, query = self.path.partition("?")
         path = unescaped(target[1:]) if target.startswith("/") else None
         served = None if path is None else self.serves(path)
+        here = "http://%s" % self.headers["Host"]
+        if self.server.host == "netlify":
+            # The first rule that matches, over what no file answers or,
+            # forced, over any.
+            # Read at each request: the test writes the site after the
+            # server has started (its files name the server's port).
+            answer = NetlifyRules(self.server.root).answer(target, query)
+            if answer is not None and (answer[2] or served is None):
+                return self.redirected(here + self.path, *answer)
         if served is None:
             return self.answer(404, [], b"")
         bare = path[:-1] if path.endswith(b"/") else path
         if bare and not path.endswith(b"/") and self.is_directory(bare):
-            location = "http://%s%s/" % (self.headers["Host"], target)
+            location = "%s%s/" % (here, target)
             return self.answer(301, [("Location", location)], b"")
+        if path.endswith(b"/") and bare and not self.is_directory(bare):
+            return self.answer(301, [("Location", here + target[:-1])], b"")
+        self.file(served, 200)
+
+    def file(self, served, status):
         with open(os.path.join(self.server.root, served), "rb") as f:
             body = f.read()
         media_type = SITE_TYPES.get(os.path.splitext(served)[1].decode(), "application/octet-stream")
-        self.answer(200, [("Content-Type", media_type)], body)
+        self.answer(status, [("Content-Type", media_type)], body)
+
+    def redirected(self, url, to, status, force):
+        """A Netlify rule's answer: a redirect to `to` (3xx), the file at
+        `to` served here (200, a rewrite), or `status` with the file at
+        `to` as its body (404: a page that is not there)."""
+        to = urllib.parse.urljoin(url, to)
+        if 300 <= status < 400:
+            return self.answer(status, [("Location", to)], b"")
+        parts = urllib.parse.urlsplit(to)
+        origin = urllib.parse.urlsplit(url)
+        path = unescaped(parts.path[1:]) if parts.netloc == origin.netloc else None
+        served = None if path is None else self.serves(path)
+        if status == 200 and served is not None:
+            return self.file(served, 200)
+        if status == 200 or served is None:
+            return self.answer(404, [], b"")
+        self.file(served, status)
+
+
+class NetlifyRules:
+    """The redirect rules Netlify follows for the site in `root`, as its
+    documentation states them: the lines of `_redirects` in the published
+    directory (`FROM [KEY=VALUE...] TO [STATUS[!]] [CONDITIONS]`), then the
+    `[[redirects]]` tables of the `netlify.toml` nearest at or above it
+    whose `[build]` publishes it (`publish`, under `base`). A path matches
+    as it is written (escaped, case counts), a trailing slash aside;
+    `:name` is one segment (or a query's value), a last `*` the rest of
+    the path (`:splat`). Rules for some visitors (conditions) or another
+    domain are not taken; the status is 301 when not given."""
+
+    def __init__(self, root):
+        self.rules = []
+        redirects = os.path.join(root, b"_redirects")
+        if os.path.isfile(redirects):
+            with open(redirects, "rb") as f:
+                for line in f.read().decode("utf-8", "replace").splitlines():
+                    self.line(line)
+        site = os.path.realpath(root)
+        for directory in [site] + list(parents(site)):
+            config = os.path.join(directory, b"netlify.toml")
+            if os.path.isfile(config):
+                with open(config, "rb") as f:
+                    table = tomllib.load(f)
+                build = table.get("build", {})
+                base = os.path.join(directory, os.fsencode(build.get("base", "")))
+                published = os.path.realpath(os.path.join(base, os.fsencode(build.get("publish", ""))))
+                if published == site:
+                    for rule in table.get("redirects", []):
+                        if rule.get("conditions"):
+                            continue
+                        self.add(rule["from"], list(rule.get("query", {}).items()), rule["to"],
+                                 rule.get("status", 301), rule.get("force", False))
+                break
+
+    def line(self, line):
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            return
+        query, i = [], 1
+        while i < len(words) and not words[i].startswith("/") and "://" not in words[i]:
+            if "=" not in words[i]:
+                return
+            query.append(tuple(words[i].split("=", 1)))
+            i += 1
+        if i == len(words):
+            return
+        to, status, force = words[i], 301, False
+        i += 1
+        if i < len(words) and words[i].rstrip("!").isdigit():
+            status, force = int(words[i].rstrip("!")), words[i].endswith("!")
+            i += 1
+        if i == len(words):
+            self.add(words[0], query, to, status, force)
+
+    def add(self, source, query, to, status, force):
+        if source.startswith("/"):
+            segments = [s for s in source.strip("/").split("/") if s]
+            splat = bool(segments) and segments[-1] == "*"
+            self.rules.append((segments[:-1] if splat else segments, splat, query, to, status, force))
+
+    def answer(self, path, query):
+        """The first rule's answer for `path` (as asked, escaped) and
+        `query`: (to, status, force), or None."""
+        pairs = [p.split("=", 1) if "=" in p else [p, ""] for p in query.split("&") if p]
+        given = [s for s in path.strip("/").split("/") if s]
+        for segments, splat, conditions, to, status, force in self.rules:
+            if len(given) < len(segments) or (not splat and len(given) != len(segments)):
+                continue
+            bound = {}
+            matched = True
+            for segment, value in zip(segments, given):
+                if segment.startswith(":"):
+                    bound[segment[1:]] = value
+                elif segment != value:
+                    matched = False
+            for key, wanted in conditions:
+                values = [v for k, v in pairs if k == key]
+                if not values:
+                    matched = False
+                elif wanted.startswith(":"):
+                    bound[wanted[1:]] = values[0]
+                elif wanted != values[0]:
+                    matched = False
+            if not matched:
+                continue
+            to = to.replace(":splat", "/".join(given[len(segments):]))
+            for name in sorted(bound, key=len, reverse=True):
+                to = to.replace(":" + name, bound[name])
+            return to, status, force
+        return None
+
+
+def parents(path):
+    """The directories above `path`, nearest first."""
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+        yield path
 
 
 def unescaped(path):
@@ -318,8 +458,8 @@ def main():
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HostHandler)
         server.root = os.fsencode(sys.argv[2])
         server.host = sys.argv[4]
-        if server.host not in ("plain", "github-pages"):
-            sys.exit("http_server.py: --host plain or github-pages, not " + server.host)
+        if server.host not in ("plain", "github-pages", "netlify"):
+            sys.exit("http_server.py: --host plain, github-pages or netlify, not " + server.host)
     elif sys.argv[1:2] == ["--site"]:
         root, log = sys.argv[2], sys.argv[3:4]
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SiteHandler)

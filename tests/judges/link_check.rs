@@ -69,6 +69,32 @@ const PLANTED: &str = r##"
 <img src="/img/a%20b.png" srcset="/img/a%20b.png 1x, /img/2x.png 2x" alt=""></p>
 "##;
 
+/// The `netlify.toml` of the build that publishes the site (`site`,
+/// beside it): its rules follow `_redirects`'.
+const NETLIFY_TOML: &str = r#"[build]
+publish = "site"
+command = "true"
+
+[[redirects]]
+from = "/toml-moved/*"
+to = "/new/:splat"
+
+[[redirects]]
+from = "/toml-rewrite"
+to = "/about.html"
+status = 200
+
+[[redirects]]
+from = "/toml-fr"
+to = "/about.html"
+status = 200
+conditions = { Language = ["fr"] }
+
+[[redirects]]
+from = "/old-path/*"
+to = "/nowhere.html"
+"#;
+
 /// Our pages and files, `{ORIGIN}` the server's (`http://127.0.0.1:PORT`).
 const SITE: &[(&str, &str)] = &[
     (
@@ -106,9 +132,28 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
 <a href="img/logo.svg#mark">an SVG file's element</a> <a href="img/logo.svg#gone">one it lacks</a> <svg><use href="img/logo.svg#in-defs"/><use href="img/logo.svg#Mark"/></svg>
 <a href="http://other.example/x">another host</a> <a href="mailto:a@example.com">mail</a> <a href="//cdn.example/y.png">scheme-relative</a>
 <a href="{ORIGIN}">the site, without its slash</a> <a href="{ORIGIN}/about.html">absolute</a> <a href="{ORIGIN}?q=1">the site with a query</a>
+<a href="/old-path/guide/step.html">a splat redirect</a> <a href="/old-path/">the splat's root</a> <a href="/old-path/none.html">a splat to nothing</a> <a href="/old-path/guide/step.html#x">at a part it lacks</a>
+<a href="/rewritten/x#team">a rewrite, at a part</a> <a href="/rewritten/x#nowhere">at a part it lacks</a> <a href="/gone-rule">a 404 rule</a> <a href="/forced.html">a forced rule over a file</a> <a href="/shadowed.html">a rule a file shadows</a>
+<a href="/shop?id=step">a query's placeholder</a> <a href="/shop?id=none">to nothing</a> <a href="/shop">without its query</a> <a href="/loop-a">a loop</a> <a href="/fr/x">a rule for some visitors</a>
+<a href="/news/2024/first">placeholders</a> <a href="/toml-moved/page.html">netlify.toml's rule</a> <a href="/toml-rewrite">netlify.toml's rewrite</a> <a href="/toml-fr">netlify.toml's rule for some visitors</a>
+<a href="about/#team">a page's name with a slash, at a part</a> <a href="docs/guide/step/">another</a>
 </body></html>
 "##,
     ),
+    // Netlify's rules (`netlify.toml`, above the site, in `judge`).
+    (
+        "_redirects",
+        "# moved\n/old-path/*  /docs/:splat  301\n/rewritten/*  /about.html  200\n\
+         /gone-rule  /about.html  404\n/forced.html  /nowhere.html  301!\n/shadowed.html  /nowhere.html\n\
+         /shop  id=:id  /docs/guide/:id.html  302\n/loop-a  /loop-b\n/loop-b  /loop-a\n\
+         /fr/*  /about.html  200  Language=fr\n/news/:year/:slug  /new/:slug.html?y=:year\n",
+    ),
+    ("forced.html", "<!doctype html><title>Forced away</title>"),
+    (
+        "shadowed.html",
+        "<!doctype html><title>Shadowing its rule</title>",
+    ),
+    ("new/first.html", "<!doctype html><title>First</title>"),
     (
         "about.html",
         r##"<!doctype html><html><head><meta charset=utf-8><title>About</title></head><body>
@@ -333,6 +378,8 @@ fn judge(chromium: &Path, corpus: &Path, host: &str, disagreements: &mut Vec<Str
     let server = SiteServer::host(&site, host);
     let origin = format!("http://127.0.0.1:{}", server.port);
     make(&site, &origin, corpus);
+    // Netlify's file of the build that publishes the site.
+    std::fs::write(dir.path().join("netlify.toml"), NETLIFY_TOML).unwrap();
     let report = dir.path().join("links.jsonl");
     let run = Command::new(BIN)
         .arg("--site")
@@ -506,7 +553,7 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
     let corpus = shared.join("corpus/pages");
     let mut disagreements = Vec::new();
     let mut tallies = BTreeMap::new();
-    for host in ["plain", "github-pages"] {
+    for host in ["plain", "github-pages", "netlify"] {
         let before = disagreements.len();
         let tally = judge(&chromium, &corpus, host, &mut disagreements);
         println!(
@@ -540,14 +587,54 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
     }
     // The hosts' rules are told apart: links found on one, broken on the
     // other.
-    let (plain, pages) = (
+    let (plain, pages, netlify) = (
         &tallies["plain"].statuses,
         &tallies["github-pages"].statuses,
+        &tallies["netlify"].statuses,
     );
     let links = |statuses: &[(String, String)]| -> Vec<String> {
         statuses.iter().map(|(link, _)| link.clone()).collect()
     };
     assert_eq!(links(plain), links(pages), "the same links on each host");
+    assert_eq!(links(plain), links(netlify), "the same links on each host");
     let differ = plain.iter().zip(pages).filter(|(a, b)| a.1 != b.1).count();
     assert!(differ >= 10, "{differ} links differ between the hosts");
+    // Netlify's redirects, rewrites and `/about/`: found there alone, by
+    // the checker and the browser (which agree above).
+    let status = |value: &str| -> Vec<&str> {
+        [pages, netlify]
+            .map(|statuses| {
+                let found = statuses.iter().find(|(link, _)| {
+                    link.starts_with("index.html:") && link.ends_with(&format!("\"{value}\""))
+                });
+                found.map_or("none", |(_, status)| status.as_str())
+            })
+            .to_vec()
+    };
+    for value in [
+        "/old-path/guide/step.html",
+        "/old-path/",
+        "/rewritten/x#team",
+        "/shop?id=step",
+        "/news/2024/first",
+        "/toml-moved/page.html",
+        "/toml-rewrite",
+        "about/#team",
+        "docs/guide/step/",
+    ] {
+        assert_eq!(status(value), ["not-found", "found"], "{value}");
+    }
+    for value in [
+        "/old-path/none.html",
+        "/gone-rule",
+        "/shop?id=none",
+        "/loop-a",
+        "/fr/x",
+        "/toml-fr",
+    ] {
+        assert_eq!(status(value), ["not-found", "not-found"], "{value}");
+    }
+    assert_eq!(status("/forced.html"), ["found", "not-found"]);
+    assert_eq!(status("/shadowed.html"), ["found", "found"]);
+    assert_eq!(status("/rewritten/x#nowhere")[1], "fragment-not-found");
 }
