@@ -232,7 +232,8 @@ impl Gathering {
             let new_key = last.as_deref() != Some(key.as_str());
             if indexed && new_key && marked.is_none_or(|m| at - m >= BLOCK as u64) {
                 let mark = key.clone().into_boxed_str();
-                let size = mark.len() + std::mem::size_of::<Key>();
+                // Its entry, and the room the index's growth leaves.
+                let size = mark.len() + 2 * std::mem::size_of::<Key>();
                 self.budget.take(size).map_err(|_| Gather::Full)?;
                 index.push((mark, at));
                 marked = Some(at);
