@@ -332,6 +332,14 @@ fn what_cannot_go_with_a_link_check_is_refused() {
     assert!(stderr.contains("--host needs --check-links"), "{stderr}");
 }
 
+/// The values of broken links' lines (`FILE:LINE:COLUMN: <a href> "VALUE" -> ...`).
+fn values(lines: &BTreeSet<String>) -> BTreeSet<String> {
+    lines
+        .iter()
+        .map(|line| line.split('"').nth(1).unwrap_or_default().to_owned())
+        .collect()
+}
+
 /// Netlify serves `/about/` for `about.html` too, and the site's
 /// `_redirects` rules over what no file answers (or any, with `!`): a
 /// link that a redirect leads to a file is found, through rewrites,
@@ -368,10 +376,7 @@ fn netlify_follows_the_sites_redirects() {
     }
     let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
     assert_eq!(code, 1, "{stderr}");
-    let broken: BTreeSet<String> = lines
-        .iter()
-        .map(|line| line.split('"').nth(1).unwrap_or_default().to_owned())
-        .collect();
+    let broken = values(&lines);
     let expected: BTreeSet<String> = ["/blog/y.html", "/gone", "/loop", "/forced.html", "/fr/page"]
         .map(str::to_owned)
         .into();
@@ -413,16 +418,10 @@ fn netlify_follows_the_redirects_of_the_netlify_toml_that_publishes_the_site() {
         [[redirects]]\nfrom = \"/old-blog\"\nto = \"/posts/x.html\"\nforce = true\n";
     let toml = dir.path().join("netlify.toml");
     fs::write(&toml, config).unwrap();
-    let broken = |lines: &BTreeSet<String>| -> BTreeSet<String> {
-        lines
-            .iter()
-            .map(|line| line.split('"').nth(1).unwrap_or_default().to_owned())
-            .collect()
-    };
     let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
     assert_eq!(code, 1, "{stderr}");
     let expected: BTreeSet<String> = ["/moved/y.html", "/fr/x"].map(str::to_owned).into();
-    assert_eq!(broken(&lines), expected, "{lines:?}");
+    assert_eq!(values(&lines), expected, "{lines:?}");
 
     // Another directory's file: only `_redirects` is read.
     fs::write(
@@ -441,7 +440,7 @@ fn netlify_follows_the_redirects_of_the_netlify_toml_that_publishes_the_site() {
     ]
     .map(str::to_owned)
     .into();
-    assert_eq!(broken(&lines), expected, "{lines:?}");
+    assert_eq!(values(&lines), expected, "{lines:?}");
 
     // One that does not parse: a line, nothing checked.
     fs::write(&toml, "[build]\npublish = \"public\"\n[[redirects]\n").unwrap();

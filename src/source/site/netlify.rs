@@ -29,22 +29,23 @@ pub(crate) fn redirects(dir: &Path, memory: &Memory) -> Result<(Redirects, Drawn
     if let Some(text) = read(&dir.join("_redirects"), &mut drawn, memory)? {
         rules = Redirects::parse(&String::from_utf8_lossy(&text));
     }
-    if let Some(path) = config(dir) {
+    // The site's directory as the file's `publish` is compared with.
+    let site = fs::canonicalize(dir).ok();
+    if let Some((site, path)) = site.as_deref().and_then(|s| Some((s, config(s)?))) {
         let Some(text) = read(&path, &mut drawn, memory)? else {
             return Ok((rules, drawn));
         };
         let table = parse(&path, &text)?;
-        if publishes(&path, &table, dir) {
+        if publishes(&path, &table, site) {
             add(&mut rules, &table);
         }
     }
     Ok((rules, drawn))
 }
 
-/// The `netlify.toml` nearest to `dir`, at or above it.
-fn config(dir: &Path) -> Option<PathBuf> {
-    let dir = fs::canonicalize(dir).ok()?;
-    dir.ancestors()
+/// The `netlify.toml` nearest to `site` (canonical), at or above it.
+fn config(site: &Path) -> Option<PathBuf> {
+    site.ancestors()
         .map(|d| d.join("netlify.toml"))
         .find(|path| path.is_file())
 }
@@ -76,9 +77,12 @@ fn parse(path: &Path, text: &[u8]) -> Result<toml::Table, SourceError> {
     text.parse::<toml::Table>().map_err(|e| {
         // Its message, on one line, and where.
         let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-        let line = e
-            .span()
-            .map(|span| text[..span.start].lines().count().max(1));
+        let line = e.span().map(|span| {
+            1 + text.as_bytes()[..span.start]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+        });
         unreadable(match line {
             Some(line) => format!("{message}, line {line}"),
             None => message,
@@ -86,8 +90,9 @@ fn parse(path: &Path, text: &[u8]) -> Result<toml::Table, SourceError> {
     })
 }
 
-/// Whether the `netlify.toml` at `path`, `table`, publishes `dir`.
-fn publishes(path: &Path, table: &toml::Table, dir: &Path) -> bool {
+/// Whether the `netlify.toml` at `path`, `table`, publishes `site`
+/// (canonical).
+fn publishes(path: &Path, table: &toml::Table, site: &Path) -> bool {
     let build = table.get("build").and_then(toml::Value::as_table);
     let setting = |key: &str| {
         build
@@ -100,10 +105,7 @@ fn publishes(path: &Path, table: &toml::Table, dir: &Path) -> bool {
         .unwrap_or(Path::new("/"))
         .join(setting("base"));
     let published = base.join(setting("publish"));
-    match (fs::canonicalize(published), fs::canonicalize(dir)) {
-        (Ok(published), Ok(dir)) => published == dir,
-        _ => false,
-    }
+    fs::canonicalize(published).is_ok_and(|published| published == site)
 }
 
 /// Adds the `[[redirects]]` of `table` to `rules`, in order.

@@ -6,9 +6,8 @@
 //! key, and found there through an index of one key in every few kilobytes
 //! (an external sort, as sort(1) does past its buffer). The index and the
 //! merge's buffers are what is held then: under a hundredth of what the
-//! captures would hold, so
-//! an archive whose captures are many times the memory limit is checked
-//! within it. Of one URL's captures, each lookup sees them in the
+//! captures would hold, so an archive whose captures are many times the
+//! memory limit is checked within it. Of one URL's captures, each lookup sees them in the
 //! archive's order, held or spilled.
 
 use std::collections::HashMap;
@@ -77,9 +76,8 @@ enum Table {
 /// they take of their share.
 pub(crate) struct Gathering {
     held: HashMap<String, Vec<Seen>>,
-    /// What `held` takes of `budget`.
-    held_bytes: usize,
     runs: Vec<File>,
+    /// What `held` takes, until the runs are merged.
     budget: Budget,
     /// The most one capture holds decoded (its key and strings, and the
     /// slack of reading it): what a reader of a run or the table holds.
@@ -93,7 +91,6 @@ impl Gathering {
     pub fn new(budget: Budget, jobs: usize) -> Self {
         Gathering {
             held: HashMap::new(),
-            held_bytes: 0,
             runs: Vec::new(),
             budget,
             largest: 0,
@@ -127,7 +124,6 @@ impl Gathering {
             self.spill()?;
             self.budget.take(size).map_err(|_| Gather::Full)?;
         }
-        self.held_bytes += size;
         self.held.entry(key).or_default().push(seen);
         Ok(())
     }
@@ -146,7 +142,7 @@ impl Gathering {
         }
         let run = run.into_inner().map_err(io::IntoInnerError::into_error)?;
         drop(held);
-        self.budget.give(std::mem::take(&mut self.held_bytes));
+        self.budget.give(self.budget.taken());
         self.runs.push(run);
         Ok(())
     }
@@ -388,11 +384,18 @@ fn read_key(input: &mut impl Read, key: &mut Vec<u8>) -> io::Result<bool> {
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
         other => other?,
     }
-    key.clear();
-    (&mut *input)
-        .take(u64::from(u32::from_le_bytes(len)))
-        .read_to_end(key)?;
+    fill(input, len, key)?;
     Ok(true)
+}
+
+/// Reads the `len` (little-endian) bytes after a length into `out`.
+fn fill(input: &mut impl Read, len: [u8; 4], out: &mut Vec<u8>) -> io::Result<()> {
+    out.clear();
+    let len = u64::from(u32::from_le_bytes(len));
+    if (&mut *input).take(len).read_to_end(out)? as u64 != len {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(())
 }
 
 /// Reads the rest of a capture, after its key.
@@ -415,13 +418,12 @@ fn read_seen(input: &mut impl Read) -> io::Result<Seen> {
     })
 }
 
+/// Reads a length and the bytes after it.
 fn get(input: &mut impl Read) -> io::Result<Vec<u8>> {
     let mut len = [0; 4];
     input.read_exact(&mut len)?;
     let mut bytes = Vec::new();
-    (&mut *input)
-        .take(u64::from(u32::from_le_bytes(len)))
-        .read_to_end(&mut bytes)?;
+    fill(input, len, &mut bytes)?;
     Ok(bytes)
 }
 
