@@ -21,6 +21,13 @@ use std::borrow::Cow;
 /// stay as they are. The quoted form is a C string literal of the value's
 /// exact bytes, so no two values are shown alike.
 pub fn shown(value: &[u8]) -> Cow<'_, str> {
+    // Most values are printable ASCII: no character needs a look.
+    if value
+        .iter()
+        .all(|&b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+    {
+        return Cow::Borrowed(std::str::from_utf8(value).expect("ASCII"));
+    }
     match std::str::from_utf8(value) {
         Ok(s) if !s.chars().any(needs_escape) => Cow::Borrowed(s),
         _ => Cow::Owned(c_quoted(value)),

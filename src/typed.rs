@@ -273,6 +273,18 @@ impl<W: Write> Rewriter<W> {
         Rewriter { engine, ..self }
     }
 
+    /// Writes nothing: the document is read for its links alone (a listing,
+    /// a link check). A page copies none of its bytes to the output; a
+    /// stylesheet or an XML document writes as it would, to an output that
+    /// keeps nothing.
+    pub(crate) fn discarding(self) -> Self {
+        let engine = match self.engine {
+            Engine::Html(r) => Engine::Html(Box::new(r.discarding())),
+            engine => engine,
+        };
+        Rewriter { engine, ..self }
+    }
+
     /// Asks for the link report: each URL value, once its place is known,
     /// is queued in the [`events`](Self::events): where it stands, what it
     /// says, what it resolves to, and what was done with it. Without it,
@@ -283,6 +295,21 @@ impl<W: Write> Rewriter<W> {
             engine: self.engine.on_link(hear),
             ..self
         }
+    }
+
+    /// [`with_links`](Self::with_links), but a page's links `only` does not
+    /// want are told to it by their absolute URL alone, and not queued (a
+    /// link check's links to other sites, which it only counts). A
+    /// stylesheet or an XML document queues every link.
+    /// The links passed over are counted in the events
+    /// ([`Events::passed`]).
+    pub(crate) fn with_links_only(self, only: impl FnMut(&str) -> bool + 'static) -> Self {
+        let Rewriter { engine, events } = self.with_links();
+        let engine = match engine {
+            Engine::Html(r) => Engine::Html(Box::new(r.hearing_only(events.sieve(only)))),
+            engine => engine,
+        };
+        Rewriter { engine, events }
     }
 
     /// What it told as it read, not yet taken: a handle that outlives the

@@ -52,6 +52,10 @@ impl Listener for Said {
         self.listing.is_some()
     }
 
+    fn hears_off_site(&self) -> bool {
+        self.listing.as_ref().is_some_and(|l| l.hears_off_site())
+    }
+
     fn link(&self, document: &Document<'_>, link: Link) {
         if let Some(listing) = &self.listing {
             listing.link(document, link);

@@ -90,6 +90,10 @@ pub(crate) struct Nesting {
     /// Whether the page's anchors are kept as it is read (`--check-links`:
     /// a link to a part of the page itself then needs no second read).
     pub anchors: bool,
+    /// Whether its output is wanted: not for a listing or a link check,
+    /// which read the document for its links and write nothing, so no
+    /// byte of it is copied out.
+    pub discard: bool,
 }
 
 impl Nesting {
@@ -99,5 +103,6 @@ impl Nesting {
         depth: 0,
         record_splices: false,
         anchors: false,
+        discard: false,
     };
 }

@@ -90,19 +90,23 @@ impl<'a> Resolver<'a> {
         kind: Kind,
         mapped: Option<Box<Mapped>>,
     ) -> Result<(), OverBudget> {
-        if self.listener.is_none() {
+        let Some(listener) = &mut self.listener else {
             return Ok(());
-        }
+        };
         let absolute = match outcome {
             Outcome::NoBase | Outcome::Undecodable | Outcome::Empty => None,
-            Outcome::Absolute => Some(url.to_owned()),
+            Outcome::Absolute => Some(Cow::Borrowed(url)),
             // Unchanged: it resolves to itself, or (`--relative`, `--missing
             // as-written`) it was left as written, relative: what it resolves
             // to is said all the same.
             Outcome::Unchanged | Outcome::Rewritten | Outcome::SameDocument | Outcome::Left => {
-                Some(self.base.resolve(url).into_owned())
+                Some(self.base.resolve(url))
             }
         };
+        if absolute.as_ref().is_some_and(|a| !listener.wants(a)) {
+            return Ok(());
+        }
+        let absolute = absolute.map(Cow::into_owned);
         let link = Link {
             position: Position::default(),
             element: String::new(),

@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::links::{Hear, Link};
+use super::links::{Hear, Link, Only};
 use super::memory::{Allowance, Budget};
 use super::report::{Tell, Warning};
 
@@ -41,6 +41,8 @@ struct Queue<W> {
     /// its share (as any holder past it).
     budget: Option<(Rc<Allowance>, Budget)>,
     over: bool,
+    /// The links a sieve let pass: told by their URL alone, not queued.
+    passed: usize,
 }
 
 impl<W> Clone for Events<W> {
@@ -56,6 +58,7 @@ impl<W> Default for Events<W> {
             links: Vec::new(),
             budget: None,
             over: false,
+            passed: 0,
         })))
     }
 }
@@ -102,6 +105,27 @@ impl<W: 'static> Events<W> {
     pub(crate) fn hearer(&self) -> Hear {
         let events = self.clone();
         Box::new(move |link: Link| events.hear(link))
+    }
+
+    /// What keeps from the queue each link `only` does not want: counted
+    /// (as a link heard is queued: not past the share), not queued.
+    pub(crate) fn sieve(&self, mut only: impl FnMut(&str) -> bool + 'static) -> Only {
+        let events = self.clone();
+        Box::new(move |absolute: &str| {
+            let wanted = only(absolute);
+            if !wanted {
+                let queue = &mut *events.0.borrow_mut();
+                if !queue.over {
+                    queue.passed += 1;
+                }
+            }
+            wanted
+        })
+    }
+
+    /// How many links the sieve let pass.
+    pub(crate) fn passed(&self) -> usize {
+        self.0.borrow().passed
     }
 
     /// Queues `links` that another queue of the same document held, with

@@ -4,6 +4,8 @@
 //! when asked for ([`Rewriter::with_links`](crate::Rewriter::with_links)):
 //! otherwise nothing of this runs.
 
+use std::borrow::Cow;
+
 use encoding_rs::{Decoder, Encoding, UTF_8};
 
 use super::attrs::Kind;
@@ -294,12 +296,20 @@ pub(crate) fn after(from: Position, bytes: &[u8], encoding: &'static Encoding) -
 /// What hears each link, given it: the engine keeps none.
 pub(crate) type Hear = Box<dyn FnMut(Link)>;
 
+/// Which links a hearer wants, by their absolute URL: the others are told
+/// to it by their URL alone, and no link is made of them (a link check has
+/// no use for a link to another site but to count it).
+pub(crate) type Only = Box<dyn FnMut(&str) -> bool>;
+
 /// The link report of a document being rewritten: what hears it, and the
 /// URLs of the value being resolved, whose places are known once the value
 /// is done.
 pub(crate) struct Listener {
     hear: Hear,
     found: Vec<Found>,
+    only: Option<Only>,
+    /// Whether `only` is asked about the value being resolved.
+    sifting: bool,
 }
 
 /// A URL of the value being resolved, where it stands in it.
@@ -324,6 +334,32 @@ impl Listener {
         Listener {
             hear,
             found: Vec::new(),
+            only: None,
+            sifting: false,
+        }
+    }
+
+    /// Hears only the links `only` wants.
+    pub fn with_only(self, only: Option<Only>) -> Self {
+        Listener {
+            sifting: only.is_some(),
+            only,
+            ..self
+        }
+    }
+
+    /// Whether `only` is asked about the values resolved from now on (not
+    /// about a `<base href>`, which a check leaves whatever its URL).
+    pub fn sift(&mut self, on: bool) {
+        self.sifting = on && self.only.is_some();
+    }
+
+    /// Whether a link to `absolute` in the value being resolved is to be
+    /// made and heard.
+    pub fn wants(&mut self, absolute: &str) -> bool {
+        match &mut self.only {
+            Some(only) if self.sifting => only(absolute),
+            _ => true,
         }
     }
 
@@ -339,15 +375,18 @@ impl Listener {
         start: Position,
         raw: &[u8],
         encoding: &'static Encoding,
-        names: (&str, &str),
+        names: (Cow<'_, str>, Cow<'_, str>),
         decoded_at: impl Fn(usize) -> Option<usize>,
     ) {
+        // The names given are the last link's; the others have copies.
+        let (mut element, mut attribute) = names;
+        let last = self.found.len().saturating_sub(1);
         // Lines and columns followed from one link to the next (links come
         // in order, but for a nested document's among the others): a value
         // may hold millions.
         let mut lines = Lines::new(encoding, start);
         let mut done = 0;
-        for Found { at, mut link } in self.found.drain(..) {
+        for (i, Found { at, mut link }) in self.found.drain(..).enumerate() {
             let within = match at {
                 At::Decoded(at) => decoded_at(at).unwrap_or(0),
                 At::Raw(at) => at,
@@ -361,8 +400,13 @@ impl Listener {
             done = within;
             link.position = lines.position();
             if link.element.is_empty() {
-                link.element = names.0.to_owned();
-                link.attribute = names.1.to_owned();
+                (link.element, link.attribute) = match i == last {
+                    true => (
+                        std::mem::take(&mut element).into_owned(),
+                        std::mem::take(&mut attribute).into_owned(),
+                    ),
+                    false => (element.to_string(), attribute.to_string()),
+                };
             }
             (self.hear)(link);
         }

@@ -26,7 +26,7 @@ use crate::document::config::{Config, Nesting};
 use crate::document::decision::Decision;
 use crate::document::encoding::{Chosen, EncodingSource};
 use crate::document::error::Error;
-use crate::document::links::{Hear, Listener};
+use crate::document::links::{Hear, Listener, Only};
 use crate::document::memory::{Allowance, Budget};
 use crate::document::report::{Report, Tell, Warning};
 use crate::document::resolution::{Nest, Resolution, Splices};
@@ -113,6 +113,7 @@ impl<W: Write> Document<W> {
             if nesting.depth == 0 { CHUNK } else { 1024 },
             Rc::clone(&allowance),
             nesting.record_splices,
+            nesting.discard,
             Rc::clone(&shared),
             Rc::clone(&bailing),
         )));
@@ -212,12 +213,12 @@ impl<W: Write> Document<W> {
     }
 
     /// What was asked for before the document began.
-    pub fn hand_over(&mut self, tell: Option<Tell>, hear: Option<Hear>) {
+    pub fn hand_over(&mut self, tell: Option<Tell>, hear: Option<Hear>, only: Option<Only>) {
         if let Some(tell) = tell {
             self.tell(tell);
         }
         if let Some(hear) = hear {
-            self.listen(hear);
+            self.shared.borrow_mut().listener = Some(Listener::new(hear).with_only(only));
         }
     }
 

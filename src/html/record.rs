@@ -73,6 +73,9 @@ impl Role {
 pub struct Span {
     pub range: Range<usize>,
     pub role: Role,
+    /// An attribute's element and attribute names, for the link report
+    /// alone (boxed: most runs have none).
+    pub names: Option<Box<(String, String)>>,
 }
 
 /// What the handlers and the sink share.
@@ -92,10 +95,6 @@ pub struct Shared {
     pub warnings: Warnings,
     /// The link report, when asked for.
     pub listener: Option<Listener>,
-    /// With it, the element and attribute names of each attribute range
-    /// recorded, by where it starts (kept apart from the ranges, which only
-    /// the report needs them for).
-    pub names: std::collections::HashMap<usize, (String, String)>,
 }
 
 /// The element handler: records the byte range of each URL value, and of the
@@ -163,10 +162,11 @@ pub fn record(
                 .flatten(),
             empty: row.empty,
         };
-        if s.listener.is_some() {
-            let text = |n: &[u8]| String::from_utf8_lossy(n).into_owned();
-            s.names.insert(range.start, (text(&tag), text(&name)));
-        }
+        let text = |n: &[u8]| String::from_utf8_lossy(n).into_owned();
+        let names = s
+            .listener
+            .is_some()
+            .then(|| Box::new((text(&tag), text(&name))));
         if *tag == *b"base" && row.attribute == "href" {
             let deciding =
                 matches!(&s.decision, Some(Decision::Base { value, .. }) if *value == range);
@@ -198,7 +198,7 @@ pub fn record(
                 });
             }
         }
-        s.spans.push_back(Span { range, role });
+        s.spans.push_back(Span { range, role, names });
     }
     // Raw text to lol_html: no handler sees inside, so the sink takes the
     // bytes between the tags. Only HTML's own: in SVG, `<style>` has markup.
@@ -214,6 +214,7 @@ pub fn record(
         s.spans.push_back(Span {
             range: tag_location.end..OPEN,
             role: content,
+            names: None,
         });
         let shared = Rc::clone(shared);
         handlers.push(Box::new(move |end| {

@@ -17,7 +17,7 @@ use crate::document::config::{Config, Nesting};
 use crate::document::encoding::Chosen;
 use crate::document::error::Error;
 use crate::document::events::Events;
-use crate::document::links::Hear;
+use crate::document::links::{Hear, Only};
 use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::document::report::{Report, Tell, Warning};
 use crate::document::resolution::{Nested, Resolution, Splices};
@@ -68,6 +68,9 @@ struct Start<W: Write> {
     nesting: Nesting,
     tell: Option<Tell>,
     hear: Option<Hear>,
+    /// Which links `hear` wants
+    /// ([`Listener::with_only`](crate::document::links::Listener::with_only)).
+    only: Option<Only>,
     /// What its holders take from: a share of a run's memory, else one of
     /// its own (half of `--max-memory`, as the oldest document of a run).
     allowance: Option<Rc<Allowance>>,
@@ -92,6 +95,7 @@ impl<W: Write> Rewriter<W> {
                 nesting,
                 tell: None,
                 hear: None,
+                only: None,
                 allowance: None,
             }),
         }
@@ -111,6 +115,25 @@ impl<W: Write> Rewriter<W> {
     pub(crate) fn with_anchors(mut self) -> Self {
         if let Mode::Start(start) = &mut self.mode {
             start.nesting.anchors = true;
+        }
+        self
+    }
+
+    /// Writes nothing: the page is read for its links alone (a listing, a
+    /// link check), so none of its bytes is copied to the output (given
+    /// before the first write).
+    pub(crate) fn discarding(mut self) -> Self {
+        if let Mode::Start(start) = &mut self.mode {
+            start.nesting.discard = true;
+        }
+        self
+    }
+
+    /// Hears only the links `only` wants (given before the first write,
+    /// with [`on_link`](Self::on_link)).
+    pub(crate) fn hearing_only(mut self, only: Only) -> Self {
+        if let Mode::Start(start) = &mut self.mode {
+            start.only = Some(only);
         }
         self
     }
@@ -255,6 +278,7 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
         nesting,
         tell,
         hear,
+        only,
         allowance,
         ..
     } = start;
@@ -277,12 +301,12 @@ fn choose_mode<W: Write>(first: &[u8], start: Start<W>) -> Result<Mode<W>, Error
                 allowance,
             );
             let mut utf16 = Utf16::new(encoding, bom, document, raw);
-            utf16.document_mut().hand_over(tell, hear);
+            utf16.document_mut().hand_over(tell, hear, only);
             return Ok(Mode::Utf16(utf16));
         }
         None => Document::new(config, layers, nesting, nest, output, None, allowance),
     };
-    document.hand_over(tell, hear);
+    document.hand_over(tell, hear, only);
     Ok(Mode::Bytes(document))
 }
 
@@ -316,6 +340,7 @@ pub(crate) fn nest(
         depth: cx.depth + 1,
         record_splices: embedded,
         anchors: false,
+        discard: false,
     };
     // A `srcdoc`'s output is not needed (its replacements are), a
     // `<noscript>`'s is.

@@ -4,6 +4,7 @@
 //! handler recorded as they go by, and writes each range rewritten or as it
 //! was.
 
+use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::io::{self, BufWriter, Write};
 use std::rc::Rc;
@@ -47,6 +48,8 @@ pub struct Splicer<W: Write> {
     replacement: Vec<u8>,
     /// The first write error; later output is dropped.
     error: Option<io::Error>,
+    /// Nothing is written: the output is not wanted.
+    discard: bool,
     /// The replacements made, when asked for.
     splices: Option<Splices>,
     /// The range being collected grew past the memory limit: its bytes go
@@ -54,6 +57,11 @@ pub struct Splicer<W: Write> {
     abandoned: bool,
     /// The line and column of `pos`, when the link report is asked for.
     lines: Option<Lines>,
+    /// The bytes gone by since `lines` was last moved: counted a block at a
+    /// time (lol_html hands over a token at a time, and counting each
+    /// alone was a tenth of a link check). Its room is drawn from `held`
+    /// once; without it, each piece is counted as it comes.
+    uncounted: Vec<u8>,
     /// Where the range being collected starts, when they are followed.
     value_start: Position,
     /// What its buffers take from (the range being collected, the
@@ -81,6 +89,7 @@ impl<W: Write> Splicer<W> {
         capacity: usize,
         allowance: Rc<Allowance>,
         record_splices: bool,
+        discard: bool,
         shared: Rc<RefCell<Shared>>,
         bailing: Rc<Cell<bool>>,
     ) -> Self {
@@ -92,9 +101,11 @@ impl<W: Write> Splicer<W> {
             buffer: Vec::new(),
             replacement: Vec::new(),
             error: None,
+            discard,
             splices: record_splices.then(Splices::default),
             abandoned: false,
             lines: None,
+            uncounted: Vec::new(),
             value_start: Position::default(),
             held: allowance.budget(),
             allowance,
@@ -111,6 +122,9 @@ impl<W: Write> Splicer<W> {
     pub fn resolve_with(&mut self, resolution: Resolution) {
         if self.shared.borrow().listener.is_some() {
             self.lines = Some(Lines::new(resolution.encoding, Position::default()));
+            if self.held.take(UNCOUNTED).is_ok() {
+                self.uncounted = Vec::with_capacity(UNCOUNTED);
+            }
         }
         self.resolution = Some(resolution);
     }
@@ -191,7 +205,9 @@ impl<W: Write> Splicer<W> {
                     let span = self.shared.borrow_mut().spans.pop_front().expect("peeked");
                     self.current = Some((span, self.previous));
                     self.buffer.clear();
-                    if let Some(lines) = &self.lines {
+                    if let Some(lines) = &mut self.lines {
+                        lines.advance(&self.uncounted);
+                        self.uncounted.clear();
                         self.value_start = lines.position();
                     }
                 }
@@ -206,7 +222,14 @@ impl<W: Write> Splicer<W> {
 
     fn advance(&mut self, bytes: &[u8]) {
         if let Some(lines) = &mut self.lines {
-            lines.advance(bytes);
+            if self.uncounted.len() + bytes.len() > self.uncounted.capacity() {
+                lines.advance(&self.uncounted);
+                self.uncounted.clear();
+            }
+            match bytes.len() <= self.uncounted.capacity() {
+                true => self.uncounted.extend_from_slice(bytes),
+                false => lines.advance(bytes),
+            }
         }
         self.pos += bytes.len();
         if let Some(&last) = bytes.last() {
@@ -215,7 +238,7 @@ impl<W: Write> Splicer<W> {
     }
 
     pub fn emit(&mut self, bytes: &[u8]) {
-        if self.error.is_none() {
+        if self.error.is_none() && !self.discard {
             if let Err(e) = self.out.write_all(bytes) {
                 self.error = Some(e);
             }
@@ -280,7 +303,7 @@ impl<W: Write> Splicer<W> {
         new.clear();
         let mut budget = self.allowance.budget();
         match self.rewrite(
-            &span,
+            &mut span,
             Quote::from_preceding(before),
             &raw,
             &mut new,
@@ -346,7 +369,7 @@ impl<W: Write> Splicer<W> {
     /// it is; its working copies from `budget`.
     fn rewrite(
         &self,
-        span: &Span,
+        span: &mut Span,
         quote: Quote,
         raw: &[u8],
         out: &mut Vec<u8>,
@@ -358,7 +381,6 @@ impl<W: Write> Splicer<W> {
             counts,
             warnings,
             listener,
-            names,
             ..
         } = &mut *shared;
         let cx = self
@@ -399,6 +421,9 @@ impl<W: Write> Splicer<W> {
                 None => Ok(false),
             }
         } else {
+            if let Some(listener) = listener.as_mut() {
+                listener.sift(!matches!(span.role, Role::BaseHref | Role::OtherBase));
+            }
             let mut resolver = Resolver::new(cx, counts, warnings, listener.as_mut(), budget);
             resolve(&mut resolver, cx, &span.role, quote, raw, start, out)
         };
@@ -418,10 +443,16 @@ impl<W: Write> Splicer<W> {
                     .as_ref()?
                     .raw_offset(at)
             };
-            let names = names.remove(&start);
-            let names = names
-                .as_ref()
-                .map_or(span.role.names(), |(e, a)| (e.as_str(), a.as_str()));
+            let names = match span.names.take() {
+                Some(names) => {
+                    let (element, attribute) = *names;
+                    (Cow::Owned(element), Cow::Owned(attribute))
+                }
+                None => {
+                    let (element, attribute) = span.role.names();
+                    (Cow::Borrowed(element), Cow::Borrowed(attribute))
+                }
+            };
             listener.value_done(self.value_start, raw, encoding, names, decoded_at);
         }
         rewritten
@@ -439,6 +470,9 @@ fn kept(buffer: Vec<u8>) -> Vec<u8> {
 
 /// The most a buffer of the splicer keeps from one value to the next.
 const KEPT: usize = 1 << 20;
+
+/// The bytes gone by that wait to be counted in lines and columns.
+const UNCOUNTED: usize = 4096;
 
 /// Writes the new bytes for a range of `role` into `out`, or says to leave
 /// it as it is.

@@ -61,6 +61,13 @@ pub trait Listener: Sync {
         false
     }
 
+    /// Under a link check, whether it hears the links to other sites (a
+    /// link report lists them; broken links' lines do not): for one that
+    /// does not, a source need not make them, and only counts them.
+    fn hears_off_site(&self) -> bool {
+        self.hears_links()
+    }
+
     /// A URL value of a document, in document order, the documents in
     /// input order: handed over, for the listener to keep if it would.
     fn link(&self, document: &Document<'_>, link: Link) {
@@ -128,6 +135,10 @@ impl<C: Checks> Listener for Checked<'_, C> {
 
     fn hears_links(&self) -> bool {
         true
+    }
+
+    fn hears_off_site(&self) -> bool {
+        self.listener.hears_off_site()
     }
 
     fn link(&self, document: &Document<'_>, link: Link) {

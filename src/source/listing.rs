@@ -2,6 +2,7 @@
 //! the link report's JSON Lines.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
@@ -40,30 +41,40 @@ pub fn left_as_it_was(links: &mut [Link]) {
 /// element's content is `<rss/channel/item/link>` (its path, no
 /// attribute); a stylesheet's URL, which no element holds, `<css url>`.
 pub fn check_line(name: &[u8], link: &Link) -> String {
-    format!(
-        "{} -> {}",
-        located(name, link),
-        quoted_url(written(link).unwrap_or_default()),
-    )
+    let mut line = String::new();
+    check_line_into(&mut line, name, link);
+    line
 }
 
-/// `FILE:LINE:COLUMN: <tag attr> "original"`: where a check line or a
-/// broken link's line puts the link.
-fn located(name: &[u8], link: &Link) -> String {
+/// [`check_line`], onto `out`.
+fn check_line_into(out: &mut String, name: &[u8], link: &Link) {
+    located(out, name, link);
+    out.push_str(" -> ");
+    quoted_url(out, written(link).unwrap_or_default());
+}
+
+/// `FILE:LINE:COLUMN: <tag attr> "original"`, onto `out`: where a check
+/// line or a broken link's line puts the link. Written piece by piece: a
+/// link check may write hundreds of thousands.
+fn located(out: &mut String, name: &[u8], link: &Link) {
     let p = link.position;
-    let shown = |s: &str| names::shown(s.as_bytes()).into_owned();
-    let element = match (link.element.as_str(), link.attribute.as_str()) {
-        ("", "") => "<css url>".to_owned(),
-        (element, "") => format!("<{}>", shown(element)),
-        (element, attribute) => format!("<{} {}>", shown(element), shown(attribute)),
-    };
-    format!(
-        "{}:{}:{}: {element} {}",
-        names::shown(name),
-        p.line,
-        p.column,
-        quoted_url(&link.original),
-    )
+    out.push_str(&names::shown(name));
+    // Writing to a `String` cannot fail.
+    let _ = write!(out, ":{}:{}: ", p.line, p.column);
+    match (link.element.as_str(), link.attribute.as_str()) {
+        ("", "") => out.push_str("<css url>"),
+        (element, attribute) => {
+            out.push('<');
+            out.push_str(&names::shown(element.as_bytes()));
+            if !attribute.is_empty() {
+                out.push(' ');
+                out.push_str(&names::shown(attribute.as_bytes()));
+            }
+            out.push('>');
+        }
+    }
+    out.push(' ');
+    quoted_url(out, &link.original);
 }
 
 /// `FILE:LINE:COLUMN: <tag attr> "value" -> "URL": not found` (or
@@ -71,13 +82,23 @@ fn located(name: &[u8], link: &Link) -> String {
 /// root): a link `--check-links` found broken, placed as a check line
 /// places it.
 pub fn broken_line(name: &[u8], link: &Link, served: &Served) -> String {
+    let mut line = String::new();
+    broken_line_into(&mut line, name, link, served);
+    line
+}
+
+/// [`broken_line`], onto `out`.
+fn broken_line_into(out: &mut String, name: &[u8], link: &Link, served: &Served) {
     let url = link.absolute.as_deref().unwrap_or_default();
-    format!(
-        "{} -> {}: {}",
-        located(name, link),
-        quoted_url(url),
-        why(url, served)
-    )
+    located(out, name, link);
+    out.push_str(" -> ");
+    quoted_url(out, url);
+    out.push_str(": ");
+    match served {
+        // The usual answer, written without a string of its own.
+        Served::NotFound => out.push_str("not found"),
+        _ => out.push_str(&why(url, served)),
+    }
 }
 
 /// What the report says of where a link leads, beside its `status`: the
@@ -112,12 +133,12 @@ fn why(url: &str, served: &Served) -> String {
             let fragment = url.split_once('#').map_or("", |(_, f)| f);
             format!(
                 "fragment {} not in {}",
-                quoted_url(&format!("#{fragment}")),
+                quoted(&format!("#{fragment}")),
                 names::shown(target)
             )
         }
         Served::Redirected(to, end) => {
-            format!("redirected to {}, {}", quoted_url(to), why(to, end))
+            format!("redirected to {}, {}", quoted(to), why(to, end))
         }
         Served::Failed { status: 0, date } => {
             format!("captured {date} with a response that does not read")
@@ -140,10 +161,21 @@ fn written(link: &Link) -> Option<&str> {
 
 /// A URL of a check line: [`names::shown`], in double quotes even when
 /// it is plain.
-fn quoted_url(url: &str) -> String {
+fn quoted(url: &str) -> String {
+    let mut out = String::new();
+    quoted_url(&mut out, url);
+    out
+}
+
+/// [`quoted`], onto `out`.
+fn quoted_url(out: &mut String, url: &str) {
     match names::shown(url.as_bytes()) {
-        Cow::Borrowed(plain) => format!("\"{plain}\""),
-        Cow::Owned(quoted) => quoted,
+        Cow::Borrowed(plain) => {
+            out.push('"');
+            out.push_str(plain);
+            out.push('"');
+        }
+        Cow::Owned(quoted) => out.push_str(&quoted),
     }
 }
 
@@ -315,6 +347,8 @@ struct Writers {
     error: Option<SourceError>,
     /// The report line being written (one allocation for all).
     line: Vec<u8>,
+    /// The check line being written (the same).
+    check_line: String,
 }
 
 impl Listing {
@@ -330,6 +364,7 @@ impl Listing {
                 report,
                 error: None,
                 line: Vec::new(),
+                check_line: String::new(),
             }),
         }
     }
@@ -360,11 +395,23 @@ impl Listener for Listing {
         true
     }
 
+    /// Its report lists them; its check lines name broken links alone.
+    fn hears_off_site(&self) -> bool {
+        self.writers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .report
+            .is_some()
+    }
+
     fn link(&self, document: &Document<'_>, link: Link) {
         let link = &link;
-        let line = |lines| {
-            (lines == CheckLines::Changes && would_change(link))
-                .then(|| check_line(&name(document), link))
+        let line = |lines, out: &mut String| {
+            let changes = lines == CheckLines::Changes && would_change(link);
+            if changes {
+                check_line_into(out, &name(document), link);
+            }
+            changes
         };
         self.write(document, link, line, None);
     }
@@ -372,14 +419,19 @@ impl Listener for Listing {
     /// A link check's lines are its broken links, and nothing else.
     fn checked(&self, document: &Document<'_>, link: Link, served: Option<Served>) {
         let (link, served) = (&link, served.as_ref());
-        let line = |lines| match lines {
+        let line = |lines, out: &mut String| match (lines, served.filter(|s| s.broken())) {
             // An archive's record by its page's URL, which a reader
             // follows, not its ID.
-            CheckLines::Broken => served.filter(|s| s.broken()).map(|s| match document {
-                Document::Record(named) => broken_line(&named.target_bytes, link, s),
-                _ => broken_line(&name(document), link, s),
-            }),
-            CheckLines::Changes => None,
+            (CheckLines::Broken, Some(served)) => {
+                match document {
+                    Document::Record(named) => {
+                        broken_line_into(out, &named.target_bytes, link, served)
+                    }
+                    _ => broken_line_into(out, &name(document), link, served),
+                }
+                true
+            }
+            _ => false,
         };
         self.write(document, link, line, served);
     }
@@ -394,7 +446,7 @@ impl Listing {
         &self,
         document: &Document<'_>,
         link: &Link,
-        line: impl FnOnce(CheckLines) -> Option<String>,
+        line: impl FnOnce(CheckLines, &mut String) -> bool,
         served: Option<&Served>,
     ) {
         let mut writers = self.writers.lock().unwrap_or_else(|e| e.into_inner());
@@ -402,9 +454,13 @@ impl Listing {
         if writers.error.is_some() {
             return;
         }
-        let line = writers.check.as_ref().and_then(|(_, lines)| line(*lines));
-        if let (Some(line), Some((check, _))) = (line, &mut writers.check) {
-            if let Err(e) = writeln!(check, "{line}") {
+        if let Some((check, lines)) = &mut writers.check {
+            let out = &mut writers.check_line;
+            out.clear();
+            if line(*lines, out) {
+                out.push('\n');
+            }
+            if let Err(e) = check.write_all(out.as_bytes()) {
                 writers.error = Some(SourceError::Write("standard output".to_owned(), e));
                 return;
             }
@@ -421,11 +477,13 @@ impl Listing {
 
 /// How check lines name a document: a path's bytes as they are, a
 /// record's ID.
-pub fn name(document: &Document<'_>) -> Vec<u8> {
-    match document {
-        Document::Page(path) | Document::File(path) => path.as_os_str().as_encoded_bytes().to_vec(),
-        Document::Record(named) => named.id_bytes.clone(),
-        Document::Run => Vec::new(),
+pub fn name<'a>(document: &Document<'a>) -> Cow<'a, [u8]> {
+    match *document {
+        Document::Page(path) | Document::File(path) => {
+            Cow::Borrowed(path.as_os_str().as_encoded_bytes())
+        }
+        Document::Record(named) => Cow::Borrowed(&named.id_bytes),
+        Document::Run => Cow::Borrowed(b""),
     }
 }
 

@@ -170,14 +170,24 @@ impl LocalTree {
         self.reference_from(&self.file_of(from)?, to)
     }
 
+    /// Whether [`served`](Self::served) answers `url` with
+    /// [`Served::OffSite`] at once: what it asks for is not under the
+    /// site's root.
+    pub(crate) fn off_site(&self, url: &str) -> bool {
+        let url = url.split_once('#').map_or(url, |(url, _)| url);
+        self.rest(&as_asked(url)).is_none()
+    }
+
     /// What a server of the tree under `host`'s rules (and Netlify's
     /// `redirects`) answers `url` with (its fragment aside): the file it
     /// serves at the end of any redirects, none, or nothing of the site's.
     pub(crate) fn served(&self, url: &str, host: Host, redirects: &Redirects) -> Served {
-        let mut url = url.split_once('#').map_or(url, |(url, _)| url).to_owned();
+        let mut url = Cow::Borrowed(url.split_once('#').map_or(url, |(url, _)| url));
         for _ in 0..MAX_REDIRECTS {
             // The path as a browser asks for it.
-            url = as_asked(&url).into_owned();
+            if let Cow::Owned(asked) = as_asked(&url) {
+                url = Cow::Owned(asked);
+            }
             let Some(rest) = self.rest(&url) else {
                 return Served::OffSite;
             };
@@ -206,7 +216,7 @@ impl LocalTree {
                         .serves(path, host)
                         .map_or(Served::NotFound, Served::File);
                 }
-                300..400 => url = to,
+                300..400 => url = Cow::Owned(to),
                 _ => return Served::NotFound,
             }
         }
@@ -498,15 +508,15 @@ fn escaped(b: u8, out: &mut String) {
 /// absolute URL has, and its resolution keeps a `..` above the root: no
 /// request carries either.
 fn as_asked(url: &str) -> Cow<'_, str> {
-    let Some(authority) = url.find("://").map(|i| i + 3) else {
+    let bytes = url.as_bytes();
+    let Some(authority) = memchr::memmem::find(bytes, b"://").map(|i| i + 3) else {
         return Cow::Borrowed(url);
     };
-    let start = url[authority..]
-        .find(['/', '?', '#'])
+    let start = bytes[authority..]
+        .iter()
+        .position(|b| matches!(b, b'/' | b'?' | b'#'))
         .map_or(url.len(), |i| authority + i);
-    let end = url[start..]
-        .find(['?', '#'])
-        .map_or(url.len(), |i| start + i);
+    let end = memchr::memchr2(b'?', b'#', &bytes[start..]).map_or(url.len(), |i| start + i);
     let path = &url[start..end];
     let dot = |segment: &str| segment == "." || segment.eq_ignore_ascii_case("%2e");
     let double_dot = |segment: &str| {
@@ -515,9 +525,13 @@ fn as_asked(url: &str) -> Cow<'_, str> {
                 .iter()
                 .any(|dots| segment.eq_ignore_ascii_case(dots))
     };
+    // A dot segment starts with `.` or `%` after a slash: most paths have
+    // none, and need no look at each segment.
+    let may_have_dots = memchr::memchr_iter(b'/', path.as_bytes())
+        .any(|i| matches!(path.as_bytes().get(i + 1), Some(b'.' | b'%')));
     let path = if path.is_empty() {
         "/".to_owned()
-    } else if path.split('/').any(|s| dot(s) || double_dot(s)) {
+    } else if may_have_dots && path.split('/').any(|s| dot(s) || double_dot(s)) {
         let plain: Vec<&str> = path
             .split('/')
             .map(|s| match () {

@@ -11,6 +11,7 @@
 //! `--max-memory`), then rewritten. Everything else goes out as it came,
 //! as soon as it is read.
 
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
 use std::rc::Rc;
@@ -1024,7 +1025,7 @@ impl<W: Write> Document<W> {
                                     start,
                                     &heard.raw,
                                     encoding,
-                                    (path, &attribute),
+                                    (Cow::Borrowed(path), Cow::Owned(attribute)),
                                     |at| heard.text.raw_offset(at),
                                 );
                             }
@@ -1421,7 +1422,8 @@ impl<W: Write> Document<W> {
                     warnings.push(entity);
                 }
                 if let (Some(listener), Some((element, attribute))) = (listener, &names) {
-                    listener.value_done(start, raw, encoding, (element, attribute), Some);
+                    let names = (Cow::Borrowed(&**element), Cow::Borrowed(&**attribute));
+                    listener.value_done(start, raw, encoding, names, Some);
                 }
                 return Ok(None);
             }
@@ -1469,9 +1471,8 @@ impl<W: Write> Document<W> {
                 .collect()
         };
         if let (Some(listener), Some((element, attribute))) = (listener.as_mut(), &names) {
-            listener.value_done(start, raw, encoding, (element, attribute), |at| {
-                text.raw_offset(at)
-            });
+            let names = (Cow::Borrowed(&**element), Cow::Borrowed(&**attribute));
+            listener.value_done(start, raw, encoding, names, |at| text.raw_offset(at));
         }
         if edits.is_empty() {
             return Ok(None);

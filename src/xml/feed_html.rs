@@ -64,6 +64,7 @@ pub fn rewrite(
         depth: 1,
         record_splices: true,
         anchors: false,
+        discard: false,
     };
     let mut rewriter = Rewriter::nested(Arc::new(config), layers, nesting, Vec::new())
         .with_allowance(Rc::clone(allowance));

@@ -140,6 +140,53 @@ fn the_split_of_the_input_does_not_matter() {
     }
 }
 
+/// Links after long stretches of text (the page engine counts lines and
+/// columns a block at a time, not a token at a time): a line of 10,000
+/// characters, many of two and three bytes, CR LF and lone CRs at every
+/// distance, a link at the end of each stretch: each in place however the
+/// input is split, around the blocks' size too.
+#[test]
+fn links_after_long_stretches_are_heard_in_place() {
+    let mut page = String::from("\u{feff}<p>");
+    for i in 0..40 {
+        let stretch: String = (0..i * 97 % 5000)
+            .map(|n| match (n + i) % 11 {
+                0 => "é",
+                1 => "€",
+                2 if i % 3 == 0 => "\r\n",
+                3 if i % 5 == 0 => "\r",
+                4 if i % 4 == 0 => "\n",
+                _ => "x",
+            })
+            .collect();
+        page += &stretch;
+        page += &format!("<a href=\"p{i}.html\">é</a>");
+        if i % 6 == 0 {
+            page += &"ü".repeat(5000);
+        }
+    }
+    let (whole, _) = run(config(false), layers(), page.as_bytes(), usize::MAX);
+    assert_eq!(whole.len(), 40);
+    for link in &whole {
+        let at = link.position.offset;
+        assert!(page[at..].starts_with(&link.original), "{link:?}");
+        // The byte order mark is no character an editor shows.
+        let (line, column) = place(&page[3..], at - 3);
+        assert_eq!(
+            (link.position.line, link.position.column),
+            (line, column),
+            "{link:?}"
+        );
+    }
+    for step in [1, 13, 4095, 4096, 4097, 70_000] {
+        assert_eq!(
+            run(config(false), layers(), page.as_bytes(), step).0,
+            whole,
+            "{step}"
+        );
+    }
+}
+
 #[test]
 fn legacy_encodings_count_characters_and_bad_bytes_are_kept() {
     let (page, _, _) = encoding_rs::SHIFT_JIS

@@ -453,6 +453,63 @@ fn netlify_follows_the_redirects_of_the_netlify_toml_that_publishes_the_site() {
     );
 }
 
+/// Links to other sites are counted, and no line names them; without a
+/// report they are not even made (only counted, as the page is read): the
+/// counts are the same either way, and exact. Off the site: an absolute
+/// link, a network-path reference, another scheme, a `srcset` candidate, a
+/// CSS `url()`, a link in `<noscript>`; on it: a twin, a path with dot
+/// segments, a relative link;
+/// neither: a `<base href>` to another site (which the check leaves), and
+/// the links under it resolve off the site.
+#[test]
+fn links_to_other_sites_are_counted_alike_with_and_without_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("a")).unwrap();
+    fs::write(
+        site.join("index.html"),
+        "<a href=\"https://other.example/x\">1</a> <a href=\"//cdn.example/y\">2</a>\n         <a href=\"mailto:a@example.com\">3</a> <img src=a/b.png srcset=\"a/b.png 1x, https://cdn.example/z.png 2x\">\n         <p style=\"background:url(https://img.example/bg.png)\">4</p> <a href=\"http://www.example.com/a/b.png\">twin</a>\n         <a href=\"https://example.com/a/../index.html\">dots</a> <a href=\"https://example.com/a/./gone.html\">gone</a>\n         <noscript><a href=\"https://other.example/ns\">5</a></noscript>",
+    )
+    .unwrap();
+    fs::write(
+        site.join("a/based.html"),
+        "<head><base href=\"https://elsewhere.example/\"></head><a href=\"x.html\">6</a> <a href=/>7</a>",
+    )
+    .unwrap();
+    fs::write(site.join("a/b.png"), "png").unwrap();
+    let said = |stderr: &str| {
+        let summary = stderr.lines().last().unwrap_or_default().to_owned();
+        summary.split("; ").take(2).collect::<Vec<_>>().join("; ")
+    };
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            "DIR/index.html:4:74: <a href> \"https://example.com/a/./gone.html\" -> \"https://example.com/a/./gone.html\": not found".to_owned()
+        ]),
+        "{stderr}"
+    );
+    assert!(
+        said(&stderr)
+            .ends_with("4 links to the site's files found, 1 broken; 8 to other sites not checked"),
+        "{stderr}"
+    );
+    let report = dir.path().join("report.jsonl");
+    let report_arg = report.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let (_, with_report, reported) = check(&site, &["--report", report_arg, "--jobs", jobs]);
+        assert_eq!(with_report, lines, "{reported}");
+        assert_eq!(said(&reported), said(&stderr), "{reported}");
+    }
+    let off_site = fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"status\":\"off-site\""))
+        .count();
+    assert_eq!(off_site, 8);
+}
+
 /// A value the check leaves (a relative `<base href>`, which a `--check`
 /// line would name since the rewriting would make it absolute) is no
 /// broken link: the output is the broken links, nothing else.

@@ -68,7 +68,7 @@ type Read = Arc<OnceLock<Option<Anchors>>>;
 
 /// A site's link check: each link, what the host serves for it.
 pub(crate) struct SiteCheck<'a> {
-    tree: LocalTree,
+    tree: Arc<LocalTree>,
     host: Host,
     /// Under `--host netlify`, the site's `_redirects` rules.
     redirects: Redirects,
@@ -98,7 +98,7 @@ impl<'a> SiteCheck<'a> {
         memory: Memory,
     ) -> Self {
         SiteCheck {
-            tree,
+            tree: Arc::new(tree),
             host,
             redirects,
             site,
@@ -110,6 +110,19 @@ impl<'a> SiteCheck<'a> {
             off_site: AtomicUsize::new(0),
             unchecked: AtomicUsize::new(0),
         }
+    }
+
+    /// Whether a page's link to `absolute` is to be made and checked, for
+    /// a run that tells no link to another site (no link report): the
+    /// others are counted by [`passed`](Self::passed), not made.
+    pub(crate) fn sieve(&self) -> impl FnMut(&str) -> bool + 'static {
+        let tree = Arc::clone(&self.tree);
+        move |absolute| !tree.off_site(absolute)
+    }
+
+    /// `n` links to other sites, which a page's sieve let pass.
+    pub(crate) fn passed(&self, n: usize) {
+        self.off_site.fetch_add(n, Ordering::Relaxed);
     }
 
     /// What it found.
@@ -181,10 +194,11 @@ impl<'a> SiteCheck<'a> {
             return Some(true);
         }
         let page = Path::new(OsStr::from_bytes(path));
-        let extension = page.extension()?.to_ascii_lowercase();
-        let svg = match extension.to_str() {
-            Some("html" | "htm" | "xhtml") => false,
-            Some("svg") => true,
+        let extension = page.extension()?.as_bytes();
+        let is = |name: &str| extension.eq_ignore_ascii_case(name.as_bytes());
+        let svg = match () {
+            _ if is("html") || is("htm") || is("xhtml") => false,
+            _ if is("svg") => true,
             _ => return None,
         };
         if let Some((_, anchors)) = own.filter(|(own, _)| *own == path) {
@@ -192,7 +206,11 @@ impl<'a> SiteCheck<'a> {
         }
         let known = {
             let mut known = self.anchors.lock().unwrap_or_else(|e| e.into_inner());
-            Arc::clone(known.entry(path.to_vec()).or_default())
+            // Its path copied for the table only the first time.
+            match known.get(path) {
+                Some(read) => Arc::clone(read),
+                None => Arc::clone(known.entry(path.to_vec()).or_default()),
+            }
         };
         let anchors = known.get_or_init(|| self.read(page, svg)).as_ref()?;
         Some(anchored(&anchors.names, fragment))

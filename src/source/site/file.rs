@@ -11,6 +11,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::Mutex;
 
+use super::check::SiteCheck;
 use super::{Entry, FROM, Site};
 use crate::document::buffers::CHUNK;
 use crate::document::config::Config;
@@ -113,6 +114,9 @@ pub(super) struct FileRun<'a> {
     pub(super) written: Option<&'a Dir>,
     pub(super) config: &'a Arc<Config>,
     pub(super) listening: bool,
+    /// A link check that makes no link to another site (its listener
+    /// tells none): its sieve keeps them from a page's links.
+    pub(super) sieve: Option<&'a SiteCheck<'a>>,
     pub(super) on: &'a dyn Listener,
 }
 
@@ -242,6 +246,7 @@ fn rewrite_page(
         written,
         config,
         listening,
+        sieve,
         on,
     } = run;
     let path = &entry.path;
@@ -302,16 +307,24 @@ fn rewrite_page(
     let layers = Layers::default()
         .with_retrieval(config.standard, &url, FROM)
         .map_err(|e| SourceError::Refused(e.to_string()))?;
-    let mut spool = Spool::reusing(std::mem::take(output), allowance.memory());
+    // A link check writes nothing and tells no file as changed: the page
+    // is read for its links, and none of it is kept.
+    let checking = site.check_links.is_some();
+    let mut spool = match checking {
+        true => Spool::discarding(),
+        false => Spool::reusing(std::mem::take(output), allowance.memory()),
+    };
     // Warnings are told after each write; links are kept (taken from the
     // file's share) to be told in the files' order.
     let mut rewriter = Rewriter::new(of_type, Arc::clone(config), layers, &mut spool)
         .with_allowance(Rc::clone(allowance));
-    if listening {
-        rewriter = rewriter.with_links();
-    }
-    if site.check_links.is_some() {
-        rewriter = rewriter.with_anchors();
+    rewriter = match (listening, sieve) {
+        (true, Some(check)) => rewriter.with_links_only(check.sieve()),
+        (true, None) => rewriter.with_links(),
+        (false, _) => rewriter,
+    };
+    if checking {
+        rewriter = rewriter.with_anchors().discarding();
     }
     *events = rewriter.events();
     let told = rewriter.events();
@@ -383,10 +396,17 @@ fn rewrite_page(
         return Ok((FileOutcome::Failed, warnings));
     }
     *anchors = report.anchors.take();
-    let unchanged = same(&mut spool, source).map_err(read_error)?;
     let urls = report.counts.rewritten;
+    // Not compared when nothing was kept (a link check, which does not
+    // tell the files it would change).
+    let unchanged = match checking {
+        true => urls == 0,
+        false => same(&mut spool, source).map_err(read_error)?,
+    };
     let did = put(site, written, entry, &mut spool, metadata, unchanged, urls);
-    *output = kept(spool.into_memory());
+    if !checking {
+        *output = kept(spool.into_memory());
+    }
     Ok((did?, warnings))
 }
 

@@ -182,6 +182,9 @@ struct Sequence<'a> {
 struct Turns<'a> {
     next: usize,
     waiting: std::collections::BTreeMap<usize, (&'a Path, Waiting)>,
+    /// A worker is telling links, outside the lock: it tells those that
+    /// come in meanwhile too, and their workers go on to their next file.
+    telling: bool,
 }
 
 impl<'a> Sequence<'a> {
@@ -190,6 +193,7 @@ impl<'a> Sequence<'a> {
             told: Mutex::new(Turns {
                 next: 0,
                 waiting: Default::default(),
+                telling: false,
             }),
         }
     }
@@ -203,8 +207,15 @@ impl<'a> Sequence<'a> {
         memory: &Memory,
         on: &dyn Listener,
     ) {
-        let turn = self.told.lock().expect("no worker panics").next == index;
-        let waiting = match turn {
+        // Its turn, with no one telling: it tells its own links at once
+        // (nothing drawn for them: its worker takes no other file first).
+        let claimed = {
+            let mut told = self.told.lock().expect("no worker panics");
+            let claimed = told.next == index && !told.telling;
+            told.telling |= claimed;
+            claimed
+        };
+        let waiting = match claimed {
             true => Waiting::now(links.take_links(), check),
             false => Waiting::of(&links, memory, check).unwrap_or_else(|e| {
                 on.failure(&Document::File(path), &unheard(path, e));
@@ -215,17 +226,31 @@ impl<'a> Sequence<'a> {
         drop(links);
         let mut told = self.told.lock().expect("no worker panics");
         told.waiting.insert(index, (path, waiting));
-        let Turns { next, waiting } = &mut *told;
-        while let Some((path, links)) = waiting.remove(next) {
-            *next += 1;
+        if !claimed {
+            if told.telling {
+                return;
+            }
+            told.telling = true;
+        }
+        // Each file's links told outside the lock, so that the other
+        // workers only leave theirs as they pass.
+        loop {
+            let next = told.next;
+            let Some((path, links)) = told.waiting.remove(&next) else {
+                told.telling = false;
+                return;
+            };
+            told.next += 1;
+            drop(told);
             let document = Document::File(path);
-            let told = links.each(|link, verdict| match check {
+            let heard = links.each(|link, verdict| match check {
                 Some(_) => on.checked(&document, link, verdict),
                 None => on.link(&document, link),
             });
-            if let Err(e) = told {
+            if let Err(e) = heard {
                 on.failure(&document, &unheard(path, e));
             }
+            told = self.told.lock().expect("no worker panics");
         }
     }
 }
@@ -260,6 +285,10 @@ impl Listener for Counting<'_> {
 
     fn hears_links(&self) -> bool {
         self.listener.hears_links()
+    }
+
+    fn hears_off_site(&self) -> bool {
+        self.listener.hears_off_site()
     }
 
     fn link(&self, document: &Document<'_>, link: Link) {
@@ -371,6 +400,9 @@ pub(crate) fn run(
         summary.linked = linked;
     }
     let listening = on.hears_links();
+    // A check whose listener tells no link to another site: those are
+    // counted, and no link is made of them.
+    let sieve = checks.as_ref().filter(|_| !on.hears_off_site());
     let sequence = Sequence::new();
     let totals = Mutex::new(SiteTally::default());
     let pool = rayon::ThreadPoolBuilder::new()
@@ -400,6 +432,7 @@ pub(crate) fn run(
                         written: written.as_ref(),
                         config,
                         listening,
+                        sieve,
                         on: &attempt,
                     };
                     let (did, warnings, kind, heard, anchors) =
@@ -419,6 +452,9 @@ pub(crate) fn run(
                     heard.edit(|links| left_as_it_was(links));
                 }
                 let changes = heard.count(would_change);
+                if let Some(checks) = &checks {
+                    checks.passed(heard.passed());
+                }
                 // Its links go on, checked, in order; its share with them.
                 let page = checks
                     .as_ref()

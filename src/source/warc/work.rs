@@ -579,6 +579,9 @@ fn resource(
     if work.listen {
         rewriter = rewriter.with_links();
     }
+    if !work.write {
+        rewriter = rewriter.discarding();
+    }
     let events = rewriter.events();
     let result = rewriter
         .read_from(work.block.reader()?)

@@ -283,6 +283,9 @@ fn decoded(
         let shift = as_it_came.then(|| body_start(heads));
         let mut rewriter =
             document_rewriter(kind, config, entity.layers.clone(), writer, told, shift);
+        if discard {
+            rewriter = rewriter.discarding();
+        }
         let decoded = coding::decoder(&plan, body).map_err(written)?;
         if let Err(e) = rewriter.read_from(decoded) {
             return Err(match &e {
