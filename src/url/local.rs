@@ -174,14 +174,30 @@ impl LocalTree {
     /// [`Served::OffSite`] at once: what it asks for is not under the
     /// site's root.
     pub(crate) fn off_site(&self, url: &str) -> bool {
+        if !self.may_be_under(url) {
+            return true;
+        }
         let url = url.split_once('#').map_or(url, |(url, _)| url);
         self.rest(&as_asked(url)).is_none()
+    }
+
+    /// Whether `url` starts as a root does, up to its path (its scheme and
+    /// host, in any case): one that does not is not under it, whatever
+    /// its path is made (most links of a page are to other sites).
+    fn may_be_under(&self, url: &str) -> bool {
+        self.roots.iter().any(|(root, folded)| {
+            let n = *folded;
+            url.len() >= n && url.as_bytes()[..n].eq_ignore_ascii_case(&root.as_bytes()[..n])
+        })
     }
 
     /// What a server of the tree under `host`'s rules (and Netlify's
     /// `redirects`) answers `url` with (its fragment aside): the file it
     /// serves at the end of any redirects, none, or nothing of the site's.
     pub(crate) fn served(&self, url: &str, host: Host, redirects: &Redirects) -> Served {
+        if !self.may_be_under(url) {
+            return Served::OffSite;
+        }
         let mut url = Cow::Borrowed(url.split_once('#').map_or(url, |(url, _)| url));
         for _ in 0..MAX_REDIRECTS {
             // The path as a browser asks for it.
