@@ -201,9 +201,10 @@ impl<W: Write> Document<W> {
         self.shared.borrow_mut().warnings.tell(tell);
     }
 
-    /// From now on, let `hear` hear each URL value (the link report).
-    pub fn listen(&mut self, hear: Hear) {
-        self.shared.borrow_mut().listener = Some(Listener::new(hear));
+    /// From now on, let `hear` hear each URL value (the link report), or
+    /// those `only` wants.
+    pub fn listen(&mut self, hear: Hear, only: Option<Only>) {
+        self.shared.borrow_mut().listener = Some(Listener::new(hear).with_only(only));
     }
 
     /// Whether rewriting stopped at the memory limit, or a write failed:
@@ -218,7 +219,7 @@ impl<W: Write> Document<W> {
             self.tell(tell);
         }
         if let Some(hear) = hear {
-            self.shared.borrow_mut().listener = Some(Listener::new(hear).with_only(only));
+            self.listen(hear, only);
         }
     }
 

@@ -157,8 +157,8 @@ impl<W: Write> Rewriter<W> {
     pub fn on_link(mut self, hear: Hear) -> Self {
         match &mut self.mode {
             Mode::Start(start) => start.hear = Some(hear),
-            Mode::Bytes(document) => document.listen(hear),
-            Mode::Utf16(utf16) => utf16.document_mut().listen(hear),
+            Mode::Bytes(document) => document.listen(hear, None),
+            Mode::Utf16(utf16) => utf16.document_mut().listen(hear, None),
             Mode::Failed => {}
         }
         self

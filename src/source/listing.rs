@@ -40,22 +40,17 @@ pub fn left_as_it_was(links: &mut [Link]) {
 /// in double quotes, escaped the same way (`"a \"b\".png"`). An XML
 /// element's content is `<rss/channel/item/link>` (its path, no
 /// attribute); a stylesheet's URL, which no element holds, `<css url>`.
-pub fn check_line(name: &[u8], link: &Link) -> String {
-    let mut line = String::new();
-    check_line_into(&mut line, name, link);
-    line
-}
-
-/// [`check_line`], onto `out`.
-fn check_line_into(out: &mut String, name: &[u8], link: &Link) {
+///
+/// Written onto `out`, piece by piece: a run may write hundreds of
+/// thousands.
+fn check_line(out: &mut String, name: &[u8], link: &Link) {
     located(out, name, link);
     out.push_str(" -> ");
     quoted_url(out, written(link).unwrap_or_default());
 }
 
 /// `FILE:LINE:COLUMN: <tag attr> "original"`, onto `out`: where a check
-/// line or a broken link's line puts the link. Written piece by piece: a
-/// link check may write hundreds of thousands.
+/// line or a broken link's line puts the link.
 fn located(out: &mut String, name: &[u8], link: &Link) {
     let p = link.position;
     out.push_str(&names::shown(name));
@@ -80,15 +75,8 @@ fn located(out: &mut String, name: &[u8], link: &Link) {
 /// `FILE:LINE:COLUMN: <tag attr> "value" -> "URL": not found` (or
 /// `fragment "#x" not in TARGET`, the target's path under the site's
 /// root): a link `--check-links` found broken, placed as a check line
-/// places it.
-pub fn broken_line(name: &[u8], link: &Link, served: &Served) -> String {
-    let mut line = String::new();
-    broken_line_into(&mut line, name, link, served);
-    line
-}
-
-/// [`broken_line`], onto `out`.
-fn broken_line_into(out: &mut String, name: &[u8], link: &Link, served: &Served) {
+/// places it. Written onto `out`, as [`check_line`] is.
+fn broken_line(out: &mut String, name: &[u8], link: &Link, served: &Served) {
     let url = link.absolute.as_deref().unwrap_or_default();
     located(out, name, link);
     out.push_str(" -> ");
@@ -328,9 +316,9 @@ pub struct Listing {
 /// Which links a run's check lines name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckLines {
-    /// `--check`: each value that would change ([`check_line`]).
+    /// `--check`: each value that would change (its check line).
     Changes,
-    /// `--check-links`: each broken link ([`broken_line`]), and nothing
+    /// `--check-links`: each broken link (its broken line), and nothing
     /// else, whatever a value the check leaves (a `<base href>`) would
     /// become.
     Broken,
@@ -409,7 +397,7 @@ impl Listener for Listing {
         let line = |lines, out: &mut String| {
             let changes = lines == CheckLines::Changes && would_change(link);
             if changes {
-                check_line_into(out, &name(document), link);
+                check_line(out, &name(document), link);
             }
             changes
         };
@@ -424,10 +412,8 @@ impl Listener for Listing {
             // follows, not its ID.
             (CheckLines::Broken, Some(served)) => {
                 match document {
-                    Document::Record(named) => {
-                        broken_line_into(out, &named.target_bytes, link, served)
-                    }
-                    _ => broken_line_into(out, &name(document), link, served),
+                    Document::Record(named) => broken_line(out, &named.target_bytes, link, served),
+                    _ => broken_line(out, &name(document), link, served),
                 }
                 true
             }
@@ -563,20 +549,28 @@ mod tests {
         }
     }
 
+    /// The line `write` writes.
+    fn line(write: impl FnOnce(&mut String)) -> String {
+        let mut line = String::new();
+        write(&mut line);
+        line
+    }
+
     #[test]
     fn a_check_line_names_the_place_and_both_urls() {
         assert_eq!(
-            check_line(b"site/a.html", &link(Outcome::Rewritten, None)),
+            line(|l| check_line(l, b"site/a.html", &link(Outcome::Rewritten, None))),
             r#"site/a.html:3:12: <img src> "a \"b\".png" -> "http://h/a%20\"b\".png""#
         );
         assert!(would_change(&link(Outcome::Rewritten, None)));
         assert!(!would_change(&link(Outcome::Absolute, None)));
         // A name cannot add a line, nor pass for a place.
         assert_eq!(
-            check_line(
+            line(|l| check_line(
+                l,
                 b"a.js:1:1: <a href> \"evil\"\nb\xff.html",
                 &link(Outcome::Rewritten, None)
-            ),
+            )),
             r#""a.js:1:1: <a href> \"evil\"\nb\377.html":3:12: <img src> "a \"b\".png" -> "http://h/a%20\"b\".png""#
         );
     }
@@ -587,14 +581,14 @@ mod tests {
         content.element = "rss/channel/item/link".into();
         content.attribute = String::new();
         assert_eq!(
-            check_line(b"feed.xml", &content),
+            line(|l| check_line(l, b"feed.xml", &content)),
             r#"feed.xml:3:12: <rss/channel/item/link> "a \"b\".png" -> "http://h/a%20\"b\".png""#
         );
         let mut css = content;
         css.element = String::new();
         css.kind = Kind::Css;
         assert_eq!(
-            check_line(b"site.css", &css),
+            line(|l| check_line(l, b"site.css", &css)),
             r#"site.css:3:12: <css url> "a \"b\".png" -> "http://h/a%20\"b\".png""#
         );
     }
@@ -605,7 +599,7 @@ mod tests {
         arrow.original = "a -> b.html".into();
         arrow.absolute = Some("http://h/a -> b.html".into());
         assert_eq!(
-            broken_line(b"a.html", &arrow, &Served::NotFound),
+            line(|l| broken_line(l, b"a.html", &arrow, &Served::NotFound)),
             r#"a.html:3:12: <img src> "a -> b.html" -> "http://h/a -> b.html": not found"#
         );
     }

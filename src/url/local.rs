@@ -174,39 +174,38 @@ impl LocalTree {
     /// [`Served::OffSite`] at once: what it asks for is not under the
     /// site's root.
     pub(crate) fn off_site(&self, url: &str) -> bool {
-        if !self.may_be_under(url) {
-            return true;
-        }
-        let url = url.split_once('#').map_or(url, |(url, _)| url);
-        self.rest(&as_asked(url)).is_none()
+        self.asked(url).is_none()
     }
 
-    /// Whether `url` starts as a root does, up to its path (its scheme and
-    /// host, in any case): one that does not is not under it, whatever
-    /// its path is made (most links of a page are to other sites).
-    fn may_be_under(&self, url: &str) -> bool {
-        self.roots.iter().any(|(root, folded)| {
+    /// `url` as a browser asks for it (its fragment aside, its path as
+    /// [`as_asked`] makes it), and where what follows the site's root
+    /// starts in it; `None` when it is not under the root. A URL whose
+    /// scheme and host are no root's is not, whatever its path: that is
+    /// told first (most links of a page are to other sites), and exactly,
+    /// since `as_asked` changes nothing before the path.
+    fn asked<'u>(&self, url: &'u str) -> Option<(Cow<'u, str>, usize)> {
+        let host_of_a_root = self.roots.iter().any(|(root, folded)| {
             let n = *folded;
             url.len() >= n && url.as_bytes()[..n].eq_ignore_ascii_case(&root.as_bytes()[..n])
-        })
+        });
+        if !host_of_a_root {
+            return None;
+        }
+        let asked = as_asked(url.split_once('#').map_or(url, |(url, _)| url));
+        let at = asked.len() - self.rest(&asked)?.len();
+        Some((asked, at))
     }
 
     /// What a server of the tree under `host`'s rules (and Netlify's
     /// `redirects`) answers `url` with (its fragment aside): the file it
     /// serves at the end of any redirects, none, or nothing of the site's.
     pub(crate) fn served(&self, url: &str, host: Host, redirects: &Redirects) -> Served {
-        if !self.may_be_under(url) {
-            return Served::OffSite;
-        }
-        let mut url = Cow::Borrowed(url.split_once('#').map_or(url, |(url, _)| url));
+        let mut url = Cow::Borrowed(url);
         for _ in 0..MAX_REDIRECTS {
-            // The path as a browser asks for it.
-            if let Cow::Owned(asked) = as_asked(&url) {
-                url = Cow::Owned(asked);
-            }
-            let Some(rest) = self.rest(&url) else {
+            let Some((asked, at)) = self.asked(&url) else {
                 return Served::OffSite;
             };
+            let rest = &asked[at..];
             let (path, query) = match rest.split_once('?') {
                 Some((path, query)) => (path, Some(query)),
                 None => (rest, None),
@@ -219,15 +218,14 @@ impl LocalTree {
             let Some(answer) = answer.filter(|a| a.force || file.is_none()) else {
                 return file.map_or(Served::NotFound, Served::File);
             };
-            let to = Standard::Rfc3986.resolve(&url, &answer.to).into_owned();
+            let to = Standard::Rfc3986.resolve(&asked, &answer.to).into_owned();
             match answer.status {
                 // A rewrite: the file at its path, served here.
                 200 => {
-                    let to = as_asked(&to);
-                    let Some(rest) = self.rest(&to) else {
+                    let Some((to, at)) = self.asked(&to) else {
                         return Served::OffSite;
                     };
-                    let path = rest.split('?').next().unwrap_or_default();
+                    let path = to[at..].split('?').next().unwrap_or_default();
                     return self
                         .serves(path, host)
                         .map_or(Served::NotFound, Served::File);

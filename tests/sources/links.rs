@@ -116,6 +116,13 @@ fn check(site: &Path, args: &[&str]) -> (i32, BTreeSet<String>, String) {
     )
 }
 
+/// The run's summary line up to the links to other sites (its time
+/// aside): `N HTML files: … found, … broken; … not checked`.
+fn link_counts(stderr: &str) -> String {
+    let summary = stderr.lines().last().unwrap_or_default();
+    summary.split("; ").take(2).collect::<Vec<_>>().join("; ")
+}
+
 #[test]
 fn every_broken_link_of_every_kind_is_one_line_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -167,9 +174,7 @@ fn the_check_says_the_same_at_every_jobs_and_memory() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
         assert_eq!(run.status.code(), Some(1), "{args:?}: {stderr}");
-        let summary = stderr.lines().last().unwrap_or_default();
-        let summary = summary.split("; ").take(2).collect::<Vec<_>>().join("; ");
-        (String::from_utf8(run.stdout).unwrap(), summary)
+        (String::from_utf8(run.stdout).unwrap(), link_counts(&stderr))
     };
     let (expected, summary) = run(&["--jobs", "1"]);
     assert!(expected.lines().count() > 6 * 1600, "{summary}");
@@ -458,9 +463,8 @@ fn netlify_follows_the_redirects_of_the_netlify_toml_that_publishes_the_site() {
 /// counts are the same either way, and exact. Off the site: an absolute
 /// link, a network-path reference, another scheme, a `srcset` candidate, a
 /// CSS `url()`, a link in `<noscript>`; on it: a twin, a path with dot
-/// segments, a relative link;
-/// neither: a `<base href>` to another site (which the check leaves), and
-/// the links under it resolve off the site.
+/// segments, a relative link; neither: a `<base href>` to another site
+/// (which the check leaves), and the links under it resolve off the site.
 #[test]
 fn links_to_other_sites_are_counted_alike_with_and_without_a_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -468,7 +472,11 @@ fn links_to_other_sites_are_counted_alike_with_and_without_a_report() {
     fs::create_dir_all(site.join("a")).unwrap();
     fs::write(
         site.join("index.html"),
-        "<a href=\"https://other.example/x\">1</a> <a href=\"//cdn.example/y\">2</a>\n         <a href=\"mailto:a@example.com\">3</a> <img src=a/b.png srcset=\"a/b.png 1x, https://cdn.example/z.png 2x\">\n         <p style=\"background:url(https://img.example/bg.png)\">4</p> <a href=\"http://www.example.com/a/b.png\">twin</a>\n         <a href=\"https://example.com/a/../index.html\">dots</a> <a href=\"https://example.com/a/./gone.html\">gone</a>\n         <noscript><a href=\"https://other.example/ns\">5</a></noscript>",
+        "<a href=\"https://other.example/x\">1</a> <a href=\"//cdn.example/y\">2</a>\n\
+         <a href=\"mailto:a@example.com\">3</a> <img src=a/b.png srcset=\"a/b.png 1x, https://cdn.example/z.png 2x\">\n\
+         <p style=\"background:url(https://img.example/bg.png)\">4</p> <a href=\"http://www.example.com/a/b.png\">twin</a>\n\
+         <a href=\"https://example.com/a/../index.html\">dots</a> <a href=\"https://example.com/a/./gone.html\">gone</a>\n\
+         <noscript><a href=\"https://other.example/ns\">5</a></noscript>",
     )
     .unwrap();
     fs::write(
@@ -477,21 +485,17 @@ fn links_to_other_sites_are_counted_alike_with_and_without_a_report() {
     )
     .unwrap();
     fs::write(site.join("a/b.png"), "png").unwrap();
-    let said = |stderr: &str| {
-        let summary = stderr.lines().last().unwrap_or_default().to_owned();
-        summary.split("; ").take(2).collect::<Vec<_>>().join("; ")
-    };
     let (code, lines, stderr) = check(&site, &[]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         lines,
         BTreeSet::from([
-            "DIR/index.html:4:74: <a href> \"https://example.com/a/./gone.html\" -> \"https://example.com/a/./gone.html\": not found".to_owned()
+            "DIR/index.html:4:65: <a href> \"https://example.com/a/./gone.html\" -> \"https://example.com/a/./gone.html\": not found".to_owned()
         ]),
         "{stderr}"
     );
     assert!(
-        said(&stderr)
+        link_counts(&stderr)
             .ends_with("4 links to the site's files found, 1 broken; 8 to other sites not checked"),
         "{stderr}"
     );
@@ -500,7 +504,7 @@ fn links_to_other_sites_are_counted_alike_with_and_without_a_report() {
     for jobs in ["1", "2"] {
         let (_, with_report, reported) = check(&site, &["--report", report_arg, "--jobs", jobs]);
         assert_eq!(with_report, lines, "{reported}");
-        assert_eq!(said(&reported), said(&stderr), "{reported}");
+        assert_eq!(link_counts(&reported), link_counts(&stderr), "{reported}");
     }
     let off_site = fs::read_to_string(&report)
         .unwrap()
