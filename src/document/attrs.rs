@@ -446,13 +446,23 @@ impl Table {
         attribute: impl AsRef<[u8]>,
         holds: impl Fn(When) -> bool,
     ) -> Option<&Row> {
-        let element = element.as_ref();
+        self.find_at(element.as_ref(), attribute.as_ref(), holds)
+            .map(|(_, row)| row)
+    }
+
+    /// [`Table::find`], with the row's place in [`Table::rows`].
+    pub(crate) fn find_at(
+        &self,
+        element: &[u8],
+        attribute: &[u8],
+        holds: impl Fn(When) -> bool,
+    ) -> Option<(usize, &Row)> {
         self.inner
             .by_attribute
-            .get(attribute.as_ref())?
+            .get(attribute)?
             .iter()
-            .map(|&i| &self.inner.rows[i])
-            .find(|r| (r.element == "*" || r.element.as_bytes() == element) && holds(r.when))
+            .map(|&i| (i, &self.inner.rows[i]))
+            .find(|(_, r)| (r.element == "*" || r.element.as_bytes() == element) && holds(r.when))
     }
 }
 

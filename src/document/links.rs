@@ -235,13 +235,36 @@ impl Lines {
 
 /// Moves `position` over `text`: UTF-8, whose characters start at each
 /// byte that is not 0b10xxxxxx, or with `each_byte` a single-byte
-/// encoding's, where every byte is one. Line ends are found with memchr
-/// and characters counted in bulk: a byte at a time, this was half of
+/// encoding's, where every byte is one. Line ends are counted and
+/// characters counted in bulk: a byte at a time, this was half of
 /// `--check`'s instructions.
 fn count(position: &mut Position, after_cr: &mut bool, text: &[u8], each_byte: bool) {
     let Some(&last) = text.last() else {
         return;
     };
+    let characters = |bytes: &[u8]| {
+        if each_byte {
+            bytes.len()
+        } else {
+            utf8_characters(bytes)
+        }
+    };
+    // Most text has no CR: its lines are its LFs, counted in bulk (found
+    // one at a time, they were a twentieth of a link check).
+    if memchr::memchr(b'\r', text).is_none() {
+        let mut ends = memchr::memchr_iter(b'\n', text).count();
+        // The LF of a CR LF split between two pieces ends no second line.
+        if *after_cr && text[0] == b'\n' {
+            ends -= 1;
+        }
+        position.line += ends;
+        match memchr::memrchr(b'\n', text) {
+            Some(end) => position.column = 1 + characters(&text[end + 1..]),
+            None => position.column += characters(text),
+        }
+        *after_cr = false;
+        return;
+    }
     let mut line_start = None;
     for i in memchr::memchr2_iter(b'\n', b'\r', text) {
         let previous_cr = if i == 0 {
@@ -255,13 +278,6 @@ fn count(position: &mut Position, after_cr: &mut bool, text: &[u8], each_byte: b
         }
         line_start = Some(i + 1);
     }
-    let characters = |bytes: &[u8]| {
-        if each_byte {
-            bytes.len()
-        } else {
-            utf8_characters(bytes)
-        }
-    };
     match line_start {
         Some(start) => position.column = 1 + characters(&text[start..]),
         None => position.column += characters(text),
@@ -365,6 +381,12 @@ impl Listener {
 
     pub fn found(&mut self, found: Found) {
         self.found.push(found);
+    }
+
+    /// Whether a link of the value being resolved was heard: a value with
+    /// none need not be placed.
+    pub fn heard_any(&self) -> bool {
+        !self.found.is_empty()
     }
 
     /// The value that starts at `start`, whose bytes are `raw`, on

@@ -112,8 +112,8 @@ impl<W: Write> Document<W> {
             // Nested documents are small, and there may be many.
             if nesting.depth == 0 { CHUNK } else { 1024 },
             Rc::clone(&allowance),
-            nesting.record_splices,
-            nesting.discard,
+            &nesting,
+            config.table.clone(),
             Rc::clone(&shared),
             Rc::clone(&bailing),
         )));

@@ -5,13 +5,15 @@
 //!
 //! The way through, top to bottom: [`rewriter`] (the entry points, UTF-16 or
 //! bytes) → [`document`] (hold, [`lookahead`], [`encoding`] sniffing, then
-//! lol_html) → [`record`] (the element handler) and [`splice`] (the sink) →
+//! lol_html) → [`record`] (the element handler) and [`splice`] (the sink,
+//! with `follow` placing values in lines and columns) →
 //! `document::edit` (one value, by its kind, within its budget) →
 //! `document::value` (its bytes) and the syntaxes.
 
 pub(crate) mod anchors;
 pub mod document;
 pub mod encoding;
+pub(crate) mod follow;
 pub mod lookahead;
 pub mod record;
 pub mod rewriter;

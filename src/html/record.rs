@@ -74,8 +74,27 @@ pub struct Span {
     pub range: Range<usize>,
     pub role: Role,
     /// An attribute's element and attribute names, for the link report
-    /// alone (boxed: most runs have none).
-    pub names: Option<Box<(String, String)>>,
+    /// alone.
+    pub names: Option<Names>,
+}
+
+/// An attribute's element and attribute names: its row's, by the row's
+/// place in the table, and the element's own when the row is on every
+/// element (`*`). Nothing is copied for the others: most links of a check
+/// go to other sites, and their names are never asked for.
+#[derive(Debug)]
+pub struct Names {
+    pub row: usize,
+    pub element: Option<Box<str>>,
+}
+
+impl Names {
+    /// The element's name and the attribute's, by `table`'s rows.
+    pub fn of<'a>(&'a self, table: &'a Table) -> (&'a str, &'a str) {
+        let row = &table.rows()[self.row];
+        let element = self.element.as_deref().unwrap_or(&row.element);
+        (element, &row.attribute)
+    }
 }
 
 /// What the handlers and the sink share.
@@ -142,7 +161,7 @@ pub fn record(
             Some((name, _)) => Cow::Borrowed(name),
             None => Cow::Owned(attr.name().into_bytes()),
         };
-        let Some(row) = table.find(&*tag, &*name, |when| holds(when, el)) else {
+        let Some((at, row)) = table.find_at(&tag, &name, |when| holds(when, el)) else {
             continue;
         };
         if done.iter().any(|r| std::ptr::eq(*r, row)) {
@@ -162,11 +181,10 @@ pub fn record(
                 .flatten(),
             empty: row.empty,
         };
-        let text = |n: &[u8]| String::from_utf8_lossy(n).into_owned();
-        let names = s
-            .listener
-            .is_some()
-            .then(|| Box::new((text(&tag), text(&name))));
+        let names = s.listener.is_some().then(|| Names {
+            row: at,
+            element: (row.element == "*").then(|| String::from_utf8_lossy(&tag).into()),
+        });
         if *tag == *b"base" && row.attribute == "href" {
             let deciding =
                 matches!(&s.decision, Some(Decision::Base { value, .. }) if *value == range);

@@ -11,7 +11,10 @@ use std::rc::Rc;
 
 use lol_html::OutputSink;
 
+use super::follow::{self, Follow};
 use super::record::{OPEN, Role, Shared, Span};
+use crate::document::attrs::Table;
+use crate::document::config::Nesting;
 use crate::document::edit::{Edited, Element, Resolver};
 use crate::document::links::{At, Found, Lines, Link, Outcome, Position};
 use crate::document::memory::{Allowance, Budget, OverBudget};
@@ -55,15 +58,9 @@ pub struct Splicer<W: Write> {
     /// The range being collected grew past the memory limit: its bytes go
     /// through as they come.
     abandoned: bool,
-    /// The line and column of `pos`, when the link report is asked for.
-    lines: Option<Lines>,
-    /// The bytes gone by since `lines` was last moved: counted a block at a
-    /// time (lol_html hands over a token at a time, and counting each
-    /// alone was a tenth of a link check). Its room is drawn from `held`
-    /// once; without it, each piece is counted as it comes.
-    uncounted: Vec<u8>,
-    /// Where the range being collected starts, when they are followed.
-    value_start: Position,
+    /// Lines and columns, when the link report is asked for: where each
+    /// range starts. Its block's room is drawn from `held` once.
+    follow: Option<Follow>,
     /// What its buffers take from (the range being collected, the
     /// replacement kept for the next, the replacements recorded), and a
     /// value's working copies.
@@ -77,19 +74,23 @@ pub struct Splicer<W: Write> {
     stopped: bool,
     /// What ranges are resolved with, once the base is decided.
     resolution: Option<Resolution>,
+    /// The table whose rows name each attribute's element and attribute.
+    table: Table,
     shared: Rc<RefCell<Shared>>,
     /// Set by lol_html's bail-out handler; taken at the next output.
     bailing: Rc<Cell<bool>>,
 }
 
 impl<W: Write> Splicer<W> {
-    /// A sink writing to `output` through a buffer of `capacity` bytes.
+    /// A sink writing to `output` through a buffer of `capacity` bytes (or
+    /// nothing, when `nesting` discards it), the attributes named by
+    /// `table`'s rows.
     pub fn new(
         output: W,
         capacity: usize,
         allowance: Rc<Allowance>,
-        record_splices: bool,
-        discard: bool,
+        nesting: &Nesting,
+        table: Table,
         shared: Rc<RefCell<Shared>>,
         bailing: Rc<Cell<bool>>,
     ) -> Self {
@@ -101,17 +102,16 @@ impl<W: Write> Splicer<W> {
             buffer: Vec::new(),
             replacement: Vec::new(),
             error: None,
-            discard,
-            splices: record_splices.then(Splices::default),
+            discard: nesting.discard,
+            splices: nesting.record_splices.then(Splices::default),
             abandoned: false,
-            lines: None,
-            uncounted: Vec::new(),
-            value_start: Position::default(),
+            follow: None,
             held: allowance.budget(),
             allowance,
             counted: 0,
             stopped: false,
             resolution: None,
+            table,
             shared,
             bailing,
         }
@@ -121,10 +121,12 @@ impl<W: Write> Splicer<W> {
     /// now on (none goes out before).
     pub fn resolve_with(&mut self, resolution: Resolution) {
         if self.shared.borrow().listener.is_some() {
-            self.lines = Some(Lines::new(resolution.encoding, Position::default()));
-            if self.held.take(UNCOUNTED).is_ok() {
-                self.uncounted = Vec::with_capacity(UNCOUNTED);
-            }
+            let room = match self.held.take(follow::BLOCK) {
+                Ok(()) => follow::BLOCK,
+                Err(OverBudget) => 0,
+            };
+            let lines = Lines::new(resolution.encoding, Position::default());
+            self.follow = Some(Follow::new(lines, room));
         }
         self.resolution = Some(resolution);
     }
@@ -205,10 +207,8 @@ impl<W: Write> Splicer<W> {
                     let span = self.shared.borrow_mut().spans.pop_front().expect("peeked");
                     self.current = Some((span, self.previous));
                     self.buffer.clear();
-                    if let Some(lines) = &mut self.lines {
-                        lines.advance(&self.uncounted);
-                        self.uncounted.clear();
-                        self.value_start = lines.position();
+                    if let Some(follow) = &mut self.follow {
+                        follow.value_starts();
                     }
                 }
                 _ => {
@@ -221,15 +221,8 @@ impl<W: Write> Splicer<W> {
     }
 
     fn advance(&mut self, bytes: &[u8]) {
-        if let Some(lines) = &mut self.lines {
-            if self.uncounted.len() + bytes.len() > self.uncounted.capacity() {
-                lines.advance(&self.uncounted);
-                self.uncounted.clear();
-            }
-            match bytes.len() <= self.uncounted.capacity() {
-                true => self.uncounted.extend_from_slice(bytes),
-                false => lines.advance(bytes),
-            }
+        if let Some(follow) = &mut self.follow {
+            follow.advance(bytes);
         }
         self.pos += bytes.len();
         if let Some(&last) = bytes.last() {
@@ -302,13 +295,17 @@ impl<W: Write> Splicer<W> {
         let mut new = std::mem::take(&mut self.replacement);
         new.clear();
         let mut budget = self.allowance.budget();
-        match self.rewrite(
+        let mut follow = self.follow.take();
+        let rewritten = self.rewrite(
             &mut span,
             Quote::from_preceding(before),
             &raw,
             &mut new,
             &mut budget,
-        ) {
+            follow.as_mut(),
+        );
+        self.follow = follow;
+        match rewritten {
             Ok(true) => {
                 self.emit(&new);
                 // The working copies are gone; the replacements recorded
@@ -374,6 +371,7 @@ impl<W: Write> Splicer<W> {
         raw: &[u8],
         out: &mut Vec<u8>,
         budget: &mut Budget,
+        follow: Option<&mut Follow>,
     ) -> Edited {
         let start = span.range.start;
         let mut shared = self.shared.borrow_mut();
@@ -430,7 +428,14 @@ impl<W: Write> Splicer<W> {
         if rewritten.is_err() {
             *counts = counted;
         }
-        if let Some(listener) = listener.as_mut().filter(|_| rewritten.is_ok()) {
+        // Where the value starts is only counted up to when a link of it
+        // is heard (lines are followed whenever there is a listener).
+        if let (Some(listener), Some(follow)) = (
+            listener
+                .as_mut()
+                .filter(|l| rewritten.is_ok() && l.heard_any()),
+            follow,
+        ) {
             let encoding = cx.encoding;
             // Decoded once, when a link stands in its decoded text.
             let decoded = OnceCell::new();
@@ -443,17 +448,12 @@ impl<W: Write> Splicer<W> {
                     .as_ref()?
                     .raw_offset(at)
             };
-            let names = match span.names.take() {
-                Some(names) => {
-                    let (element, attribute) = *names;
-                    (Cow::Owned(element), Cow::Owned(attribute))
-                }
-                None => {
-                    let (element, attribute) = span.role.names();
-                    (Cow::Borrowed(element), Cow::Borrowed(attribute))
-                }
+            let (element, attribute) = match &span.names {
+                Some(names) => names.of(&self.table),
+                None => span.role.names(),
             };
-            listener.value_done(self.value_start, raw, encoding, names, decoded_at);
+            let names = (Cow::Borrowed(element), Cow::Borrowed(attribute));
+            listener.value_done(follow.value_start(), raw, encoding, names, decoded_at);
         }
         rewritten
     }
@@ -470,9 +470,6 @@ fn kept(buffer: Vec<u8>) -> Vec<u8> {
 
 /// The most a buffer of the splicer keeps from one value to the next.
 const KEPT: usize = 1 << 20;
-
-/// The bytes gone by that wait to be counted in lines and columns.
-const UNCOUNTED: usize = 4096;
 
 /// Writes the new bytes for a range of `role` into `out`, or says to leave
 /// it as it is.
