@@ -1,7 +1,7 @@
 """Type stubs of the native module; the package re-exports all of it."""
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Literal, Protocol, TypedDict
 
 from typing_extensions import Unpack
@@ -319,13 +319,16 @@ class Capture(TypedDict):
     location: str | None  # a redirect's Location, resolved against target
     captured: bool  # a link to it reaches a capture: a 2xx response, or a revisit of one
 
-class Captures:
-    """What :func:`warc_captures` gives."""
+class Captures(Iterator[Capture]):
+    """What :func:`warc_captures` gives: the captures, in the archive's
+    order, read as they are asked for; once all are given, the figures
+    below (``None`` before)."""
 
-    captures: list[Capture]  # in the archive's order
-    records: int  # records read
-    warnings: list[str]  # of records that break, as the command line prints them
-    incomplete: bool  # a record broke: a capture after it may be missing
+    records: int | None  # records read
+    warnings: list[str] | None  # of records that break, as the command line prints them
+    incomplete: bool | None  # a record broke: a capture after it may be missing
+    def __iter__(self) -> Captures: ...
+    def __next__(self) -> Capture: ...
 
 def warc_captures(
     src: str | os.PathLike[str] | _BinaryReader | IO[bytes],
@@ -334,9 +337,12 @@ def warc_captures(
 ) -> Captures:
     """What a web archive captured, record by record, as ``htmlabs --warc
     ARCHIVE --check-links`` reads it before its links: each response,
-    revisit (of a response) or resource record. Read with the GIL
-    released; ``max_memory`` bounds what a record's reading holds. Raises
-    :class:`ReadError` for a file it cannot open or read; a record that
+    revisit (of a response) or resource record. Read on a thread of its
+    own with the GIL released, a few batches ahead of the caller, so an
+    archive of any size is listed within ``max_memory`` (what a record's
+    reading holds and the batches on their way); an iterator dropped
+    early stops it. Raises :class:`ReadError` for a file it cannot open,
+    or, after the captures before it, one it cannot read; a record that
     breaks is a warning, and the records after it are read where they can
     be."""
 

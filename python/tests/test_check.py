@@ -264,18 +264,22 @@ def test_an_archives_captures_are_what_warcio_reads(corpus, tmp_path):
     write_archive(ours)
     for path in [ours, corpus / "warc/corpus-wget.warc.gz"]:
         listed = htmlabs.warc_captures(str(path))
-        assert not listed.incomplete and listed.warnings == []
+        # The figures are known once every capture is given.
+        assert listed.records is None
+        captures = list(listed)
+        assert listed.incomplete is False and listed.warnings == []
         got = [(c["record"], c["target"], c["date"], c["status"], c["revisit"], c["location"])
-               for c in listed.captures]
+               for c in captures]
         assert got == warcio_captures(path), path
-        for c in listed.captures:
+        for c in captures:
             assert c["key"] == htmlabs.url_key(c["target"])
             assert c["captured"] == (200 <= c["status"] < 300 or (c["status"] == 304 and c["revisit"]))
         # A file object gives the same.
         with open(path, "rb") as f:
-            assert htmlabs.warc_captures(f).captures == listed.captures
+            assert list(htmlabs.warc_captures(f)) == captures
     assert len(got) > 150
-    assert htmlabs.warc_captures(io.BytesIO()).records == 0
+    empty = htmlabs.warc_captures(io.BytesIO())
+    assert list(empty) == [] and empty.records == 0
     with pytest.raises(htmlabs.ReadError):
         htmlabs.warc_captures(str(tmp_path / "nothing.warc.gz"))
     # A record cut short: the captures before it, and a warning.
@@ -286,8 +290,81 @@ def test_an_archives_captures_are_what_warcio_reads(corpus, tmp_path):
     plain = gzip.decompress(whole)
     cut.write_bytes(plain[: len(plain) // 2])
     listed = htmlabs.warc_captures(cut)
+    assert 0 < len(list(listed)) < len(got)
     assert listed.incomplete and listed.warnings
-    assert 0 < len(listed.captures) < len(got)
+
+
+def test_an_archive_of_more_captures_than_memory_is_listed_as_they_are_asked_for(tmp_path):
+    """The captures come as they are read, within max_memory: an archive
+    whose captures hold many times the limit is listed whole, the reading
+    thread a few batches ahead; a file object that fails part way gives
+    the captures before it, then ReadError; an iterator dropped early
+    stops the reading."""
+    record = (
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{n:08d}-0000-0000-0000-000000000000>\r\n"
+        "WARC-Date: 2026-11-30T00:00:00Z\r\nWARC-Target-URI: https://example.com/{n}/{pad}\r\n"
+        "Content-Type: application/http; msgtype=response\r\nContent-Length: {length}\r\n\r\n{http}\r\n\r\n"
+    )
+    http = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n\r\n"
+    pad = "p" * 200
+    count = 20_000
+    body = "".join(record.format(n=n, pad=pad, length=len(http), http=http) for n in range(count)).encode()
+    path = tmp_path / "many.warc"
+    path.write_bytes(body)
+    limit = 1 << 20
+    # What the captures' strings alone hold, against the limit.
+    assert count * (len(pad) + 100) > 4 * limit
+    listed = htmlabs.warc_captures(str(path), max_memory=limit)
+    n = 0
+    for n, capture in enumerate(listed, 1):
+        assert capture["target"] == f"https://example.com/{n - 1}/{pad}"
+    assert n == count and listed.records == count and listed.incomplete is False
+
+    class Failing(io.RawIOBase):
+        """A file that fails after half of the archive."""
+
+        def __init__(self):
+            self.at = 0
+
+        def readable(self):
+            return True
+
+        def read(self, size=-1):
+            if self.at >= len(body) // 2:
+                raise OSError("the disk went away")
+            chunk = body[self.at:self.at + min(size, 65536)]
+            self.at += len(chunk)
+            return chunk
+
+    given = []
+    with pytest.raises(htmlabs.ReadError, match="the disk went away"):
+        for capture in htmlabs.warc_captures(Failing(), max_memory=limit):
+            given.append(capture)
+    assert 0 < len(given) < count
+
+    class Counting(io.RawIOBase):
+        def __init__(self):
+            self.at = 0
+
+        def readable(self):
+            return True
+
+        def read(self, size=-1):
+            chunk = body[self.at:self.at + min(size, 65536)]
+            self.at += len(chunk)
+            return chunk
+
+    src = Counting()
+    listed = htmlabs.warc_captures(src, max_memory=limit)
+    next(listed)
+    del listed
+    import gc
+    import time
+
+    gc.collect()
+    time.sleep(0.5)
+    # The reading stopped a few batches in, not at the end.
+    assert src.at < len(body) // 2
 
 
 @pytest.mark.parametrize("url, key", [
@@ -334,7 +411,7 @@ def test_extract_captures_gives_each_files_captures_and_errors(spark, corpus, tm
     assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == [
         (name, {"long": "bigint"}.get(kind, kind)) for name, kind in CAPTURE_COLUMNS]
     rows = [r.asDict() for r in df.collect()]
-    expected = [{**c, "path": wget, "error": None} for c in htmlabs.warc_captures(wget).captures]
+    expected = [{**c, "path": wget, "error": None} for c in htmlabs.warc_captures(wget)]
     assert [r for r in rows if r["path"] == wget] == expected
     failed = [r for r in rows if r["path"] == missing_file]
     assert len(failed) == 1 and "missing.warc.gz" in failed[0]["error"]

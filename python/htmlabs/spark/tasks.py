@@ -192,10 +192,10 @@ def write_links_partition(items: Iterable[tuple[int, str]], output_dir: str, opt
 
 def capture_batches(path: str, options: dict[str, Any], rows: int = BATCH_ROWS):
     """The captures of one WARC file as Arrow record batches of
-    :data:`CAPTURE_COLUMNS`; then, when a record broke, a batch of one row
-    with its warning. Never raises for the file's sake. A file's captures
-    are a few small fields a record, listed whole (a crawl's WARC file of
-    1 GB has some tens of thousands)."""
+    :data:`CAPTURE_COLUMNS`, read as they are given (a file's captures
+    need not fit in memory); then, when a record broke or the file could
+    not be read to its end, a batch of one row with the reason. Never
+    raises for the file's sake."""
     import pyarrow as pa
 
     schema = capture_arrow_schema()
@@ -207,20 +207,26 @@ def capture_batches(path: str, options: dict[str, Any], rows: int = BATCH_ROWS):
     def error_row(error):
         return {**{name: None for name in names}, "path": path, "error": error}
 
+    def batches(listed):
+        chunk = []
+        for capture in listed:
+            chunk.append({**capture, "path": path, "error": None})
+            if len(chunk) == rows:
+                yield batch(chunk)
+                chunk = []
+        if chunk:
+            yield batch(chunk)
+        if listed.incomplete:
+            yield batch([error_row(stopped(listed.warnings))])
+
     try:
         if storage.is_local(path):
-            listed = htmlabs.warc_captures(storage.local(path), **options)
+            yield from batches(htmlabs.warc_captures(storage.local(path), **options))
         else:
             with storage.open_file(path, "rb") as src:
-                listed = htmlabs.warc_captures(src, **options)
+                yield from batches(htmlabs.warc_captures(src, **options))
     except Exception as e:  # one file's failure is its row, not the job's
         yield batch([error_row(str(e) if isinstance(e, htmlabs.Error) else f"{type(e).__name__}: {e}")])
-        return
-    captures = listed.captures
-    for start in range(0, len(captures), rows):
-        yield batch([{**c, "path": path, "error": None} for c in captures[start:start + rows]])
-    if listed.incomplete:
-        yield batch([error_row(stopped(listed.warnings))])
 
 
 def captures_batches(batches, options: dict[str, Any]):
