@@ -249,8 +249,8 @@ fn count(position: &mut Position, after_cr: &mut bool, text: &[u8], each_byte: b
             utf8_characters(bytes)
         }
     };
-    // Most text has no CR: its lines are its LFs, counted in bulk (found
-    // one at a time, they were a twentieth of a link check).
+    // Most text has no CR: its lines are its LFs, counted in bulk, not
+    // found one at a time.
     if memchr::memchr(b'\r', text).is_none() {
         let mut ends = memchr::memchr_iter(b'\n', text).count();
         // The LF of a CR LF split between two pieces ends no second line.

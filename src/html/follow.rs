@@ -2,8 +2,8 @@
 //! bytes gone by are counted a block at a time (lol_html hands them over a
 //! token at a time, and counting each alone was a tenth of a link check),
 //! and where a value starts is only marked: it is counted up to when a link
-//! of the value is heard. Most values of a link check have none (their
-//! links go to other sites), and counting up to each was a twentieth of it.
+//! of the value is heard. Most values of a link check have none: their
+//! links go to other sites.
 
 use crate::document::links::{Lines, Position};
 
