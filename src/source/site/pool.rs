@@ -177,6 +177,9 @@ impl SiteTally {
 /// its worker goes on to the next file.
 struct Sequence<'a> {
     told: Mutex<Turns<'a>>,
+    /// The run checks links: each link is told checked, whichever worker
+    /// tells it (one stopped between files has no check of its own).
+    checking: bool,
 }
 
 struct Turns<'a> {
@@ -188,13 +191,14 @@ struct Turns<'a> {
 }
 
 impl<'a> Sequence<'a> {
-    fn new() -> Self {
+    fn new(checking: bool) -> Self {
         Sequence {
             told: Mutex::new(Turns {
                 next: 0,
                 waiting: Default::default(),
                 telling: false,
             }),
+            checking,
         }
     }
 
@@ -243,9 +247,9 @@ impl<'a> Sequence<'a> {
             told.next += 1;
             drop(told);
             let document = Document::File(path);
-            let heard = links.each(|link, verdict| match check {
-                Some(_) => on.checked(&document, link, verdict),
-                None => on.link(&document, link),
+            let heard = links.each(|link, verdict| match self.checking {
+                true => on.checked(&document, link, verdict),
+                false => on.link(&document, link),
             });
             if let Err(e) = heard {
                 on.failure(&document, &unheard(path, e));
@@ -403,7 +407,7 @@ pub(crate) fn run(
     // A check whose listener tells no link to another site: those are
     // counted, and no link is made of them.
     let sieve = checks.as_ref().filter(|_| !on.hears_off_site());
-    let sequence = Sequence::new();
+    let sequence = Sequence::new(checks.is_some());
     let totals = Mutex::new(SiteTally::default());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(site.jobs)
@@ -534,4 +538,82 @@ fn written(site: &Site) -> Result<Option<Dir>, SourceError> {
             .map_err(|e| SourceError::Open(names::path(&site.dir).into_owned(), lowercase(&e)))?,
     };
     Ok(Some(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rewriter;
+    use crate::url::Layers;
+
+    /// What a listener was told of each link: its value, and whether it
+    /// came checked.
+    #[derive(Default)]
+    struct Told(Mutex<Vec<(String, bool)>>);
+
+    impl Listener for Told {
+        fn hears_links(&self) -> bool {
+            true
+        }
+
+        fn link(&self, _: &Document<'_>, link: Link) {
+            self.0.lock().unwrap().push((link.original, false));
+        }
+
+        fn checked(&self, _: &Document<'_>, link: Link, _: Option<Served>) {
+            self.0.lock().unwrap().push((link.original, true));
+        }
+    }
+
+    /// Every link leads to a file.
+    struct Every;
+
+    impl crate::source::listener::Checks for Every {
+        fn served(&self, _: &Document<'_>, _: &Link) -> Option<Served> {
+            Some(Served::File(b"found.html".to_vec()))
+        }
+
+        fn told(&self, _: &Link, _: Option<&Served>) {}
+    }
+
+    fn events(page: &str) -> Events {
+        let config = Arc::new(Config::default());
+        let layers = Layers::default()
+            .with_retrieval(config.standard, "https://example.com/", "--site-url")
+            .unwrap();
+        let mut rewriter = Rewriter::new(Type::Html, config, layers, Vec::new()).with_links();
+        let events = rewriter.events();
+        rewriter.write(page.as_bytes()).unwrap();
+        rewriter.end().unwrap();
+        events
+    }
+
+    /// A worker stopped (Ctrl-C) before its file whose turn comes first
+    /// tells the files after it that wait: their links are told checked,
+    /// as their own workers checked them (the stopped worker has no check
+    /// of its own, and they were told unchecked).
+    #[test]
+    fn a_stopped_worker_tells_the_links_waiting_after_it_checked() {
+        let memory = Memory::new(1 << 20);
+        let told = Told::default();
+        let sequence = Sequence::new(true);
+        let (first, second) = (Path::new("a.html"), Path::new("b.html"));
+        let check = Check {
+            checks: &Every,
+            document: Document::File(second),
+        };
+        // The second file is done first: it waits for the first.
+        sequence.done(
+            1,
+            second,
+            events("<a href=c.html>c</a>"),
+            Some(check),
+            &memory,
+            &told,
+        );
+        assert!(told.0.lock().unwrap().is_empty());
+        // The first file's worker was stopped before reading it.
+        sequence.done(0, first, Events::default(), None, &memory, &told);
+        assert_eq!(*told.0.lock().unwrap(), [("c.html".to_owned(), true)]);
+    }
 }
