@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -98,17 +98,7 @@ impl Captures {
     /// The next batch, waited for with the interpreter released; `None`
     /// once the thread has sent them all.
     fn receive(&mut self, py: Python<'_>) -> Option<Vec<Listed>> {
-        let slot = self.from.get_mut().unwrap_or_else(|e| e.into_inner());
-        let from = slot.take()?;
-        let (got, from) = match from.try_recv() {
-            Ok(batch) => (Some(batch), from),
-            Err(TryRecvError::Empty) => py.detach(move || (from.recv().ok(), from)),
-            Err(TryRecvError::Disconnected) => (None, from),
-        };
-        if got.is_some() {
-            *slot = Some(from);
-        }
-        got
+        crate::receive(py, self.from.get_mut().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The archive is read: its figures kept, or its error raised.
@@ -116,10 +106,7 @@ impl Captures {
         let Some(run) = self.run.take() else {
             return Ok(());
         };
-        let ended = py
-            .detach(move || run.join())
-            .map_err(|_| PyRuntimeError::new_err("the archive's reading stopped unexpectedly"))?;
-        let (records, warnings) = ended
+        let (records, warnings) = crate::joined(py, run, "the archive's reading")?
             .map_err(|e| source_error(py, &SourceError::Read(self.name.clone(), lowercase(&e))))?;
         self.records = Some(records);
         self.incomplete = Some(!warnings.is_empty());

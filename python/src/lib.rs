@@ -10,9 +10,11 @@
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::PyOnceLock;
@@ -39,6 +41,30 @@ mod links;
 /// in messages.
 const HTML_NAME: &str = "`html`";
 const RESULT_NAME: &str = "the result";
+
+/// The next item a run's thread sends by `slot`, waited for with the
+/// interpreter released when the caller is ahead of it; `None` once the
+/// thread has sent them all (the channel is then let go).
+fn receive<T: Send>(py: Python<'_>, slot: &mut Option<Receiver<T>>) -> Option<T> {
+    let from = slot.take()?;
+    let (got, from) = match from.try_recv() {
+        Ok(item) => (Some(item), from),
+        Err(TryRecvError::Empty) => py.detach(move || (from.recv().ok(), from)),
+        Err(TryRecvError::Disconnected) => (None, from),
+    };
+    if got.is_some() {
+        *slot = Some(from);
+    }
+    got
+}
+
+/// What a run's thread ended with, waited for with the interpreter
+/// released; `what` names the run in the error of a thread that did not
+/// end (it panicked: none does).
+fn joined<T: Send>(py: Python<'_>, run: JoinHandle<T>, what: &str) -> PyResult<T> {
+    py.detach(move || run.join())
+        .map_err(|_| PyRuntimeError::new_err(format!("{what} stopped unexpectedly")))
+}
 
 /// An exception of the package's, by its class name in `htmlabs._errors`.
 fn error(py: Python<'_>, class: &str, message: String) -> PyErr {

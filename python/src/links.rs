@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use pyo3::exceptions::PyRuntimeError;
@@ -349,17 +349,7 @@ impl Links {
     /// released; `None` once the run has sent them all (its end is then
     /// [`Links::ended`]'s).
     fn receive(&mut self, py: Python<'_>) -> Option<Batch> {
-        let from = self.from().take()?;
-        let (got, from) = match from.try_recv() {
-            Ok(batch) => (Some(batch), from),
-            // The caller is ahead of the run: wait for it, released.
-            Err(TryRecvError::Empty) => py.detach(move || (from.recv().ok(), from)),
-            Err(TryRecvError::Disconnected) => (None, from),
-        };
-        if got.is_some() {
-            *self.from() = Some(from);
-        }
-        got
+        crate::receive(py, self.from())
     }
 
     /// The document whose links are given next.
@@ -381,10 +371,8 @@ impl Links {
         let Some(run) = self.run.take() else {
             return Ok(());
         };
-        let ended = py
-            .detach(move || run.join())
-            .map_err(|_| PyRuntimeError::new_err("the run stopped unexpectedly"))?;
-        let (summary, warnings) = ended.map_err(|e| source_error(py, &e))?;
+        let (summary, warnings) =
+            crate::joined(py, run, "the run")?.map_err(|e| source_error(py, &e))?;
         self.summary = Some((self.ending)(py, summary, warnings)?);
         Ok(())
     }

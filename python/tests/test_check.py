@@ -320,17 +320,17 @@ def test_an_archive_of_more_captures_than_memory_is_listed_as_they_are_asked_for
         assert capture["target"] == f"https://example.com/{n - 1}/{pad}"
     assert n == count and listed.records == count and listed.incomplete is False
 
-    class Failing(io.RawIOBase):
-        """A file that fails after half of the archive."""
+    class Reader(io.RawIOBase):
+        """The archive, read in pieces, failing past `fail_at` bytes."""
 
-        def __init__(self):
-            self.at = 0
+        def __init__(self, fail_at=None):
+            self.at, self.fail_at = 0, fail_at
 
         def readable(self):
             return True
 
         def read(self, size=-1):
-            if self.at >= len(body) // 2:
+            if self.fail_at is not None and self.at >= self.fail_at:
                 raise OSError("the disk went away")
             chunk = body[self.at:self.at + min(size, 65536)]
             self.at += len(chunk)
@@ -338,23 +338,11 @@ def test_an_archive_of_more_captures_than_memory_is_listed_as_they_are_asked_for
 
     given = []
     with pytest.raises(htmlabs.ReadError, match="the disk went away"):
-        for capture in htmlabs.warc_captures(Failing(), max_memory=limit):
+        for capture in htmlabs.warc_captures(Reader(fail_at=len(body) // 2), max_memory=limit):
             given.append(capture)
     assert 0 < len(given) < count
 
-    class Counting(io.RawIOBase):
-        def __init__(self):
-            self.at = 0
-
-        def readable(self):
-            return True
-
-        def read(self, size=-1):
-            chunk = body[self.at:self.at + min(size, 65536)]
-            self.at += len(chunk)
-            return chunk
-
-    src = Counting()
+    src = Reader()
     listed = htmlabs.warc_captures(src, max_memory=limit)
     next(listed)
     del listed
