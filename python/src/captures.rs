@@ -142,8 +142,8 @@ fn size(listed: &Listed) -> usize {
 /// The captures of a web archive (responses, revisits, resource records),
 /// read on a thread of its own as they are asked for: the archive may hold
 /// more than memory. `max_memory` bounds the whole: what a record's reading
-/// holds, and the batches of captures on their way (a sixteenth of it
-/// each, at most 256 KiB, and three at a time).
+/// holds, and the batches of captures (a sixteenth of it each, at most
+/// 256 KiB): the one being made, those on their way, the one being given.
 #[pyfunction]
 #[pyo3(signature = (src, *, max_memory=None))]
 pub fn warc_captures(
@@ -163,7 +163,7 @@ pub fn warc_captures(
     let stop = Arc::new(AtomicBool::new(false));
     let input = Stoppable::new(input, Arc::clone(&stop));
     let batch_size = (request.max_memory / 16).min(256 << 10);
-    let reading = request.max_memory - (BATCHES_AHEAD + 1) * batch_size;
+    let reading = request.max_memory - (BATCHES_AHEAD + 2) * batch_size;
     let (to, from) = sync_channel::<Vec<Listed>>(BATCHES_AHEAD);
     let stopping = Arc::clone(&stop);
     let run = std::thread::Builder::new()
