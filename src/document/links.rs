@@ -4,8 +4,6 @@
 //! when asked for ([`Rewriter::with_links`](crate::Rewriter::with_links)):
 //! otherwise nothing of this runs.
 
-use std::borrow::Cow;
-
 use encoding_rs::{Decoder, Encoding, UTF_8};
 
 use super::attrs::Kind;
@@ -397,18 +395,15 @@ impl Listener {
         start: Position,
         raw: &[u8],
         encoding: &'static Encoding,
-        names: (Cow<'_, str>, Cow<'_, str>),
+        names: (&str, &str),
         decoded_at: impl Fn(usize) -> Option<usize>,
     ) {
-        // The names given are the last link's; the others have copies.
-        let (mut element, mut attribute) = names;
-        let last = self.found.len().saturating_sub(1);
         // Lines and columns followed from one link to the next (links come
         // in order, but for a nested document's among the others): a value
         // may hold millions.
         let mut lines = Lines::new(encoding, start);
         let mut done = 0;
-        for (i, Found { at, mut link }) in self.found.drain(..).enumerate() {
+        for Found { at, mut link } in self.found.drain(..) {
             let within = match at {
                 At::Decoded(at) => decoded_at(at).unwrap_or(0),
                 At::Raw(at) => at,
@@ -422,13 +417,8 @@ impl Listener {
             done = within;
             link.position = lines.position();
             if link.element.is_empty() {
-                (link.element, link.attribute) = match i == last {
-                    true => (
-                        std::mem::take(&mut element).into_owned(),
-                        std::mem::take(&mut attribute).into_owned(),
-                    ),
-                    false => (element.to_string(), attribute.to_string()),
-                };
+                link.element = names.0.to_owned();
+                link.attribute = names.1.to_owned();
             }
             (self.hear)(link);
         }

@@ -4,7 +4,6 @@
 //! handler recorded as they go by, and writes each range rewritten or as it
 //! was.
 
-use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::io::{self, BufWriter, Write};
 use std::rc::Rc;
@@ -448,11 +447,10 @@ impl<W: Write> Splicer<W> {
                     .as_ref()?
                     .raw_offset(at)
             };
-            let (element, attribute) = match &span.names {
+            let names = match &span.names {
                 Some(names) => names.of(&self.table),
                 None => span.role.names(),
             };
-            let names = (Cow::Borrowed(element), Cow::Borrowed(attribute));
             listener.value_done(follow.value_start(), raw, encoding, names, decoded_at);
         }
         rewritten

@@ -443,10 +443,14 @@ impl Listing {
         if let Some((check, lines)) = &mut writers.check {
             let out = &mut writers.check_line;
             out.clear();
-            if line(*lines, out) {
-                out.push('\n');
-            }
-            if let Err(e) = check.write_all(out.as_bytes()) {
+            let written = match line(*lines, out) {
+                true => {
+                    out.push('\n');
+                    check.write_all(out.as_bytes())
+                }
+                false => Ok(()),
+            };
+            if let Err(e) = written {
                 writers.error = Some(SourceError::Write("standard output".to_owned(), e));
                 return;
             }

@@ -6,7 +6,6 @@
 //! of its bytes as it is made (the new sheet is never held whole: one URL
 //! at a time).
 
-use std::borrow::Cow;
 use std::io::Write;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -266,8 +265,7 @@ impl<W: Write> Sheet<W> {
         if let Some(listener) = &mut self.listener {
             let mut lines = Lines::new(encoding, Position::default());
             lines.advance(head);
-            let names = (Cow::Borrowed(""), Cow::Borrowed(""));
-            listener.value_done(lines.position(), body, encoding, names, |at| {
+            listener.value_done(lines.position(), body, encoding, ("", ""), |at| {
                 text.raw_offset(at)
             });
         }

@@ -11,7 +11,6 @@
 //! `--max-memory`), then rewritten. Everything else goes out as it came,
 //! as soon as it is read.
 
-use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
 use std::rc::Rc;
@@ -1015,7 +1014,7 @@ impl<W: Write> Document<W> {
                         if let (Some(heard), Some(path)) = (heard, &path) {
                             let start = self.position(a.value.start);
                             let encoding = self.encoding();
-                            let attribute = String::from_utf8_lossy(&a.name).into_owned();
+                            let attribute = String::from_utf8_lossy(&a.name);
                             if let Some(listener) = &mut self.listener {
                                 listener.found(Found {
                                     at: At::Decoded(heard.at),
@@ -1025,7 +1024,7 @@ impl<W: Write> Document<W> {
                                     start,
                                     &heard.raw,
                                     encoding,
-                                    (Cow::Borrowed(path), Cow::Owned(attribute)),
+                                    (path, &attribute),
                                     |at| heard.text.raw_offset(at),
                                 );
                             }
@@ -1422,8 +1421,7 @@ impl<W: Write> Document<W> {
                     warnings.push(entity);
                 }
                 if let (Some(listener), Some((element, attribute))) = (listener, &names) {
-                    let names = (Cow::Borrowed(&**element), Cow::Borrowed(&**attribute));
-                    listener.value_done(start, raw, encoding, names, Some);
+                    listener.value_done(start, raw, encoding, (element, attribute), Some);
                 }
                 return Ok(None);
             }
@@ -1471,8 +1469,9 @@ impl<W: Write> Document<W> {
                 .collect()
         };
         if let (Some(listener), Some((element, attribute))) = (listener.as_mut(), &names) {
-            let names = (Cow::Borrowed(&**element), Cow::Borrowed(&**attribute));
-            listener.value_done(start, raw, encoding, names, |at| text.raw_offset(at));
+            listener.value_done(start, raw, encoding, (element, attribute), |at| {
+                text.raw_offset(at)
+            });
         }
         if edits.is_empty() {
             return Ok(None);
