@@ -12,7 +12,7 @@ from typing import Any
 import htmlabs
 
 from htmlabs.spark import storage
-from htmlabs.spark.schema import COLUMNS, LINK_COLUMNS, arrow_schema, capture_arrow_schema
+from htmlabs.spark.schema import COLUMNS, DICTIONARY_COLUMNS, LINK_COLUMNS, arrow_schema, capture_arrow_schema
 
 # Rows a record batch at most: each batch crosses to the JVM whole, as Arrow.
 BATCH_ROWS = 8192
@@ -170,7 +170,7 @@ def write_links_file(index: int, path: str, output_dir: str, options: dict[str, 
     links, error = 0, None
     try:
         with storage.open_file(temporary, "wb") as out:
-            with pq.ParquetWriter(out, arrow_schema()) as writer:
+            with pq.ParquetWriter(out, arrow_schema(), use_dictionary=DICTIONARY_COLUMNS) as writer:
                 for batch in file_batches(path, options):
                     errors = batch.column(len(LINK_COLUMNS) - 1)
                     if errors.null_count < len(batch):
