@@ -196,7 +196,7 @@ class Link(TypedDict, total=False):
     offset: int
     element: str  # "a", "img", "style" (for a <style>'s text)…
     attribute: str  # "href", "srcset"…; "" for a <style>'s text
-    kind: Literal["url", "list", "srcset", "css", "refresh", "html"]
+    kind: Literal["url", "list", "srcset", "css", "refresh", "html", "origin"]
     original: str  # the URL as the page says it (its entities decoded)
     raw: str  # only for a value not valid in the page's encoding: its bytes, percent-encoded
     absolute: str | None  # what it resolves to; None without a base

@@ -23,17 +23,21 @@ pub enum Kind {
     Css,
     /// A whole HTML document (`<iframe srcdoc>`), rewritten with the same base.
     Html,
+    /// One URL of which only the origin is used (`<link rel=preconnect>`,
+    /// `rel=dns-prefetch`): rewritten as a URL is, and no file to check.
+    Origin,
 }
 
 impl Kind {
     /// Every kind, in order: `kind as usize` is its place.
-    pub(crate) const ALL: [Kind; 6] = [
+    pub(crate) const ALL: [Kind; 7] = [
         Kind::Url,
         Kind::List,
         Kind::Srcset,
         Kind::Refresh,
         Kind::Css,
         Kind::Html,
+        Kind::Origin,
     ];
 
     pub fn name(self) -> &'static str {
@@ -44,7 +48,13 @@ impl Kind {
             Kind::Refresh => "refresh",
             Kind::Css => "css",
             Kind::Html => "html",
+            Kind::Origin => "origin",
         }
+    }
+
+    /// Whether the whole value is one URL (an origin's too).
+    pub(crate) fn is_one_url(self) -> bool {
+        matches!(self, Kind::Url | Kind::Origin)
     }
 
     /// The kinds a user may give to `--attr`.
@@ -65,6 +75,14 @@ pub enum When {
     /// The attribute's value is one of these, ASCII case-insensitively
     /// (`<meta property=og:image>`).
     OneOf(&'static str, &'static [&'static str]),
+    /// The attribute's tokens (separated by ASCII whitespace) hold one of
+    /// the first, and none of the second, ASCII case-insensitively
+    /// (`<link rel>`, a set of tokens).
+    Tokens(
+        &'static str,
+        &'static [&'static str],
+        &'static [&'static str],
+    ),
 }
 
 impl When {
@@ -80,6 +98,14 @@ impl When {
             When::OneOf(name, expected) => {
                 value(name).is_some_and(|v| expected.iter().any(|e| is(v.as_ref().trim(), e)))
             }
+            When::Tokens(name, any, none) => value(name).is_some_and(|v| {
+                let has = |list: &[&str]| {
+                    v.as_ref()
+                        .split_ascii_whitespace()
+                        .any(|token| list.iter().any(|e| is(token, e)))
+                };
+                has(any) && !has(none)
+            }),
         }
     }
 }
@@ -159,8 +185,42 @@ const SOCIAL_URLS: &[&str] = &[
 
 use Empty::{Document as Doc, Nothing};
 use Group::{Default as D, Lazy, Social};
-use Kind::{Css, Html, List, Refresh, Srcset, Url};
+use Kind::{Css, Html, List, Origin, Refresh, Srcset, Url};
 use When::Always as A;
+
+/// The `<link rel>` types that name an origin, not a resource: the
+/// browser looks its name up, or opens a connection to it, and fetches
+/// nothing (HTML's link types `dns-prefetch` and `preconnect`).
+const ORIGIN_TYPES: &[&str] = &["preconnect", "dns-prefetch"];
+
+/// The `<link rel>` types that use the whole URL: an external resource
+/// fetched, or a hyperlink (the HTML standard's table of link types;
+/// `apple-touch-icon` and `mask-icon`, which Safari fetches). One of them beside an origin type
+/// makes the link a file's again (`rel="preconnect stylesheet"`); any
+/// other token does nothing in a browser.
+const URL_TYPES: &[&str] = &[
+    "alternate",
+    "canonical",
+    "author",
+    "expect",
+    "help",
+    "icon",
+    "manifest",
+    "modulepreload",
+    "license",
+    "next",
+    "pingback",
+    "prefetch",
+    "preload",
+    "prev",
+    "privacy-policy",
+    "search",
+    "stylesheet",
+    "terms-of-service",
+    "apple-touch-icon",
+    "apple-touch-icon-precomposed",
+    "mask-icon",
+];
 
 /// The built-in rows. Elements of HTML, SVG and MathML alike: `*` rows apply
 /// in every namespace.
@@ -169,7 +229,15 @@ pub const BUILT_IN: &[Static] = &[
     // external resource "If el's href attribute's value is the empty
     // string, then return", and a hyperlink (`rel=canonical`, `itemprop`)
     // "must be present and must contain a valid non-empty URL". Before the
-    // row for every element.
+    // row for every element. A `rel` of origins only: its URL's origin.
+    (
+        "link",
+        "href",
+        Origin,
+        When::Tokens("rel", ORIGIN_TYPES, URL_TYPES),
+        D,
+        Nothing,
+    ),
     ("link", "href", Url, A, D, Nothing),
     ("*", "href", Url, A, D, Doc),
     // Every element of HTML with a `src` fetches it, and nothing for an

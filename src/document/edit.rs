@@ -141,7 +141,7 @@ impl<'a> Resolver<'a> {
         offset: usize,
         out: &mut Vec<u8>,
     ) -> Edited {
-        if kind == Kind::Url && raw.is_empty() && element.empty == Empty::Nothing {
+        if kind.is_one_url() && raw.is_empty() && element.empty == Empty::Nothing {
             // The HTML standard fetches nothing for it; the document's URL
             // would have the moved page fetch the original.
             self.counts.seen += 1;
@@ -149,7 +149,7 @@ impl<'a> Resolver<'a> {
             self.heard(Outcome::Empty, "", 0, kind)?;
             return Ok(false);
         }
-        if kind == Kind::Url
+        if kind.is_one_url()
             && self.listener.is_none()
             && self.cx.map.is_empty()
             && self.cx.relative().is_none()
@@ -167,7 +167,7 @@ impl<'a> Resolver<'a> {
         };
         let text = decoded.text();
         match kind {
-            Kind::Url => {
+            Kind::Url | Kind::Origin => {
                 let core = value::trimmed(text);
                 let url = &text[core.clone()];
                 let svg_local = element.svg && url.starts_with('#');
@@ -259,7 +259,7 @@ impl<'a> Resolver<'a> {
         offset: usize,
     ) -> Result<Vec<Edit<'a>>, OverBudget> {
         let _ = offset;
-        if kind == Kind::Url && text.is_empty() && element.empty == Empty::Nothing {
+        if kind.is_one_url() && text.is_empty() && element.empty == Empty::Nothing {
             self.counts.seen += 1;
             self.counts.empty += 1;
             self.heard(Outcome::Empty, "", 0, kind)?;
@@ -267,7 +267,7 @@ impl<'a> Resolver<'a> {
         }
         let mut edits = Vec::new();
         match kind {
-            Kind::Url => {
+            Kind::Url | Kind::Origin => {
                 let core = value::trimmed(text);
                 let url = &text[core.clone()];
                 let svg_local = element.svg && url.starts_with('#');

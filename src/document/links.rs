@@ -138,6 +138,23 @@ impl Mapped {
 }
 
 impl Link {
+    /// The URL a link check follows: its absolute URL, where it names
+    /// something to reach. Not where it names nothing (empty, with no base,
+    /// undecodable); not a `<base href>`, which is the document's base and
+    /// no link; not an origin (`<link rel=preconnect>`), of which the
+    /// browser fetches nothing.
+    pub(crate) fn reached(&self) -> Option<&str> {
+        if (self.element.as_str(), self.attribute.as_str()) == ("base", "href")
+            || self.kind == Kind::Origin
+        {
+            return None;
+        }
+        match self.outcome {
+            Outcome::Empty | Outcome::NoBase | Outcome::Undecodable => None,
+            _ => self.absolute.as_deref(),
+        }
+    }
+
     /// The memory it holds (a value may hold millions of links, each held
     /// until the value is done): its slot in a list that grows by
     /// doubling (as many again free, at most), and each of its strings as

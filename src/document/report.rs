@@ -36,7 +36,7 @@ pub struct Counts {
     pub valueless: usize,
     /// `rewritten`, by the kind of value they stood in (`attrs::Kind as usize`;
     /// `<style>` counts as CSS, `<noscript>` as what is inside it).
-    pub by_kind: [usize; 6],
+    pub by_kind: [usize; Kind::ALL.len()],
 }
 
 impl Counts {

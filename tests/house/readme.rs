@@ -223,6 +223,7 @@ fn table() -> String {
                 "`{name}` is one of {} URL properties",
                 values.len()
             )),
+            When::Tokens(name, any, none) => conditions.push(tokens(name, any, none)),
         }
         match group {
             Group::Default | Group::User => {}
@@ -238,6 +239,21 @@ fn table() -> String {
     out
 }
 
+/// A condition on an attribute's tokens, in words.
+fn tokens(name: &str, any: &[&str], none: &[&str]) -> String {
+    let quoted = |list: &[&str]| {
+        list.iter()
+            .map(|t| format!("`{t}`"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    format!(
+        "`{name}` has {}, and none of the {} types that use the whole URL",
+        quoted(any),
+        none.len()
+    )
+}
+
 /// The list of the attributes whose empty value is left (`docs/rewritten.md`), as
 /// `src/document/attrs.rs` has it: its rows marked `Empty::Nothing`, those of an
 /// attribute, condition and group on one line.
@@ -251,6 +267,8 @@ fn empty_left() -> String {
         let mut head = format!("- `{}` on", row.attribute);
         let tail = match row.when {
             When::Always => String::new(),
+            // An empty `<link href>` is left whatever its `rel`: said once.
+            When::Tokens(..) => String::new(),
             other => panic!("no words for {other:?}"),
         };
         head.push_str(&tail);
@@ -262,6 +280,7 @@ fn empty_left() -> String {
             e => format!("`{e}`"),
         };
         match lines.iter_mut().find(|(h, _)| *h == head) {
+            Some((_, elements)) if elements.contains(&element) => {}
             Some((_, elements)) => elements.push(element),
             None => lines.push((head, vec![element])),
         }

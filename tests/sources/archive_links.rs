@@ -27,7 +27,8 @@ const PAGE: &str = "<a href=\"/about\">nearest of two</a>\n\
 <link rel=stylesheet href=\"/style.css\">\n\
 <a href=\"http://EXAMPLE.com:80/about#team\">the same URL</a>\n\
 <img srcset=\"/img/a.png 1x, /img/b.png 2x\">\n\
-<a href=\"\">empty</a>\n";
+<a href=\"\">empty</a>\n\
+<link rel=preconnect href=\"/an-origin\">\n";
 
 fn redirect(status: &str, to: &str) -> Vec<u8> {
     response(
@@ -181,7 +182,7 @@ fn each_link_is_classed_by_what_the_archive_holds_and_each_broken_one_is_a_line(
     assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{err}");
     assert!(
         err.contains(
-            "16 links checked: 6 captured, 1 redirected to a capture, 1 captured as an error, 7 not captured; 1 not checked"
+            "17 links checked: 6 captured, 1 redirected to a capture, 1 captured as an error, 7 not captured; 2 not checked"
         ),
         "{err}"
     );
@@ -225,6 +226,10 @@ fn each_link_is_classed_by_what_the_archive_holds_and_each_broken_one_is_a_line(
     );
     assert_eq!(of("http://EXAMPLE.com:80/about#team")["status"], "captured");
     assert!(of("mailto:x@example.com").get("status").is_none());
+    // A `<link rel=preconnect>` names an origin: no capture is looked for.
+    let origin = of("/an-origin");
+    assert_eq!(origin["kind"], "origin");
+    assert!(origin.get("status").is_none(), "{origin}");
     // An empty reference is the document itself.
     assert_eq!(of("")["status"], "captured");
     // The second page's link, from a capture a month before.

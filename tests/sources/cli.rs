@@ -1177,7 +1177,7 @@ fn verbose_lines_are_exact() {
          htmlabs: lookahead: ended at the `<base href>` at byte 23\n\
          htmlabs: urls: 8 seen, 3 rewritten, 5 left as they were\n\
          htmlabs: left: 1 already absolute, 1 same-document, 1 empty (no resource), 1 undecodable, 0 without a base, 1 unchanged\n\
-         htmlabs: rewritten by kind: url 3, list 0, srcset 0, refresh 0, css 0, html 0\n\
+         htmlabs: rewritten by kind: url 3, list 0, srcset 0, refresh 0, css 0, html 0, origin 0\n\
          htmlabs: valueless attributes: 1\n"
     );
 }
@@ -1201,7 +1201,7 @@ fn verbose_lines_without_a_base() {
              htmlabs: lookahead: not needed: no `<base` in the input\n\
              htmlabs: urls: 3 seen, 0 rewritten, 3 left as they were\n\
              htmlabs: left: 0 already absolute, 0 same-document, 0 empty (no resource), 0 undecodable, 3 without a base, 0 unchanged\n\
-             htmlabs: rewritten by kind: url 0, list 0, srcset 0, refresh 0, css 0, html 0\n\
+             htmlabs: rewritten by kind: url 0, list 0, srcset 0, refresh 0, css 0, html 0, origin 0\n\
              htmlabs: valueless attributes: 0\n",
         );
 }

@@ -538,6 +538,60 @@ fn a_base_the_check_leaves_prints_no_line() {
     );
 }
 
+/// A `<link rel=preconnect>` or `rel=dns-prefetch` names an origin: the
+/// browser connects to it, or looks its name up, and fetches nothing, so
+/// no file is looked for (a path on it is not missing), unless its `rel`
+/// also has a type that fetches the URL. Its report line says `origin`.
+#[test]
+fn an_origin_a_link_names_is_no_file_to_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(&site).unwrap();
+    fs::write(
+        site.join("index.html"),
+        "<link rel=preconnect href=\"/no/such/path\">\n\
+         <link rel=\"DNS-Prefetch\" href=\"//example.com/none\">\n\
+         <link rel=\"preconnect unknown-type\" href=\"/none/either\">\n\
+         <link rel=\"preconnect stylesheet\" href=\"/gone.css\">\n\
+         <link rel=dns-prefetch href=\"https://cdn.example/\">\n",
+    )
+    .unwrap();
+    let report = dir.path().join("links.jsonl");
+    let (code, lines, stderr) = check(&site, &["--report", report.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            r#"DIR/index.html:4:41: <link href> "/gone.css" -> "https://example.com/gone.css": not found"#.to_owned()
+        ]),
+        "{stderr}"
+    );
+    assert_eq!(
+        link_counts(&stderr),
+        "htmlabs: 1 HTML files: 0 links to the site's files found, 1 broken; 0 to other sites not checked",
+    );
+    let report = fs::read_to_string(report).unwrap();
+    let kinds: Vec<(String, Option<String>)> = report
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|l| {
+            let status = l.get("status").map(|s| s.as_str().unwrap().to_owned());
+            (l["kind"].as_str().unwrap().to_owned(), status)
+        })
+        .collect();
+    let origin = ("origin".to_owned(), None);
+    assert_eq!(
+        kinds,
+        [
+            origin.clone(),
+            origin.clone(),
+            origin.clone(),
+            ("url".to_owned(), Some("not-found".to_owned())),
+            origin,
+        ]
+    );
+}
+
 #[test]
 fn files_left_out_by_exclude_are_there_all_the_same() {
     let dir = tempfile::tempdir().unwrap();

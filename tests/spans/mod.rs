@@ -68,6 +68,10 @@ fn in_table(table: &Table, tag: &str, name: &str, el: &Element) -> Option<Empty>
             When::OneOf(attribute, expected) => {
                 value(attribute).is_some_and(|v| expected.contains(&v.as_str()))
             }
+            When::Tokens(attribute, any, none) => value(attribute).is_some_and(|v| {
+                let tokens: Vec<&str> = v.split_ascii_whitespace().collect();
+                tokens.iter().any(|t| any.contains(t)) && !tokens.iter().any(|t| none.contains(t))
+            }),
         })
         .map(|row| row.empty)
 }

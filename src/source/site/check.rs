@@ -4,7 +4,8 @@
 //! each `url()` of a style or a stylesheet, as the engines find them); one
 //! whose URL is the site's (`--site-url`, or its twins) is found when the
 //! host's rules ([`Host`]) reach a file of the tree, else broken; any other
-//! is off the site: counted, never fetched. A `<base href>` is no link.
+//! is off the site: counted, never fetched. A `<base href>` is no link,
+//! nor is the origin a `<link rel=preconnect>` names (nothing is fetched).
 //! A link to a page at a fragment is broken too where the page has no
 //! part the fragment names (`html::anchors`): a page's links to parts of
 //! itself are checked with the anchors the page engine found as it read
@@ -18,7 +19,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::document::links::{Link, Outcome};
+use crate::document::links::Link;
 use crate::document::memory::{Drawn, Memory};
 use crate::html::anchors::{anchored, anchors, indicated_anywhere};
 use crate::source::listener::{Checks, Document};
@@ -163,13 +164,7 @@ impl<'a> SiteCheck<'a> {
     /// What the host answers `link` with; `None` for a value that names
     /// nothing to check. `own`: the page it stands in, and its anchors.
     fn reached(&self, link: &Link, own: Option<(&[u8], &Anchors)>) -> Option<Served> {
-        if (link.element.as_str(), link.attribute.as_str()) == ("base", "href") {
-            return None;
-        }
-        let url = match link.outcome {
-            Outcome::Empty | Outcome::NoBase | Outcome::Undecodable => return None,
-            _ => link.absolute.as_deref()?,
-        };
+        let url = link.reached()?;
         let served = self.tree.served(url, self.host, &self.redirects);
         let (Served::File(path), Some((_, fragment))) = (&served, url.split_once('#')) else {
             return Some(served);

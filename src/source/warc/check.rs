@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::document::config::Config;
-use crate::document::links::{Link, Outcome};
+use crate::document::links::Link;
 use crate::document::memory::{Allowance, Memory};
 use crate::source::listener::{Checked, Checks, Document, Listener};
 use crate::source::names;
@@ -387,13 +387,7 @@ impl ArchiveCheck<'_> {
     /// What the archive answers `link` with, for `document`; `None` for a
     /// value that names nothing to check.
     fn answer(&self, document: &Document<'_>, link: &Link) -> Option<Served> {
-        if (link.element.as_str(), link.attribute.as_str()) == ("base", "href") {
-            return None;
-        }
-        let url = match link.outcome {
-            Outcome::Empty | Outcome::NoBase | Outcome::Undecodable => return None,
-            _ => link.absolute.as_deref()?,
-        };
+        let url = link.reached()?;
         let at = match document {
             Document::Record(named) => seconds(&named.date),
             _ => None,
