@@ -140,11 +140,12 @@ impl Mapped {
 impl Link {
     /// The URL a link check follows: its absolute URL, where it names
     /// something to reach. Not where it names nothing (empty, with no base,
-    /// undecodable); not a `<base href>`, which is the document's base and
-    /// no link; not an origin (`<link rel=preconnect>`), of which the
-    /// browser fetches nothing.
+    /// undecodable); not a `<base href>` or an `xml:base`, which are bases
+    /// (what the links resolve against) and no links; not an origin
+    /// (`<link rel=preconnect>`), of which the browser fetches nothing.
     pub(crate) fn reached(&self) -> Option<&str> {
         if (self.element.as_str(), self.attribute.as_str()) == ("base", "href")
+            || self.attribute == "xml:base"
             || self.kind == Kind::Origin
         {
             return None;

@@ -592,6 +592,36 @@ fn an_origin_a_link_names_is_no_file_to_check() {
     );
 }
 
+/// An `xml:base` is a base, as a `<base href>` is: what the links under
+/// it resolve against, no link of its own (a directory with no index
+/// file is no broken link there).
+#[test]
+fn an_xml_base_is_no_link_to_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("blog")).unwrap();
+    fs::write(site.join("blog/post.html"), "<p>post</p>").unwrap();
+    fs::write(
+        site.join("feed.xml"),
+        "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"https://example.com/blog/\">\n\
+         <link href=\"post.html\"/><entry xml:base=\"/blog/\"><link href=\"gone.html\"/></entry></feed>\n",
+    )
+    .unwrap();
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            r#"DIR/feed.xml:2:62: <feed/entry/link href> "gone.html" -> "https://example.com/blog/gone.html": not found"#.to_owned()
+        ]),
+        "{stderr}"
+    );
+    assert_eq!(
+        link_counts(&stderr),
+        "htmlabs: 2 documents (1 HTML, 0 CSS, 1 XML): 1 link to the site's files found, 1 broken; 0 to other sites not checked",
+    );
+}
+
 #[test]
 fn files_left_out_by_exclude_are_there_all_the_same() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,8 +4,9 @@
 //! each `url()` of a style or a stylesheet, as the engines find them); one
 //! whose URL is the site's (`--site-url`, or its twins) is found when the
 //! host's rules ([`Host`]) reach a file of the tree, else broken; any other
-//! is off the site: counted, never fetched. A `<base href>` is no link,
-//! nor is the origin a `<link rel=preconnect>` names (nothing is fetched).
+//! is off the site: counted, never fetched. A `<base href>` or an
+//! `xml:base` is no link, nor is the origin a `<link rel=preconnect>` names
+//! (nothing is fetched).
 //! A link to a page at a fragment is broken too where the page has no
 //! part the fragment names (`html::anchors`): a page's links to parts of
 //! itself are checked with the anchors the page engine found as it read
