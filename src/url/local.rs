@@ -93,7 +93,7 @@ impl LocalTree {
                 at += slash + 1;
             }
         }
-        let roots = twins(root)
+        let roots = twins(&plain_authority(root))
             .into_iter()
             .map(|root| {
                 let folded = folded(&root, standard);
@@ -184,6 +184,7 @@ impl LocalTree {
     /// told first (most links of a page are to other sites), and exactly,
     /// since `as_asked` changes nothing before the path.
     fn asked<'u>(&self, url: &'u str) -> Option<(Cow<'u, str>, usize)> {
+        let url = plain_authority(url);
         let host_of_a_root = self.roots.iter().any(|(root, folded)| {
             let n = *folded;
             url.len() >= n && url.as_bytes()[..n].eq_ignore_ascii_case(&root.as_bytes()[..n])
@@ -191,7 +192,12 @@ impl LocalTree {
         if !host_of_a_root {
             return None;
         }
-        let asked = as_asked(url.split_once('#').map_or(url, |(url, _)| url));
+        let asked = match url {
+            Cow::Borrowed(url) => as_asked(url.split_once('#').map_or(url, |(url, _)| url)),
+            Cow::Owned(url) => {
+                Cow::Owned(as_asked(url.split_once('#').map_or(&url, |(url, _)| url)).into_owned())
+            }
+        };
         let at = asked.len() - self.rest(&asked)?.len();
         Some((asked, at))
     }
@@ -512,8 +518,45 @@ fn escaped(b: u8, out: &mut String) {
     out.push(char::from(HEX[usize::from(b & 15)]));
 }
 
-/// `text` with its `%XX` escapes undone; `None` when one is broken or
-/// stands for `/` or NUL (no file name holds either).
+/// `url` with its authority as a client's request names the server: the
+/// user's name and password left out (no part of the resource), and a port
+/// that is the scheme's default, or empty (`https://u@Example.com:443/a`
+/// is `https://Example.com/a`), for `http:` and `https:`.
+fn plain_authority(url: &str) -> Cow<'_, str> {
+    let Some(start) = memchr::memmem::find(url.as_bytes(), b"://").map(|i| i + 3) else {
+        return Cow::Borrowed(url);
+    };
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    let authority = &url[start..end];
+    if !authority.contains(['@', ':']) {
+        return Cow::Borrowed(url);
+    }
+    let scheme = &url[..start - 3];
+    let default = match () {
+        _ if scheme.eq_ignore_ascii_case("http") => "80",
+        _ if scheme.eq_ignore_ascii_case("https") => "443",
+        _ => return Cow::Borrowed(url),
+    };
+    // What the user's name and password are is no part of the resource.
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host_port.rsplit_once(':') {
+        Some((name, port))
+            if (port.is_empty() || port == default)
+                && !name.is_empty()
+                && (!name.starts_with('[') || name.ends_with(']')) =>
+        {
+            name
+        }
+        _ => host_port,
+    };
+    match host.len() == authority.len() {
+        true => Cow::Borrowed(url),
+        false => Cow::Owned([&url[..start], host, &url[end..]].concat()),
+    }
+}
+
 /// `url` as a client asks a server for it, by the URL Standard's parsing
 /// (browsers, curl): its path's dot segments removed (`.`, `..`, and their
 /// escaped forms `%2e`, `.%2e`, `%2e.`, `%2e%2e`, in any case), a `..`
@@ -561,6 +604,8 @@ fn as_asked(url: &str) -> Cow<'_, str> {
     Cow::Owned([&url[..start], &path, &url[end..]].concat())
 }
 
+/// `text` with its `%XX` escapes undone; `None` when one is broken or
+/// stands for `/` or NUL (no file name holds either).
 fn unescaped(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -806,6 +851,28 @@ mod tests {
         assert_eq!(served("https://example.com/..news.html"), Served::NotFound);
         assert_eq!(served("https://example.com.evil"), Served::OffSite);
         assert_eq!(served("https://example.com:8080?q"), Served::OffSite);
+        // A default port, an empty one, a user's name: the same server.
+        for url in [
+            "https://example.com:443/news.html",
+            "HTTPS://EXAMPLE.COM:/news.html",
+            "http://example.com:80/news.html",
+            "https://user:pw@example.com/news.html",
+            "https://user@example.com:443/news.html#top",
+        ] {
+            assert_eq!(served(url), file("news.html"), "{url}");
+        }
+        assert_eq!(
+            served("https://example.com:443/gone.html"),
+            Served::NotFound
+        );
+        for url in [
+            "https://example.com:80/news.html",
+            "http://example.com:443/news.html",
+            "https://example.com@other.example/news.html",
+            "https://example.com:44/news.html",
+        ] {
+            assert_eq!(served(url), Served::OffSite, "{url}");
+        }
     }
 
     #[test]
