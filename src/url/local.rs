@@ -561,20 +561,32 @@ fn plain_authority(url: &str) -> Cow<'_, str> {
 /// (browsers, curl): its path's dot segments removed (`.`, `..`, and their
 /// escaped forms `%2e`, `.%2e`, `%2e.`, `%2e%2e`, in any case), a `..`
 /// above the root dropped (`http://a/../g` is `http://a/g`), and an empty
-/// path `/` (`http://a?q` is `http://a/?q`). RFC 1808 keeps what an
-/// absolute URL has, and its resolution keeps a `..` above the root: no
-/// request carries either.
+/// path `/` (`http://a?q` is `http://a/?q`); in an `http:` or `https:`
+/// path, a `\` is a `/`, as browsers read it (`/a\b` asks for `/a/b`). RFC
+/// 1808 keeps what an absolute URL has, and its resolution keeps a `..`
+/// above the root: no request carries either.
 fn as_asked(url: &str) -> Cow<'_, str> {
     let bytes = url.as_bytes();
     let Some(authority) = memchr::memmem::find(bytes, b"://").map(|i| i + 3) else {
         return Cow::Borrowed(url);
     };
+    let scheme = &url[..authority - 3];
+    let special = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
     let start = bytes[authority..]
         .iter()
-        .position(|b| matches!(b, b'/' | b'?' | b'#'))
+        .position(|&b| matches!(b, b'/' | b'?' | b'#') || (special && b == b'\\'))
         .map_or(url.len(), |i| authority + i);
     let end = memchr::memchr2(b'?', b'#', &bytes[start..]).map_or(url.len(), |i| start + i);
     let path = &url[start..end];
+    let slashed = special && memchr::memchr(b'\\', path.as_bytes()).is_some();
+    let replaced;
+    let path = match slashed {
+        true => {
+            replaced = path.replace('\\', "/");
+            replaced.as_str()
+        }
+        false => path,
+    };
     let dot = |segment: &str| segment == "." || segment.eq_ignore_ascii_case("%2e");
     let double_dot = |segment: &str| {
         segment == ".."
@@ -598,6 +610,8 @@ fn as_asked(url: &str) -> Cow<'_, str> {
             })
             .collect();
         remove_dot_segments(&plain.join("/"))
+    } else if slashed {
+        path.to_owned()
     } else {
         return Cow::Borrowed(url);
     };
@@ -851,6 +865,17 @@ mod tests {
         assert_eq!(served("https://example.com/..news.html"), Served::NotFound);
         assert_eq!(served("https://example.com.evil"), Served::OffSite);
         assert_eq!(served("https://example.com:8080?q"), Served::OffSite);
+        // A browser reads a `\` in the path as a `/`.
+        for (url, path) in [
+            (
+                "https://example.com/blog\\2024\\post.html",
+                "blog/2024/post.html",
+            ),
+            ("https://example.com/blog\\..\\news.html", "news.html"),
+            ("https://example.com\\about\\", "about/index.html"),
+        ] {
+            assert_eq!(served(url), file(path), "{url}");
+        }
         // A default port, an empty one, a user's name: the same server.
         for url in [
             "https://example.com:443/news.html",
