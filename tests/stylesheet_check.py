@@ -7,9 +7,10 @@ order mark, @charset, else UTF-8) and read as component values, comments
 and white space kept. Walking both trees side by side, each URL is a pair
 to print: a url token, the string of a url() function, the string or url
 after @import, a string that starts an option of image-set() or
--webkit-image-set(). Every other token must be the same in both, and the
-trees the same shape: where they are not, that is printed, and the check
-exits 1.
+-webkit-image-set(). Not an @namespace rule's string or url, a namespace's
+name (CSS Namespaces §2: a literal string, never resolved). Every other
+token must be the same in both, and the trees the same shape: where they
+are not, that is printed, and the check exits 1.
 
 Prints one JSON object a line: {"name", "kind", "original", "output"} for
 each URL (the values as tinycss2 reads them, escapes undone)."""
@@ -63,6 +64,7 @@ class Walk:
             )
             return
         after_import = False
+        in_namespace = False
         option_start = image_set
         for a, b in zip(a_list, b_list):
             if a.type != b.type:
@@ -72,7 +74,15 @@ class Walk:
                 if a.serialize() != b.serialize():
                     self.mismatch("white space or a comment", a, b)
                 continue
-            if url_function and a.type == "string":
+            if a.type == "at-keyword":
+                in_namespace = a.lower_value == "namespace"
+            elif a.type == "{} block" or (a.type == "literal" and a.value == ";"):
+                in_namespace = False
+            if in_namespace and a.type != "at-keyword":
+                # A namespace's name, as it was.
+                if a.serialize() != b.serialize():
+                    self.mismatch("an @namespace rule", a, b)
+            elif url_function and a.type == "string":
                 self.url("url()", a.value, b.value)
                 url_function = False
             elif after_import and a.type in ("string", "url", "function"):

@@ -76,7 +76,10 @@ pub(super) enum Token {
     Function(Function),
     AtKeyword {
         import: bool,
+        namespace: bool,
     },
+    /// `;`, which ends an at-rule's prelude.
+    Semicolon,
     /// `(`, `[` or `{`, with the byte that closes it.
     Open(u8),
     /// `)`, `]` or `}`.
@@ -130,7 +133,7 @@ impl Scanner<'_> {
     /// Skips plain text: from a token's start, with no URL begun, to the
     /// last token start that is sure before the next byte that needs the
     /// tokenizer. Those are a quote, `/` (a comment), `\` and the start of
-    /// a `url(`, `image-set(` or `@import`; short of them, the tokens are
+    /// a `url(`, `image-set(`, `@import` or `@namespace`; short of them, the tokens are
     /// idents, numbers, hashes, delims, brackets and whitespace, none of
     /// which holds a URL or begins one, and each of `;:,()[]{}` and
     /// whitespace is a token of its own, or ends one (a function's `(`), or
@@ -153,7 +156,7 @@ impl Scanner<'_> {
                     }
                 }
                 b'@' => {
-                    if is_import(bytes, at) {
+                    if is_import(bytes, at) || is_namespace(bytes, at) {
                         break at;
                     }
                 }
@@ -207,6 +210,7 @@ impl Scanner<'_> {
             b'(' => single(self, Token::Open(b')')),
             b'[' => single(self, Token::Open(b']')),
             b'{' => single(self, Token::Open(b'}')),
+            b';' => single(self, Token::Semicolon),
             b')' | b']' | b'}' => single(self, Token::Close(b)),
             b',' => single(self, Token::Comma),
             b'+' | b'.' if self.starts_number() => self.numeric(),
@@ -229,7 +233,8 @@ impl Scanner<'_> {
                 }
                 let name = self.ident_sequence();
                 Token::AtKeyword {
-                    import: self.is_named(name, "import"),
+                    import: self.is_named(name.clone(), "import"),
+                    namespace: self.is_named(name, "namespace"),
                 }
             }
             b'\\' if self.valid_escape(0) => self.ident_like(),
@@ -508,7 +513,7 @@ impl Scanner<'_> {
 
 /// The bytes [`Scanner::skip_plain`] stops at: those that may need the
 /// tokenizer (`(` and `@` when they end `url` or `image-set`, or start
-/// `@import`).
+/// `@import` or `@namespace`).
 pub(super) const STOPS: [bool; 256] = byte_set(b"\"'/\\(@");
 
 /// The bytes after which plain text is at a token boundary.
@@ -541,6 +546,13 @@ pub(super) fn is_import(css: &[u8], at: usize) -> bool {
     css[at..]
         .get(..7)
         .is_some_and(|s| s.eq_ignore_ascii_case(b"@import"))
+}
+
+/// Whether `@namespace` (ASCII case-insensitively) starts at `at`.
+pub(super) fn is_namespace(css: &[u8], at: usize) -> bool {
+    css[at..]
+        .get(..10)
+        .is_some_and(|s| s.eq_ignore_ascii_case(b"@namespace"))
 }
 
 /// The code points a piece of CSS source text stands for; see [`unescape`](super::unescape).

@@ -62,6 +62,9 @@ fn find_with(css: &str, shortcuts: bool) -> Vec<Found> {
 ///   4 ("Empty URLs", `#url-empty`) makes them resolve to an invalid
 ///   resource, and resolving one against a base would make it point
 ///   somewhere;
+/// - the URL of an `@namespace` rule (`@namespace svg
+///   url(http://www.w3.org/2000/svg)`): a namespace's name, "treated as a
+///   literal string" (CSS Namespaces §2), never fetched nor resolved;
 /// - values that decode to text starting with `#` (`url(#grad)`,
 ///   `url("#a")`): CSS Values 4 ("Fragment URLs", `#local-urls`) makes them
 ///   local urls, that refer to an element of the current document whatever
@@ -86,6 +89,8 @@ pub struct Finder<'a> {
     image_sets: usize,
     /// The last token was `url(` (followed by a string, §4.3.4) or `@import`.
     next_string_is_url: bool,
+    /// Within the prelude of an `@namespace` rule, up to its `;`.
+    namespace: bool,
     /// Where the plain text that [`Scanner::skip_plain`] last found ends.
     plain_end: usize,
     done: bool,
@@ -113,6 +118,7 @@ impl<'a> Finder<'a> {
             most_open: 0,
             image_sets: 0,
             next_string_is_url: false,
+            namespace: false,
             plain_end: 0,
             done: last.is_none(),
             too_deep: false,
@@ -156,7 +162,8 @@ impl Iterator for Finder<'_> {
     fn next(&mut self) -> Option<Found> {
         let css = self.scanner.css;
         while !self.done {
-            if self.shortcuts && !self.next_string_is_url && self.image_sets == 0 {
+            if self.shortcuts && !self.next_string_is_url && !self.namespace && self.image_sets == 0
+            {
                 // Nothing begun: the next URL, if any, starts at a token that
                 // can start one.
                 if self.scanner.pos > self.last {
@@ -177,14 +184,22 @@ impl Iterator for Finder<'_> {
                 .last_mut()
                 .is_some_and(|frame| std::mem::take(&mut frame.option_start));
             let string_is_url = std::mem::take(&mut self.next_string_is_url) || option_start;
+            if matches!(token, Token::Semicolon | Token::Open(b'}')) {
+                // The end of an at-rule's prelude.
+                self.namespace = false;
+            }
             let found = match token {
                 Token::Eof => break,
+                // A namespace's name, in a string or a url: no URL.
+                Token::String(_) | Token::Url(_) if self.namespace => None,
                 Token::String(Some((range, quote))) if string_is_url => {
                     kept(css, range, Context::Quoted(quote))
                 }
                 Token::Url(Some(range)) => kept(css, range, Context::Unquoted),
-                Token::AtKeyword { import } => {
+                Token::AtKeyword { import, namespace } => {
                     self.next_string_is_url = import;
+                    // Anywhere: inside a block it is no rule a browser keeps.
+                    self.namespace = namespace;
                     None
                 }
                 Token::Function(function) => {
@@ -196,7 +211,7 @@ impl Iterator for Finder<'_> {
                     };
                     if self.open(frame) {
                         self.image_sets += usize::from(image_set);
-                        self.next_string_is_url = function == Function::Url;
+                        self.next_string_is_url = function == Function::Url && !self.namespace;
                     }
                     None
                 }
@@ -635,6 +650,9 @@ mod tests {
             (name, gap(), quote(), body(), gap())
                 .prop_map(|(n, a, q, body, b)| format!("{n}({a}{q}{body}{q}{b})")),
             (gap(), quote(), body()).prop_map(|(a, q, body)| format!("@import{a}{q}{body}{q};")),
+            (gap(), quote(), body())
+                .prop_map(|(a, q, body)| format!("@namespace x{a}{q}{body}{q};")),
+            (gap(), body()).prop_map(|(a, body)| format!("@NameSpace{a}url({body})")),
             prop::collection::vec(option(), 1..4)
                 .prop_map(|options| format!("image-set({})", options.join(", "))),
             piece(),
