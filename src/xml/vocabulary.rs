@@ -22,8 +22,12 @@
 //!   `xhtml:link`, a document of its own): the page engine's table, and the
 //!   text of `<style>`.
 //!
-//! Processing instructions and every other vocabulary (iTunes, Media RSS,
-//! FeedBurner, `wfw:`) are left as they are.
+//! - iTunes (podcasts): `itunes:image/@href`; Media RSS: `media:content`,
+//!   `media:thumbnail` and `media:player`'s `@url`, what a podcast app or
+//!   a feed reader fetches.
+//!
+//! Processing instructions and every other vocabulary (FeedBurner, `wfw:`)
+//! are left as they are.
 
 use crate::document::attrs::{Empty, Kind, Table, When};
 
@@ -44,6 +48,10 @@ pub enum Ns {
     Xlink,
     /// `http://www.w3.org/XML/1998/namespace`, bound to `xml:`.
     Xml,
+    /// Apple's podcast tags (`itunes:`).
+    Itunes,
+    /// Media RSS (`media:`).
+    Media,
     Other,
 }
 
@@ -65,6 +73,8 @@ const NAMESPACES: &[(&[u8], Ns)] = &[
     (b"http://www.w3.org/2000/svg", Ns::Svg),
     (b"http://www.w3.org/1999/xlink", Ns::Xlink),
     (b"http://www.w3.org/XML/1998/namespace", Ns::Xml),
+    (b"http://www.itunes.com/dtds/podcast-1.0.dtd", Ns::Itunes),
+    (b"http://search.yahoo.com/mrss/", Ns::Media),
 ];
 
 /// Whether `uri` is one of the namespaces UserLand and Harvard gave RSS
@@ -156,7 +166,10 @@ enum Only {
     Parent(&'static [u8]),
 }
 
-use Ns::{Atom, Content as ContentNs, Rdf, Rss10, Sitemap, SitemapImage, SitemapVideo, Svg, Xlink};
+use Ns::{
+    Atom, Content as ContentNs, Itunes, Media, Rdf, Rss10, Sitemap, SitemapImage, SitemapVideo,
+    Svg, Xlink,
+};
 
 /// (element's namespace, element, attribute's namespace, attribute, where):
 /// an attribute that holds one URL. `*` is every element, of the namespace
@@ -185,6 +198,12 @@ const ATTRIBUTES: &[AttributeRow] = &[
     (None, b"*", Rdf, b"resource", Only::In(Root::Rdf)),
     (Some(Svg), b"*", Ns::None, b"href", Only::Anywhere),
     (Some(Svg), b"*", Xlink, b"href", Only::Anywhere),
+    // What a podcast app fetches: the show's and an episode's cover, and
+    // Media RSS's media, thumbnails and players.
+    (Some(Itunes), b"image", Ns::None, b"href", Only::Anywhere),
+    (Some(Media), b"content", Ns::None, b"url", Only::Anywhere),
+    (Some(Media), b"thumbnail", Ns::None, b"url", Only::Anywhere),
+    (Some(Media), b"player", Ns::None, b"url", Only::Anywhere),
 ];
 
 /// (element's namespace, element, where, content): an element whose

@@ -622,6 +622,35 @@ fn an_xml_base_is_no_link_to_check() {
     );
 }
 
+/// A podcast's feed: what a podcast app fetches is checked, the show's
+/// cover and an episode's media (iTunes', Media RSS's) as its enclosure.
+#[test]
+fn a_podcasts_cover_and_media_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(site.join("media")).unwrap();
+    fs::write(site.join("media/ep1.mp3"), "mp3").unwrap();
+    fs::write(
+        site.join("podcast.xml"),
+        "<rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\" \
+         xmlns:media=\"http://search.yahoo.com/mrss/\"><channel>\n\
+         <itunes:image href=\"https://example.com/media/cover.jpg\"/>\n\
+         <item><enclosure url=\"https://example.com/media/ep1.mp3\" type=\"audio/mpeg\"/>\
+         <media:content url=\"/media/ep1.mp4\"/></item></channel></rss>\n",
+    )
+    .unwrap();
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            r#"DIR/podcast.xml:2:21: <rss/channel/itunes:image href> "https://example.com/media/cover.jpg" -> "https://example.com/media/cover.jpg": not found"#.to_owned(),
+            r#"DIR/podcast.xml:3:97: <rss/channel/item/media:content url> "/media/ep1.mp4" -> "https://example.com/media/ep1.mp4": not found"#.to_owned(),
+        ]),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn files_left_out_by_exclude_are_there_all_the_same() {
     let dir = tempfile::tempdir().unwrap();
