@@ -144,7 +144,7 @@ impl LocalTree {
     /// any `http:` or `https:` URL). Any other stays as it is.
     pub(crate) fn may_hold(&self, url: &str) -> bool {
         match self.saved.is_empty() {
-            true => self.rest(url).is_some(),
+            true => self.rest(&plain_authority(url)).is_some(),
             false => saved::key(url).is_some(),
         }
     }
@@ -325,11 +325,15 @@ impl LocalTree {
                 fragment,
             });
         }
-        let rest = self.rest(url)?;
+        let plain = plain_authority(url);
+        let rest = self.rest(&plain)?;
         let (path, query) = match rest.split_once('?') {
             Some((path, query)) => (path, Some(query)),
             None => (rest, None),
         };
+        // The query ends the URL as it ends the plain one: only the
+        // authority differs.
+        let query = query.map(|query| &url[url.len() - query.len()..]);
         // Parameters (`;type=a`) name no file.
         if path.contains(';') {
             return None;
@@ -832,6 +836,16 @@ mod tests {
                 .reference("https://example.com/", "HTTP://example.com/about/")
                 .as_deref(),
             Some("about/index.html")
+        );
+        // Its default port, a user's name: the same server.
+        assert_eq!(
+            tree()
+                .reference(
+                    "https://user@example.com:443/",
+                    "https://example.com:443/css/site.css?v=2#x"
+                )
+                .as_deref(),
+            Some("css/site.css%3Fv=2.css#x")
         );
     }
 
