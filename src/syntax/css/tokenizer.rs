@@ -133,11 +133,12 @@ impl Scanner<'_> {
     /// Skips plain text: from a token's start, with no URL begun, to the
     /// last token start that is sure before the next byte that needs the
     /// tokenizer. Those are a quote, `/` (a comment), `\` and the start of
-    /// a `url(`, `image-set(`, `@import` or `@namespace`; short of them, the tokens are
-    /// idents, numbers, hashes, delims, brackets and whitespace, none of
-    /// which holds a URL or begins one, and each of `;:,()[]{}` and
-    /// whitespace is a token of its own, or ends one (a function's `(`), or
-    /// is in a run of whitespace, whose rest is whitespace too. Brackets
+    /// a `url(`, `image-set(`, `@import` or `@namespace`; short of them,
+    /// the tokens are idents, numbers, hashes, delims, brackets and
+    /// whitespace, none of which holds a URL or begins one, and each of
+    /// `;:,()[]{}` and whitespace is a token of its own, or ends one (a
+    /// function's `(`), or is in a run of whitespace, whose rest is
+    /// whitespace too. Brackets
     /// skipped are not opened or closed: only image sets open above them
     /// count, and an image set is never skipped. Returns where the plain
     /// text ends.
