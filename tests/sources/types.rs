@@ -623,7 +623,7 @@ fn an_archives_feeds_stylesheets_and_svg_are_rewritten_and_read_back_by_warcio()
             assert_eq!(
                 counts,
                 format!(
-                    "htmlabs: 8 records, 1 HTML rewritten, 2 CSS rewritten, 4 XML rewritten, {added}, 85 URLs rewritten, 0 warnings"
+                    "htmlabs: 8 records, 1 HTML rewritten, 2 CSS rewritten, 4 XML rewritten, {added}, 87 URLs rewritten, 0 warnings"
                 ),
                 "{}",
                 input.display()
