@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
@@ -67,11 +67,27 @@ const BROKEN: &[&str] = &[
 ];
 
 fn make(root: &Path) {
-    for (path, bytes) in SITE {
+    write(root, SITE);
+}
+
+/// Writes `files` (each a path under `root` and its text), with the
+/// directories they need.
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (path, bytes) in files {
         let path = root.join(path);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, bytes).unwrap();
     }
+}
+
+/// A site of `files` in a new temporary directory: the directory (gone
+/// when dropped) and the site's root, `site` in it.
+fn site_of(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    fs::create_dir_all(&site).unwrap();
+    write(&site, files);
+    (dir, site)
 }
 
 /// Every file under `dir`, by its path under it.
@@ -221,14 +237,10 @@ fn github_pages_serves_a_name_without_its_html() {
 
 #[test]
 fn only_the_site_url_itself_is_the_site_when_asked() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    fs::create_dir_all(&site).unwrap();
-    fs::write(
-        site.join("index.html"),
+    let (_dir, site) = site_of(&[(
+        "index.html",
         "<a href=https://www.example.com/gone.html>www</a> <a href=http://example.com/gone.html>http</a>",
-    )
-    .unwrap();
+    )]);
     let (code, lines, stderr) = check(&site, &[]);
     assert_eq!((code, lines.len()), (1, 2), "{stderr}");
     let (code, lines, stderr) = check(&site, &["--site-url-only"]);
@@ -242,15 +254,13 @@ fn only_the_site_url_itself_is_the_site_when_asked() {
 /// (a path that only starts like it is another site's).
 #[test]
 fn the_sites_url_without_its_slash_is_its_root() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    fs::create_dir_all(site.join("post")).unwrap();
-    fs::write(site.join("index.html"), "home").unwrap();
-    fs::write(
-        site.join("post/index.html"),
-        "<a href=/blog>home</a> <a href=\"/blog?page=2\">page 2</a> <a href=/blogroll.html>another's</a>",
-    )
-    .unwrap();
+    let (_dir, site) = site_of(&[
+        ("index.html", "home"),
+        (
+            "post/index.html",
+            "<a href=/blog>home</a> <a href=\"/blog?page=2\">page 2</a> <a href=/blogroll.html>another's</a>",
+        ),
+    ]);
     let run = Command::new(BIN)
         .args(["--site-url", "https://example.com/blog/", "--check-links"])
         .arg("--site")
@@ -268,15 +278,13 @@ fn the_sites_url_without_its_slash_is_its_root() {
 
 #[test]
 fn a_site_with_no_broken_link_passes_and_the_report_says_where_each_went() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    fs::create_dir_all(site.join("docs")).unwrap();
-    fs::write(
-        site.join("index.html"),
-        "<a href=docs/>docs</a> <a href=https://other.example/>elsewhere</a>",
-    )
-    .unwrap();
-    fs::write(site.join("docs/index.html"), "<a href=../>home</a>").unwrap();
+    let (dir, site) = site_of(&[
+        (
+            "index.html",
+            "<a href=docs/>docs</a> <a href=https://other.example/>elsewhere</a>",
+        ),
+        ("docs/index.html", "<a href=../>home</a>"),
+    ]);
     let report = dir.path().join("links.jsonl");
     let report_arg = report.display().to_string();
     let (code, lines, stderr) = check(&site, &["--report", &report_arg]);
@@ -519,14 +527,10 @@ fn links_to_other_sites_are_counted_alike_with_and_without_a_report() {
 /// broken link: the output is the broken links, nothing else.
 #[test]
 fn a_base_the_check_leaves_prints_no_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    fs::create_dir_all(site.join("docs")).unwrap();
-    fs::write(
-        site.join("docs/index.html"),
+    let (_dir, site) = site_of(&[(
+        "docs/index.html",
         "<head><base href=\"/docs/guide/\"></head><a href=\"../index.html\">here</a> <a href=\"gone.html\">gone</a>",
-    )
-    .unwrap();
+    )]);
     let (code, lines, stderr) = check(&site, &[]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
@@ -544,18 +548,14 @@ fn a_base_the_check_leaves_prints_no_line() {
 /// also has a type that fetches the URL. Its report line says `origin`.
 #[test]
 fn an_origin_a_link_names_is_no_file_to_check() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    fs::create_dir_all(&site).unwrap();
-    fs::write(
-        site.join("index.html"),
+    let (dir, site) = site_of(&[(
+        "index.html",
         "<link rel=preconnect href=\"/no/such/path\">\n\
          <link rel=\"DNS-Prefetch\" href=\"//example.com/none\">\n\
          <link rel=\"preconnect unknown-type\" href=\"/none/either\">\n\
          <link rel=\"preconnect stylesheet\" href=\"/gone.css\">\n\
          <link rel=dns-prefetch href=\"https://cdn.example/\">\n",
-    )
-    .unwrap();
+    )]);
     let report = dir.path().join("links.jsonl");
     let (code, lines, stderr) = check(&site, &["--report", report.to_str().unwrap()]);
     assert_eq!(code, 1, "{stderr}");
@@ -597,16 +597,14 @@ fn an_origin_a_link_names_is_no_file_to_check() {
 /// file is no broken link there).
 #[test]
 fn an_xml_base_is_no_link_to_check() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    fs::create_dir_all(site.join("blog")).unwrap();
-    fs::write(site.join("blog/post.html"), "<p>post</p>").unwrap();
-    fs::write(
-        site.join("feed.xml"),
-        "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"https://example.com/blog/\">\n\
-         <link href=\"post.html\"/><entry xml:base=\"/blog/\"><link href=\"gone.html\"/></entry></feed>\n",
-    )
-    .unwrap();
+    let (_dir, site) = site_of(&[
+        ("blog/post.html", "<p>post</p>"),
+        (
+            "feed.xml",
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"https://example.com/blog/\">\n\
+             <link href=\"post.html\"/><entry xml:base=\"/blog/\"><link href=\"gone.html\"/></entry></feed>\n",
+        ),
+    ]);
     let (code, lines, stderr) = check(&site, &[]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
@@ -626,19 +624,17 @@ fn an_xml_base_is_no_link_to_check() {
 /// cover and an episode's media (iTunes', Media RSS's) as its enclosure.
 #[test]
 fn a_podcasts_cover_and_media_are_checked() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    fs::create_dir_all(site.join("media")).unwrap();
-    fs::write(site.join("media/ep1.mp3"), "mp3").unwrap();
-    fs::write(
-        site.join("podcast.xml"),
-        "<rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\" \
-         xmlns:media=\"http://search.yahoo.com/mrss/\"><channel>\n\
-         <itunes:image href=\"https://example.com/media/cover.jpg\"/>\n\
-         <item><enclosure url=\"https://example.com/media/ep1.mp3\" type=\"audio/mpeg\"/>\
-         <media:content url=\"/media/ep1.mp4\"/></item></channel></rss>\n",
-    )
-    .unwrap();
+    let (_dir, site) = site_of(&[
+        ("media/ep1.mp3", "mp3"),
+        (
+            "podcast.xml",
+            "<rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\" \
+             xmlns:media=\"http://search.yahoo.com/mrss/\"><channel>\n\
+             <itunes:image href=\"https://example.com/media/cover.jpg\"/>\n\
+             <item><enclosure url=\"https://example.com/media/ep1.mp3\" type=\"audio/mpeg\"/>\
+             <media:content url=\"/media/ep1.mp4\"/></item></channel></rss>\n",
+        ),
+    ]);
     let (code, lines, stderr) = check(&site, &[]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
@@ -706,19 +702,16 @@ fn files_left_out_by_exclude_are_there_all_the_same() {
 
 #[test]
 fn a_link_into_an_svg_file_is_checked_against_its_ids() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    fs::create_dir_all(site.join("img")).unwrap();
-    fs::write(
-        site.join("img/icons.svg"),
-        r##"<svg xmlns="http://www.w3.org/2000/svg"><symbol id="menu"/><use href="#menu"/><use href="#Menu"/></svg>"##,
-    )
-    .unwrap();
-    fs::write(
-        site.join("index.html"),
-        r#"<svg><use href="img/icons.svg#menu"/><use href="img/icons.svg#close"/></svg><img src="img/icons.svg#top">"#,
-    )
-    .unwrap();
+    let (_dir, site) = site_of(&[
+        (
+            "img/icons.svg",
+            r##"<svg xmlns="http://www.w3.org/2000/svg"><symbol id="menu"/><use href="#menu"/><use href="#Menu"/></svg>"##,
+        ),
+        (
+            "index.html",
+            r#"<svg><use href="img/icons.svg#menu"/><use href="img/icons.svg#close"/></svg><img src="img/icons.svg#top">"#,
+        ),
+    ]);
     let (code, lines, stderr) = check(&site, &[]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
