@@ -195,9 +195,9 @@ const ORIGIN_TYPES: &[&str] = &["preconnect", "dns-prefetch"];
 
 /// The `<link rel>` types that use the whole URL: an external resource
 /// fetched, or a hyperlink (the HTML standard's table of link types;
-/// `apple-touch-icon` and `mask-icon`, which Safari fetches). One of them beside an origin type
-/// makes the link a file's again (`rel="preconnect stylesheet"`); any
-/// other token does nothing in a browser.
+/// `apple-touch-icon` and `mask-icon`, which Safari fetches). One of them
+/// beside an origin type makes the link a file's again (`rel="preconnect
+/// stylesheet"`); any other token does nothing in a browser.
 const URL_TYPES: &[&str] = &[
     "alternate",
     "canonical",

@@ -538,24 +538,10 @@ fn plain_authority(url: &str) -> Cow<'_, str> {
     if memchr::memchr2(b'@', b':', authority.as_bytes()).is_none() {
         return Cow::Borrowed(url);
     }
-    let scheme = &url[..start - 3];
-    let default = match () {
-        _ if scheme.eq_ignore_ascii_case("http") => "80",
-        _ if scheme.eq_ignore_ascii_case("https") => "443",
-        _ => return Cow::Borrowed(url),
+    let Some(default) = saved::default_port(&url[..start - 3]) else {
+        return Cow::Borrowed(url);
     };
-    // What the user's name and password are is no part of the resource.
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = match host_port.rsplit_once(':') {
-        Some((name, port))
-            if (port.is_empty() || port == default)
-                && !name.is_empty()
-                && (!name.starts_with('[') || name.ends_with(']')) =>
-        {
-            name
-        }
-        _ => host_port,
-    };
+    let host = saved::server(authority, default);
     match host.len() == authority.len() {
         true => Cow::Borrowed(url),
         false => Cow::Owned([&url[..start], host, &url[end..]].concat()),
@@ -575,8 +561,7 @@ fn as_asked(url: &str) -> Cow<'_, str> {
     let Some(authority) = memchr::memmem::find(bytes, b"://").map(|i| i + 3) else {
         return Cow::Borrowed(url);
     };
-    let scheme = &url[..authority - 3];
-    let special = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+    let special = saved::default_port(&url[..authority - 3]).is_some();
     let start = bytes[authority..]
         .iter()
         .position(|&b| matches!(b, b'/' | b'?' | b'#') || (special && b == b'\\'))

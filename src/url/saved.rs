@@ -50,26 +50,39 @@ struct Parts<'u> {
     query: Option<&'u str>,
 }
 
+/// The default port of the scheme `http:` or `https:` (in any case);
+/// `None` for any other.
+pub(super) fn default_port(scheme: &str) -> Option<&'static str> {
+    match () {
+        _ if scheme.eq_ignore_ascii_case("http") => Some("80"),
+        _ if scheme.eq_ignore_ascii_case("https") => Some("443"),
+        _ => None,
+    }
+}
+
+/// The server an `authority` names to a request: the user's name and
+/// password left out (no part of the resource), and a port that is the
+/// scheme's default or empty (`u@Example.com:443` is `Example.com`).
+pub(super) fn server<'a>(authority: &'a str, default_port: &str) -> &'a str {
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    match host_port.rsplit_once(':') {
+        Some((name, port))
+            if (port.is_empty() || port == default_port)
+                && (!name.starts_with('[') || name.ends_with(']')) =>
+        {
+            name
+        }
+        _ => host_port,
+    }
+}
+
 fn parts(url: &str) -> Option<Parts<'_>> {
     let url = url.split_once('#').map_or(url, |(url, _)| url);
     let (scheme, rest) = url.split_once("://")?;
-    let default_port = match scheme.to_ascii_lowercase().as_str() {
-        "http" => "80",
-        "https" => "443",
-        _ => return None,
-    };
+    let default_port = default_port(scheme)?;
     let end = rest.find(['/', '?']).unwrap_or(rest.len());
     let (authority, rest) = rest.split_at(end);
-    // What the user's name and password are is no part of the resource.
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
-    let mut host = authority.to_ascii_lowercase();
-    if let Some((name, port)) = host.rsplit_once(':')
-        && port.bytes().all(|b| b.is_ascii_digit())
-        && (!name.starts_with('[') || name.ends_with(']'))
-        && (port.is_empty() || port == default_port)
-    {
-        host.truncate(name.len());
-    }
+    let host = server(authority, default_port).to_ascii_lowercase();
     if host.is_empty() {
         return None;
     }

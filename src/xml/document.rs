@@ -1356,7 +1356,7 @@ impl<W: Write> Document<W> {
         let raw = &held[span.start - held_at..span.end - held_at];
         let read = Text::read_with(raw, pieces, encoding, entities, given, room(allowance, raw));
         if let Ok(text) = &read
-            && reading == Reading::Syntax(Kind::Url)
+            && matches!(reading, Reading::Syntax(kind) if kind.is_one_url())
             && listener.is_none()
             && config.map.is_empty()
             && config.local.is_none()
