@@ -18,7 +18,7 @@ use std::rc::Rc;
 use std::sync::LazyLock;
 
 use encoding_rs::{Encoding, UTF_8};
-use lol_html::html_content::Element;
+use lol_html::html_content::{Attribute, Element};
 use lol_html::{AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, Selector, Settings};
 
 use super::encoding::{DETECTION, Sniffer};
@@ -28,10 +28,9 @@ use crate::document::memory::Budget;
 /// The HTML namespace, as lol_html names an element's.
 const HTML: &str = "http://www.w3.org/1999/xhtml";
 
-/// What the handlers match: an `id`, an `a`'s `name`, a `<template>`.
-static SELECTORS: LazyLock<[Selector; 3]> = LazyLock::new(|| {
-    ["[id]", "a[name]", "template"].map(|s| s.parse().expect("a selector lol_html reads"))
-});
+/// Every element: what [`Reader`] reads.
+pub(crate) static EVERY: LazyLock<Selector> =
+    LazyLock::new(|| "*".parse().expect("a selector lol_html reads"));
 
 /// The names a fragment can name in `page` (its bytes, whole), read in
 /// the encoding the HTML standard's sniffing chooses (`flag`:
@@ -63,9 +62,18 @@ pub(crate) fn anchors(
         .with_encoding(AsciiCompatibleEncoding::new(encoding)?)
         .with_memory_settings(memory_settings(limit))
         .with_strict(false);
-    for handler in handlers(&found, |range| bytes.get(range).map(<[u8]>::to_vec)) {
-        settings = settings.append_element_content_handler(handler);
-    }
+    let reader = Reader::new(&found, |range: Range<usize>| {
+        bytes.get(range).map(<[u8]>::to_vec)
+    });
+    let on_element = move |el: &mut Element| {
+        let tag = el.tag_name().into_bytes();
+        reader.element(el, (&tag, true), |a, name| a.name().as_bytes() == name);
+        Ok(())
+    };
+    settings = settings.append_element_content_handler((
+        Cow::Borrowed(&*EVERY),
+        ElementContentHandlers::default().element(on_element),
+    ));
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     let read = rewriter.write(&bytes).and_then(|()| rewriter.end());
     read.ok()?;
@@ -138,76 +146,79 @@ impl Found {
     }
 }
 
-/// The handlers that find a page's anchors into `found`, `raw` giving the
-/// bytes of the input at a range (`None` when they are not at hand).
-pub(crate) fn handlers<'h>(
-    found: &Rc<RefCell<Found>>,
-    raw: impl Fn(Range<usize>) -> Option<Vec<u8>> + Clone + 'h,
-) -> [(Cow<'static, Selector>, ElementContentHandlers<'h>); 3] {
-    let named = |attribute: &'static str| {
-        let (found, raw) = (Rc::clone(found), raw.clone());
-        move |el: &mut Element| {
-            let mut found = found.borrow_mut();
-            let html = attribute != "name" || el.namespace_uri() == HTML;
-            if found.lost || found.templates > 0 || !html {
-                return Ok(());
-            }
+/// Reads each element's anchors into `found`, `raw` giving the bytes of
+/// the input at a range (`None` when they are not at hand). One handler,
+/// on every element, beside the page engine's own: lol_html matches
+/// selectors with attributes (`[id]`) against every start tag, which cost
+/// it a tenth more than the elements alone.
+pub(crate) struct Reader<R> {
+    found: Rc<RefCell<Found>>,
+    raw: R,
+}
+
+impl<R: Fn(Range<usize>) -> Option<Vec<u8>>> Reader<R> {
+    pub(crate) fn new(found: &Rc<RefCell<Found>>, raw: R) -> Self {
+        Reader {
+            found: Rc::clone(found),
+            raw,
+        }
+    }
+
+    /// `el`'s anchors: its `id`, an HTML `a`'s `name`, then, for a
+    /// `<template>`, that what follows is its content until its end tag (a
+    /// `<template>`'s own id is the document's). `tag`: its name, ASCII
+    /// lowercase; `attributes`: whether it has any; `is_named`: whether an
+    /// attribute's name is the one given.
+    pub(crate) fn element(
+        &self,
+        el: &mut Element,
+        (tag, attributes): (&[u8], bool),
+        is_named: impl Fn(&Attribute, &[u8]) -> bool,
+    ) {
+        let html = el.namespace_uri() == HTML;
+        let mut found = self.found.borrow_mut();
+        if attributes && !found.lost && found.templates == 0 {
             // The first of duplicate attributes counts, as in HTML.
-            let attr = el.attributes().iter().find(|a| a.name() == attribute);
-            let Some((attr, range)) = attr.and_then(|a| Some((a, a.value_source_location()?)))
-            else {
-                return Ok(());
-            };
-            match raw(range.bytes()) {
-                Some(value) => found.keep(value),
-                None => {
-                    // lol_html has it, decoded as the encoding it reads in:
-                    // as it was written when it is ASCII.
-                    let value = attr.value();
-                    match value.is_ascii() {
-                        true => found.keep(value.into_bytes()),
-                        false => found.lose(),
-                    }
+            let attributes = el.attributes();
+            let id = attributes.iter().find(|a| is_named(a, b"id"));
+            self.keep(&mut found, id);
+            if html && tag == b"a" {
+                let name = attributes.iter().find(|a| is_named(a, b"name"));
+                self.keep(&mut found, name);
+            }
+        }
+        if !(html && tag == b"template") {
+            return;
+        }
+        found.templates += 1;
+        drop(found);
+        let found = Rc::clone(&self.found);
+        if let Some(handlers) = el.end_tag_handlers() {
+            handlers.push(Box::new(move |_| {
+                let mut found = found.borrow_mut();
+                found.templates = found.templates.saturating_sub(1);
+                Ok(())
+            }));
+        }
+    }
+
+    fn keep(&self, found: &mut Found, attr: Option<&Attribute>) {
+        let Some((attr, range)) = attr.and_then(|a| Some((a, a.value_source_location()?))) else {
+            return;
+        };
+        match (self.raw)(range.bytes()) {
+            Some(value) => found.keep(value),
+            None => {
+                // lol_html has it, decoded as the encoding it reads in: as
+                // it was written when it is ASCII.
+                let value = attr.value();
+                match value.is_ascii() {
+                    true => found.keep(value.into_bytes()),
+                    false => found.lose(),
                 }
             }
-            Ok(())
         }
-    };
-    let template = {
-        let found = Rc::clone(found);
-        move |el: &mut Element| {
-            if el.namespace_uri() != HTML {
-                return Ok(());
-            }
-            found.borrow_mut().templates += 1;
-            let found = Rc::clone(&found);
-            if let Some(handlers) = el.end_tag_handlers() {
-                handlers.push(Box::new(move |_| {
-                    let mut found = found.borrow_mut();
-                    found.templates = found.templates.saturating_sub(1);
-                    Ok(())
-                }));
-            }
-            Ok(())
-        }
-    };
-    // An element's handlers run in the order they are added: a
-    // `<template>`'s own id is read before its content is counted out.
-    let [id, name, templates] = &*SELECTORS;
-    [
-        (
-            Cow::Borrowed(id),
-            ElementContentHandlers::default().element(named("id")),
-        ),
-        (
-            Cow::Borrowed(name),
-            ElementContentHandlers::default().element(named("name")),
-        ),
-        (
-            Cow::Borrowed(templates),
-            ElementContentHandlers::default().element(template),
-        ),
-    ]
+    }
 }
 
 // Whether `fragment` (as the URL has it, after its `#`) names a part of a
@@ -281,10 +292,21 @@ mod tests {
             <template><p id=in-template></p></template>\
             <noscript><p id=in-noscript></p></noscript><p id=\"\"></p>\
             <template id=own><template id=nested></template></template>\
-            <svg><a name=svg-a></a><template><g id=in-svg-template /></template></svg>";
+            <svg><a name=svg-a></a><template><g id=in-svg-template /></template></svg>\
+            <DIV ID=Upper Id=twice></DIV><A NAME=Caps name=again></A>";
         assert_eq!(
             of(page),
-            ["", "café", "icon", "in-svg-template", "intro", "old", "own"]
+            [
+                "",
+                "Caps",
+                "Upper",
+                "café",
+                "icon",
+                "in-svg-template",
+                "intro",
+                "old",
+                "own"
+            ]
         );
     }
 
@@ -327,12 +349,15 @@ mod tests {
     /// The anchors the page engine keeps as it rewrites `page` in writes
     /// of `size` bytes.
     fn kept(page: &[u8], size: usize) -> Option<Vec<String>> {
-        use crate::{Config, Layers, Type, typed::Rewriter};
+        kept_with(page, size, crate::Config::default())
+    }
+
+    fn kept_with(page: &[u8], size: usize, config: crate::Config) -> Option<Vec<String>> {
+        use crate::{Layers, Type, typed::Rewriter};
         let layers = Layers::default()
             .with_retrieval(crate::Standard::Rfc1808, "https://example.com/", "test")
             .unwrap();
-        let mut rewriter =
-            Rewriter::new(Type::Html, Config::default(), layers, Vec::new()).with_anchors();
+        let mut rewriter = Rewriter::new(Type::Html, config, layers, Vec::new()).with_anchors();
         for chunk in page.chunks(size) {
             rewriter.write(chunk).unwrap();
         }
@@ -351,7 +376,8 @@ mod tests {
               <template><p id=in-template></p></template>\
               <noscript><p id=in-noscript></p></noscript><p id=\"\"></p>\
               <template id=own><template id=nested></template></template>\
-              <svg><a name=svg-a></a><template><g id=in-svg-template /></template></svg>",
+              <svg><a name=svg-a></a><template><g id=in-svg-template /></template></svg>\
+              <DIV ID=Upper Id=twice></DIV><A NAME=Caps name=again></A>",
             b"<meta charset=windows-1252><p id=\"caf\xe9\"><a name=\"na\xefve\">",
             b"\xff\xfe<\x00p\x00 \x00i\x00d\x00=\x00\xe9\x00>\x00",
             b"<base href=/x/><p id=a><a href=b id=c>",
@@ -369,6 +395,14 @@ mod tests {
                 }
             }
         }
+        // A table of few rows, whose own selector names no other element:
+        // the anchors are every element's still.
+        let config = crate::Config {
+            table: crate::document::attrs::Table::only(&["href"]),
+            ..crate::Config::default()
+        };
+        let page = pages[0];
+        assert_eq!(kept_with(page, page.len(), config), Some(of(page)));
         // Asked for nothing, the report has none.
         let (_, report) = crate::rewrite_bytes(
             crate::Type::Html,

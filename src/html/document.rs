@@ -14,10 +14,10 @@ use lol_html::errors::RewritingError;
 use lol_html::html_content::Element;
 use lol_html::{AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, Settings, bail_out};
 
-use super::anchors::{self, Found};
+use super::anchors::{self, Found, Reader};
 use super::encoding::{self, Sniffer};
 use super::lookahead::{Hold, Probe};
-use super::record::{Shared, Window, record};
+use super::record::{self, Shared, Window, record};
 use super::settings::memory_settings;
 use super::splice::{Sink, Splicer};
 use super::tag_names::TagNames;
@@ -119,25 +119,42 @@ impl<W: Write> Document<W> {
         )));
         let template_bases = Rc::new(RefCell::new(Vec::new()));
         let window = Rc::new(RefCell::new(Window::default()));
+        // The anchors' bytes as the write lol_html reads has them; they take
+        // from the document's allowance, up to a sixteenth of what is left.
+        let anchors = (nesting.anchors && nesting.depth == 0)
+            .then(|| Found::new(Some((allowance.budget(), allowance.left() / 16))));
         let on_element = {
             let shared = Rc::clone(&shared);
             let window = Rc::clone(&window);
             let table = config.table.clone();
             let template_bases = Rc::clone(&template_bases);
+            let reader = anchors.as_ref().map(|found| {
+                let window = Rc::clone(&window);
+                Reader::new(found, move |range| {
+                    window.borrow().slice(range).map(<[u8]>::to_vec)
+                })
+            });
             move |el: &mut Element| {
-                record(
-                    &shared,
-                    &table,
-                    el,
-                    &window.borrow(),
-                    &template_bases.borrow(),
-                );
+                let window = window.borrow();
+                let mut buffer = [0; 32];
+                let (tag, attributes) = record::tag(el, &window, &mut buffer);
+                let tag = (&*tag, attributes);
+                record(&shared, &table, el, tag, &window, &template_bases.borrow());
+                if let Some(reader) = &reader {
+                    reader.element(el, tag, |a, name| window.is_named(a, name));
+                }
                 Ok(())
             }
         };
-        let mut settings = Settings::new()
+        // Anchors are on any element: the table's own entries would not
+        // find them.
+        let selector = match anchors {
+            Some(_) => &*anchors::EVERY,
+            None => config.table.element_selector(),
+        };
+        let settings = Settings::new()
             .append_element_content_handler((
-                Cow::Borrowed(config.table.element_selector()),
+                Cow::Borrowed(selector),
                 ElementContentHandlers::default().element(on_element),
             ))
             .with_encoding(encoding)
@@ -148,17 +165,6 @@ impl<W: Write> Document<W> {
                 bail_out!(move |_, _| bailing.set(true))
             })
             .with_strict(false);
-        // The anchors' bytes as the write lol_html reads has them; they take
-        // from the document's allowance, up to a sixteenth of what is left.
-        let anchors = (nesting.anchors && nesting.depth == 0).then(|| {
-            let found = Found::new(Some((allowance.budget(), allowance.left() / 16)));
-            let window = Rc::clone(&window);
-            let raw = move |range| window.borrow().slice(range).map(<[u8]>::to_vec);
-            for handler in anchors::handlers(&found, raw) {
-                settings = std::mem::take(&mut settings).append_element_content_handler(handler);
-            }
-            found
-        });
         let sniffer = chosen.is_none().then(|| {
             let window = encoding::DETECTION.min(config.lookahead());
             Sniffer::new(

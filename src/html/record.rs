@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::rc::Rc;
 
-use lol_html::html_content::Element;
+use lol_html::html_content::{Attribute, Element};
 use smallvec::SmallVec;
 
 use super::settings::{HTML_NAMESPACE, SVG_NAMESPACE};
@@ -116,24 +116,32 @@ pub struct Shared {
     pub listener: Option<Listener>,
 }
 
+/// An element's name, ASCII lowercase, and whether its start tag holds
+/// attributes. Read from the bytes of the write lol_html is reading, on
+/// the stack (in `buffer`): lol_html's own `tag_name()` allocates.
+pub fn tag<'b>(el: &Element, window: &Window, buffer: &'b mut [u8; 32]) -> (Cow<'b, [u8]>, bool) {
+    let location = el.source_location().bytes();
+    match window.name(location.start + 1..location.end, buffer) {
+        Some((tag, rest)) => (Cow::Borrowed(tag), has_attributes(rest)),
+        None => (Cow::Owned(el.tag_name().into_bytes()), true),
+    }
+}
+
 /// The element handler: records the byte range of each URL value, and of the
-/// contents of `<style>` and `<noscript>`.
+/// contents of `<style>` and `<noscript>`. `tag` and `attributes`: the
+/// element's, by [`tag`].
 pub fn record(
     shared: &Rc<RefCell<Shared>>,
     table: &Table,
     el: &mut Element,
+    (tag, attributes): (&[u8], bool),
     window: &Window,
     template_bases: &[usize],
 ) {
-    // Names from the bytes of the write lol_html is reading, lowercased on
-    // the stack: lol_html's own `tag_name()` and `name()` allocate.
-    let (mut tag_buffer, mut name_buffer) = ([0; 32], [0; 32]);
+    // Attribute names from the bytes of the write lol_html is reading,
+    // lowercased on the stack: lol_html's own `name()` allocates.
+    let mut name_buffer = [0; 32];
     let tag_location = el.source_location().bytes();
-    let (tag, attributes) =
-        match window.name(tag_location.start + 1..tag_location.end, &mut tag_buffer) {
-            Some((tag, rest)) => (Cow::Borrowed(tag), has_attributes(rest)),
-            None => (Cow::Owned(el.tag_name().into_bytes()), true),
-        };
     let mut s = shared.borrow_mut();
     if s.stopped {
         return;
@@ -161,7 +169,7 @@ pub fn record(
             Some((name, _)) => Cow::Borrowed(name),
             None => Cow::Owned(attr.name().into_bytes()),
         };
-        let Some((at, row)) = table.find_at(&tag, &name, |when| holds(when, el)) else {
+        let Some((at, row)) = table.find_at(tag, &name, |when| holds(when, el)) else {
             continue;
         };
         if done.iter().any(|r| std::ptr::eq(*r, row)) {
@@ -183,9 +191,9 @@ pub fn record(
         };
         let names = s.listener.is_some().then(|| Names {
             row: at,
-            element: (row.element == "*").then(|| String::from_utf8_lossy(&tag).into()),
+            element: (row.element == "*").then(|| String::from_utf8_lossy(tag).into()),
         });
-        if *tag == *b"base" && row.attribute == "href" {
+        if tag == b"base" && row.attribute == "href" {
             let deciding =
                 matches!(&s.decision, Some(Decision::Base { value, .. }) if *value == range);
             if deciding {
@@ -220,7 +228,7 @@ pub fn record(
     }
     // Raw text to lol_html: no handler sees inside, so the sink takes the
     // bytes between the tags. Only HTML's own: in SVG, `<style>` has markup.
-    let content = match &*tag {
+    let content = match tag {
         b"style" if table.texts() => Role::Style,
         b"noscript" if table.texts() => Role::Noscript,
         _ => return,
@@ -285,6 +293,17 @@ impl Window {
     /// The byte at `offset`, when it is in this write.
     fn byte(&self, offset: usize) -> Option<u8> {
         self.bytes.get(offset.checked_sub(self.at)?).copied()
+    }
+
+    /// Whether `attr`'s name is `name` (ASCII lowercase), read from this
+    /// write when it is here (lol_html's `name()` allocates).
+    pub fn is_named(&self, attr: &Attribute, name: &[u8]) -> bool {
+        let location = attr.name_source_location().map(|l| l.bytes());
+        match location.as_ref().map(|l| (l.len(), self.slice(l.clone()))) {
+            Some((len, _)) if len != name.len() => false,
+            Some((_, Some(bytes))) => bytes.eq_ignore_ascii_case(name),
+            _ => attr.name().as_bytes() == name,
+        }
     }
 
     /// The tag or attribute name that starts at `range.start`, ASCII
