@@ -968,12 +968,19 @@ fn constructs(bytes: &[u8]) -> (Vec<Construct>, usize, bool) {
             text |= end > start;
             continue;
         }
-        let markup = match &event {
-            Event::Start(tag) | Event::Empty(tag) => {
-                // The tag's bytes without its attribute values.
+        // A tag's attributes, and an `<?xml-stylesheet?>`'s
+        // pseudo-attributes (its `href` is a value).
+        let attributes = match &event {
+            Event::Start(tag) | Event::Empty(tag) => Some(tag.attributes()),
+            Event::PI(pi) if pi.target() == b"xml-stylesheet" => Some(pi.attributes()),
+            _ => None,
+        };
+        let markup = match attributes {
+            Some(mut attributes) => {
+                // The construct's bytes without its attribute values.
                 let mut markup = Vec::new();
                 let mut at = start;
-                for attribute in tag.attributes().with_checks(false).flatten() {
+                for attribute in attributes.with_checks(false).flatten() {
                     // A value is a part of the input (one that is not, or
                     // that comes before what was taken, is no value: an
                     // attribute written without one).
@@ -988,7 +995,7 @@ fn constructs(bytes: &[u8]) -> (Vec<Construct>, usize, bool) {
                 markup.extend_from_slice(&bytes[at..end]);
                 markup
             }
-            _ => bytes[start..end].to_vec(),
+            None => bytes[start..end].to_vec(),
         };
         out.push(Construct {
             range: start..end,

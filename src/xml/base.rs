@@ -169,11 +169,12 @@ impl Scopes {
     }
 
     /// Under `--relative`, its links are made relative from the file at
-    /// `own` (an SVG file's).
-    pub fn in_file(&mut self, own: Option<String>) {
-        self.document = own;
+    /// `own` (an SVG file's, a stylesheet instruction's): what was, is
+    /// returned.
+    pub fn in_file(&mut self, own: Option<String>) -> Option<String> {
         self.ready = None;
         self.below = None;
+        std::mem::replace(&mut self.document, own)
     }
 
     /// The document's base below its `<base href>` (the layers'), made

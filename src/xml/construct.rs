@@ -57,7 +57,14 @@ pub enum Item {
     },
     /// A DOCTYPE: what stands between `<!DOCTYPE` and its `>`.
     DocType(Range<usize>),
-    /// A comment, a processing instruction.
+    /// An `<?xml-stylesheet?>` processing instruction: the value of its
+    /// `href` pseudo-attribute (at offsets of the input, between the
+    /// quote), when its pseudo-attributes read as start tag attributes do
+    /// (the Recommendation's syntax; else no reader loads it).
+    Stylesheet {
+        href: Option<(Range<usize>, u8)>,
+    },
+    /// A comment, another processing instruction.
     Other,
 }
 
@@ -146,6 +153,21 @@ fn item(event: Event<'_>, bytes: &[u8], at: usize, cx: Context<'_>) -> Result<It
         Event::DocType(doctype) => {
             let start = offset(doctype);
             Item::DocType(start..start + doctype.len())
+        }
+        Event::PI(pi) if pi.target() == b"xml-stylesheet" => {
+            let mut href = None;
+            for attribute in pi.attributes() {
+                let Ok(attribute) = attribute else {
+                    return Ok(Item::Stylesheet { href: None });
+                };
+                if attribute.key.as_ref() == b"href" {
+                    let value = offset(&attribute.value);
+                    // The quote is the byte before the value.
+                    let quote = bytes[value - at - 1];
+                    href = Some((value..value + attribute.value.len(), quote));
+                }
+            }
+            Item::Stylesheet { href }
         }
         Event::Eof => {
             return Err(Unparsed::Incomplete(

@@ -789,6 +789,14 @@ impl<W: Write> Document<W> {
                 self.decide(encoding.as_deref());
             }
             Item::Declaration { .. } | Item::Other => self.decide(None),
+            Item::Stylesheet { href } => {
+                self.decide(None);
+                // Only the document's own: one inside an element loads
+                // nothing.
+                if let (Some((value, quote)), true) = (href, self.elements.is_empty()) {
+                    self.stylesheet(value, quote);
+                }
+            }
             Item::DocType(range) => {
                 self.decide(None);
                 let encoding = self.encoding();
@@ -1083,6 +1091,74 @@ impl<W: Write> Document<W> {
                 pieces: Vec::new(),
                 svg,
             });
+        }
+    }
+
+    /// The `href` of an `<?xml-stylesheet?>` that is the document's own
+    /// (outside its root element), its value at `value` between `quote`:
+    /// resolved against the document's base (XML Base: the base of a
+    /// processing instruction outside the root is the document's, not an
+    /// `xml:base`, nor an XHTML `<base href>`, which come after it). Under
+    /// `--relative` it is made relative from the file, whatever the root:
+    /// a browser that opens the copy reads it, a feed reader ignores it.
+    fn stylesheet(&mut self, value: Range<usize>, quote: u8) {
+        if self.stopped {
+            return;
+        }
+        let own = self.config.local.is_some().then(|| self.layers.own());
+        let before = self.scopes.in_file(own.flatten());
+        let pieces = [Piece::Escaped {
+            range: 0..value.len(),
+            quote: Some(quote),
+        }];
+        // Its pseudo-attributes hold character references and XML's five
+        // entities, no other: a value that refers to one (or is not
+        // well-formed) loads nothing, and is left as it is.
+        let raw = self.bytes(value.clone());
+        let plain = Text::read_with(
+            raw,
+            &pieces,
+            self.encoding(),
+            &mut Entities::default(),
+            0,
+            room(&self.allowance, raw),
+        );
+        let names = Some(("?xml-stylesheet".to_owned(), "href".to_owned()));
+        // `#id` names a stylesheet in the document itself (the
+        // Recommendation's embedded stylesheets), which stays; empty, it
+        // loads nothing.
+        let element = Element {
+            svg: true,
+            codebase: None,
+            empty: Empty::Nothing,
+        };
+        let rewritten = match plain {
+            Ok(_) => self.value(
+                value.clone(),
+                &pieces,
+                Reading::Syntax(Kind::Url),
+                element,
+                Scope::BelowEmbedded,
+                names,
+            ),
+            Err(_) => Ok(None),
+        };
+        self.scopes.in_file(before);
+        match rewritten {
+            // A `>` written as `&gt;`: after a `?`, it would end the
+            // instruction.
+            Ok(Some(new)) => {
+                let mut escaped = Vec::with_capacity(new.len());
+                for &b in &new {
+                    match b {
+                        b'>' => escaped.extend_from_slice(b"&gt;"),
+                        b => escaped.push(b),
+                    }
+                }
+                self.replace(value, &escaped);
+            }
+            Ok(None) => {}
+            Err(stop) => self.stop(stop),
         }
     }
 

@@ -5,7 +5,9 @@
 //!
 //! - **What is rewritten**: by namespace URI and local name, never by
 //!   prefix (the table is in the `vocabulary` module; docs/feeds.md lists it).
-//!   Processing instructions and other vocabularies are left as they are.
+//!   An `<?xml-stylesheet?>`'s `href` (outside the root) is a value, against
+//!   the document's base; other processing instructions and vocabularies
+//!   are left as they are.
 //!   Namespaces are resolved by a stack per prefix (`namespaces`), a
 //!   declaration's value read as any attribute's (`xmlns="&ns_svg;"`).
 //! - **The base**: `xml:base` (XML Base), each resolved against the base in

@@ -196,7 +196,7 @@ fn the_feed_examples_are_what_htmlabs_prints() {
         "https://example.com/css/site.css",
         "site.css",
     ]);
-    let shown: Vec<&str> = feed.lines().take(3).chain(css.lines().take(1)).collect();
+    let shown: Vec<&str> = feed.lines().take(4).chain(css.lines().take(1)).collect();
     assert_eq!(
         shown.join("\n") + "\n",
         block_after("docs/feeds.md", "## Check mode")

@@ -238,7 +238,9 @@ body { background: url(../img/a%20b.png) }
     ),
     (
         "img/logo.svg",
-        r##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">
+        r##"<?xml-stylesheet href="../css/print.css" type="text/css"?>
+<?xml-stylesheet href="../css/gone-svg.css" type="text/css"?>
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">
 <rect id="mark" width="5" height="5"/>
 <defs><symbol id="in-defs"><rect width="1" height="1"/></symbol></defs>
 <use href="#in-defs"/> <use href="#not-here"/>

@@ -647,6 +647,40 @@ fn a_podcasts_cover_and_media_are_checked() {
     );
 }
 
+/// The stylesheet a browser shows a feed, a sitemap or an SVG file with
+/// (`<?xml-stylesheet?>`) is checked: the document's own, against its
+/// URL (not its `xml:base`); one inside an element loads nothing.
+#[test]
+fn the_stylesheet_an_xml_document_is_shown_with_is_checked() {
+    let (_dir, site) = site_of(&[
+        ("feed.xsl", "<xsl:stylesheet/>"),
+        (
+            "blog/feed.xml",
+            "<?xml-stylesheet type=\"text/xsl\" href=\"/feed.xsl\"?>\n\
+             <?xml-stylesheet type=\"text/css\" href=\"feed.css\"?>\n\
+             <feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"/\"><?xml-stylesheet href=\"inside.xsl\"?></feed>\n",
+        ),
+        (
+            "img/icon.svg",
+            "<?xml-stylesheet href='../css/icon.css'?><svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+        ),
+    ]);
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            r#"DIR/blog/feed.xml:2:40: <?xml-stylesheet href> "feed.css" -> "https://example.com/blog/feed.css": not found"#.to_owned(),
+            r#"DIR/img/icon.svg:1:24: <?xml-stylesheet href> "../css/icon.css" -> "https://example.com/css/icon.css": not found"#.to_owned(),
+        ]),
+        "{stderr}"
+    );
+    assert_eq!(
+        link_counts(&stderr),
+        "htmlabs: 2 documents (0 HTML, 0 CSS, 2 XML): 1 link to the site's files found, 2 broken; 0 to other sites not checked",
+    );
+}
+
 #[test]
 fn files_left_out_by_exclude_are_there_all_the_same() {
     let dir = tempfile::tempdir().unwrap();

@@ -48,18 +48,20 @@ const TREE: &[(&str, &str, &str)] = &[
     ("img/a b.png", "png", "png"),
     ("img/café.png", "png", "png"),
     ("shop.php?id=1", "a page wget saved", "a page wget saved"),
-    // An SVG file's links, as a page's.
+    // An SVG file's links, as a page's; its stylesheet too.
     (
         "img/icons.svg",
-        "<svg xmlns=\"http://www.w3.org/2000/svg\"><a href=\"/docs/\"><image href=\"https://example.com/img/a%20b.png\"/></a><use href=\"#i\"/></svg>",
-        "<svg xmlns=\"http://www.w3.org/2000/svg\"><a href=\"../docs/index.html\"><image href=\"a%20b.png\"/></a><use href=\"#i\"/></svg>",
+        "<?xml-stylesheet href=\"/css/print.css\"?><svg xmlns=\"http://www.w3.org/2000/svg\"><a href=\"/docs/\"><image href=\"https://example.com/img/a%20b.png\"/></a><use href=\"#i\"/></svg>",
+        "<?xml-stylesheet href=\"../css/print.css\"?><svg xmlns=\"http://www.w3.org/2000/svg\"><a href=\"../docs/index.html\"><image href=\"a%20b.png\"/></a><use href=\"#i\"/></svg>",
     ),
-    // A feed's readers need its links absolute.
+    // A feed's readers need its links absolute; the stylesheet a browser
+    // shows it with is the copy's.
     (
         "feed.xml",
-        "<rss version=\"2.0\"><channel><link>/docs/</link></channel></rss>",
-        "<rss version=\"2.0\"><channel><link>https://example.com/docs/</link></channel></rss>",
+        "<?xml-stylesheet type=\"text/xsl\" href=\"/feed.xsl\"?><rss version=\"2.0\"><channel><link>/docs/</link></channel></rss>",
+        "<?xml-stylesheet type=\"text/xsl\" href=\"feed.xsl\"?><rss version=\"2.0\"><channel><link>https://example.com/docs/</link></channel></rss>",
     ),
+    ("feed.xsl", "<xsl:stylesheet/>", "<xsl:stylesheet/>"),
 ];
 
 fn make(root: &Path) {

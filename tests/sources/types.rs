@@ -201,13 +201,19 @@ fn check_and_report_name_an_xml_path_and_a_css_place() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "links would change");
     let lines: Vec<&str> = text(&out.stdout).lines().collect();
-    assert_eq!(lines.len(), 19);
+    assert_eq!(lines.len(), 20);
+    // The stylesheet a browser shows it with, by its processing
+    // instruction's target.
     assert_eq!(
         lines[0],
+        r#"-:2:40: <?xml-stylesheet href> "rss.xsl" -> "http://example.com/news/rss.xsl""#
+    );
+    assert_eq!(
+        lines[1],
         r#"-:6:9: <rss/channel/link> "./" -> "http://example.com/news/""#
     );
     assert_eq!(
-        lines[7],
+        lines[8],
         r#"-:19:7: <rss/channel/item/link> "2024/one.html" -> "http://example.com/news/2024/one.html""#
     );
     assert!(lines.contains(
@@ -623,7 +629,7 @@ fn an_archives_feeds_stylesheets_and_svg_are_rewritten_and_read_back_by_warcio()
             assert_eq!(
                 counts,
                 format!(
-                    "htmlabs: 8 records, 1 HTML rewritten, 2 CSS rewritten, 4 XML rewritten, {added}, 87 URLs rewritten, 0 warnings"
+                    "htmlabs: 8 records, 1 HTML rewritten, 2 CSS rewritten, 4 XML rewritten, {added}, 88 URLs rewritten, 0 warnings"
                 ),
                 "{}",
                 input.display()
@@ -736,7 +742,7 @@ fn a_sites_feeds_sitemap_stylesheet_and_svg_are_rewritten_at_their_own_urls() {
         let file_url = format!("{url}{}", path.trim_end_matches("index.html"));
         alone(&file_url, kind, bytes)
     };
-    let line = "htmlabs: 6 documents (1 HTML, 1 CSS, 4 XML): 6 would change, 0 unchanged, 0 failed; 63 URLs would change; 0 warnings; 1 other XML file left as it is";
+    let line = "htmlabs: 6 documents (1 HTML, 1 CSS, 4 XML): 6 would change, 0 unchanged, 0 failed; 65 URLs would change; 0 warnings; 1 other XML file left as it is";
     let seconds = |stderr: &str| stderr.trim_end().rsplit_once("; ").unwrap().0.to_owned();
 
     // --check: nothing written, a line for each value that would change.
@@ -777,7 +783,7 @@ fn a_sites_feeds_sitemap_stylesheet_and_svg_are_rewritten_at_their_own_urls() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         seconds(text(&out.stderr)),
-        "htmlabs: 6 documents (1 HTML, 1 CSS, 4 XML): 6 rewritten, 0 unchanged, 0 failed; 63 URLs rewritten; 0 warnings; 1 other XML file left as it is; other files: 0 hard-linked, 0 copied"
+        "htmlabs: 6 documents (1 HTML, 1 CSS, 4 XML): 6 rewritten, 0 unchanged, 0 failed; 65 URLs rewritten; 0 warnings; 1 other XML file left as it is; other files: 0 hard-linked, 0 copied"
     );
     for (path, bytes) in site_files() {
         let made = std::fs::read(copy.join(path)).unwrap();
@@ -802,7 +808,7 @@ fn a_sites_feeds_sitemap_stylesheet_and_svg_are_rewritten_at_their_own_urls() {
         let file = site.join(name).display().to_string();
         lines.iter().filter(|l| l["file"] == file.as_str()).count()
     };
-    assert_eq!(in_file("news/rss.xml"), 19);
+    assert_eq!(in_file("news/rss.xml"), 20);
     assert!(in_file("sitemap.xml") > 0 && in_file("icons/sprite.svg") > 0);
     assert_eq!(in_file("pom.xml"), 0);
 
