@@ -216,7 +216,7 @@ class CheckedLink(Link, total=False):
     # None for a value with nothing to check (empty, no base, of an
     # archive another scheme)
     status: Literal[
-        "found", "not-found", "fragment-not-found", "off-site",
+        "found", "not-found", "fragment-not-found", "off-site", "service",
         "captured", "redirected", "failed", "not-captured", "redirect-loop",
     ] | None
     served: str  # the file reached (found, fragment-not-found): its path under the site
@@ -236,6 +236,7 @@ class CheckSummary:
     unchecked: int  # values with nothing to check
     found: int | None  # a site's links to its files that reach one
     off_site: int | None  # a site's links to other sites: counted, never fetched
+    service: int | None  # a site's links the host answers itself (Netlify's functions): not checked
     captured: int | None  # an archive's links to a capture (or a revisit of one)
     redirected: int | None  # to a redirect whose chain ends at a capture
     failed: int | None  # to an error captured (4xx, 5xx)

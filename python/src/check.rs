@@ -38,6 +38,9 @@ pub struct CheckSummary {
     /// fragment names); links to other sites, counted, never fetched.
     found: Option<u64>,
     off_site: Option<u64>,
+    /// A site's: links the host answers with a service of its own
+    /// (Netlify's functions), not checked.
+    service: Option<u64>,
     /// An archive's: links to a capture, to a redirect whose chain ends at
     /// one, to an error captured (4xx, 5xx), to nothing captured.
     captured: Option<u64>,
@@ -78,6 +81,7 @@ fn site_summary(py: Python<'_>, summary: Summary, warnings: Vec<String>) -> PyRe
         unchecked: n(links.unchecked),
         found: Some(n(links.found)),
         off_site: Some(n(links.off_site)),
+        service: Some(n(links.service)),
         captured: None,
         redirected: None,
         failed: None,
@@ -104,6 +108,7 @@ fn archive_summary(py: Python<'_>, summary: Summary, warnings: Vec<String>) -> P
         unchecked: n(tally.unchecked),
         found: None,
         off_site: None,
+        service: None,
         captured: Some(n(tally.captured)),
         redirected: Some(n(tally.redirected)),
         failed: Some(n(tally.failed)),

@@ -29,6 +29,8 @@ PLANTED = [
     ("index.html", "https://example.com/docs/", ("found",) * 3),
     ("index.html", "https://www.example.com/img/logo.png", ("found",) * 3),
     ("index.html", "https://elsewhere.org/", ("off-site",) * 3),
+    # Netlify's functions answer there, whatever the site holds.
+    ("index.html", "/.netlify/functions/hello", ("not-found", "not-found", "service")),
     ("docs/index.html", "../about.html", ("found",) * 3),
     # Under the page's <base href>: about.html is beside the base, not
     # beside the page.
@@ -91,6 +93,7 @@ def test_a_sites_links_are_the_command_lines_with_their_class(cli, tmp_path, hos
     assert broken == summary.broken > 0 and status == 1
     assert summary.found == sum(link["status"] == "found" for link in got)
     assert summary.off_site == sum(link["status"] == "off-site" for link in got)
+    assert summary.service == sum(link["status"] == "service" for link in got)
     assert summary.captured is None and summary.seeds == []
     assert f"{summary.broken} broken" in summary.line
     assert not summary.incomplete

@@ -24,6 +24,7 @@ use lol_html::{AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, Se
 use super::encoding::{DETECTION, Sniffer};
 use super::settings::memory_settings;
 use crate::document::memory::Budget;
+use crate::url::rfc3986::percent_decoded;
 
 /// The HTML namespace, as lol_html names an element's.
 const HTML: &str = "http://www.w3.org/1999/xhtml";
@@ -247,29 +248,6 @@ pub(crate) fn anchored(anchors: &HashSet<String>, fragment: &str) -> bool {
 /// `fragment` without a text fragment's directive.
 fn without_directive(fragment: &str) -> &str {
     fragment.split(":~:").next().unwrap_or_default()
-}
-
-/// `text` with each `%` and two hex digits the byte they name.
-fn percent_decoded(text: &str) -> Vec<u8> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(b)) if hex.is_some_and(|h| h.bytes().all(|c| c.is_ascii_hexdigit())) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

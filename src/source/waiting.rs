@@ -199,7 +199,11 @@ fn heap(served: &Served) -> usize {
         Served::Redirected(to, end) => {
             block(to.capacity()) + block(std::mem::size_of::<Served>()) + heap(end)
         }
-        Served::NotFound | Served::OffSite | Served::NotCaptured | Served::Looped => 0,
+        Served::NotFound
+        | Served::OffSite
+        | Served::Service
+        | Served::NotCaptured
+        | Served::Looped => 0,
     }
 }
 
@@ -235,6 +239,7 @@ fn put_served(out: &mut dyn Write, served: Option<&Served>) -> io::Result<()> {
         }
         Served::NotCaptured => out.write_all(&[8]),
         Served::Looped => out.write_all(&[9]),
+        Served::Service => out.write_all(&[10]),
     }
 }
 
@@ -261,6 +266,7 @@ fn take_served(input: &mut dyn Read) -> io::Result<Option<Served>> {
         }
         8 => Served::NotCaptured,
         9 => Served::Looped,
+        10 => Served::Service,
         _ => return Err(garbled()),
     }))
 }
@@ -555,7 +561,7 @@ mod tests {
     /// A verdict of each kind, by the link's place.
     fn verdict(link: &Link) -> Option<Served> {
         let path = link.original.as_bytes().to_vec();
-        match link.position.offset % 7 {
+        match link.position.offset % 8 {
             0 => None,
             1 => Some(Served::File(path)),
             2 => Some(Served::NoFragment(path)),
@@ -568,6 +574,7 @@ mod tests {
             )),
             4 => Some(Served::Captured("2024-05-01T10:00:00Z".into())),
             5 => Some(Served::NotFound),
+            6 => Some(Served::Service),
             _ => Some(Served::Looped),
         }
     }

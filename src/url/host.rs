@@ -107,6 +107,11 @@ pub enum Served {
     /// A URL of another site (or another scheme): listed and counted,
     /// never fetched.
     OffSite,
+    /// A URL of the site that the host answers with a service of its own,
+    /// not a file (Netlify's `/.netlify/` paths: its functions, forms,
+    /// identity): listed and counted, not checked, as what it answers is
+    /// the service's code's to say.
+    Service,
     /// An archive's capture of the URL (`--warc --check-links`): a 2xx
     /// response, or a revisit of one; of several, the one nearest in time
     /// to the linking document's, by its `WARC-Date` as written.
@@ -149,6 +154,7 @@ impl Served {
             Served::NotFound => "not-found",
             Served::NoFragment(_) => "fragment-not-found",
             Served::OffSite => "off-site",
+            Served::Service => "service",
             Served::Captured(_) => "captured",
             Served::Redirected(..) => "redirected",
             Served::Failed { .. } => "failed",

@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 use super::host::{Host, Served};
 use super::map::{folded, starts_with};
 use super::redirects::Redirects;
-use super::rfc3986::remove_dot_segments;
+use super::rfc3986::{percent_decoded, remove_dot_segments};
 use super::saved;
 use super::standard::Standard;
 
@@ -70,6 +70,10 @@ const ADJUSTED: [&[u8]; 2] = [b".html", b".css"];
 
 /// How many redirects a link is followed through (`--check-links`).
 const MAX_REDIRECTS: usize = 20;
+
+/// Where Netlify's own services answer, whatever the site holds: its
+/// functions (`functions/`, `builders/`), images, forms, identity.
+const NETLIFY_SERVICES: &str = ".netlify/";
 
 /// A file of the tree a URL names: its path, and what follows it in the
 /// reference (a query kept, a fragment).
@@ -216,6 +220,17 @@ impl LocalTree {
                 Some((path, query)) => (path, Some(query)),
                 None => (rest, None),
             };
+            if host == Host::Netlify
+                && let Some(service) = path.strip_prefix(NETLIFY_SERVICES)
+            {
+                // Its image service serves a file of the site, resized:
+                // that file is what the link needs.
+                let Some(source) = image_source(service, query) else {
+                    return Served::Service;
+                };
+                url = Cow::Owned(Standard::Rfc3986.resolve(&asked, &source).into_owned());
+                continue;
+            }
             let file = self.serves(path, host);
             let answer = match host {
                 Host::Netlify => redirects.answer(&format!("/{path}"), query),
@@ -226,12 +241,17 @@ impl LocalTree {
             };
             let to = Standard::Rfc3986.resolve(&asked, &answer.to).into_owned();
             match answer.status {
-                // A rewrite: the file at its path, served here.
+                // A rewrite: the file at its path, served here (or a
+                // service's answer: `/api/* /.netlify/functions/:splat`).
                 200 => {
                     let Some((to, at)) = self.asked(&to) else {
                         return Served::OffSite;
                     };
                     let path = to[at..].split('?').next().unwrap_or_default();
+                    if path.starts_with(NETLIFY_SERVICES) {
+                        url = Cow::Owned(to.into_owned());
+                        continue;
+                    }
                     return self
                         .serves(path, host)
                         .map_or(Served::NotFound, Served::File);
@@ -631,6 +651,22 @@ fn unescaped(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The file of the site that Netlify's image service (`/.netlify/images`,
+/// `service` the path after `/.netlify/`) resizes: its `url` parameter,
+/// decoded as a query's value is, when it is a path of the site (`/…`);
+/// `None` for a remote image, or another service.
+fn image_source(service: &str, query: Option<&str>) -> Option<String> {
+    if service != "images" {
+        return None;
+    }
+    let value = query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("url="))?
+        .replace('+', " ");
+    let source = String::from_utf8_lossy(&percent_decoded(&value)).into_owned();
+    (source.starts_with('/') && !source.starts_with("//")).then_some(source)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -833,6 +869,31 @@ mod tests {
                 .as_deref(),
             Some("css/site.css%3Fv=2.css#x")
         );
+    }
+
+    #[test]
+    fn netlifys_image_service_resizes_a_file_of_the_site() {
+        for (service, query, source) in [
+            ("images", "url=/img/a.jpg&w=300", Some("/img/a.jpg")),
+            (
+                "images",
+                "w=30&url=%2Fimg%2Fa%20b.jpg",
+                Some("/img/a b.jpg"),
+            ),
+            ("images", "url=/img/a+b.jpg", Some("/img/a b.jpg")),
+            // A remote image, one of no site, none: the service's.
+            ("images", "url=https://cdn.example.org/x.jpg", None),
+            ("images", "url=//cdn.example.org/x.jpg", None),
+            ("images", "w=30", None),
+            ("functions/hello", "url=/img/a.jpg", None),
+        ] {
+            assert_eq!(
+                image_source(service, Some(query)).as_deref(),
+                source,
+                "{service}?{query}"
+            );
+        }
+        assert_eq!(image_source("images", None), None);
     }
 
     #[test]

@@ -266,6 +266,30 @@ fn unambiguous_path(has_authority: bool, path: Cow<'_, str>) -> Cow<'_, str> {
     Cow::Owned(format!("/.{path}"))
 }
 
+/// `text` with each `%` and two hex digits the byte they name (§2.1); a
+/// `%` without them stays.
+pub(crate) fn percent_decoded(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) if hex.is_some_and(|h| h.bytes().all(|c| c.is_ascii_hexdigit())) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

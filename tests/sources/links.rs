@@ -401,6 +401,50 @@ fn netlify_follows_the_sites_redirects() {
     );
 }
 
+/// Netlify answers `/.netlify/` itself, whatever the site holds: a link
+/// to a function (directly, or through a rewrite such as `/api/*
+/// /.netlify/functions/:splat 200`) is counted, not checked, where it was
+/// a broken link; its image service's `url` is a file of the site, checked
+/// (a remote image is the service's). Other hosts serve `/.netlify/` as
+/// any path.
+#[test]
+fn netlify_answers_its_functions_and_images_itself() {
+    let (_dir, site) = site_of(&[
+        ("_redirects", "/api/*  /.netlify/functions/:splat  200\n"),
+        ("img/a b.jpg", "jpg"),
+        (
+            "index.html",
+            "<a href=/api/hello>1</a> <form action=/.netlify/functions/submit></form>\n\
+             <img src=\"/.netlify/images?url=/img/a%20b.jpg&amp;w=300\">\n\
+             <img src=\"/.netlify/images?w=30&amp;url=%2Fimg%2Fgone.jpg\">\n\
+             <img src=\"/.netlify/images?url=https://cdn.example.org/x.jpg\">",
+        ),
+    ]);
+    let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            r#"DIR/index.html:3:11: <img src> "/.netlify/images?w=30&url=%2Fimg%2Fgone.jpg" -> "https://example.com/.netlify/images?w=30&url=%2Fimg%2Fgone.jpg": not found"#.to_owned()
+        ]),
+        "{stderr}"
+    );
+    let summary = stderr.lines().last().unwrap_or_default();
+    assert!(
+        summary.starts_with(
+            "htmlabs: 1 HTML files: 1 link to the site's files found, 1 broken; 0 to other sites not checked; 3 to the host's services not checked; "
+        ),
+        "{stderr}"
+    );
+    // On GitHub Pages, a path like any: none of these is there.
+    let (code, _, stderr) = check(&site, &["--host", "github-pages"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        link_counts(&stderr),
+        "htmlabs: 1 HTML files: 0 links to the site's files found, 5 broken; 0 to other sites not checked",
+    );
+}
+
 /// Netlify reads the redirects of `netlify.toml` too, after `_redirects`:
 /// those of the file at or above the site that publishes it (its
 /// `[build]`'s `publish`); a file that publishes another directory is

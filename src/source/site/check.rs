@@ -40,6 +40,9 @@ pub struct LinkTally {
     pub broken: usize,
     /// Links to other sites, or of other schemes (`mailto:`): not checked.
     pub off_site: usize,
+    /// Links the host answers with a service of its own (Netlify's
+    /// functions): not checked.
+    pub service: usize,
     /// Values that name nothing to check: empty, with no base, or not
     /// valid in their document's encoding.
     pub unchecked: usize,
@@ -49,13 +52,17 @@ impl LinkTally {
     /// Its part of the run's line.
     pub(crate) fn line(&self) -> String {
         let s = |n: usize| if n == 1 { "" } else { "s" };
-        format!(
+        let mut line = format!(
             "{} link{} to the site's files found, {} broken; {} to other sites not checked",
             self.found,
             s(self.found),
             self.broken,
             self.off_site
-        )
+        );
+        if self.service > 0 {
+            line += &format!("; {} to the host's services not checked", self.service);
+        }
+        line
     }
 }
 
@@ -86,6 +93,7 @@ pub(crate) struct SiteCheck<'a> {
     found: AtomicUsize,
     broken: AtomicUsize,
     off_site: AtomicUsize,
+    service: AtomicUsize,
     unchecked: AtomicUsize,
 }
 
@@ -110,6 +118,7 @@ impl<'a> SiteCheck<'a> {
             found: AtomicUsize::new(0),
             broken: AtomicUsize::new(0),
             off_site: AtomicUsize::new(0),
+            service: AtomicUsize::new(0),
             unchecked: AtomicUsize::new(0),
         }
     }
@@ -134,6 +143,7 @@ impl<'a> SiteCheck<'a> {
             found: n(&self.found),
             broken: n(&self.broken),
             off_site: n(&self.off_site),
+            service: n(&self.service),
             unchecked: n(&self.unchecked),
         }
     }
@@ -246,6 +256,7 @@ impl Checks for SiteCheck<'_> {
         let count = match served {
             None => &self.unchecked,
             Some(Served::OffSite) => &self.off_site,
+            Some(Served::Service) => &self.service,
             Some(served) if served.broken() => &self.broken,
             Some(_) => &self.found,
         };
