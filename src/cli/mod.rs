@@ -286,7 +286,8 @@ pub struct Cli {
     /// `plain` (nginx, Apache, Caddy as they come: a directory serves its
     /// index.html), `github-pages` (and `/about` serves about.html),
     /// `netlify` (and `/about/` too, and the site's redirect rules: its
-    /// `_redirects`, then the `netlify.toml` that publishes it).
+    /// `_redirects`, then the `netlify.toml` that publishes it; `/.netlify/`
+    /// is its functions', counted and not checked).
     #[arg(long, value_enum, value_name = "HOST", default_value_t = HostArg::Plain)]
     pub host: HostArg,
 
