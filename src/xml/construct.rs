@@ -161,10 +161,7 @@ fn item(event: Event<'_>, bytes: &[u8], at: usize, cx: Context<'_>) -> Result<It
                     return Ok(Item::Stylesheet { href: None });
                 };
                 if attribute.key.as_ref() == b"href" {
-                    let value = offset(&attribute.value);
-                    // The quote is the byte before the value.
-                    let quote = bytes[value - at - 1];
-                    href = Some((value..value + attribute.value.len(), quote));
+                    href = Some(quoted_value(&attribute.value, bytes, at));
                 }
             }
             Item::Stylesheet { href }
@@ -179,6 +176,14 @@ fn item(event: Event<'_>, bytes: &[u8], at: usize, cx: Context<'_>) -> Result<It
     Ok(item)
 }
 
+/// Where an attribute's `value` (a part of `bytes`, the construct's, at
+/// offset `at` of the input) stands in the input, and its quote: the byte
+/// before it.
+fn quoted_value(value: &[u8], bytes: &[u8], at: usize) -> (Range<usize>, u8) {
+    let start = value.as_ptr() as usize - bytes.as_ptr() as usize;
+    (at + start..at + start + value.len(), bytes[start - 1])
+}
+
 /// A start tag's name and attributes, their namespaces resolved (its own
 /// declarations pushed first: they are in scope on it). `bytes` are the
 /// construct's, at offset `at` of the input.
@@ -189,15 +194,12 @@ fn start_item(
     at: usize,
     cx: Context<'_>,
 ) -> Result<Item, Unparsed> {
-    let offset = |inner: &[u8]| at + (inner.as_ptr() as usize - bytes.as_ptr() as usize);
     let mut attributes = Vec::new();
     for attribute in start.attributes() {
         let attribute = attribute.map_err(attribute_error)?;
-        let value = offset(&attribute.value);
+        let (value, quote) = quoted_value(&attribute.value, bytes, at);
         let name: Box<[u8]> = attribute.key.as_ref().into();
-        // The quote is the byte before the value.
-        let quote = bytes[value - at - 1];
-        attributes.push((name, value..value + attribute.value.len(), quote));
+        attributes.push((name, value, quote));
     }
     // Each declaration's value, read: `xmlns="&ns_svg;"` is SVG's.
     let mut declarations = Vec::new();

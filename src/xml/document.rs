@@ -793,7 +793,9 @@ impl<W: Write> Document<W> {
                 self.decide(None);
                 // Only the document's own: one inside an element loads
                 // nothing.
-                if let (Some((value, quote)), true) = (href, self.elements.is_empty()) {
+                if let Some((value, quote)) = href
+                    && self.elements.is_empty()
+                {
                     self.stylesheet(value, quote);
                 }
             }

@@ -26,8 +26,9 @@
 //!   `media:thumbnail` and `media:player`'s `@url`, what a podcast app or
 //!   a feed reader fetches.
 //!
-//! Processing instructions and every other vocabulary (FeedBurner, `wfw:`)
-//! are left as they are.
+//! An `<?xml-stylesheet?>`'s `href` is the document's (`document.rs`);
+//! other processing instructions and every other vocabulary (FeedBurner,
+//! `wfw:`) are left as they are.
 
 use crate::document::attrs::{Empty, Kind, Table, When};
 
