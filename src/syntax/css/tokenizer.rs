@@ -157,7 +157,9 @@ impl Scanner<'_> {
                     }
                 }
                 b'@' => {
-                    if is_import(bytes, at) || is_namespace(bytes, at) {
+                    if starts_keyword(bytes, at, b"@import")
+                        || starts_keyword(bytes, at, b"@namespace")
+                    {
                         break at;
                     }
                 }
@@ -542,18 +544,11 @@ pub(super) fn ends_url_or_image_set(css: &[u8], paren: usize) -> Option<usize> {
     })
 }
 
-/// Whether `@import` (ASCII case-insensitively) starts at `at`.
-pub(super) fn is_import(css: &[u8], at: usize) -> bool {
+/// Whether `keyword` (`@import`, ASCII case-insensitively) starts at `at`.
+pub(super) fn starts_keyword(css: &[u8], at: usize, keyword: &[u8]) -> bool {
     css[at..]
-        .get(..7)
-        .is_some_and(|s| s.eq_ignore_ascii_case(b"@import"))
-}
-
-/// Whether `@namespace` (ASCII case-insensitively) starts at `at`.
-pub(super) fn is_namespace(css: &[u8], at: usize) -> bool {
-    css[at..]
-        .get(..10)
-        .is_some_and(|s| s.eq_ignore_ascii_case(b"@namespace"))
+        .get(..keyword.len())
+        .is_some_and(|s| s.eq_ignore_ascii_case(keyword))
 }
 
 /// The code points a piece of CSS source text stands for; see [`unescape`](super::unescape).

@@ -267,7 +267,7 @@ fn last_start(css: &[u8]) -> Option<usize> {
         let start = match css[at] {
             b'\\' => Some(at),
             b'(' => ends_url_or_image_set(css, at),
-            _ => is_import(css, at).then_some(at),
+            _ => starts_keyword(css, at, b"@import").then_some(at),
         };
         if start.is_some() {
             return start;
