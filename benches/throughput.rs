@@ -595,7 +595,7 @@ thread_local! {
     static HREF_SRC: Table = Table::only(&["href", "src"]);
     /// The attributes the full table names.
     static TABLE_NAMES: std::collections::HashSet<String> =
-        FULL.with(|t| t.rows().iter().map(|r| r.attribute.clone()).collect());
+        FULL.with(|t| t.rows().iter().map(|r| r.attribute.to_string()).collect());
 }
 
 fn config(table: &Table) -> Config {

@@ -104,7 +104,7 @@ impl Columns {
         }
         self.absolute.push(link.absolute.as_deref());
         self.outcome.push(Some(link.outcome.name()));
-        let base = (!link.base.url.is_empty()).then_some(link.base.url.as_str());
+        let base = (!link.base.url.is_empty()).then_some(&*link.base.url);
         self.base.push(base);
         self.layer.push(Some(link.base.layer.name()));
     }

@@ -382,7 +382,7 @@ fn rewrite(
     let base = &done.report.base;
     Ok(Rewritten {
         html: PyBytes::new(py, &done.html).unbind(),
-        base: (!base.is_empty()).then(|| base.url.clone()),
+        base: (!base.is_empty()).then(|| base.url.to_string()),
         base_layer: base.layer.name().to_owned(),
         encoding: done.report.encoding.encoding.name().to_owned(),
         heard: done.links,

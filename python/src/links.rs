@@ -402,7 +402,7 @@ impl Links {
         dict.set_item(intern!(py, "original"), &link.original)?;
         dict.set_item(intern!(py, "absolute"), link.absolute.as_deref())?;
         dict.set_item(intern!(py, "outcome"), link.outcome.name())?;
-        let base = (!link.base.url.is_empty()).then_some(link.base.url.as_str());
+        let base = (!link.base.url.is_empty()).then_some(&*link.base.url);
         dict.set_item(intern!(py, "base"), base)?;
         dict.set_item(intern!(py, "layer"), link.base.layer.name())?;
         if link.raw.is_some() {

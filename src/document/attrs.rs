@@ -2,6 +2,7 @@
 //! code: the rewriter's per-attribute decisions come from here, and
 //! `docs/rewritten.md` lists the same rows (checked by `tests/house/readme.rs`).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -142,8 +143,8 @@ pub enum Group {
 /// One row: `element` is a lowercase tag name, or `*` for every element.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
-    pub element: String,
-    pub attribute: String,
+    pub element: Cow<'static, str>,
+    pub attribute: Cow<'static, str>,
     pub kind: Kind,
     pub when: When,
     pub group: Group,
@@ -385,7 +386,7 @@ impl Table {
         let rows = Table::default()
             .rows()
             .iter()
-            .filter(|r| attributes.contains(&r.attribute.as_str()))
+            .filter(|r| attributes.contains(&&*r.attribute))
             .cloned()
             .collect();
         Table::from_rows(rows, false)
@@ -414,8 +415,8 @@ impl Table {
                     Group::Social => social,
                 })
                 .map(|&(element, attribute, kind, when, group, empty)| Row {
-                    element: element.into(),
-                    attribute: attribute.into(),
+                    element: Cow::Borrowed(element),
+                    attribute: Cow::Borrowed(attribute),
                     kind,
                     when,
                     group,
@@ -598,8 +599,8 @@ fn parse_user_row(spec: &str) -> Result<Row, String> {
         return Err(format!("--attr wants ELEMENT:ATTRIBUTE[:KIND]: `{spec}`"));
     }
     Ok(Row {
-        element: element.to_ascii_lowercase(),
-        attribute: attribute.to_ascii_lowercase(),
+        element: Cow::Owned(element.to_ascii_lowercase()),
+        attribute: Cow::Owned(attribute.to_ascii_lowercase()),
         kind,
         when: When::Always,
         group: Group::User,
@@ -674,7 +675,7 @@ mod tests {
         assert!(
             only.rows()
                 .iter()
-                .all(|r| ["href", "src"].contains(&r.attribute.as_str()))
+                .all(|r| ["href", "src"].contains(&&*r.attribute))
         );
         assert!(only.may_have(Some(b'S'), 3) && only.may_have(Some(b'h'), 4));
         assert!(!only.may_have(Some(b'h'), 3) && !only.may_have(Some(b'c'), 5));

@@ -109,8 +109,8 @@ impl<'a> Resolver<'a> {
         let absolute = absolute.map(Cow::into_owned);
         let link = Link {
             position: Position::default(),
-            element: String::new(),
-            attribute: String::new(),
+            element: Cow::Borrowed(""),
+            attribute: Cow::Borrowed(""),
             kind,
             original: url.to_owned(),
             raw: None,
@@ -527,8 +527,8 @@ impl<'a> Resolver<'a> {
         let start = raw.iter().position(|b| !b.is_ascii_whitespace());
         let link = Link {
             position: Position::default(),
-            element: String::new(),
-            attribute: String::new(),
+            element: Cow::Borrowed(""),
+            attribute: Cow::Borrowed(""),
             kind,
             original: text.trim_matches(is_html_whitespace).to_owned(),
             raw: Some(raw.to_vec()),

@@ -7,6 +7,7 @@
 use encoding_rs::{Decoder, Encoding, UTF_8};
 
 use super::attrs::Kind;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::url::{Base, MapRule};
@@ -92,9 +93,11 @@ impl Default for Position {
 pub struct Link {
     pub position: Position,
     /// The element, lowercase (`img`; `style` for the text of `<style>`).
-    pub element: String,
+    /// Borrowed where the name is one of htmlabs's own: a link's names
+    /// are made for each link heard, and most are `a`/`href`.
+    pub element: Cow<'static, str>,
     /// The attribute, lowercase; empty for the text of `<style>`.
-    pub attribute: String,
+    pub attribute: Cow<'static, str>,
     /// The syntax of the value it stands in.
     pub kind: Kind,
     /// The URL as the document says it (its value decoded, its syntax's
@@ -144,7 +147,7 @@ impl Link {
     /// (what the links resolve against) and no links; not an origin
     /// (`<link rel=preconnect>`), of which the browser fetches nothing.
     pub(crate) fn reached(&self) -> Option<&str> {
-        if (self.element.as_str(), self.attribute.as_str()) == ("base", "href")
+        if (&*self.element, &*self.attribute) == ("base", "href")
             || self.attribute == "xml:base"
             || self.kind == Kind::Origin
         {
@@ -164,14 +167,18 @@ impl Link {
     /// the allocator adds to each is most of it.
     #[doc(hidden)]
     pub fn size(&self) -> usize {
-        let strings = [
-            &self.element,
-            &self.attribute,
-            &self.original,
-            &self.base.url,
-        ];
+        // A name borrowed is htmlabs's own, held by no link.
+        let name = |name: &Cow<'_, str>| match name {
+            Cow::Owned(name) => block(name.capacity()),
+            Cow::Borrowed(_) => 0,
+        };
         2 * std::mem::size_of::<Found>()
-            + strings.iter().map(|s| block(s.capacity())).sum::<usize>()
+            + name(&self.element)
+            + name(&self.attribute)
+            + block(self.original.capacity())
+            // Shared with the document's other links, and counted for
+            // each as if it were its own: a link may outlive the document.
+            + block(self.base.url.len())
             + self.absolute.as_ref().map_or(0, |s| block(s.capacity()))
             + self.mapped.as_ref().map_or(0, |m| {
                 block(std::mem::size_of::<Mapped>())
@@ -413,7 +420,7 @@ impl Listener {
         start: Position,
         raw: &[u8],
         encoding: &'static Encoding,
-        names: (&str, &str),
+        names: (Cow<'static, str>, Cow<'static, str>),
         decoded_at: impl Fn(usize) -> Option<usize>,
     ) {
         // Lines and columns followed from one link to the next (links come
@@ -435,8 +442,8 @@ impl Listener {
             done = within;
             link.position = lines.position();
             if link.element.is_empty() {
-                link.element = names.0.to_owned();
-                link.attribute = names.1.to_owned();
+                link.element = names.0.clone();
+                link.attribute = names.1.clone();
             }
             (self.hear)(link);
         }

@@ -59,12 +59,12 @@ impl Role {
 
     /// The element and attribute of a range that is no attribute of the
     /// table's (an attribute's are recorded apart).
-    pub fn names(&self) -> (&'static str, &'static str) {
+    pub fn names(&self) -> (Cow<'static, str>, Cow<'static, str>) {
         match self {
-            Role::Attr { .. } => ("", ""),
-            Role::BaseHref | Role::OtherBase => ("base", "href"),
-            Role::Style => ("style", ""),
-            Role::Noscript => ("noscript", ""),
+            Role::Attr { .. } => (Cow::Borrowed(""), Cow::Borrowed("")),
+            Role::BaseHref | Role::OtherBase => (Cow::Borrowed("base"), Cow::Borrowed("href")),
+            Role::Style => (Cow::Borrowed("style"), Cow::Borrowed("")),
+            Role::Noscript => (Cow::Borrowed("noscript"), Cow::Borrowed("")),
         }
     }
 }
@@ -90,10 +90,13 @@ pub struct Names {
 
 impl Names {
     /// The element's name and the attribute's, by `table`'s rows.
-    pub fn of<'a>(&'a self, table: &'a Table) -> (&'a str, &'a str) {
+    pub fn of(&self, table: &Table) -> (Cow<'static, str>, Cow<'static, str>) {
         let row = &table.rows()[self.row];
-        let element = self.element.as_deref().unwrap_or(&row.element);
-        (element, &row.attribute)
+        let element = match &self.element {
+            Some(element) => Cow::Owned(element.to_string()),
+            None => row.element.clone(),
+        };
+        (element, row.attribute.clone())
     }
 }
 

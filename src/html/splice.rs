@@ -4,6 +4,7 @@
 //! handler recorded as they go by, and writes each range rewritten or as it
 //! was.
 
+use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::io::{self, BufWriter, Write};
 use std::rc::Rc;
@@ -397,8 +398,8 @@ impl<W: Write> Splicer<W> {
                     let at = value::trimmed(&text);
                     let link = Link {
                         position: Position::default(),
-                        element: String::new(),
-                        attribute: String::new(),
+                        element: Cow::Borrowed(""),
+                        attribute: Cow::Borrowed(""),
                         kind: span.role.kind(),
                         original: text[at.clone()].to_owned(),
                         raw: None,

@@ -56,7 +56,7 @@ fn located(out: &mut String, name: &[u8], link: &Link) {
     out.push_str(&names::shown(name));
     // Writing to a `String` cannot fail.
     let _ = write!(out, ":{}:{}: ", p.line, p.column);
-    match (link.element.as_str(), link.attribute.as_str()) {
+    match (&*link.element, &*link.attribute) {
         ("", "") => out.push_str("<css url>"),
         (element, attribute) => {
             out.push('<');
@@ -220,10 +220,10 @@ fn write_report_line(
         key(out, name);
         serde_json::to_writer(&mut *out, &value).expect("a Vec takes every write");
     }
-    let base = (!link.base.url.is_empty()).then_some(link.base.url.as_str());
+    let base = (!link.base.url.is_empty()).then_some(&*link.base.url);
     for (name, value) in [
-        ("element", Some(link.element.as_str())),
-        ("attribute", Some(link.attribute.as_str())),
+        ("element", Some(&*link.element)),
+        ("attribute", Some(&*link.attribute)),
         ("kind", Some(link.kind.name())),
         ("original", Some(link.original.as_str())),
         ("absolute", link.absolute.as_deref()),
@@ -272,8 +272,8 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
         ("line", p.line.into()),
         ("column", p.column.into()),
         ("offset", p.offset.into()),
-        ("element", link.element.as_str().into()),
-        ("attribute", link.attribute.as_str().into()),
+        ("element", (&*link.element).into()),
+        ("attribute", (&*link.attribute).into()),
         ("kind", link.kind.name().into()),
         ("original", link.original.as_str().into()),
         ("absolute", link.absolute.as_deref().into()),
@@ -281,7 +281,7 @@ pub fn link_fields(link: &Link) -> Map<String, Value> {
         (
             "base",
             (!link.base.url.is_empty())
-                .then_some(link.base.url.as_str())
+                .then_some(&*link.base.url)
                 .into(),
         ),
         ("layer", link.base.layer.name().into()),
@@ -583,13 +583,13 @@ mod tests {
     fn a_check_line_names_an_xml_path_and_a_stylesheet_url() {
         let mut content = link(Outcome::Rewritten, None);
         content.element = "rss/channel/item/link".into();
-        content.attribute = String::new();
+        content.attribute = Default::default();
         assert_eq!(
             line(|l| check_line(l, b"feed.xml", &content)),
             r#"feed.xml:3:12: <rss/channel/item/link> "a \"b\".png" -> "http://h/a%20\"b\".png""#
         );
         let mut css = content;
-        css.element = String::new();
+        css.element = Default::default();
         css.kind = Kind::Css;
         assert_eq!(
             line(|l| check_line(l, b"site.css", &css)),
@@ -651,11 +651,11 @@ mod tests {
         ];
         let mut odd_link = link(Outcome::NoBase, None);
         odd_link.absolute = None;
-        odd_link.base.url = String::new();
+        odd_link.base.url = "".into();
         odd_link.base.layer = Layer::Empty;
         odd_link.original = "\u{0}\u{1f}\"\\/\u{2028}\u{10FFFF}".into();
-        odd_link.element = String::new();
-        odd_link.attribute = String::new();
+        odd_link.element = Default::default();
+        odd_link.attribute = Default::default();
         odd_link.position = Position {
             offset: usize::MAX,
             line: 0,

@@ -366,7 +366,7 @@ fn take(input: &mut dyn Read, names: &[&'static str], rules: &[Arc<MapRule>]) ->
     };
     let base = Base {
         layer,
-        url: read_string(input)?,
+        url: read_string(input)?.into(),
     };
     let mapped = match read_byte(input)? {
         0 => None,
@@ -390,8 +390,8 @@ fn take(input: &mut dyn Read, names: &[&'static str], rules: &[Arc<MapRule>]) ->
     };
     Ok(Link {
         position,
-        element,
-        attribute,
+        element: element.into(),
+        attribute: attribute.into(),
         kind,
         original,
         raw,

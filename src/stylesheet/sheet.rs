@@ -265,7 +265,7 @@ impl<W: Write> Sheet<W> {
         if let Some(listener) = &mut self.listener {
             let mut lines = Lines::new(encoding, Position::default());
             lines.advance(head);
-            listener.value_done(lines.position(), body, encoding, ("", ""), |at| {
+            listener.value_done(lines.position(), body, encoding, Default::default(), |at| {
                 text.raw_offset(at)
             });
         }
@@ -310,8 +310,8 @@ impl<W: Write> Sheet<W> {
                 at: At::Raw(start),
                 link: Link {
                     position: Position::default(),
-                    element: String::new(),
-                    attribute: String::new(),
+                    element: Default::default(),
+                    attribute: Default::default(),
                     kind: Kind::Css,
                     original: css::unescape(&text.text[found.range.clone()]).into_owned(),
                     raw: Some(raw.to_vec()),

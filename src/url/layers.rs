@@ -5,6 +5,7 @@
 //! validated, each with what gave it, so that `-v` can tell.
 
 use std::fmt;
+use std::sync::Arc;
 
 use encoding_rs::Encoding;
 
@@ -60,7 +61,7 @@ impl Layer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Base {
     pub layer: Layer,
-    pub url: String,
+    pub url: Arc<str>,
 }
 
 impl Base {
@@ -80,7 +81,7 @@ impl Base {
         }
         Ok(Base {
             layer,
-            url: url.into_owned(),
+            url: url.into(),
         })
     }
 }
@@ -348,7 +349,7 @@ impl Layers {
     pub(crate) fn around(base: &Base) -> Self {
         Layers {
             encapsulating: Some(Candidate {
-                url: base.url.clone(),
+                url: base.url.to_string(),
                 from: "the document around it",
             }),
             ..Layers::default()
@@ -390,15 +391,15 @@ impl Layers {
         match (&self.encapsulating, &self.retrieval) {
             (Some(c), _) => Base {
                 layer: Layer::Encapsulating { from: c.from },
-                url: c.url.clone(),
+                url: c.url.as_str().into(),
             },
             (None, Some(c)) => Base {
                 layer: Layer::Retrieval { from: c.from },
-                url: c.url.clone(),
+                url: c.url.as_str().into(),
             },
             (None, None) => Base {
                 layer: Layer::Empty,
-                url: String::new(),
+                url: "".into(),
             },
         }
     }
@@ -520,7 +521,7 @@ mod tests {
         let both = retrieved("http://r/")
             .with_encapsulating(R, "http://e/", "Content-Base:")
             .unwrap();
-        assert_eq!(both.outer().url, "http://e/");
+        assert_eq!(&*both.outer().url, "http://e/");
         assert_eq!(
             both.outer().layer,
             Layer::Encapsulating {
@@ -674,7 +675,8 @@ mod tests {
                 retrieved("http://h/d/p")
                     .embedded("%6Aavascript:alert(1)//", 0, standard)
                     .unwrap()
-                    .url,
+                    .url
+                    .as_ref(),
                 "http://h/d/%6Aavascript:alert(1)//"
             );
             // Nor does a control character a browser keeps, past the start.
@@ -711,13 +713,13 @@ mod tests {
                 let layers = Layers::default()
                     .with_retrieval(standard, base, "-r")
                     .unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(layers.outer().url, base);
+                assert_eq!(&*layers.outer().url, base);
                 let layers = retrieved("http://h/")
                     .with_encapsulating(standard, base, "Content-Base:")
                     .unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(layers.outer().url, base);
+                assert_eq!(&*layers.outer().url, base);
                 let embedded = retrieved("http://h/").embedded(base, 0, standard).unwrap();
-                assert_eq!(embedded.url, base);
+                assert_eq!(&*embedded.url, base);
                 assert_eq!(standard.resolve(&embedded.url, reference), expected);
             }
         }
@@ -738,7 +740,7 @@ mod tests {
     #[test]
     fn embedded_href_resolves_against_the_layers_below() {
         let base = retrieved("http://h/a/p").embedded("sub/", 7, R).unwrap();
-        assert_eq!(base.url, "http://h/a/sub/");
+        assert_eq!(&*base.url, "http://h/a/sub/");
         assert_eq!(base.layer, Layer::Embedded { offset: 7 });
     }
 
@@ -748,11 +750,11 @@ mod tests {
         let entry = document
             .within("entry/", Layer::XmlBase { offset: 40 }, R)
             .unwrap();
-        assert_eq!(entry.url, "http://h/feed/entry/");
+        assert_eq!(&*entry.url, "http://h/feed/entry/");
         let title = entry
             .within("../t/", Layer::XmlBase { offset: 90 }, R)
             .unwrap();
-        assert_eq!(title.url, "http://h/feed/t/");
+        assert_eq!(&*title.url, "http://h/feed/t/");
         assert_eq!(
             title.to_string(),
             "`http://h/feed/t/` (xml:base at byte 90)"
@@ -769,7 +771,10 @@ mod tests {
             Layers::default().outer().within("t/", layer, R),
             Err(Ignored::Relative)
         );
-        assert_eq!(entry.within("urn:x:y", layer, R).unwrap().url, "urn:x:y");
+        assert_eq!(
+            entry.within("urn:x:y", layer, R).unwrap().url.as_ref(),
+            "urn:x:y"
+        );
     }
 
     #[test]
@@ -788,7 +793,8 @@ mod tests {
             retrieved("http://h/")
                 .embedded("mailto:a@h", 0, R)
                 .unwrap()
-                .url,
+                .url
+                .as_ref(),
             "mailto:a@h"
         );
         assert!(none.embedded("http://x/", 0, R).is_ok());

@@ -63,7 +63,7 @@ impl Scopes {
     pub fn new(document: Base, standard: Standard) -> Self {
         Scopes {
             standard,
-            url: document.url,
+            url: document.url.to_string(),
             levels: vec![Level {
                 layer: document.layer,
                 state: State::Resolved {
@@ -83,7 +83,7 @@ impl Scopes {
     /// place of the layers below it. Given before any `xml:base`.
     pub fn embed(&mut self, base: Base) {
         debug_assert_eq!(self.levels.len(), self.floor);
-        let tail = std::mem::replace(&mut self.url, base.url).into_boxed_str();
+        let tail = std::mem::replace(&mut self.url, base.url.to_string()).into_boxed_str();
         self.levels.push(Level {
             layer: base.layer,
             state: State::Resolved { keep: 0, tail },
@@ -117,9 +117,15 @@ impl Scopes {
             // (§4 step 2b; RFC 3986 §5.2.2): any will do, but none.
             let against = Base {
                 layer,
-                url: if self.is_empty() { "" } else { "x:/" }.to_owned(),
+                url: if self.is_empty() { "" } else { "x:/" }.into(),
             };
-            State::Absolute(against.within(href, layer, self.standard)?.url.into())
+            State::Absolute(
+                against
+                    .within(href, layer, self.standard)?
+                    .url
+                    .as_ref()
+                    .into(),
+            )
         } else if self.is_empty() {
             return Err(Ignored::Relative);
         } else {
@@ -161,7 +167,7 @@ impl Scopes {
         self.ready.get_or_insert_with(|| {
             let base = Base {
                 layer,
-                url: url.clone(),
+                url: url.as_str().into(),
             };
             Resolution::new(base, encoding, config, 0, nest, Rc::clone(allowance))
                 .with_document(document)
@@ -198,7 +204,7 @@ impl Scopes {
         self.below.get_or_insert_with(|| {
             let base = Base {
                 layer,
-                url: tail.to_string(),
+                url: (**tail).into(),
             };
             Resolution::new(base, encoding, config, 0, nest, Rc::clone(allowance))
                 .with_document(document)
@@ -261,7 +267,7 @@ mod tests {
             )
             .base
             .url
-            .clone()
+            .to_string()
     }
 
     #[test]
@@ -362,7 +368,7 @@ mod tests {
             crate::html::rewriter::nest,
             &crate::document::memory::Allowance::standalone(1 << 20),
         );
-        assert_eq!(below.base.url, "http://h/a/feed.xml");
+        assert_eq!(&*below.base.url, "http://h/a/feed.xml");
         assert_eq!(scopes.push("../", 1), Ok(()));
     }
 

@@ -11,6 +11,7 @@
 //! `--max-memory`), then rewritten. Everything else goes out as it came,
 //! as soon as it is read.
 
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
 use std::rc::Rc;
@@ -1034,7 +1035,7 @@ impl<W: Write> Document<W> {
                                     start,
                                     &heard.raw,
                                     encoding,
-                                    (path, &attribute),
+                                    (path.clone().into(), attribute.into_owned().into()),
                                     |at| heard.text.raw_offset(at),
                                 );
                             }
@@ -1230,7 +1231,7 @@ impl<W: Write> Document<W> {
                 .resolution(encoding, &self.config, nest, &self.allowance)
                 .base
                 .url
-                .clone(),
+                .to_string(),
         };
         let resolved = url.clone();
         let (url, mapped) = match self.config.map.apply(&url) {
@@ -1261,8 +1262,8 @@ impl<W: Write> Document<W> {
         };
         let link = around.map(|base| Link {
             position: Position::default(),
-            element: String::new(),
-            attribute: String::new(),
+            element: Cow::Borrowed(""),
+            attribute: Cow::Borrowed(""),
             kind: Kind::Url,
             original: href.clone(),
             raw: None,
@@ -1499,7 +1500,13 @@ impl<W: Write> Document<W> {
                     warnings.push(entity);
                 }
                 if let (Some(listener), Some((element, attribute))) = (listener, &names) {
-                    listener.value_done(start, raw, encoding, (element, attribute), Some);
+                    listener.value_done(
+                        start,
+                        raw,
+                        encoding,
+                        (element.clone().into(), attribute.clone().into()),
+                        Some,
+                    );
                 }
                 return Ok(None);
             }
@@ -1519,7 +1526,7 @@ impl<W: Write> Document<W> {
                     if let crate::url::Layer::Embedded { offset } = &mut link.base.layer {
                         *offset = to_raw(*offset);
                     }
-                    link.element = format!("{path}/{}", link.element);
+                    link.element = format!("{path}/{}", link.element).into();
                     listener.found(Found {
                         at: At::Decoded(link.position.offset),
                         link,
@@ -1547,9 +1554,8 @@ impl<W: Write> Document<W> {
                 .collect()
         };
         if let (Some(listener), Some((element, attribute))) = (listener.as_mut(), &names) {
-            listener.value_done(start, raw, encoding, (element, attribute), |at| {
-                text.raw_offset(at)
-            });
+            let names = (element.clone().into(), attribute.clone().into());
+            listener.value_done(start, raw, encoding, names, |at| text.raw_offset(at));
         }
         if edits.is_empty() {
             return Ok(None);

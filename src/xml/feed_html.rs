@@ -204,7 +204,7 @@ mod tests {
         let bases: Vec<(String, Option<String>)> = done
             .links
             .iter()
-            .map(|l| (l.base.url.clone(), l.absolute.clone()))
+            .map(|l| (l.base.url.to_string(), l.absolute.clone()))
             .collect();
         // The `<base href>` is made the base it sets, as in a page.
         assert_eq!(

@@ -86,7 +86,7 @@ fn every_url_is_heard_in_place() {
             place(PAGE, at),
             "{link:?}"
         );
-        assert_eq!(link.base.url, "http://h/d/p.html");
+        assert_eq!(&*link.base.url, "http://h/d/p.html");
     }
     let (unheard, _) = {
         let mut rewriter = Rewriter::new(htmlabs::Type::Html, config(false), layers(), Vec::new());

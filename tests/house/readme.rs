@@ -211,7 +211,7 @@ fn table() -> String {
         String::from("| element | attribute | kind | when |\n| --- | --- | --- | --- |\n");
     for row in Table::new(true, true, Vec::new()).rows() {
         let (attribute, kind, when, group) = (&row.attribute, row.kind, row.when, row.group);
-        let element = match row.element.as_str() {
+        let element = match &*row.element {
             "*" => "every element".to_owned(),
             e => format!("`{e}`"),
         };
@@ -275,7 +275,7 @@ fn empty_left() -> String {
         if row.group == Group::Lazy {
             head.push_str(" (with `--lazy`)");
         }
-        let element = match row.element.as_str() {
+        let element = match &*row.element {
             "*" => "every element".to_owned(),
             e => format!("`{e}`"),
         };

@@ -208,7 +208,7 @@ fn check(python: &Path, feeds: &[Feed]) -> (u64, Found, Vec<String>) {
     let mut originals = BTreeMap::new();
     for (i, feed) in feeds.iter().enumerate() {
         let layers = layers(feed);
-        let base = layers.outer().url;
+        let base = layers.outer().url.to_string();
         let config = {
             let mut config = Config::default();
             config.standard = Standard::Rfc3986;

@@ -307,7 +307,7 @@ mod tests {
         let heads = response("Content-Location: http://c/\r\n");
         let e = entity(&heads, &retrieved("http://h/"), R, false);
         assert_eq!(e.layers.encapsulating(), None);
-        assert_eq!(e.layers.outer().url, "http://h/");
+        assert_eq!(&*e.layers.outer().url, "http://h/");
         let notes: Vec<&str> = e.layers.notes(Below::Encapsulating).collect();
         assert_eq!(
             notes,
