@@ -7,6 +7,8 @@ host-graph example run."""
 import json
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -143,6 +145,27 @@ def test_extract_links_arrow_batches_are_the_links_in_any_batch_size(cli, corpus
     assert {row[names.index("original")] for row in got} >= {"caf\u00e9", "nothing.html"}
     assert [row[names.index("base")] for row in got].count(None) == 1
     assert len(got) == 306
+
+
+def test_a_task_imports_no_pandas(tmp_path):
+    """A task's batches, of links or captures and of a file's error, are
+    made without pandas: pyarrow's `pa.scalar`, `pa.array` and
+    `from_pylist` import it on their first call, 56 MB more in each of
+    Spark's Python workers."""
+    paths = [str(p) for p in FIXTURES] + [str(tmp_path / "missing.warc.gz")]
+    script = f"""
+import importlib.util, sys
+assert importlib.util.find_spec("pandas"), "pandas is installed (the spark extra's)"
+from htmlabs.spark import tasks
+for made in (tasks.file_batches, tasks.capture_batches):
+    batches = [b for path in {paths!r} for b in made(path, {{}})]
+    assert sum(b.num_rows for b in batches) > 10
+    assert batches[-1].column(batches[-1].num_columns - 1).null_count == 0, "the missing file's error"
+print("pandas" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]
 
 
 def by_file(rows):

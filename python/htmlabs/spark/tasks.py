@@ -4,6 +4,7 @@ wrong is its row's `error`)."""
 
 from __future__ import annotations
 
+import array
 import os
 import posixpath
 from collections.abc import Iterable, Iterator
@@ -82,6 +83,45 @@ def rewrite_partition(items: Iterable[str], output_dir: str, options: dict[str, 
         yield rewrite_one(path, output_dir, options)
 
 
+def repeated_text(pa, text: str, count: int):
+    """`count` copies of `text`, an Arrow string column made from its
+    buffers. Not ``pa.scalar``, ``pa.array`` nor ``from_pylist``: their
+    first call imports pandas (to tell array-likes), 0.25 CPU s and 56 MB
+    more in each Python worker, which needs none of it."""
+    data = text.encode()
+    size = len(data)
+    offsets = array.array("i", range(0, (count + 1) * size, size) if size else bytes(4 * (count + 1)))
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data * count)]
+    return pa.Array.from_buffers(pa.string(), count, buffers, null_count=0)
+
+
+def arrow_column(pa, kind, values: list):
+    """`values` (`str`, `int` or `bool`, or `None`) as an Arrow column of
+    `kind` (`pa.string()`, `pa.int64()`, `pa.bool_()`), made from its
+    buffers, for the reason :func:`repeated_text` gives."""
+    count = len(values)
+    valid = bytearray((count + 7) // 8)
+    for i, value in enumerate(values):
+        if value is not None:
+            valid[i // 8] |= 1 << (i % 8)
+    nulls = values.count(None)
+    if kind == pa.string():
+        data = [b"" if v is None else v.encode() for v in values]
+        ends = array.array("i", [0])
+        for item in data:
+            ends.append(ends[-1] + len(item))
+        buffers = [pa.py_buffer(valid), pa.py_buffer(ends), pa.py_buffer(b"".join(data))]
+    elif kind == pa.int64():
+        buffers = [pa.py_buffer(valid), pa.py_buffer(array.array("q", [v or 0 for v in values]))]
+    else:
+        bits = bytearray((count + 7) // 8)
+        for i, value in enumerate(values):
+            if value:
+                bits[i // 8] |= 1 << (i % 8)
+        buffers = [pa.py_buffer(valid), pa.py_buffer(bits)]
+    return pa.Array.from_buffers(kind, count, buffers, null_count=nulls)
+
+
 def error_row(path: str, error: str) -> tuple:
     """A file's row with its error, its other columns null."""
     return (path,) + (None,) * (len(LINK_COLUMNS) - 2) + (error,)
@@ -110,7 +150,8 @@ def file_batches(path: str, options: dict[str, Any], rows: int = BATCH_ROWS, **l
 
     def error_batch(error):
         row = error_row(path, error)
-        return pa.RecordBatch.from_arrays([pa.array([v], type=f.type) for v, f in zip(row, schema)], schema=schema)
+        arrays = [arrow_column(pa, f.type, [v]) for v, f in zip(row, schema)]
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
     def array(kind, count, column):
         if kind == pa.int64():
@@ -129,7 +170,7 @@ def file_batches(path: str, options: dict[str, Any], rows: int = BATCH_ROWS, **l
         try:
             while (got := links._arrow_columns(rows, **limits)) is not None:
                 count, columns = got
-                arrays = [pa.repeat(pa.scalar(path, pa.string()), count)]
+                arrays = [repeated_text(pa, path, count)]
                 arrays += [array(kind, count, column) for kind, column in zip(types, columns)]
                 arrays.append(pa.nulls(count, pa.string()))
                 yield pa.RecordBatch.from_arrays(arrays, schema=schema)
@@ -202,7 +243,8 @@ def capture_batches(path: str, options: dict[str, Any], rows: int = BATCH_ROWS):
     names = [f.name for f in schema]
 
     def batch(items):
-        return pa.RecordBatch.from_pylist(items, schema=schema)
+        columns = [arrow_column(pa, f.type, [item[f.name] for item in items]) for f in schema]
+        return pa.RecordBatch.from_arrays(columns, schema=schema)
 
     def error_row(error):
         return {**{name: None for name in names}, "path": path, "error": error}
