@@ -332,6 +332,10 @@ pub(crate) fn after(from: Position, bytes: &[u8], encoding: &'static Encoding) -
     lines.position()
 }
 
+/// No name: the element or attribute of a value that is none of an
+/// element's (a stylesheet's text), before its own are given.
+pub(crate) static NO_NAME: Cow<'static, str> = Cow::Borrowed("");
+
 /// What hears each link, given it: the engine keeps none.
 pub(crate) type Hear = Box<dyn FnMut(Link)>;
 
@@ -420,7 +424,7 @@ impl Listener {
         start: Position,
         raw: &[u8],
         encoding: &'static Encoding,
-        names: (Cow<'static, str>, Cow<'static, str>),
+        names: (&Cow<'static, str>, &Cow<'static, str>),
         decoded_at: impl Fn(usize) -> Option<usize>,
     ) {
         // Lines and columns followed from one link to the next (links come

@@ -16,7 +16,7 @@ use super::settings::{HTML_NAMESPACE, SVG_NAMESPACE};
 use crate::document::attrs::{Empty, Kind, Row, Table, When};
 use crate::document::buffers;
 use crate::document::decision::Decision;
-use crate::document::links::Listener;
+use crate::document::links::{Listener, NO_NAME};
 use crate::document::report::{Counts, Warning, Warnings};
 
 /// An open content range: its end is the start of the end tag, not yet seen.
@@ -59,12 +59,16 @@ impl Role {
 
     /// The element and attribute of a range that is no attribute of the
     /// table's (an attribute's are recorded apart).
-    pub fn names(&self) -> (Cow<'static, str>, Cow<'static, str>) {
+    pub fn names(&self) -> (&'static Cow<'static, str>, &'static Cow<'static, str>) {
+        static BASE: Cow<'static, str> = Cow::Borrowed("base");
+        static HREF: Cow<'static, str> = Cow::Borrowed("href");
+        static STYLE: Cow<'static, str> = Cow::Borrowed("style");
+        static NOSCRIPT: Cow<'static, str> = Cow::Borrowed("noscript");
         match self {
-            Role::Attr { .. } => (Cow::Borrowed(""), Cow::Borrowed("")),
-            Role::BaseHref | Role::OtherBase => (Cow::Borrowed("base"), Cow::Borrowed("href")),
-            Role::Style => (Cow::Borrowed("style"), Cow::Borrowed("")),
-            Role::Noscript => (Cow::Borrowed("noscript"), Cow::Borrowed("")),
+            Role::Attr { .. } => (&NO_NAME, &NO_NAME),
+            Role::BaseHref | Role::OtherBase => (&BASE, &HREF),
+            Role::Style => (&STYLE, &NO_NAME),
+            Role::Noscript => (&NOSCRIPT, &NO_NAME),
         }
     }
 }
@@ -85,18 +89,17 @@ pub struct Span {
 #[derive(Debug)]
 pub struct Names {
     pub row: usize,
-    pub element: Option<Box<str>>,
+    pub element: Option<Cow<'static, str>>,
 }
 
 impl Names {
     /// The element's name and the attribute's, by `table`'s rows.
-    pub fn of(&self, table: &Table) -> (Cow<'static, str>, Cow<'static, str>) {
+    pub fn of<'a>(&'a self, table: &'a Table) -> (&'a Cow<'static, str>, &'a Cow<'static, str>) {
         let row = &table.rows()[self.row];
-        let element = match &self.element {
-            Some(element) => Cow::Owned(element.to_string()),
-            None => row.element.clone(),
-        };
-        (element, row.attribute.clone())
+        (
+            self.element.as_ref().unwrap_or(&row.element),
+            &row.attribute,
+        )
     }
 }
 
@@ -194,7 +197,8 @@ pub fn record(
         };
         let names = s.listener.is_some().then(|| Names {
             row: at,
-            element: (row.element == "*").then(|| String::from_utf8_lossy(tag).into()),
+            element: (row.element == "*")
+                .then(|| Cow::Owned(String::from_utf8_lossy(tag).into_owned())),
         });
         if tag == b"base" && row.attribute == "href" {
             let deciding =

@@ -21,7 +21,7 @@ use crate::document::edit::{Resolver, css_found};
 use crate::document::encoding::{self, Chosen, EncodingSource};
 use crate::document::error::Error;
 use crate::document::front::{Engine, Output};
-use crate::document::links::{At, Found, Hear, Lines, Link, Listener, Outcome, Position};
+use crate::document::links::{At, Found, Hear, Lines, Link, Listener, NO_NAME, Outcome, Position};
 use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::document::report::{Counts, Report, Tell, Warning, Warnings};
 use crate::document::resolution::Resolution;
@@ -265,9 +265,13 @@ impl<W: Write> Sheet<W> {
         if let Some(listener) = &mut self.listener {
             let mut lines = Lines::new(encoding, Position::default());
             lines.advance(head);
-            listener.value_done(lines.position(), body, encoding, Default::default(), |at| {
-                text.raw_offset(at)
-            });
+            listener.value_done(
+                lines.position(),
+                body,
+                encoding,
+                (&NO_NAME, &NO_NAME),
+                |at| text.raw_offset(at),
+            );
         }
         Ok(())
     }

@@ -1035,7 +1035,7 @@ impl<W: Write> Document<W> {
                                     start,
                                     &heard.raw,
                                     encoding,
-                                    (path.clone().into(), attribute.into_owned().into()),
+                                    (&path.clone().into(), &attribute.into_owned().into()),
                                     |at| heard.text.raw_offset(at),
                                 );
                             }
@@ -1059,9 +1059,12 @@ impl<W: Write> Document<W> {
                 codebase: None,
                 empty: value.empty,
             };
-            let names = path
-                .as_ref()
-                .map(|p| (p.clone(), String::from_utf8_lossy(&a.name).into_owned()));
+            let names = path.as_ref().map(|p| {
+                (
+                    p.clone().into(),
+                    String::from_utf8_lossy(&a.name).into_owned().into(),
+                )
+            });
             let scope = if deciding(a) {
                 Scope::BelowEmbedded
             } else {
@@ -1126,7 +1129,7 @@ impl<W: Write> Document<W> {
             0,
             room(&self.allowance, raw),
         );
-        let names = Some(("?xml-stylesheet".to_owned(), "href".to_owned()));
+        let names = Some((Cow::Borrowed("?xml-stylesheet"), Cow::Borrowed("href")));
         // `#id` names a stylesheet in the document itself (the
         // Recommendation's embedded stylesheets), which stays; empty, it
         // loads nothing.
@@ -1330,7 +1333,7 @@ impl<W: Write> Document<W> {
             let names = self
                 .listener
                 .is_some()
-                .then(|| (self.path(b""), String::new()));
+                .then(|| (self.path(b"").into(), Cow::Borrowed("")));
             match self.value(
                 span.clone(),
                 &pieces,
@@ -1407,7 +1410,7 @@ impl<W: Write> Document<W> {
         reading: Reading,
         element: Element<'_>,
         scope: Scope,
-        names: Option<(String, String)>,
+        names: Option<(Cow<'static, str>, Cow<'static, str>)>,
     ) -> Result<Option<Vec<u8>>, Warning> {
         let kind = match reading {
             Reading::Syntax(kind) => kind,
@@ -1500,13 +1503,7 @@ impl<W: Write> Document<W> {
                     warnings.push(entity);
                 }
                 if let (Some(listener), Some((element, attribute))) = (listener, &names) {
-                    listener.value_done(
-                        start,
-                        raw,
-                        encoding,
-                        (element.clone().into(), attribute.clone().into()),
-                        Some,
-                    );
+                    listener.value_done(start, raw, encoding, (element, attribute), Some);
                 }
                 return Ok(None);
             }
@@ -1554,8 +1551,9 @@ impl<W: Write> Document<W> {
                 .collect()
         };
         if let (Some(listener), Some((element, attribute))) = (listener.as_mut(), &names) {
-            let names = (element.clone().into(), attribute.clone().into());
-            listener.value_done(start, raw, encoding, names, |at| text.raw_offset(at));
+            listener.value_done(start, raw, encoding, (element, attribute), |at| {
+                text.raw_offset(at)
+            });
         }
         if edits.is_empty() {
             return Ok(None);

@@ -100,10 +100,7 @@ def arrow_column(pa, kind, values: list):
     `kind` (`pa.string()`, `pa.int64()`, `pa.bool_()`), made from its
     buffers, for the reason :func:`repeated_text` gives."""
     count = len(values)
-    valid = bytearray((count + 7) // 8)
-    for i, value in enumerate(values):
-        if value is not None:
-            valid[i // 8] |= 1 << (i % 8)
+    valid = bits([value is not None for value in values])
     nulls = values.count(None)
     if kind == pa.string():
         data = [b"" if v is None else v.encode() for v in values]
@@ -114,12 +111,18 @@ def arrow_column(pa, kind, values: list):
     elif kind == pa.int64():
         buffers = [pa.py_buffer(valid), pa.py_buffer(array.array("q", [v or 0 for v in values]))]
     else:
-        bits = bytearray((count + 7) // 8)
-        for i, value in enumerate(values):
-            if value:
-                bits[i // 8] |= 1 << (i % 8)
-        buffers = [pa.py_buffer(valid), pa.py_buffer(bits)]
+        buffers = [pa.py_buffer(valid), pa.py_buffer(bits([bool(v) for v in values]))]
     return pa.Array.from_buffers(kind, count, buffers, null_count=nulls)
+
+
+def bits(flags: list[bool]) -> bytearray:
+    """`flags` as Arrow packs them (a validity bitmap, a boolean column's
+    values): one bit each, least significant first."""
+    packed = bytearray((len(flags) + 7) // 8)
+    for i, flag in enumerate(flags):
+        if flag:
+            packed[i // 8] |= 1 << (i % 8)
+    return packed
 
 
 def error_row(path: str, error: str) -> tuple:
