@@ -103,6 +103,19 @@ impl Names {
     }
 }
 
+/// The element name `tag` for a link of a `*` row (`a href`, `img src`):
+/// borrowed for the elements that carry most links, copied for any other.
+fn element_name(tag: &[u8]) -> Cow<'static, str> {
+    const COMMON: [&str; 16] = [
+        "a", "img", "script", "link", "iframe", "source", "video", "audio", "embed", "input",
+        "track", "area", "use", "image", "div", "span",
+    ];
+    match COMMON.iter().find(|name| name.as_bytes() == tag) {
+        Some(name) => Cow::Borrowed(name),
+        None => Cow::Owned(String::from_utf8_lossy(tag).into_owned()),
+    }
+}
+
 /// What the handlers and the sink share.
 #[derive(Default)]
 pub struct Shared {
@@ -197,8 +210,7 @@ pub fn record(
         };
         let names = s.listener.is_some().then(|| Names {
             row: at,
-            element: (row.element == "*")
-                .then(|| Cow::Owned(String::from_utf8_lossy(tag).into_owned())),
+            element: (row.element == "*").then(|| element_name(tag)),
         });
         if tag == b"base" && row.attribute == "href" {
             let deciding =

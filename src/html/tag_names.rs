@@ -40,47 +40,67 @@ impl TagNames {
     /// Counts the long names of the start tags in `bytes`, the next bytes
     /// lol_html reads; `Err` when they pass what the allowance has left.
     pub fn read(&mut self, bytes: &[u8]) -> Result<(), OverBudget> {
-        let mut at = 0;
-        if self.open {
+        // Where the next `<` may start a tag: past the name read last (a
+        // name may hold a `<`).
+        let mut from = 0;
+        // A `<` that ended the last write starts a tag if this write (not
+        // an empty one) starts with a letter.
+        if let Some(&first) = bytes.first().filter(|_| self.open) {
             self.open = false;
-            if bytes.first().is_some_and(u8::is_ascii_alphabetic) {
+            if first.is_ascii_alphabetic() {
                 self.within = Some(0);
             }
         }
-        loop {
-            if let Some(so_far) = self.within {
-                let end = bytes[at..]
-                    .iter()
-                    .position(|&b| ends_a_name(b))
-                    .map_or(bytes.len(), |i| at + i);
-                let length = so_far + (end - at);
-                // Counted as it goes: a long name is paid for before
-                // lol_html reads it whole.
-                self.count(length)?;
-                if end == bytes.len() {
-                    self.within = Some(length);
-                    return Ok(());
-                }
-                self.within = None;
-                self.paid = 0;
-                at = end;
-            }
-            let Some(lt) = memchr::memchr(b'<', &bytes[at..]) else {
+        if let Some(so_far) = self.within {
+            from = self.name(bytes, 0, so_far)?;
+        }
+        // One search for every `<` of the write: most of a page's bytes
+        // are between tags.
+        for lt in memchr::memchr_iter(b'<', bytes) {
+            if self.within.is_some() {
                 return Ok(());
-            };
-            let lt = at + lt;
+            }
+            if lt < from {
+                continue;
+            }
             match bytes.get(lt + 1) {
-                None => {
-                    self.open = true;
-                    return Ok(());
-                }
-                Some(b) if b.is_ascii_alphabetic() => {
-                    self.within = Some(0);
-                    at = lt + 1;
-                }
-                Some(_) => at = lt + 1,
+                None => self.open = true,
+                Some(b) if b.is_ascii_alphabetic() => from = self.name(bytes, lt + 1, 0)?,
+                Some(_) => {}
             }
         }
+        Ok(())
+    }
+
+    /// Reads the name that starts at `start` in `bytes`, `so_far` bytes of
+    /// it read before: counts what of it is long, and returns where it
+    /// ends (the write's end, when it goes on into the next).
+    fn name(&mut self, bytes: &[u8], start: usize, so_far: usize) -> Result<usize, OverBudget> {
+        // A name that ends within its first `LONG` bytes is not counted:
+        // most end within a few.
+        let short = (LONG + 1).saturating_sub(so_far).min(bytes.len() - start);
+        if let Some(i) = bytes[start..start + short]
+            .iter()
+            .position(|&b| ends_a_name(b))
+        {
+            self.within = None;
+            self.paid = 0;
+            return Ok(start + i);
+        }
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| ends_a_name(b))
+            .map_or(bytes.len(), |i| start + i);
+        // Counted as it goes: a long name is paid for before lol_html
+        // reads it whole.
+        self.count(so_far + (end - start))?;
+        if end == bytes.len() {
+            self.within = Some(so_far + (end - start));
+        } else {
+            self.within = None;
+            self.paid = 0;
+        }
+        Ok(end)
     }
 
     /// A name of `length` bytes so far: what of it is long, and not yet
@@ -130,5 +150,59 @@ mod tests {
         let mut names = TagNames::new(&allowance);
         assert_eq!(names.read(input.as_bytes()), Err(OverBudget));
         assert!(allowance.ran_out());
+    }
+
+    /// What is counted, told plainly: each start tag's name (`<` and a
+    /// letter, up to what ends a name), past `LONG` bytes.
+    fn expected(input: &[u8]) -> usize {
+        let mut counted = 0;
+        let mut at = 0;
+        while let Some(lt) = input[at..].iter().position(|&b| b == b'<') {
+            let start = at + lt + 1;
+            at = start;
+            if !input.get(start).is_some_and(u8::is_ascii_alphabetic) {
+                continue;
+            }
+            let length = input[start..]
+                .iter()
+                .position(|&b| ends_a_name(b))
+                .unwrap_or(input.len() - start);
+            counted += length.saturating_sub(LONG);
+            at = start + length;
+        }
+        counted
+    }
+
+    /// Names with a `<` in them, of `LONG` bytes and one more, cut at
+    /// every place into two writes and three: each counted once.
+    #[test]
+    fn names_are_counted_once_wherever_a_write_ends() {
+        let at = |n: usize| "a".repeat(n);
+        let inputs = [
+            format!("<{}><{}>", at(LONG), at(LONG + 1)),
+            format!("<x<{}><{}<{}/>", at(40), at(20), at(20)),
+            format!("<<{}< <{}\n", at(35), at(50)),
+            format!("text<{}", at(70)),
+            format!("<!{}><{}>", at(40), at(33)),
+        ];
+        for input in &inputs {
+            let input = input.as_bytes();
+            let want = expected(input);
+            for cut in 0..=input.len() {
+                for second in cut..=input.len() {
+                    let allowance = Allowance::standalone(1 << 20);
+                    let mut names = TagNames::new(&allowance);
+                    names.read(&input[..cut]).unwrap();
+                    names.read(&input[cut..second]).unwrap();
+                    names.read(&input[second..]).unwrap();
+                    let input = String::from_utf8_lossy(input);
+                    assert_eq!(
+                        names.counted.taken(),
+                        want,
+                        "{input:?} cut at {cut}, {second}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -189,9 +189,18 @@ impl LocalTree {
     /// since `as_asked` changes nothing before the path.
     fn asked<'u>(&self, url: &'u str) -> Option<(Cow<'u, str>, usize)> {
         let url = plain_authority(url);
+        // What follows a root's host in the URL is what follows it in the
+        // root, or the URL's end, query or fragment (as `rest` reads the
+        // root without its slash), or a `\` that `as_asked` makes a `/`:
+        // one byte, looked at first, which most hosts of other sites (of
+        // another length) do not have there.
         let host_of_a_root = self.roots.iter().any(|(root, folded)| {
             let n = *folded;
-            url.len() >= n && url.as_bytes()[..n].eq_ignore_ascii_case(&root.as_bytes()[..n])
+            let after = url.as_bytes().get(n);
+            url.len() >= n
+                && (after == root.as_bytes().get(n)
+                    || matches!(after, None | Some(b'?' | b'#' | b'\\')))
+                && url.as_bytes()[..n].eq_ignore_ascii_case(&root.as_bytes()[..n])
         });
         if !host_of_a_root {
             return None;
@@ -547,17 +556,28 @@ fn escaped(b: u8, out: &mut String) {
 /// that is the scheme's default, or empty (`https://u@Example.com:443/a`
 /// is `https://Example.com/a`), for `http:` and `https:`.
 fn plain_authority(url: &str) -> Cow<'_, str> {
-    let Some(start) = memchr::memmem::find(url.as_bytes(), b"://").map(|i| i + 3) else {
+    let Some(start) = authority_start(url.as_bytes()) else {
         return Cow::Borrowed(url);
     };
     // Every link of a check comes here, most of them to other sites: the
-    // bytes are searched, not the characters.
-    let end = memchr::memchr3(b'/', b'?', b'#', &url.as_bytes()[start..])
-        .map_or(url.len(), |i| start + i);
-    let authority = &url[start..end];
-    if memchr::memchr2(b'@', b':', authority.as_bytes()).is_none() {
+    // authority's few bytes are read once, for its end and for what may
+    // make it other than plain.
+    let mut end = url.len();
+    let mut plain = true;
+    for (i, &b) in url.as_bytes()[start..].iter().enumerate() {
+        match b {
+            b'/' | b'?' | b'#' => {
+                end = start + i;
+                break;
+            }
+            b'@' | b':' => plain = false,
+            _ => {}
+        }
+    }
+    if plain {
         return Cow::Borrowed(url);
     }
+    let authority = &url[start..end];
     let Some(default) = saved::default_port(&url[..start - 3]) else {
         return Cow::Borrowed(url);
     };
@@ -566,6 +586,20 @@ fn plain_authority(url: &str) -> Cow<'_, str> {
         true => Cow::Borrowed(url),
         false => Cow::Owned([&url[..start], host, &url[end..]].concat()),
     }
+}
+
+/// Where the authority starts in `url`: after its first `://`. Found by
+/// its colons, which a URL has few of, not by a substring search, whose
+/// setup costs more than the search itself: every link of a check comes
+/// here twice.
+fn authority_start(url: &[u8]) -> Option<usize> {
+    // The first colon ends the scheme, a few bytes in: found by a plain
+    // look at each byte, the others (rare) by a search.
+    let first = url.iter().position(|&b| b == b':')?;
+    std::iter::once(first)
+        .chain(memchr::memchr_iter(b':', &url[first + 1..]).map(|i| first + 1 + i))
+        .find(|&colon| url[colon + 1..].starts_with(b"//"))
+        .map(|colon| colon + 3)
 }
 
 /// `url` as a client asks a server for it, by the URL Standard's parsing
@@ -578,7 +612,7 @@ fn plain_authority(url: &str) -> Cow<'_, str> {
 /// above the root: no request carries either.
 fn as_asked(url: &str) -> Cow<'_, str> {
     let bytes = url.as_bytes();
-    let Some(authority) = memchr::memmem::find(bytes, b"://").map(|i| i + 3) else {
+    let Some(authority) = authority_start(bytes) else {
         return Cow::Borrowed(url);
     };
     let special = saved::default_port(&url[..authority - 3]).is_some();
@@ -985,5 +1019,27 @@ mod tests {
                 .as_deref(),
             Some("css/site.css")
         );
+    }
+
+    /// The authority starts after the first `://`, wherever the colons
+    /// before it are: as a substring search finds it.
+    #[test]
+    fn the_authority_starts_after_the_first_colon_slash_slash() {
+        for url in [
+            "https://example.com/a",
+            "http://a/b://c",
+            "mailto:x://y",
+            "urn:a:b:c",
+            "a:/b:/c://d",
+            ":://",
+            "x:",
+            "x:/",
+            "",
+            "no colon",
+            "https:/example.com//a",
+        ] {
+            let expected = memchr::memmem::find(url.as_bytes(), b"://").map(|i| i + 3);
+            assert_eq!(authority_start(url.as_bytes()), expected, "{url}");
+        }
     }
 }
