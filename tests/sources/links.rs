@@ -133,7 +133,7 @@ fn check(site: &Path, args: &[&str]) -> (i32, BTreeSet<String>, String) {
 }
 
 /// The run's summary line up to the links to other sites (its time
-/// aside): `N HTML files: … found, … broken; … not checked`.
+/// aside): `N HTML files: … checked: … found, … broken; … not checked`.
 fn link_counts(stderr: &str) -> String {
     let summary = stderr.lines().last().unwrap_or_default();
     summary.split("; ").take(2).collect::<Vec<_>>().join("; ")
@@ -151,7 +151,7 @@ fn every_broken_link_of_every_kind_is_one_line_and_nothing_is_written() {
     assert_eq!(lines, expected, "{stderr}");
     assert!(
         stderr.contains(
-            "19 links to the site's files found, 12 broken; 2 to other sites not checked"
+            "31 links to the site's files checked: 19 found, 12 broken; 2 to other sites not checked"
         ),
         "{stderr}"
     );
@@ -270,8 +270,9 @@ fn the_sites_url_without_its_slash_is_its_root() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr
-            .contains("2 links to the site's files found, 0 broken; 1 to other sites not checked"),
+        stderr.contains(
+            "2 links to the site's files checked: 2 found, 0 broken; 1 to other sites not checked"
+        ),
         "{stderr}"
     );
 }
@@ -395,8 +396,9 @@ fn netlify_follows_the_sites_redirects() {
         .into();
     assert_eq!(broken, expected, "{lines:?}");
     assert!(
-        stderr
-            .contains("5 links to the site's files found, 5 broken; 1 to other sites not checked"),
+        stderr.contains(
+            "10 links to the site's files checked: 5 found, 5 broken; 1 to other sites not checked"
+        ),
         "{stderr}"
     );
 }
@@ -432,7 +434,7 @@ fn netlify_answers_its_functions_and_images_itself() {
     let summary = stderr.lines().last().unwrap_or_default();
     assert!(
         summary.starts_with(
-            "htmlabs: 1 HTML files: 1 link to the site's files found, 1 broken; 0 to other sites not checked; 3 to the host's services not checked; "
+            "htmlabs: 1 HTML file: 2 links to the site's files checked: 1 found, 1 broken; 0 to other sites not checked; 3 to the host's services not checked; "
         ),
         "{stderr}"
     );
@@ -441,7 +443,7 @@ fn netlify_answers_its_functions_and_images_itself() {
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         link_counts(&stderr),
-        "htmlabs: 1 HTML files: 0 links to the site's files found, 5 broken; 0 to other sites not checked",
+        "htmlabs: 1 HTML file: 5 links to the site's files checked: 0 found, 5 broken; 0 to other sites not checked",
     );
 }
 
@@ -547,8 +549,9 @@ fn links_to_other_sites_are_counted_alike_with_and_without_a_report() {
         "{stderr}"
     );
     assert!(
-        link_counts(&stderr)
-            .ends_with("4 links to the site's files found, 1 broken; 8 to other sites not checked"),
+        link_counts(&stderr).ends_with(
+            "5 links to the site's files checked: 4 found, 1 broken; 8 to other sites not checked"
+        ),
         "{stderr}"
     );
     let report = dir.path().join("report.jsonl");
@@ -612,7 +615,7 @@ fn an_origin_a_link_names_is_no_file_to_check() {
     );
     assert_eq!(
         link_counts(&stderr),
-        "htmlabs: 1 HTML files: 0 links to the site's files found, 1 broken; 0 to other sites not checked",
+        "htmlabs: 1 HTML file: 1 link to the site's files checked: 0 found, 1 broken; 0 to other sites not checked",
     );
     let report = fs::read_to_string(report).unwrap();
     let kinds: Vec<(String, Option<String>)> = report
@@ -660,7 +663,7 @@ fn an_xml_base_is_no_link_to_check() {
     );
     assert_eq!(
         link_counts(&stderr),
-        "htmlabs: 2 documents (1 HTML, 0 CSS, 1 XML): 1 link to the site's files found, 1 broken; 0 to other sites not checked",
+        "htmlabs: 2 documents (1 HTML, 0 CSS, 1 XML): 2 links to the site's files checked: 1 found, 1 broken; 0 to other sites not checked",
     );
 }
 
@@ -721,7 +724,7 @@ fn the_stylesheet_an_xml_document_is_shown_with_is_checked() {
     );
     assert_eq!(
         link_counts(&stderr),
-        "htmlabs: 2 documents (0 HTML, 0 CSS, 2 XML): 1 link to the site's files found, 2 broken; 0 to other sites not checked",
+        "htmlabs: 2 documents (0 HTML, 0 CSS, 2 XML): 3 links to the site's files checked: 1 found, 2 broken; 0 to other sites not checked",
     );
 }
 

@@ -1145,7 +1145,7 @@ fn xhtml_that_an_html_parser_reads_otherwise_is_left_as_it_is() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("1 HTML files: 0 rewritten, 1 unchanged, 0 failed;"),
+        stderr.contains("1 HTML file: 0 rewritten, 1 unchanged, 0 failed;"),
         "{stderr}"
     );
     // Into a copy, it is copied as it is.
@@ -1349,17 +1349,17 @@ fn with_follow_links_a_link_loop_and_a_link_to_nothing_fail_the_run() {
         (
             &[][..],
             2,
-            "htmlabs: 1 HTML files: 1 rewritten, 0 unchanged, 0 failed; 1 URLs rewritten; 0 warnings; 2 other errors; ",
+            "htmlabs: 1 HTML file: 1 rewritten, 0 unchanged, 0 failed; 1 URL rewritten; 0 warnings; 2 other errors; ",
         ),
         (
             &["--check"],
             2,
-            "htmlabs: 1 HTML files: 0 would change, 1 unchanged, 0 failed; 0 URLs would change; 0 warnings; 2 other errors; ",
+            "htmlabs: 1 HTML file: 0 would change, 1 unchanged, 0 failed; 0 URLs would change; 0 warnings; 2 other errors; ",
         ),
         (
             &["--out-dir", "copy"],
             2,
-            "htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed; 0 URLs rewritten; 0 warnings; other files: 0 hard-linked, 0 copied; 2 other errors; ",
+            "htmlabs: 1 HTML file: 0 rewritten, 1 unchanged, 0 failed; 0 URLs rewritten; 0 warnings; other files: 0 hard-linked, 0 copied; 2 other errors; ",
         ),
     ] {
         let mut args = vec!["--site", "s", "--site-url", URL, "--follow-links"];
@@ -1401,14 +1401,14 @@ fn files_passed_over_are_each_said_and_counted() {
             &["--follow-links"][..],
             "htmlabs: warning: s/ext/e.html: it lies outside the site (reached through a link): not written in place\n\
              htmlabs: warning: s/pipe.html: not a regular file (a FIFO): left as it is\n\
-             htmlabs: 1 HTML files: 1 rewritten, 0 unchanged, 0 failed; 1 URLs rewritten; 2 warnings; \
+             htmlabs: 1 HTML file: 1 rewritten, 0 unchanged, 0 failed; 1 URL rewritten; 2 warnings; \
              1 file outside the site not written; 1 non-regular file left as it is; ",
         ),
         (
             &["--out-dir", "copy"],
             "htmlabs: warning: s/pipe: not a regular file (a FIFO): left out of --out-dir\n\
              htmlabs: warning: s/pipe.html: not a regular file (a FIFO): left out of --out-dir\n\
-             htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed; 0 URLs rewritten; 2 warnings; \
+             htmlabs: 1 HTML file: 0 rewritten, 1 unchanged, 0 failed; 0 URLs rewritten; 2 warnings; \
              other files: 0 hard-linked, 1 copied; 2 non-regular files left out; ",
         ),
     ] {
@@ -1453,7 +1453,7 @@ fn a_file_that_cannot_be_copied_into_out_dir_fails_the_run() {
         "{stderr}"
     );
     assert!(
-        lines[1].starts_with("htmlabs: 2 documents (1 HTML, 1 CSS, 0 XML): 1 rewritten, 1 unchanged, 0 failed; 1 URLs rewritten; 0 warnings; other files: 0 hard-linked, 0 copied; 1 other errors; "),
+        lines[1].starts_with("htmlabs: 2 documents (1 HTML, 1 CSS, 0 XML): 1 rewritten, 1 unchanged, 0 failed; 1 URL rewritten; 0 warnings; other files: 0 hard-linked, 0 copied; 1 other error; "),
         "{stderr}"
     );
 }
@@ -1623,7 +1623,7 @@ fn odd_file_names_are_quoted_in_errors_warnings_and_notes() {
         lines[1],
         r#"htmlabs: warning: "w/x\ny.xhtml": the self-closed `<script/>` at byte 49 ends there in XHTML, not in HTML, where the rest would be its text: the file is left as it is"#
     );
-    assert!(lines[2].starts_with("htmlabs: 1 HTML files: 0 rewritten, 1 unchanged, 0 failed;"));
+    assert!(lines[2].starts_with("htmlabs: 1 HTML file: 0 rewritten, 1 unchanged, 0 failed;"));
 }
 
 /// A file left as it was (a feed that is not well-formed, a page past the

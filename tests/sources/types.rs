@@ -853,7 +853,7 @@ fn a_site_of_pages_alone_says_its_line_as_before() {
         .unwrap();
     assert!(
         text(&out.stderr).starts_with(
-            "htmlabs: 1 HTML files: 1 would change, 0 unchanged, 0 failed; 1 URLs would change; 0 warnings; "
+            "htmlabs: 1 HTML file: 1 would change, 0 unchanged, 0 failed; 1 URL would change; 0 warnings; "
         ),
         "{}",
         text(&out.stderr)

@@ -52,10 +52,13 @@ impl LinkTally {
     /// Its part of the run's line.
     pub(crate) fn line(&self) -> String {
         let s = |n: usize| if n == 1 { "" } else { "s" };
+        // The links checked, then of them, those found and those broken
+        // (as an archive's check says it).
+        let checked = self.found + self.broken;
         let mut line = format!(
-            "{} link{} to the site's files found, {} broken; {} to other sites not checked",
+            "{checked} link{} to the site's files checked: {} found, {} broken; {} to other sites not checked",
+            s(checked),
             self.found,
-            s(self.found),
             self.broken,
             self.off_site
         );

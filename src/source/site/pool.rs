@@ -106,28 +106,30 @@ impl SiteTally {
         } else {
             ("rewritten", "rewritten")
         };
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
         let found = if s.css + s.xml + s.left == 0 {
-            format!("{} HTML files", s.seen)
+            format!("{} HTML file{}", s.seen, plural(s.seen))
         } else {
             format!(
-                "{} documents ({} HTML, {} CSS, {} XML)",
+                "{} document{} ({} HTML, {} CSS, {} XML)",
                 s.seen,
+                plural(s.seen),
                 s.seen - s.css - s.xml,
                 s.css,
                 s.xml
             )
         };
+        let warnings = format!("{} warning{}", s.warnings, plural(s.warnings));
         let mut line = match &s.links {
             // A link check changes nothing: what it found.
-            Some(links) => format!(
-                "{found}: {}; {} failed; {} warnings",
-                links.line(),
-                s.failed,
-                s.warnings
-            ),
+            Some(links) => format!("{found}: {}; {} failed; {warnings}", links.line(), s.failed),
             None => format!(
-                "{found}: {} {verb}, {} unchanged, {} failed; {} URLs {urls}; {} warnings",
-                s.rewritten, s.unchanged, s.failed, s.urls_rewritten, s.warnings
+                "{found}: {} {verb}, {} unchanged, {} failed; {} URL{} {urls}; {warnings}",
+                s.rewritten,
+                s.unchanged,
+                s.failed,
+                s.urls_rewritten,
+                plural(s.urls_rewritten),
             ),
         };
         if s.left > 0 {
@@ -159,7 +161,8 @@ impl SiteTally {
             line += &format!("; {n} non-regular {} {left}", files(n));
         }
         if s.errors > s.failed {
-            line += &format!("; {} other errors", s.errors - s.failed);
+            let n = s.errors - s.failed;
+            line += &format!("; {n} other error{}", plural(n));
         }
         if s.interrupted {
             line += "; interrupted";
