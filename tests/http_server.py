@@ -221,7 +221,9 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
     ignored, names matched as they are, names a file; a directory that
     holds a file, its `index.html` (asked without its slash: a 301 to it),
     or nothing; and on `github-pages`, a path without a trailing slash that
-    is no file nor directory, its `.html` file. Anything else is a 404.
+    is no file, its `.html` file before a directory of its name (on
+    `netlify` with the slash too, a 301 to the name without it). Anything
+    else is a 404.
 
     Every answer forbids scripts (`Content-Security-Policy: script-src
     'none'`): a copy of a real page runs none of its own, written for
@@ -269,15 +271,16 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
         slash = len(bare) < len(path)
         if not slash and path and self.is_file(path):
             return path
+        # The name's `.html` file before a directory of the name: on GitHub
+        # Pages without the slash, on Netlify with it too (redirected to
+        # the name without it).
+        html_first = {"plain": False, "github-pages": not slash, "netlify": True}
+        html_first = html_first[self.server.host]
+        if html_first and bare and self.is_file(bare + b".html"):
+            return bare + b".html"
         if not bare or self.is_directory(bare):
             index = bare + b"/index.html" if bare else b"index.html"
             return index if self.is_file(index) else None
-        pretty = self.server.host in ("github-pages", "netlify")
-        if pretty and not slash and self.is_file(path + b".html"):
-            return path + b".html"
-        # Netlify: `/about/` too, redirected to `/about`.
-        if self.server.host == "netlify" and slash and bare and self.is_file(bare + b".html"):
-            return bare + b".html"
         return None
 
     def do_GET(self):
@@ -296,10 +299,12 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
         if served is None:
             return self.answer(404, [], b"")
         bare = path[:-1] if path.endswith(b"/") else path
-        if bare and not path.endswith(b"/") and self.is_directory(bare):
+        # A directory's index is served at its slash, a page at its name.
+        index = served == bare + b"/index.html"
+        if bare and not path.endswith(b"/") and index:
             location = "%s%s/" % (here, target)
             return self.answer(301, [("Location", location)], b"")
-        if path.endswith(b"/") and bare and not self.is_directory(bare):
+        if path.endswith(b"/") and bare and not index:
             return self.answer(301, [("Location", here + target[:-1])], b"")
         self.file(served, 200)
 

@@ -21,13 +21,15 @@ pub enum Host {
     /// `index.html`.
     #[default]
     Plain,
-    /// GitHub Pages: as a plain server, and a path that is no file nor
-    /// directory reaches the `.html` file of its name (`/about` is
-    /// `about.html`), as Jekyll's pretty links expect.
+    /// GitHub Pages: as a plain server, and a path that is no file
+    /// reaches the `.html` file of its name, before a directory of that
+    /// name (`/about` is `about.html`; `/blog`, beside `blog/`, is
+    /// `blog.html`), as Jekyll's pretty links expect; with a slash, only a
+    /// directory's index.
     GithubPages,
-    /// Netlify: as GitHub Pages, `/about/` too reaching `about.html` (it
-    /// redirects to `/about`), and the rules of the site's `_redirects`
-    /// file over what no file answers, or over any with `!`.
+    /// Netlify: as GitHub Pages, with a slash too (`/about/` and `/blog/`
+    /// redirect to `/about` and `/blog`), and the rules of the site's
+    /// `_redirects` file over what no file answers, or over any with `!`.
     Netlify,
 }
 
@@ -64,6 +66,23 @@ impl Host {
         if !slash && !path.is_empty() && file(path) {
             return Some(path.to_vec());
         }
+        // The name's `.html` file comes before a directory of the name:
+        // with `both.html` and `both/index.html`, GitHub Pages serves the
+        // first at `/both` (the second at `/both/`), Netlify the first at
+        // both (it redirects `/both/` to `/both`), as measured on each by
+        // github.com/slorber/trailing-slash-guide.
+        let html_first = match self {
+            Host::Plain => false,
+            Host::GithubPages => !slash,
+            Host::Netlify => true,
+        };
+        if html_first && !bare.is_empty() {
+            let mut html = bare.to_vec();
+            html.extend_from_slice(b".html");
+            if file(&html) {
+                return Some(html);
+            }
+        }
         if bare.is_empty() || directory(bare) {
             let mut index = bare.to_vec();
             if !index.is_empty() {
@@ -72,15 +91,7 @@ impl Host {
             index.extend_from_slice(b"index.html");
             return file(&index).then_some(index);
         }
-        match self {
-            Host::Plain => None,
-            Host::GithubPages if slash => None,
-            Host::GithubPages | Host::Netlify => {
-                let mut html = bare.to_vec();
-                html.extend_from_slice(b".html");
-                file(&html).then_some(html)
-            }
-        }
+        None
     }
 }
 
@@ -175,6 +186,10 @@ mod tests {
         "docs/guide.html",
         "img/a b.png",
         "empty/x.png",
+        "both.html",
+        "both/index.html",
+        "blog.html",
+        "blog/first.html",
     ];
 
     fn serves(host: Host, path: &str) -> Option<String> {
@@ -213,6 +228,22 @@ mod tests {
             ("IMG/a b.png", None, None, None),
             // A directory with no index: nothing to serve.
             ("empty/", None, None, None),
+            // A page and a directory of one name: the page first, but on
+            // a plain server, and on GitHub Pages with the slash.
+            (
+                "both",
+                Some("both/index.html"),
+                Some("both.html"),
+                Some("both.html"),
+            ),
+            (
+                "both/",
+                Some("both/index.html"),
+                Some("both/index.html"),
+                Some("both.html"),
+            ),
+            ("blog", None, Some("blog.html"), Some("blog.html")),
+            ("blog/", None, None, Some("blog.html")),
             ("missing.html", None, None, None),
         ];
         for &(path, plain, pages, netlify) in cases {

@@ -952,6 +952,7 @@ mod tests {
             // An empty path is `/`.
             ("https://example.com", "index.html"),
             ("https://example.com?q=1#top", "index.html"),
+            ("https://example.com#top", "index.html"),
         ] {
             assert_eq!(served(url), file(path), "{url}");
         }

@@ -107,6 +107,7 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
 <h1 id=heading>Home</h1>
 <a href="docs/">docs</a> <a href="docs">docs, without its slash</a> <a href="/docs/#intro">its intro</a> <a href="docs#intro">without its slash, at a part</a>
 <a href="empty/">a directory with no index</a> <a href="empty">without its slash</a> <a href="blog">a directory with no index beside blog.html</a> <a href="blog/">with its slash</a>
+<a href="both#in-both-html">a page beside a directory of its name, with an index</a> <a href="both#in-both-index">the index's part</a> <a href="both/#in-both-index">with the slash</a> <a href="both/#in-both-html">the page's part</a>
 <a href="about">about, without .html</a> <a href="about/">with a slash</a> <a href="about.html">about.html</a> <a href="About.html">a name's case</a> <a href="ABOUT">both</a>
 <a href="docs/guide/step">a step, without .html</a> <a href="docs/guide/step.html">with it</a> <a href="docs/guide/step/">with a slash</a>
 <a href="old/page.html">a moved file's old path</a> <a href="new/page.html">its new one</a> <a href="posts/first.html">another moved</a>
@@ -204,6 +205,14 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
     ),
     ("posts/2nd.html", "<!doctype html><p>the second post</p>\n"),
     ("blog.html", "<!doctype html><p>the blog</p>\n"),
+    (
+        "both.html",
+        "<!doctype html><p id=in-both-html>the page</p>\n",
+    ),
+    (
+        "both/index.html",
+        "<!doctype html><p id=in-both-index>the directory's index</p>\n",
+    ),
     ("blog/first.html", "<!doctype html><p>the first post</p>\n"),
     ("empty/notes.txt", "no index here\n"),
     (
@@ -636,6 +645,20 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
     ] {
         assert_eq!(status(value), ["not-found", "not-found"], "{value}");
     }
+    // A page and a directory of its name: GitHub Pages serves the page
+    // at the name, the directory's index at the slash; Netlify the page
+    // at both.
+    assert_eq!(status("blog"), ["found", "found"]);
+    assert_eq!(status("blog/"), ["not-found", "found"]);
+    assert_eq!(status("both#in-both-html"), ["found", "found"]);
+    assert_eq!(
+        status("both/#in-both-index"),
+        ["found", "fragment-not-found"]
+    );
+    assert_eq!(
+        status("both/#in-both-html"),
+        ["fragment-not-found", "found"]
+    );
     assert_eq!(status("/forced.html"), ["found", "not-found"]);
     assert_eq!(status("/shadowed.html"), ["found", "found"]);
     assert_eq!(status("/rewritten/x#nowhere")[1], "fragment-not-found");
