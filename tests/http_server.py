@@ -13,10 +13,11 @@ and Chromium reads, the corpus pages laid out as a site
 (tests/judges/chromium/corpus_site.rs), and benches/mirror.rs's; every
 answer is written to LOG, when one is named.
 
-`http_server.py --site DIR --host plain|github-pages|netlify` serves DIR
-as that host does, by the rules `--check-links --host` checks links
-against (src/url/host.rs; HostHandler; Netlify's redirects as its
-documentation states them, NetlifyRules), for tests/judges/link_check.rs.
+`http_server.py --site DIR --host plain|github-pages|netlify|cloudflare-pages`
+serves DIR as that host does, by the rules `--check-links --host` checks
+links against (src/url/host.rs; HostHandler; Netlify's and Cloudflare's
+redirects as their documentation states them, NetlifyRules), for
+tests/judges/link_check.rs.
 """
 
 import gzip
@@ -274,26 +275,29 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
         # The name's `.html` file before a directory of the name: on GitHub
         # Pages without the slash, on Netlify with it too (redirected to
         # the name without it).
-        html_first = {"plain": False, "github-pages": not slash, "netlify": True}
-        html_first = html_first[self.server.host]
-        if html_first and bare and self.is_file(bare + b".html"):
-            return bare + b".html"
-        if not bare or self.is_directory(bare):
-            index = bare + b"/index.html" if bare else b"index.html"
-            return index if self.is_file(index) else None
-        return None
+        host = self.server.host
+        html_first = {"plain": False, "netlify": True}.get(host, not slash)
+        html = bare + b".html" if bare and self.is_file(bare + b".html") else None
+        if html_first and html:
+            return html
+        index = bare + b"/index.html" if bare else b"index.html"
+        if (not bare or self.is_directory(bare)) and self.is_file(index):
+            return index
+        # Cloudflare Pages: `/file/` is redirected to `/file`.
+        return html if host == "cloudflare-pages" and slash else None
 
     def do_GET(self):
         target, _, query = self.path.partition("?")
         path = unescaped(target[1:]) if target.startswith("/") else None
         served = None if path is None else self.serves(path)
         here = "http://%s" % self.headers["Host"]
-        if self.server.host == "netlify":
+        if self.server.host in ("netlify", "cloudflare-pages"):
             # The first rule that matches, over what no file answers or,
-            # forced, over any.
+            # forced (every rule of Cloudflare's), over any.
             # Read at each request: the test writes the site after the
             # server has started (its files name the server's port).
-            answer = NetlifyRules(self.server.root).answer(target, query)
+            rules = NetlifyRules(self.server.root, cloudflare=self.server.host != "netlify")
+            answer = rules.answer(target, query)
             if answer is not None and (answer[2] or served is None):
                 return self.redirected(here + self.path, *answer)
         if served is None:
@@ -341,15 +345,25 @@ class NetlifyRules:
     as it is written (escaped, case counts), a trailing slash aside;
     `:name` is one segment (or a query's value), a last `*` the rest of
     the path (`:splat`). Rules for some visitors (conditions) or another
-    domain are not taken; the status is 301 when not given."""
+    domain are not taken; the status is 301 when not given.
 
-    def __init__(self, root):
+    With `cloudflare`, Cloudflare Pages's, as its documentation states
+    them: `_redirects` alone, a line `FROM TO [STATUS]` (302 when not
+    given; 200, 301, 302, 303, 307 or 308, else the line is left out),
+    every rule taken over a file."""
+
+    def __init__(self, root, cloudflare=False):
         self.rules = []
         redirects = os.path.join(root, b"_redirects")
         if os.path.isfile(redirects):
             with open(redirects, "rb") as f:
                 for line in f.read().decode("utf-8", "replace").splitlines():
-                    self.line(line)
+                    if cloudflare:
+                        self.cloudflare_line(line)
+                    else:
+                        self.line(line)
+        if cloudflare:
+            return
         site = os.path.realpath(root)
         for directory in [site] + list(parents(site)):
             config = os.path.join(directory, b"netlify.toml")
@@ -386,6 +400,16 @@ class NetlifyRules:
             i += 1
         if i == len(words):
             self.add(words[0], query, to, status, force)
+
+    def cloudflare_line(self, line):
+        words = line.split()
+        if not words or words[0].startswith("#") or len(words) not in (2, 3):
+            return
+        status = int(words[2]) if len(words) == 3 and words[2].isdigit() else 302
+        if len(words) == 3 and not words[2].isdigit():
+            return
+        if status in (200, 301, 302, 303, 307, 308):
+            self.add(words[0], [], words[1], status, True)
 
     def add(self, source, query, to, status, force):
         if source.startswith("/"):
@@ -463,8 +487,9 @@ def main():
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HostHandler)
         server.root = os.fsencode(sys.argv[2])
         server.host = sys.argv[4]
-        if server.host not in ("plain", "github-pages", "netlify"):
-            sys.exit("http_server.py: --host plain, github-pages or netlify, not " + server.host)
+        if server.host not in ("plain", "github-pages", "netlify", "cloudflare-pages"):
+            sys.exit("http_server.py: --host plain, github-pages, netlify or cloudflare-pages, not "
+                     + server.host)
     elif sys.argv[1:2] == ["--site"]:
         root, log = sys.argv[2], sys.argv[3:4]
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SiteHandler)

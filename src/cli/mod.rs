@@ -287,7 +287,8 @@ pub struct Cli {
     /// index.html), `github-pages` (and `/about` serves about.html),
     /// `netlify` (and `/about/` too, and the site's redirect rules: its
     /// `_redirects`, then the `netlify.toml` that publishes it; `/.netlify/`
-    /// is its functions', counted and not checked).
+    /// is its functions', counted and not checked), `cloudflare-pages` (and
+    /// `/about/` too, and every rule of its `_redirects`, over any file).
     #[arg(long, value_enum, value_name = "HOST", default_value_t = HostArg::Plain)]
     pub host: HostArg,
 
@@ -424,6 +425,9 @@ pub enum HostArg {
     /// Netlify: and `/about/` too, and the site's redirects (_redirects,
     /// netlify.toml)
     Netlify,
+    /// Cloudflare Pages: and `/about/` too, and every rule of _redirects,
+    /// over any file
+    CloudflarePages,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -693,6 +697,7 @@ impl Cli {
             HostArg::Plain => Host::Plain,
             HostArg::GithubPages => Host::GithubPages,
             HostArg::Netlify => Host::Netlify,
+            HostArg::CloudflarePages => Host::CloudflarePages,
         });
         site.twins = !self.site_url_only;
         site.missing = match self.missing {

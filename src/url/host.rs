@@ -31,11 +31,22 @@ pub enum Host {
     /// redirect to `/about` and `/blog`), and the rules of the site's
     /// `_redirects` file over what no file answers, or over any with `!`.
     Netlify,
+    /// Cloudflare Pages: as GitHub Pages, and a path with a slash that
+    /// names no directory with an index reaches the `.html` file of its
+    /// name (`/about/` redirects to `/about`); and every rule of the
+    /// site's `_redirects` file that matches, whether a file answers or
+    /// not.
+    CloudflarePages,
 }
 
 impl Host {
     /// Every host, by its name on the command line.
-    const ALL: [Host; 3] = [Host::Plain, Host::GithubPages, Host::Netlify];
+    const ALL: [Host; 4] = [
+        Host::Plain,
+        Host::GithubPages,
+        Host::Netlify,
+        Host::CloudflarePages,
+    ];
 
     /// Its name (`--host`'s value).
     pub fn name(self) -> &'static str {
@@ -43,6 +54,7 @@ impl Host {
             Host::Plain => "plain",
             Host::GithubPages => "github-pages",
             Host::Netlify => "netlify",
+            Host::CloudflarePages => "cloudflare-pages",
         }
     }
 
@@ -67,31 +79,37 @@ impl Host {
             return Some(path.to_vec());
         }
         // The name's `.html` file comes before a directory of the name:
-        // with `both.html` and `both/index.html`, GitHub Pages serves the
-        // first at `/both` (the second at `/both/`), Netlify the first at
-        // both (it redirects `/both/` to `/both`), as measured on each by
+        // with `both.html` and `both/index.html`, GitHub Pages and
+        // Cloudflare Pages serve the first at `/both`, the second at
+        // `/both/`; Netlify the first at both (it redirects `/both/` to
+        // `/both`), as measured on each by
         // github.com/slorber/trailing-slash-guide.
-        let html_first = match self {
-            Host::Plain => false,
-            Host::GithubPages => !slash,
-            Host::Netlify => true,
-        };
-        if html_first && !bare.is_empty() {
+        let html = || {
             let mut html = bare.to_vec();
             html.extend_from_slice(b".html");
-            if file(&html) {
-                return Some(html);
-            }
+            (!bare.is_empty() && file(&html)).then_some(html)
+        };
+        let html_first = match self {
+            Host::Plain => false,
+            Host::GithubPages | Host::CloudflarePages => !slash,
+            Host::Netlify => true,
+        };
+        if let Some(html) = html().filter(|_| html_first) {
+            return Some(html);
         }
-        if bare.is_empty() || directory(bare) {
-            let mut index = bare.to_vec();
-            if !index.is_empty() {
-                index.push(b'/');
-            }
-            index.extend_from_slice(b"index.html");
-            return file(&index).then_some(index);
+        let mut index = bare.to_vec();
+        if !index.is_empty() {
+            index.push(b'/');
         }
-        None
+        index.extend_from_slice(b"index.html");
+        if (bare.is_empty() || directory(bare)) && file(&index) {
+            return Some(index);
+        }
+        // Cloudflare Pages: `/file/` redirects to `/file`.
+        match self {
+            Host::CloudflarePages if slash => html(),
+            _ => None,
+        }
     }
 }
 
@@ -205,9 +223,10 @@ mod tests {
 
     #[test]
     fn each_host_serves_by_its_rules() {
-        // (path, plain, github-pages, netlify)
+        // (path, plain, github-pages, netlify, cloudflare-pages)
         type Case = (
             &'static str,
+            Option<&'static str>,
             Option<&'static str>,
             Option<&'static str>,
             Option<&'static str>,
@@ -215,38 +234,32 @@ mod tests {
         let (index, about) = (Some("index.html"), Some("about.html"));
         let (docs, guide) = (Some("docs/index.html"), Some("docs/guide.html"));
         let png = Some("img/a b.png");
+        let (both_page, both_index) = (Some("both.html"), Some("both/index.html"));
+        let blog = Some("blog.html");
         let cases: &[Case] = &[
-            ("", index, index, index),
-            ("about.html", about, about, about),
-            ("about", None, about, about),
-            ("about/", None, None, about),
-            ("about.html/", None, None, None),
-            ("docs", docs, docs, docs),
-            ("docs/", docs, docs, docs),
-            ("docs/guide", None, guide, guide),
-            ("img/a b.png", png, png, png),
-            ("IMG/a b.png", None, None, None),
+            ("", index, index, index, index),
+            ("about.html", about, about, about, about),
+            ("about", None, about, about, about),
+            ("about/", None, None, about, about),
+            ("about.html/", None, None, None, None),
+            ("docs", docs, docs, docs, docs),
+            ("docs/", docs, docs, docs, docs),
+            ("docs/index.html", docs, docs, docs, docs),
+            ("docs/guide", None, guide, guide, guide),
+            ("img/a b.png", png, png, png, png),
+            ("IMG/a b.png", None, None, None, None),
             // A directory with no index: nothing to serve.
-            ("empty/", None, None, None),
+            ("empty/", None, None, None, None),
             // A page and a directory of one name: the page first, but on
-            // a plain server, and on GitHub Pages with the slash.
-            (
-                "both",
-                Some("both/index.html"),
-                Some("both.html"),
-                Some("both.html"),
-            ),
-            (
-                "both/",
-                Some("both/index.html"),
-                Some("both/index.html"),
-                Some("both.html"),
-            ),
-            ("blog", None, Some("blog.html"), Some("blog.html")),
-            ("blog/", None, None, Some("blog.html")),
-            ("missing.html", None, None, None),
+            // a plain server, and with the slash on GitHub Pages and
+            // Cloudflare Pages.
+            ("both", both_index, both_page, both_page, both_page),
+            ("both/", both_index, both_index, both_page, both_index),
+            ("blog", None, blog, blog, blog),
+            ("blog/", None, None, blog, blog),
+            ("missing.html", None, None, None, None),
         ];
-        for &(path, plain, pages, netlify) in cases {
+        for &(path, plain, pages, netlify, cloudflare) in cases {
             assert_eq!(
                 serves(Host::Plain, path).as_deref(),
                 plain,
@@ -261,6 +274,11 @@ mod tests {
                 serves(Host::Netlify, path).as_deref(),
                 netlify,
                 "netlify: {path:?}"
+            );
+            assert_eq!(
+                serves(Host::CloudflarePages, path).as_deref(),
+                cloudflare,
+                "cloudflare-pages: {path:?}"
             );
         }
     }

@@ -242,7 +242,9 @@ impl LocalTree {
             }
             let file = self.serves(path, host);
             let answer = match host {
-                Host::Netlify => redirects.answer(&format!("/{path}"), query),
+                Host::Netlify | Host::CloudflarePages => {
+                    redirects.answer(&format!("/{path}"), query)
+                }
                 _ => None,
             };
             let Some(answer) = answer.filter(|a| a.force || file.is_none()) else {
@@ -257,7 +259,7 @@ impl LocalTree {
                         return Served::OffSite;
                     };
                     let path = to[at..].split('?').next().unwrap_or_default();
-                    if path.starts_with(NETLIFY_SERVICES) {
+                    if host == Host::Netlify && path.starts_with(NETLIFY_SERVICES) {
                         url = Cow::Owned(to.into_owned());
                         continue;
                     }

@@ -55,6 +55,33 @@ impl Redirects {
         Redirects { rules }
     }
 
+    /// The rules of `text`, a `_redirects` file as Cloudflare Pages reads
+    /// it: a line is `FROM TO [STATUS]`, `STATUS` 302 when not given, 200
+    /// (a rewrite) or a redirect's (301, 302, 303, 307, 308); any other
+    /// line (a status of another kind, a `!`, a condition) is left out, as
+    /// Cloudflare leaves it. Every rule is taken over a file at `FROM`.
+    pub fn parse_cloudflare(text: &str) -> Redirects {
+        let rule = |line: &str| {
+            let line = line.trim();
+            if line.starts_with('#') {
+                return None;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let (from, to, status) = match words[..] {
+                [from, to] => (from, to, 302),
+                [from, to, status] => (from, to, status.parse().ok()?),
+                _ => return None,
+            };
+            if !matches!(status, 200 | 301 | 302 | 303 | 307 | 308) {
+                return None;
+            }
+            Rule::of(from, &[], to, status, true)
+        };
+        Redirects {
+            rules: text.lines().filter_map(rule).collect(),
+        }
+    }
+
     /// Adds the rule from `from` to `to` after those there (a
     /// `[[redirects]]` table of `netlify.toml`, whose rules come after the
     /// `_redirects` file's): `query` the conditions on the URL's query
@@ -244,5 +271,22 @@ mod tests {
         // Only some visitors' rules, and another domain's, are not taken.
         assert_eq!(answer("/fr/page", None), None);
         assert_eq!(Redirects::parse(FILE).rules.len(), 6);
+    }
+
+    /// Cloudflare's reading: 302 when not given, every rule over a file,
+    /// and the lines of Netlify's own (a `!`, a query's or a visitor's
+    /// condition, a 404) left out.
+    #[test]
+    fn cloudflare_takes_its_own_lines() {
+        let rules = Redirects::parse_cloudflare(FILE);
+        let answer = |path: &str| rules.answer(path, None).map(|a| (a.to, a.status, a.force));
+        let some = |to: &str, status| Some((to.to_owned(), status, true));
+        assert_eq!(answer("/old.html"), some("/new.html", 302));
+        assert_eq!(answer("/blog/a.html"), some("/posts/a.html", 302));
+        assert_eq!(answer("/news/2024/05"), some("/archive/2024-05.html", 200));
+        for path in ["/shop", "/gone", "/fr/page", "/store"] {
+            assert_eq!(answer(path), None, "{path}");
+        }
+        assert_eq!(rules.rules.len(), 3);
     }
 }

@@ -564,7 +564,7 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
     let corpus = shared.join("corpus/pages");
     let mut disagreements = Vec::new();
     let mut tallies = BTreeMap::new();
-    for host in ["plain", "github-pages", "netlify"] {
+    for host in ["plain", "github-pages", "netlify", "cloudflare-pages"] {
         let before = disagreements.len();
         let tally = judge(&chromium, &corpus, host, &mut disagreements);
         println!(
@@ -598,22 +598,30 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
     }
     // The hosts' rules are told apart: links found on one, broken on the
     // other.
-    let (plain, pages, netlify) = (
+    let (plain, pages, netlify, cloudflare) = (
         &tallies["plain"].statuses,
         &tallies["github-pages"].statuses,
         &tallies["netlify"].statuses,
+        &tallies["cloudflare-pages"].statuses,
     );
     let links = |statuses: &[(String, String)]| -> Vec<String> {
         statuses.iter().map(|(link, _)| link.clone()).collect()
     };
     assert_eq!(links(plain), links(pages), "the same links on each host");
     assert_eq!(links(plain), links(netlify), "the same links on each host");
+    assert_eq!(
+        links(plain),
+        links(cloudflare),
+        "the same links on each host"
+    );
     let differ = plain.iter().zip(pages).filter(|(a, b)| a.1 != b.1).count();
     assert!(differ >= 10, "{differ} links differ between the hosts");
-    // Netlify's redirects, rewrites and `/about/`: found there alone, by
-    // the checker and the browser (which agree above).
+    // Netlify's redirects, rewrites and `/about/`: found there, not on
+    // GitHub Pages, by the checker and the browser (which agree above);
+    // Cloudflare's, of the lines it reads (`FROM TO [STATUS]`), taken over
+    // any file, and no `netlify.toml`.
     let status = |value: &str| -> Vec<&str> {
-        [pages, netlify]
+        [pages, netlify, cloudflare]
             .map(|statuses| {
                 let found = statuses.iter().find(|(link, _)| {
                     link.starts_with("index.html:") && link.ends_with(&format!("\"{value}\""))
@@ -622,18 +630,18 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
             })
             .to_vec()
     };
-    for value in [
-        "/old-path/guide/step.html",
-        "/old-path/",
-        "/rewritten/x#team",
-        "/shop?id=step",
-        "/news/2024/first",
-        "/toml-moved/page.html",
-        "/toml-rewrite",
-        "about/#team",
-        "docs/guide/step/",
+    for (value, cloudflare) in [
+        ("/old-path/guide/step.html", "found"),
+        ("/old-path/", "found"),
+        ("/rewritten/x#team", "found"),
+        ("/shop?id=step", "not-found"),
+        ("/news/2024/first", "found"),
+        ("/toml-moved/page.html", "not-found"),
+        ("/toml-rewrite", "not-found"),
+        ("about/#team", "found"),
+        ("docs/guide/step/", "found"),
     ] {
-        assert_eq!(status(value), ["not-found", "found"], "{value}");
+        assert_eq!(status(value), ["not-found", "found", cloudflare], "{value}");
     }
     for value in [
         "/old-path/none.html",
@@ -643,23 +651,25 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
         "/fr/x",
         "/toml-fr",
     ] {
-        assert_eq!(status(value), ["not-found", "not-found"], "{value}");
+        assert_eq!(status(value), ["not-found"; 3], "{value}");
     }
     // A page and a directory of its name: GitHub Pages serves the page
-    // at the name, the directory's index at the slash; Netlify the page
-    // at both.
-    assert_eq!(status("blog"), ["found", "found"]);
-    assert_eq!(status("blog/"), ["not-found", "found"]);
-    assert_eq!(status("both#in-both-html"), ["found", "found"]);
+    // at the name, the directory's index at the slash (and, without an
+    // index, nothing); Netlify the page at both; Cloudflare Pages as
+    // GitHub Pages, but the page at the slash where there is no index.
+    assert_eq!(status("blog"), ["found"; 3]);
+    assert_eq!(status("blog/"), ["not-found", "found", "found"]);
+    assert_eq!(status("both#in-both-html"), ["found"; 3]);
+    let index_part = ["found", "fragment-not-found", "found"];
+    assert_eq!(status("both/#in-both-index"), index_part);
+    let page_part = ["fragment-not-found", "found", "fragment-not-found"];
+    assert_eq!(status("both/#in-both-html"), page_part);
+    // `301!` is no status to Cloudflare: the line is left out, and the
+    // file served; a rule without `!` is taken over a file there alone.
+    assert_eq!(status("/forced.html"), ["found", "not-found", "found"]);
+    assert_eq!(status("/shadowed.html"), ["found", "found", "not-found"]);
     assert_eq!(
-        status("both/#in-both-index"),
-        ["found", "fragment-not-found"]
+        status("/rewritten/x#nowhere")[1..],
+        ["fragment-not-found"; 2]
     );
-    assert_eq!(
-        status("both/#in-both-html"),
-        ["fragment-not-found", "found"]
-    );
-    assert_eq!(status("/forced.html"), ["found", "not-found"]);
-    assert_eq!(status("/shadowed.html"), ["found", "found"]);
-    assert_eq!(status("/rewritten/x#nowhere")[1], "fragment-not-found");
 }

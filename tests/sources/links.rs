@@ -354,15 +354,10 @@ fn values(lines: &BTreeSet<String>) -> BTreeSet<String> {
         .collect()
 }
 
-/// Netlify serves `/about/` for `about.html` too, and the site's
-/// `_redirects` rules over what no file answers (or any, with `!`): a
-/// link that a redirect leads to a file is found, through rewrites,
-/// splats and placeholders; one a rule answers 404, or a chain that never
-/// ends, is broken.
-#[test]
-fn netlify_follows_the_sites_redirects() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
+/// A site with a `_redirects` file of Netlify's syntax: rules of every
+/// kind, some over a file, some Netlify's alone (`!`, a condition, 404).
+fn redirects_site(dir: &Path) -> PathBuf {
+    let site = dir.join("site");
     for (path, bytes) in [
         (
             "_redirects",
@@ -388,6 +383,18 @@ fn netlify_follows_the_sites_redirects() {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, bytes).unwrap();
     }
+    site
+}
+
+/// Netlify serves `/about/` for `about.html` too, and the site's
+/// `_redirects` rules over what no file answers (or any, with `!`): a
+/// link that a redirect leads to a file is found, through rewrites,
+/// splats and placeholders; one a rule answers 404, or a chain that never
+/// ends, is broken.
+#[test]
+fn netlify_follows_the_sites_redirects() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = redirects_site(dir.path());
     let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
     assert_eq!(code, 1, "{stderr}");
     let broken = values(&lines);
@@ -398,6 +405,37 @@ fn netlify_follows_the_sites_redirects() {
     assert!(
         stderr.contains(
             "10 links to the site's files checked: 5 found, 5 broken; 1 to other sites not checked"
+        ),
+        "{stderr}"
+    );
+}
+
+/// Cloudflare Pages reads the same file its own way: every rule over any
+/// file (`/about.html` goes to `/nowhere.html`, and so does `/old.html`
+/// after it), a line that is not `FROM TO [STATUS]` of a redirect's or
+/// rewrite's status left out (`301!`, `404`, a condition: `/forced.html`
+/// is its file, `/gone` and `/fr/page` nothing).
+#[test]
+fn cloudflare_pages_follows_every_rule_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = redirects_site(dir.path());
+    let (code, lines, stderr) = check(&site, &["--host", "cloudflare-pages"]);
+    assert_eq!(code, 1, "{stderr}");
+    let broken = values(&lines);
+    let expected: BTreeSet<String> = [
+        "/old.html",
+        "/blog/y.html",
+        "/gone",
+        "/loop",
+        "/about.html",
+        "/fr/page",
+    ]
+    .map(str::to_owned)
+    .into();
+    assert_eq!(broken, expected, "{lines:?}");
+    assert!(
+        stderr.contains(
+            "10 links to the site's files checked: 4 found, 6 broken; 1 to other sites not checked"
         ),
         "{stderr}"
     );

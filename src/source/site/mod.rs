@@ -15,6 +15,7 @@
 //! type decided, rewritten, staged); `url` gives each file's retrieval URL.
 
 mod check;
+mod cloudflare;
 mod file;
 mod netlify;
 mod pool;

@@ -51,8 +51,12 @@ fn config(site: &Path) -> Option<PathBuf> {
 }
 
 /// The file at `path`, if there is one, drawn from `memory` for its text
-/// and what is made of it.
-fn read(path: &Path, drawn: &mut Drawn, memory: &Memory) -> Result<Option<Vec<u8>>, SourceError> {
+/// and what is made of it (Cloudflare's `_redirects` too).
+pub(super) fn read(
+    path: &Path,
+    drawn: &mut Drawn,
+    memory: &Memory,
+) -> Result<Option<Vec<u8>>, SourceError> {
     let size = match fs::metadata(path) {
         Ok(meta) if meta.is_file() => meta.len(),
         _ => return Ok(None),

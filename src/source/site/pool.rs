@@ -13,8 +13,8 @@ use rayon::prelude::*;
 
 use super::check::{LinkTally, SiteCheck};
 use super::file::{Attempt, Buffers, FileOutcome, FileRun, page};
-use super::netlify;
 use super::{Entry, Met, Site, Walked};
+use super::{cloudflare, netlify};
 use crate::document::config::Config;
 use crate::document::events::Events;
 use crate::document::links::Link;
@@ -352,6 +352,7 @@ pub(crate) fn run(
             let (tree, drawn) = tree("--check-links")?;
             let (redirects, rules_drawn) = match host {
                 Host::Netlify => netlify::redirects(site.dir(), &memory)?,
+                Host::CloudflarePages => cloudflare::redirects(site.dir(), &memory)?,
                 _ => (Redirects::default(), memory.drawn()),
             };
             let encoding = config.encoding;
