@@ -94,16 +94,18 @@ impl Host {
             Host::GithubPages | Host::CloudflarePages => !slash,
             Host::Netlify => true,
         };
-        if let Some(html) = html().filter(|_| html_first) {
+        if html_first && let Some(html) = html() {
             return Some(html);
         }
-        let mut index = bare.to_vec();
-        if !index.is_empty() {
-            index.push(b'/');
-        }
-        index.extend_from_slice(b"index.html");
-        if (bare.is_empty() || directory(bare)) && file(&index) {
-            return Some(index);
+        if bare.is_empty() || directory(bare) {
+            let mut index = bare.to_vec();
+            if !index.is_empty() {
+                index.push(b'/');
+            }
+            index.extend_from_slice(b"index.html");
+            if file(&index) {
+                return Some(index);
+            }
         }
         // Cloudflare Pages: `/file/` redirects to `/file`.
         match self {
