@@ -205,6 +205,9 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
     ),
     ("posts/2nd.html", "<!doctype html><p>the second post</p>\n"),
     ("blog.html", "<!doctype html><p>the blog</p>\n"),
+    // Cloudflare Pages answers a missing path with it, as 404, where a
+    // site without it is answered with its index.html, as 200.
+    ("404.html", "<!doctype html><title>Not here</title>\n"),
     (
         "both.html",
         "<!doctype html><p id=in-both-html>the page</p>\n",

@@ -414,7 +414,8 @@ fn netlify_follows_the_sites_redirects() {
 /// file (`/about.html` goes to `/nowhere.html`, and so does `/old.html`
 /// after it), a line that is not `FROM TO [STATUS]` of a redirect's or
 /// rewrite's status left out (`301!`, `404`, a condition: `/forced.html`
-/// is its file, `/gone` and `/fr/page` nothing).
+/// is its file, `/gone` and `/fr/page` nothing). A site without a
+/// `404.html` is warned of: Cloudflare serves it as a single-page app.
 #[test]
 fn cloudflare_pages_follows_every_rule_it_reads() {
     let dir = tempfile::tempdir().unwrap();
@@ -439,6 +440,19 @@ fn cloudflare_pages_follows_every_rule_it_reads() {
         ),
         "{stderr}"
     );
+    assert!(!stderr.contains("htmlabs: warning"), "{stderr}");
+    // Without a 404.html, Cloudflare answers those links with the home
+    // page: the same links, and a warning that says so.
+    fs::remove_file(site.join("404.html")).unwrap();
+    let (code, without, stderr) = check(&site, &["--host", "cloudflare-pages"]);
+    assert_eq!((code, &without), (1, &lines), "{stderr}");
+    assert!(
+        stderr.contains(
+            "htmlabs: warning: the site has no 404.html: Cloudflare Pages answers a path no file serves with the site's index.html"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("; 1 warning; "), "{stderr}");
 }
 
 /// Netlify answers `/.netlify/` itself, whatever the site holds: a link

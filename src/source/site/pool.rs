@@ -371,6 +371,10 @@ pub(crate) fn run(
         errors: AtomicUsize::new(0),
     };
     let mut summary = SiteTally::default();
+    if site.check_links == Some(Host::CloudflarePages) && cloudflare::SinglePage::of(site.dir()) {
+        on.warning(&Document::Run, &SourceWarning::new(&cloudflare::SinglePage));
+        summary.warnings += 1;
+    }
     for met in met {
         match met {
             Met::Failure(path, e) => on.failure(&Document::File(&path), &e),
