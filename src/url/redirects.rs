@@ -11,7 +11,9 @@
 //! language, a role, a cookie) answer only some visitors, and are not
 //! taken; nor are rules for another domain (`https://old.example/*`).
 //! Paths match as they are written (escaped, case counts), a trailing
-//! slash aside, as Netlify matches them.
+//! slash aside, as Netlify matches them. Cloudflare Pages reads the same
+//! file (`--host cloudflare-pages`) its own way:
+//! [`parse_cloudflare`](Redirects::parse_cloudflare).
 
 /// The rules of a `_redirects` file, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
