@@ -76,26 +76,16 @@ impl TagNames {
     /// it read before: counts what of it is long, and returns where it
     /// ends (the write's end, when it goes on into the next).
     fn name(&mut self, bytes: &[u8], start: usize, so_far: usize) -> Result<usize, OverBudget> {
-        // A name that ends within its first `LONG` bytes is not counted:
-        // most end within a few.
-        let short = (LONG + 1).saturating_sub(so_far).min(bytes.len() - start);
-        if let Some(i) = bytes[start..start + short]
-            .iter()
-            .position(|&b| ends_a_name(b))
-        {
-            self.within = None;
-            self.paid = 0;
-            return Ok(start + i);
-        }
         let end = bytes[start..]
             .iter()
             .position(|&b| ends_a_name(b))
             .map_or(bytes.len(), |i| start + i);
+        let length = so_far + (end - start);
         // Counted as it goes: a long name is paid for before lol_html
         // reads it whole.
-        self.count(so_far + (end - start))?;
+        self.count(length)?;
         if end == bytes.len() {
-            self.within = Some(so_far + (end - start));
+            self.within = Some(length);
         } else {
             self.within = None;
             self.paid = 0;
