@@ -88,3 +88,9 @@ impl Tally {
         (*self.0).as_any().downcast_ref()
     }
 }
+
+/// The `s` of a count's noun in a line said at a run's end: none for one
+/// (`1 warning`, `2 warnings`).
+pub(crate) fn plural<N: PartialEq + From<u8>>(n: N) -> &'static str {
+    if n == N::from(1) { "" } else { "s" }
+}

@@ -9,6 +9,7 @@ use crate::source::warned::Warned;
 use super::head::Version;
 use crate::document::report::{Report as DocumentReport, Warning as DocumentWarning};
 use crate::source::names;
+use crate::source::summary::plural;
 use crate::typed::Type;
 
 /// Something the user should know about a response, printed to standard
@@ -223,7 +224,7 @@ impl ResponseReport {
         let mut lines = vec![format!(
             "response: {} header block{} ({}); the body, {} bytes, at byte {}",
             blocks.len(),
-            if blocks.len() == 1 { "" } else { "s" },
+            plural(blocks.len()),
             blocks.join(", "),
             self.body_len,
             self.body_offset

@@ -24,6 +24,7 @@ use crate::document::links::Link;
 use crate::document::memory::{Drawn, Memory};
 use crate::html::anchors::{anchored, anchors, indicated_anywhere};
 use crate::source::listener::{Checks, Document};
+use crate::source::summary::plural;
 use crate::url::{Host, LocalTree, Redirects, Served};
 use crate::xml::ids::ids;
 
@@ -51,13 +52,12 @@ pub struct LinkTally {
 impl LinkTally {
     /// Its part of the run's line.
     pub(crate) fn line(&self) -> String {
-        let s = |n: usize| if n == 1 { "" } else { "s" };
         // The links checked, then of them, those found and those broken
         // (as an archive's check says it).
         let checked = self.found + self.broken;
         let mut line = format!(
             "{checked} link{} to the site's files checked: {} found, {} broken; {} to other sites not checked",
-            s(checked),
+            plural(checked),
             self.found,
             self.broken,
             self.off_site

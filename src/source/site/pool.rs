@@ -25,7 +25,7 @@ use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase, quoted};
 use crate::source::placeholder;
-use crate::source::summary::{Summary, Tally};
+use crate::source::summary::{Summary, Tally, plural};
 use crate::source::waiting::{Check, Waiting};
 use crate::typed::Type;
 use crate::url::{Host, Missing, Redirects, Served};
@@ -106,7 +106,6 @@ impl SiteTally {
         } else {
             ("rewritten", "rewritten")
         };
-        let plural = |n: usize| if n == 1 { "" } else { "s" };
         let found = if s.css + s.xml + s.left == 0 {
             format!("{} HTML file{}", s.seen, plural(s.seen))
         } else {
@@ -136,7 +135,7 @@ impl SiteTally {
             line += &format!(
                 "; {} other XML file{} left as {}",
                 s.left,
-                if s.left == 1 { "" } else { "s" },
+                plural(s.left),
                 if s.left == 1 { "it is" } else { "they are" }
             );
         }

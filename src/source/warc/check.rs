@@ -34,7 +34,7 @@ use crate::source::listener::{Checked, Checks, Document, Listener};
 use crate::source::names;
 use crate::source::output::stoppable::Stoppable;
 use crate::source::output::{Input, Output, SourceError, lowercase};
-use crate::source::summary::{Summary, Tally};
+use crate::source::summary::{Summary, Tally, plural};
 use crate::source::warc::capture;
 use crate::source::warc::captures::{Captures, Gather, Gathering, Seen, seconds};
 use crate::source::warc::convert::Checking;
@@ -83,23 +83,22 @@ impl CaptureTally {
 
     /// The line said at the end.
     fn line(&self, seconds: f64) -> String {
-        let s = |n: u64| if n == 1 { "" } else { "s" };
         let a = &self.archive;
         format!(
             "{} record{}, {} page{}, {} link{} checked: {} captured, {} redirected to a capture, {} captured as an error, {} not captured; {} not checked, {} warning{}, {seconds:.2} s",
             a.records,
-            s(a.records),
+            plural(a.records),
             a.pages,
-            s(a.pages),
+            plural(a.pages),
             a.links,
-            s(a.links),
+            plural(a.links),
             self.captured,
             self.redirected,
             self.failed,
             self.not_captured,
             self.unchecked,
             a.warnings,
-            s(a.warnings),
+            plural(a.warnings),
         )
     }
 }

@@ -8,7 +8,7 @@ use rustix::time::{ClockId, clock_gettime};
 use super::header::Header;
 use super::input::Place;
 pub use crate::source::archived::{ArchiveWarning, Named};
-use crate::source::summary::{Summary, Tally};
+use crate::source::summary::{Summary, Tally, plural};
 
 impl Named {
     /// The record whose header is `header`, at `at`.
@@ -158,10 +158,6 @@ impl ArchiveTally {
             plural(self.warnings),
         )
     }
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// A clock of CPU time: this thread's, or the process's (every thread's).

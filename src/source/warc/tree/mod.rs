@@ -40,7 +40,7 @@ use crate::source::names;
 use crate::source::output::dir::Dir;
 use crate::source::output::{SourceError, lowercase};
 use crate::source::placeholder;
-use crate::source::summary::{Summary, Tally};
+use crate::source::summary::{Summary, Tally, plural};
 use crate::source::warc::capture;
 use crate::source::warc::input::Inflating;
 use crate::source::warc::records::{Broken, Found, Records};
@@ -70,24 +70,23 @@ pub struct TreeTally {
 
 impl TreeTally {
     fn line(&self, out: &Path, seconds: f64) -> String {
-        let s = |n: usize| if n == 1 { "" } else { "s" };
         format!(
             "{} record{}: {} file{} saved in {} ({} rewritten, {} URL{} made relative or absolute), {} redirect{} to them, {} URL{} not saved, {} failed; {} warning{}, {seconds:.2} s",
             self.records,
-            if self.records == 1 { "" } else { "s" },
+            plural(self.records),
             self.saved,
-            s(self.saved),
+            plural(self.saved),
             names::quoted(out),
             self.rewritten,
             self.urls,
-            s(self.urls),
+            plural(self.urls),
             self.redirected,
-            s(self.redirected),
+            plural(self.redirected),
             self.unsaved,
-            s(self.unsaved),
+            plural(self.unsaved),
             self.failed,
             self.warnings,
-            s(self.warnings),
+            plural(self.warnings),
         )
     }
 }
