@@ -395,19 +395,22 @@ fn redirects_site(dir: &Path) -> PathBuf {
 fn netlify_follows_the_sites_redirects() {
     let dir = tempfile::tempdir().unwrap();
     let site = redirects_site(dir.path());
-    let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
+    let broken = ["/blog/y.html", "/gone", "/loop", "/forced.html", "/fr/page"];
+    let counts =
+        "10 links to the site's files checked: 5 found, 5 broken; 1 to other sites not checked";
+    broken_on(&site, "netlify", &broken, counts);
+}
+
+/// The check of `site` on `host`: it exits 1, its broken lines are those
+/// of the values `broken`, its summary says `counts`. Its lines and its
+/// standard error.
+fn broken_on(site: &Path, host: &str, broken: &[&str], counts: &str) -> (BTreeSet<String>, String) {
+    let (code, lines, stderr) = check(site, &["--host", host]);
     assert_eq!(code, 1, "{stderr}");
-    let broken = values(&lines);
-    let expected: BTreeSet<String> = ["/blog/y.html", "/gone", "/loop", "/forced.html", "/fr/page"]
-        .map(str::to_owned)
-        .into();
-    assert_eq!(broken, expected, "{lines:?}");
-    assert!(
-        stderr.contains(
-            "10 links to the site's files checked: 5 found, 5 broken; 1 to other sites not checked"
-        ),
-        "{stderr}"
-    );
+    let expected: BTreeSet<String> = broken.iter().map(|v| v.to_string()).collect();
+    assert_eq!(values(&lines), expected, "{lines:?}");
+    assert!(stderr.contains(counts), "{stderr}");
+    (lines, stderr)
 }
 
 /// Cloudflare Pages reads the same file its own way: every rule over any
@@ -420,26 +423,17 @@ fn netlify_follows_the_sites_redirects() {
 fn cloudflare_pages_follows_every_rule_it_reads() {
     let dir = tempfile::tempdir().unwrap();
     let site = redirects_site(dir.path());
-    let (code, lines, stderr) = check(&site, &["--host", "cloudflare-pages"]);
-    assert_eq!(code, 1, "{stderr}");
-    let broken = values(&lines);
-    let expected: BTreeSet<String> = [
+    let broken = [
         "/old.html",
         "/blog/y.html",
         "/gone",
         "/loop",
         "/about.html",
         "/fr/page",
-    ]
-    .map(str::to_owned)
-    .into();
-    assert_eq!(broken, expected, "{lines:?}");
-    assert!(
-        stderr.contains(
-            "10 links to the site's files checked: 4 found, 6 broken; 1 to other sites not checked"
-        ),
-        "{stderr}"
-    );
+    ];
+    let counts =
+        "10 links to the site's files checked: 4 found, 6 broken; 1 to other sites not checked";
+    let (lines, stderr) = broken_on(&site, "cloudflare-pages", &broken, counts);
     assert!(!stderr.contains("htmlabs: warning"), "{stderr}");
     // Without a 404.html, Cloudflare answers those links with the home
     // page: the same links, and a warning that says so.
