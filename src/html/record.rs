@@ -317,11 +317,14 @@ impl Window {
     /// Whether `attr`'s name is `name` (ASCII lowercase), read from this
     /// write when it is here (lol_html's `name()` allocates).
     pub fn is_named(&self, attr: &Attribute, name: &[u8]) -> bool {
-        let location = attr.name_source_location().map(|l| l.bytes());
-        match location.as_ref().map(|l| (l.len(), self.slice(l.clone()))) {
-            Some((len, _)) if len != name.len() => false,
-            Some((_, Some(bytes))) => bytes.eq_ignore_ascii_case(name),
-            _ => attr.name().as_bytes() == name,
+        // Most names are of another length: told by it alone.
+        match attr.name_source_location().map(|l| l.bytes()) {
+            Some(l) if l.len() != name.len() => false,
+            Some(l) => match self.slice(l) {
+                Some(bytes) => bytes.eq_ignore_ascii_case(name),
+                None => attr.name().as_bytes() == name,
+            },
+            None => attr.name().as_bytes() == name,
         }
     }
 

@@ -158,6 +158,42 @@ fn every_broken_link_of_every_kind_is_one_line_and_nothing_is_written() {
     assert_eq!(files(&site), before, "a check writes nothing");
 }
 
+/// A link to another site, written plainly, is told without decoding or
+/// resolving it; every other way of writing a URL is read in full: a
+/// character reference, whitespace around it, a scheme or host in capitals,
+/// a relative reference. Each is told as the page means it.
+#[test]
+fn absolute_links_are_told_the_same_however_they_are_written() {
+    let page = concat!(
+        "<a href=\"https://other.example/a\">1</a>\n",
+        "<a href=\"https://other.example/b?x=1&amp;y=2\">2</a>\n",
+        "<a href=\" https://other.example/c \">3</a>\n",
+        "<a href=\"https:&#x2F;&#x2F;example.com/gone-by-reference.html\">4</a>\n",
+        "<a href=\"HTTPS://EXAMPLE.COM/gone-in-capitals.html\">5</a>\n",
+        "<a href=\"https://example.com/gone-plainly.html\">6</a>\n",
+        "<a href=\"http://www.example.com/\">7</a>\n",
+        "<a href=\"https://example.com.other.example/\">8</a>\n",
+        "<a href=\"\tmailto:someone@example.com\">9</a>\n",
+    );
+    let (_dir, site) = site_of(&[("index.html", page)]);
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    let expected: BTreeSet<String> = [
+        "DIR/index.html:4:10: <a href> \"https://example.com/gone-by-reference.html\" -> \"https://example.com/gone-by-reference.html\": not found",
+        "DIR/index.html:5:10: <a href> \"HTTPS://EXAMPLE.COM/gone-in-capitals.html\" -> \"HTTPS://EXAMPLE.COM/gone-in-capitals.html\": not found",
+        "DIR/index.html:6:10: <a href> \"https://example.com/gone-plainly.html\" -> \"https://example.com/gone-plainly.html\": not found",
+    ]
+    .iter()
+    .map(|l| l.to_string())
+    .collect();
+    assert_eq!(lines, expected, "{stderr}");
+    assert_eq!(
+        link_counts(&stderr),
+        "htmlabs: 1 HTML file: 4 links to the site's files checked: 1 found, 3 broken; 5 to other sites not checked",
+        "{stderr}"
+    );
+}
+
 /// The lines and the report come in the files' order, the same whatever
 /// the jobs and whether the links of a file done before its turn waited
 /// in memory or in a temporary file (`--max-memory` leaving no room for
