@@ -13,16 +13,18 @@ and Chromium reads, the corpus pages laid out as a site
 (tests/judges/chromium/corpus_site.rs), and benches/mirror.rs's; every
 answer is written to LOG, when one is named.
 
-`http_server.py --site DIR --host plain|github-pages|netlify|cloudflare-pages`
+`http_server.py --site DIR --host plain|github-pages|netlify|cloudflare-pages|gitlab-pages`
 serves DIR as that host does, by the rules `--check-links --host` checks
 links against (src/url/host.rs; HostHandler; Netlify's and Cloudflare's
-redirects as their documentation states them, NetlifyRules), for
+redirects as their documentation states them, NetlifyRules; GitLab's as
+gitlab-pages's source reads them, GitlabRules), for
 tests/judges/link_check.rs.
 """
 
 import gzip
 import http.server
 import os
+import re
 import sys
 import threading
 import tomllib
@@ -272,6 +274,16 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
         slash = len(bare) < len(path)
         if not slash and path and self.is_file(path):
             return path
+        if self.server.host == "gitlab-pages":
+            # gitlab-pages's `tryFile`: a directory has its index or
+            # nothing; a path that is not one, and does not end in `.html`,
+            # its `.html` file, slash or not.
+            if not bare or os.path.isdir(os.path.join(self.server.root, bare)):
+                index = bare + b"/index.html" if bare else b"index.html"
+                return index if self.is_file(index) else None
+            if not path.endswith(b".html") and bare and self.is_file(bare + b".html"):
+                return bare + b".html"
+            return None
         # The name's `.html` file before a directory of the name: on GitHub
         # Pages without the slash, on Netlify with it too (redirected to
         # the name without it).
@@ -300,6 +312,19 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
             answer = rules.answer(target, query)
             if answer is not None and (answer[2] or served is None):
                 return self.redirected(here + self.path, *answer)
+        if self.server.host == "gitlab-pages" and served is None and path is not None:
+            # Its rules over what no file answers, matched on the path
+            # decoded.
+            answer = GitlabRules(self.server.root).answer("/" + path.decode("utf-8", "replace"))
+            if answer is not None:
+                to, status = answer
+                if status != 200:
+                    return self.answer(status, [("Location", here + to)], b"")
+                rewritten = unescaped(to[1:])
+                served = None if rewritten is None else self.serves(rewritten)
+                if served is None:
+                    return self.answer(404, [], b"")
+                return self.file(served, 200)
         if served is None:
             return self.answer(404, [], b"")
         bare = path[:-1] if path.endswith(b"/") else path
@@ -308,7 +333,8 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
         if bare and not path.endswith(b"/") and index:
             location = "%s%s/" % (here, target)
             return self.answer(301, [("Location", location)], b"")
-        if path.endswith(b"/") and bare and not index:
+        # GitLab Pages serves `about.html` at `/about/` as it is.
+        if path.endswith(b"/") and bare and not index and self.server.host != "gitlab-pages":
             return self.answer(301, [("Location", here + target[:-1])], b"")
         self.file(served, 200)
 
@@ -449,6 +475,79 @@ class NetlifyRules:
         return None
 
 
+class GitlabRules:
+    """The redirect rules GitLab Pages follows for the site in `root`, as
+    gitlab-pages reads `_redirects` (internal/redirects, and the parser of
+    github.com/tj/go-redirects it uses): `FROM TO [STATUS]`, 301 when not
+    given; a line of one word or a third word that is no number, or a file
+    of over 64 KiB, leaves no rule at all. Of the first 1000 rules, those
+    with paths from `/` (no host, 25 slashes at most), 200, 301 or 302, no
+    `!` and no fourth word are tried in order: `FROM` equal to the decoded
+    path (a trailing slash aside) when `TO` has nothing to fill in, else
+    `FROM` as a pattern in any case (`*` the rest, `:name` a segment,
+    slashes doubled or trailing). The answer is `TO`'s path, its `:name`s
+    filled in, its runs of slashes one."""
+
+    def __init__(self, root):
+        self.rules = []
+        redirects = os.path.join(root, b"_redirects")
+        if not os.path.isfile(redirects) or os.path.getsize(redirects) > 64 * 1024:
+            return
+        with open(redirects, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+        rules = []
+        for line in text.splitlines():
+            words = line.split()
+            if not words or words[0].startswith("#"):
+                continue
+            if len(words) == 1:
+                return
+            status, ok = 301, True
+            if len(words) > 2:
+                try:
+                    status = int(words[2].replace("!", ""))
+                except ValueError:
+                    return
+                ok = "!" not in words[2] and len(words) == 3
+            ok = ok and status in (200, 301, 302) and all(self.valid(w) for w in words[:2])
+            rules.append((words[0], words[1], status) if ok else None)
+        self.rules = [rule for rule in rules[:1000] if rule]
+
+    @staticmethod
+    def valid(url):
+        path = re.split(r"[?#]", url)[0]
+        return (path.startswith("/") and not path.startswith("//") and path.count("/") <= 25
+                and not re.search(r"%(?![0-9a-fA-F]{2})", path))
+
+    def answer(self, path):
+        """(to, status) of the first rule that matches `path`, or None."""
+        for source, to, status in self.rules:
+            templated = re.search(r"(?i)\*|:[a-z]+", to)
+            slashed = [(s[:-1] if s.endswith("/") else s) + "/" for s in (source, path)]
+            if not templated and slashed[0] == slashed[1]:
+                return to.split("?")[0].split("#")[0], status
+            pattern = "(?i)^"
+            for segment in [s for s in source.split("/") if s]:
+                if segment == "*":
+                    pattern += "/*(?P<splat>.*)/*"
+                elif re.fullmatch(r"(?i):[a-z]+", segment):
+                    pattern += "/+(?P<%s>[^/]+)" % segment[1:]
+                else:
+                    pattern += "/+" + re.escape(segment)
+            try:
+                found = re.match(pattern + "/*$", path)
+            except re.error:
+                continue
+            if found is None:
+                continue
+            groups = found.groupdict()
+            filled = re.sub(r"(?i):([a-z]+)",
+                            lambda m: urllib.parse.quote(groups.get(m.group(1)) or "", safe="/"), to)
+            filled = re.sub("//+", "/", filled)
+            return filled.split("?")[0].split("#")[0], status
+        return None
+
+
 def parents(path):
     """The directories above `path`, nearest first."""
     while True:
@@ -487,9 +586,9 @@ def main():
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HostHandler)
         server.root = os.fsencode(sys.argv[2])
         server.host = sys.argv[4]
-        if server.host not in ("plain", "github-pages", "netlify", "cloudflare-pages"):
-            sys.exit("http_server.py: --host plain, github-pages, netlify or cloudflare-pages, not "
-                     + server.host)
+        if server.host not in ("plain", "github-pages", "netlify", "cloudflare-pages", "gitlab-pages"):
+            sys.exit("http_server.py: --host plain, github-pages, netlify, cloudflare-pages or "
+                     "gitlab-pages, not " + server.host)
     elif sys.argv[1:2] == ["--site"]:
         root, log = sys.argv[2], sys.argv[3:4]
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SiteHandler)

@@ -283,7 +283,8 @@ def check_links(
     src: str | os.PathLike[str],
     site_url: str | None = None,
     *,
-    host: Literal["plain", "github-pages", "netlify", "cloudflare-pages"] | None = None,
+    host: Literal["plain", "github-pages", "netlify", "cloudflare-pages", "gitlab-pages"]
+    | None = None,
     site_url_only: bool = False,
     follow_links: bool = False,
     exclude: list[str] = ...,

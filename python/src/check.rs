@@ -181,7 +181,7 @@ pub fn check_links(
         None => Host::default(),
         Some(name) => Host::from_name(name).ok_or_else(|| {
             PyValueError::new_err(format!(
-                "unknown host: `{name}` (plain, github-pages, netlify or cloudflare-pages)"
+                "unknown host: `{name}` (plain, github-pages, netlify, cloudflare-pages or gitlab-pages)"
             ))
         })?,
     };

@@ -17,30 +17,30 @@ from conftest import REPO, module, run_cli
 URL = "https://example.com/"
 
 # Each planted link: its file, its value, and its status on each host
-# (plain, github-pages, netlify, cloudflare-pages).
+# (plain, github-pages, netlify, cloudflare-pages, gitlab-pages).
 PLANTED = [
-    ("index.html", "about.html", ("found",) * 4),
-    ("index.html", "gone.html", ("not-found",) * 4),
-    ("index.html", "about.html#team", ("found",) * 4),
-    ("index.html", "about.html#nobody", ("fragment-not-found",) * 4),
-    ("index.html", "#top", ("found",) * 4),
-    ("index.html", "/about", ("not-found", "found", "found", "found")),
-    ("index.html", "/about/", ("not-found", "not-found", "found", "found")),
-    ("index.html", "https://example.com/docs/", ("found",) * 4),
-    ("index.html", "https://www.example.com/img/logo.png", ("found",) * 4),
-    ("index.html", "https://elsewhere.org/", ("off-site",) * 4),
+    ("index.html", "about.html", ("found",) * 5),
+    ("index.html", "gone.html", ("not-found",) * 5),
+    ("index.html", "about.html#team", ("found",) * 5),
+    ("index.html", "about.html#nobody", ("fragment-not-found",) * 5),
+    ("index.html", "#top", ("found",) * 5),
+    ("index.html", "/about", ("not-found", "found", "found", "found", "found")),
+    ("index.html", "/about/", ("not-found", "not-found", "found", "found", "found")),
+    ("index.html", "https://example.com/docs/", ("found",) * 5),
+    ("index.html", "https://www.example.com/img/logo.png", ("found",) * 5),
+    ("index.html", "https://elsewhere.org/", ("off-site",) * 5),
     # Netlify's functions answer there, whatever the site holds.
-    ("index.html", "/.netlify/functions/hello", ("not-found", "not-found", "service", "not-found")),
-    ("docs/index.html", "../about.html", ("found",) * 4),
+    ("index.html", "/.netlify/functions/hello", ("not-found", "not-found", "service", "not-found", "not-found")),
+    ("docs/index.html", "../about.html", ("found",) * 5),
     # Under the page's <base href>: about.html is beside the base, not
     # beside the page.
-    ("docs/based.html", "about.html", ("found",) * 4),
-    ("docs/based.html", "based.html", ("not-found",) * 4),
-    ("css/site.css", "../img/logo.png", ("found",) * 4),
-    ("css/site.css", "../img/gone.png", ("not-found",) * 4),
+    ("docs/based.html", "about.html", ("found",) * 5),
+    ("docs/based.html", "based.html", ("not-found",) * 5),
+    ("css/site.css", "../img/logo.png", ("found",) * 5),
+    ("css/site.css", "../img/gone.png", ("not-found",) * 5),
 ]
 BROKEN = {"not-found", "fragment-not-found"}
-HOSTS = ["plain", "github-pages", "netlify", "cloudflare-pages"]
+HOSTS = ["plain", "github-pages", "netlify", "cloudflare-pages", "gitlab-pages"]
 
 
 def make_site(root):

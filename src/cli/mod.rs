@@ -288,7 +288,10 @@ pub struct Cli {
     /// `netlify` (and `/about/` too, and the site's redirect rules: its
     /// `_redirects`, then the `netlify.toml` that publishes it; `/.netlify/`
     /// is its functions', counted and not checked), `cloudflare-pages` (and
-    /// `/about/` too, and every rule of its `_redirects`, over any file).
+    /// `/about/` too, and every rule of its `_redirects`, over any file),
+    /// `gitlab-pages` (a directory before the page of its name, `/about`
+    /// and `/about/` serve about.html, and its `_redirects` read GitLab's
+    /// way).
     #[arg(long, value_enum, value_name = "HOST", default_value_t = HostArg::Plain)]
     pub host: HostArg,
 
@@ -428,6 +431,9 @@ pub enum HostArg {
     /// Cloudflare Pages: and `/about/` too, and every rule of _redirects,
     /// over any file
     CloudflarePages,
+    /// GitLab Pages: a directory first, `/about` and `/about/` serve
+    /// about.html, and _redirects
+    GitlabPages,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -698,6 +704,7 @@ impl Cli {
             HostArg::GithubPages => Host::GithubPages,
             HostArg::Netlify => Host::Netlify,
             HostArg::CloudflarePages => Host::CloudflarePages,
+            HostArg::GitlabPages => Host::GitlabPages,
         });
         site.twins = !self.site_url_only;
         site.missing = match self.missing {

@@ -37,15 +37,24 @@ pub enum Host {
     /// site's `_redirects` file that matches, whether a file answers or
     /// not.
     CloudflarePages,
+    /// GitLab Pages: a directory first, served by its index alone (without
+    /// the slash, after a redirect to it), even where a page of its name
+    /// is there (`/blog`, beside `blog/` with no index, is not found); any
+    /// other path that does not end in `.html` reaches the `.html` file of
+    /// its name, with the slash too (`/about/` serves `about.html`); and
+    /// the rules of the site's `_redirects` file over what no file
+    /// answers, as GitLab Pages reads them.
+    GitlabPages,
 }
 
 impl Host {
     /// Every host, by its name on the command line.
-    const ALL: [Host; 4] = [
+    const ALL: [Host; 5] = [
         Host::Plain,
         Host::GithubPages,
         Host::Netlify,
         Host::CloudflarePages,
+        Host::GitlabPages,
     ];
 
     /// Its name (`--host`'s value).
@@ -55,6 +64,7 @@ impl Host {
             Host::GithubPages => "github-pages",
             Host::Netlify => "netlify",
             Host::CloudflarePages => "cloudflare-pages",
+            Host::GitlabPages => "gitlab-pages",
         }
     }
 
@@ -90,14 +100,15 @@ impl Host {
             (!bare.is_empty() && file(&html)).then_some(html)
         };
         let html_first = match self {
-            Host::Plain => false,
+            Host::Plain | Host::GitlabPages => false,
             Host::GithubPages | Host::CloudflarePages => !slash,
             Host::Netlify => true,
         };
         if html_first && let Some(html) = html() {
             return Some(html);
         }
-        if bare.is_empty() || directory(bare) {
+        let is_directory = bare.is_empty() || directory(bare);
+        if is_directory {
             let mut index = bare.to_vec();
             if !index.is_empty() {
                 index.push(b'/');
@@ -107,9 +118,14 @@ impl Host {
                 return Some(index);
             }
         }
-        // Cloudflare Pages: `/file/` redirects to `/file`.
         match self {
+            // Cloudflare Pages: `/file/` redirects to `/file`.
             Host::CloudflarePages if slash => html(),
+            // GitLab Pages (its `tryFile`, in gitlab-pages's
+            // internal/serving/disk/reader.go): a path that names nothing
+            // and does not end in `.html`, its slash taken off, `.html` put
+            // on; a directory has its index or nothing.
+            Host::GitlabPages if !is_directory && !path.ends_with(b".html") => html(),
             _ => None,
         }
     }
@@ -225,9 +241,11 @@ mod tests {
 
     #[test]
     fn each_host_serves_by_its_rules() {
-        // (path, plain, github-pages, netlify, cloudflare-pages)
+        // (path, plain, github-pages, netlify, cloudflare-pages,
+        // gitlab-pages)
         type Case = (
             &'static str,
+            Option<&'static str>,
             Option<&'static str>,
             Option<&'static str>,
             Option<&'static str>,
@@ -239,49 +257,40 @@ mod tests {
         let (both_page, both_index) = (Some("both.html"), Some("both/index.html"));
         let blog = Some("blog.html");
         let cases: &[Case] = &[
-            ("", index, index, index, index),
-            ("about.html", about, about, about, about),
-            ("about", None, about, about, about),
-            ("about/", None, None, about, about),
-            ("about.html/", None, None, None, None),
-            ("docs", docs, docs, docs, docs),
-            ("docs/", docs, docs, docs, docs),
-            ("docs/index.html", docs, docs, docs, docs),
-            ("docs/guide", None, guide, guide, guide),
-            ("img/a b.png", png, png, png, png),
-            ("IMG/a b.png", None, None, None, None),
+            ("", index, index, index, index, index),
+            ("about.html", about, about, about, about, about),
+            ("about", None, about, about, about, about),
+            ("about/", None, None, about, about, about),
+            ("about.html/", None, None, None, None, None),
+            ("docs", docs, docs, docs, docs, docs),
+            ("docs/", docs, docs, docs, docs, docs),
+            ("docs/index.html", docs, docs, docs, docs, docs),
+            ("docs/guide", None, guide, guide, guide, guide),
+            ("img/a b.png", png, png, png, png, png),
+            ("IMG/a b.png", None, None, None, None, None),
             // A directory with no index: nothing to serve.
-            ("empty/", None, None, None, None),
+            ("empty/", None, None, None, None, None),
+            ("empty", None, None, None, None, None),
             // A page and a directory of one name: the page first, but on
-            // a plain server, and with the slash on GitHub Pages and
-            // Cloudflare Pages.
-            ("both", both_index, both_page, both_page, both_page),
-            ("both/", both_index, both_index, both_page, both_index),
-            ("blog", None, blog, blog, blog),
-            ("blog/", None, None, blog, blog),
-            ("missing.html", None, None, None, None),
+            // a plain server and GitLab Pages, and with the slash on
+            // GitHub Pages and Cloudflare Pages.
+            (
+                "both", both_index, both_page, both_page, both_page, both_index,
+            ),
+            (
+                "both/", both_index, both_index, both_page, both_index, both_index,
+            ),
+            // GitLab Pages: a directory, even with no index, before the
+            // page of its name.
+            ("blog", None, blog, blog, blog, None),
+            ("blog/", None, None, blog, blog, None),
+            ("missing.html", None, None, None, None, None),
         ];
-        for &(path, plain, pages, netlify, cloudflare) in cases {
-            assert_eq!(
-                serves(Host::Plain, path).as_deref(),
-                plain,
-                "plain: {path:?}"
-            );
-            assert_eq!(
-                serves(Host::GithubPages, path).as_deref(),
-                pages,
-                "github-pages: {path:?}"
-            );
-            assert_eq!(
-                serves(Host::Netlify, path).as_deref(),
-                netlify,
-                "netlify: {path:?}"
-            );
-            assert_eq!(
-                serves(Host::CloudflarePages, path).as_deref(),
-                cloudflare,
-                "cloudflare-pages: {path:?}"
-            );
+        for &(path, plain, pages, netlify, cloudflare, gitlab) in cases {
+            let expected = [plain, pages, netlify, cloudflare, gitlab];
+            for (host, expected) in Host::ALL.into_iter().zip(expected) {
+                assert_eq!(serves(host, path).as_deref(), expected, "{host}: {path:?}");
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 //! RFC 3986's as the opt-in second standard, and the §3 layers that decide
 //! a document's base.
 
+mod gitlab;
 mod host;
 mod layers;
 mod local;
@@ -12,6 +13,7 @@ pub mod rfc3986;
 pub(crate) mod saved;
 mod standard;
 
+pub use gitlab::Unread as GitlabUnread;
 pub use host::{Host, Served};
 pub use layers::{Base, Below, Candidate, Charset, Ignored, Layer, LayerError, Layers};
 pub use local::{LocalTree, Missing, PLACEHOLDER};

@@ -13,12 +13,20 @@
 //! Paths match as they are written (escaped, case counts), a trailing
 //! slash aside, as Netlify matches them. Cloudflare Pages reads the same
 //! file (`--host cloudflare-pages`) its own way:
-//! [`parse_cloudflare`](Redirects::parse_cloudflare).
+//! [`parse_cloudflare`](Redirects::parse_cloudflare); so does GitLab Pages
+//! (`--host gitlab-pages`): [`parse_gitlab`](Redirects::parse_gitlab).
+
+use super::gitlab;
 
 /// The rules of a `_redirects` file, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Redirects {
     rules: Vec<Rule>,
+    /// GitLab Pages's rules, which match their own way (`rules` is then
+    /// empty).
+    gitlab: Vec<gitlab::Rule>,
+    /// Why GitLab Pages reads none of the file, when it reads none.
+    unread: Option<gitlab::Unread>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +62,31 @@ impl Redirects {
     /// this reads are left out.
     pub fn parse(text: &str) -> Redirects {
         let rules = text.lines().filter_map(rule).collect();
-        Redirects { rules }
+        Redirects {
+            rules,
+            ..Redirects::default()
+        }
+    }
+
+    /// The rules of `text`, a `_redirects` file as GitLab Pages reads it
+    /// (the module [`gitlab`]'s text says how): a rule is taken over
+    /// no file, and answers the path decoded.
+    pub fn parse_gitlab(text: &str) -> Redirects {
+        match gitlab::parse(text) {
+            Ok(gitlab) => Redirects {
+                gitlab,
+                ..Redirects::default()
+            },
+            Err(unread) => Redirects {
+                unread: Some(unread),
+                ..Redirects::default()
+            },
+        }
+    }
+
+    /// Why GitLab Pages reads no rule of the file, when it reads none.
+    pub fn unread(&self) -> Option<&gitlab::Unread> {
+        self.unread.as_ref()
     }
 
     /// The rules of `text`, a `_redirects` file as Cloudflare Pages reads
@@ -81,6 +113,7 @@ impl Redirects {
         };
         Redirects {
             rules: text.lines().filter_map(rule).collect(),
+            ..Redirects::default()
         }
     }
 
@@ -93,20 +126,35 @@ impl Redirects {
         self.rules.extend(Rule::of(from, query, to, status, force));
     }
 
+    /// What the rules hold in memory beside the file's text, at most
+    /// (GitLab's patterns).
+    pub fn size(&self) -> usize {
+        gitlab::size(&self.gitlab)
+    }
+
     /// How many rules there are.
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.rules.len()
+        self.rules.len() + self.gitlab.len()
     }
 
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
+        self.len() == 0
     }
 
     /// What the first rule that matches `path` (the URL's path, from its
-    /// `/`, as written) and `query` (after its `?`, if any) answers.
-    pub fn answer(&self, path: &str, query: Option<&str>) -> Option<Answer> {
+    /// `/`, as written) and `query` (after its `?`, if any) answers;
+    /// under GitLab Pages's rules, `decoded` is the path they match.
+    pub fn answer(&self, path: &str, query: Option<&str>, decoded: &str) -> Option<Answer> {
+        if !self.gitlab.is_empty() {
+            let (to, status) = gitlab::answer(&self.gitlab, decoded)?;
+            return Some(Answer {
+                to,
+                status,
+                force: false,
+            });
+        }
         let segments = segments(path);
         let pairs: Vec<(&str, &str)> = query
             .unwrap_or_default()
@@ -226,11 +274,10 @@ impl Rule {
     }
 }
 
+/// A `_redirects` file of Netlify's every kind of line, for the tests of
+/// each reading.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const FILE: &str = "# moved pages\n\
+pub(super) const FILE: &str = "# moved pages\n\
         /old.html  /new.html\n\
         /blog/*    /posts/:splat  302\n\
         /news/:year/:month  /archive/:year-:month.html  200\n\
@@ -241,9 +288,13 @@ mod tests {
         https://old.example/*  https://example.com/:splat  301\n\
         not a rule\n";
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
     fn answer(path: &str, query: Option<&str>) -> Option<(String, u16, bool)> {
         Redirects::parse(FILE)
-            .answer(path, query)
+            .answer(path, query, path)
             .map(|a| (a.to, a.status, a.force))
     }
 
@@ -281,7 +332,11 @@ mod tests {
     #[test]
     fn cloudflare_takes_its_own_lines() {
         let rules = Redirects::parse_cloudflare(FILE);
-        let answer = |path: &str| rules.answer(path, None).map(|a| (a.to, a.status, a.force));
+        let answer = |path: &str| {
+            rules
+                .answer(path, None, path)
+                .map(|a| (a.to, a.status, a.force))
+        };
         let some = |to: &str, status| Some((to.to_owned(), status, true));
         assert_eq!(answer("/old.html"), some("/new.html", 302));
         assert_eq!(answer("/blog/a.html"), some("/posts/a.html", 302));

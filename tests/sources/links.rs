@@ -485,6 +485,88 @@ fn cloudflare_pages_follows_every_rule_it_reads() {
     assert!(stderr.contains("; 1 warning; "), "{stderr}");
 }
 
+/// GitLab Pages reads the file its own way: a rule over no file alone
+/// (`/about.html` and `/forced.html` are their files), of a path of the
+/// site to another (`/away`, to another site, is left out, and broken),
+/// 200, 301 or 302 (`404`, a condition: `/gone`, `/fr/page` nothing);
+/// `/about/` serves `about.html`. A line its parser cannot read (a query's
+/// condition) leaves it no rule at all; a directory comes before the page
+/// of its name, with no index too.
+#[test]
+fn gitlab_pages_reads_its_redirects_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = redirects_site(dir.path());
+    let broken = ["/blog/y.html", "/gone", "/loop", "/away", "/fr/page"];
+    let counts =
+        "11 links to the site's files checked: 6 found, 5 broken; 0 to other sites not checked";
+    broken_on(&site, "gitlab-pages", &broken, counts);
+    let mut rules = fs::read_to_string(site.join("_redirects")).unwrap();
+    rules.push_str("/store  id=:id  /items/:id.html  301\n");
+    fs::write(site.join("_redirects"), rules).unwrap();
+    let broken = [
+        "/old.html",
+        "/blog/x.html",
+        "/blog/y.html",
+        "/docs-old/guide",
+        "/gone",
+        "/loop",
+        "/away",
+        "/fr/page",
+    ];
+    let counts =
+        "11 links to the site's files checked: 3 found, 8 broken; 0 to other sites not checked";
+    let (_, stderr) = broken_on(&site, "gitlab-pages", &broken, counts);
+    assert!(
+        stderr.contains(
+            "htmlabs: warning: GitLab Pages reads no rule of _redirects: its parser stops at its line 11, `/store  id=:id  /items/:id.html  301`, which is not `FROM TO [STATUS]`"
+        ),
+        "{stderr}"
+    );
+    // `blog.html` beside a `blog/` with no index: the directory, and no
+    // page.
+    let (_dir, site) = site_of(&[
+        ("blog.html", "blog"),
+        ("blog/first.html", "first"),
+        (
+            "index.html",
+            "<a href=/blog>1</a> <a href=/blog/>2</a> <a href=/blog/first>3</a>",
+        ),
+    ]);
+    let counts =
+        "3 links to the site's files checked: 1 found, 2 broken; 0 to other sites not checked";
+    broken_on(&site, "gitlab-pages", &["/blog", "/blog/"], counts);
+    // Netlify serves the page at both.
+    let (code, lines, stderr) = check(&site, &["--host", "netlify"]);
+    assert_eq!((code, lines.len()), (0, 0), "{stderr}");
+    assert!(stderr.contains("3 found, 0 broken"), "{stderr}");
+    // A project's site, under its path: GitLab matches a rule against the
+    // URL's whole path, so only a rule with the project's prefix is taken.
+    let (_dir, site) = site_of(&[
+        (
+            "_redirects",
+            "/project/old  /project/about.html\n/new  /project/about.html\n",
+        ),
+        ("about.html", "about"),
+        ("index.html", "<a href=old>1</a> <a href=new>2</a>"),
+    ]);
+    let run = Command::new(BIN)
+        .args([
+            "--site-url",
+            "https://example.com/project/",
+            "--check-links",
+        ])
+        .args(["--host", "gitlab-pages", "--site"])
+        .arg(&site)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("\"new\" -> \"https://example.com/project/new\": not found"),
+        "{stdout}"
+    );
+}
+
 /// Netlify answers `/.netlify/` itself, whatever the site holds: a link
 /// to a function (directly, or through a rewrite such as `/api/*
 /// /.netlify/functions/:splat 200`) is counted, not checked, where it was

@@ -139,6 +139,11 @@ impl<'a> SiteCheck<'a> {
         self.off_site.fetch_add(n, Ordering::Relaxed);
     }
 
+    /// The host's redirect rules, as it read them.
+    pub(crate) fn redirects(&self) -> &Redirects {
+        &self.redirects
+    }
+
     /// What it found.
     pub fn tally(&self) -> LinkTally {
         let n = |count: &AtomicUsize| count.load(Ordering::Relaxed);

@@ -17,6 +17,7 @@
 mod check;
 mod cloudflare;
 mod file;
+mod gitlab;
 mod netlify;
 mod pool;
 mod tree;

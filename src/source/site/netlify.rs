@@ -43,6 +43,27 @@ pub(crate) fn redirects(dir: &Path, memory: &Memory) -> Result<(Redirects, Drawn
     Ok((rules, drawn))
 }
 
+/// The rules of the `_redirects` file alone in `dir` (no other file holds
+/// them), as `parse` reads it (Cloudflare Pages's way, GitLab Pages's),
+/// and what they hold of `memory`.
+pub(crate) fn redirects_file(
+    dir: &Path,
+    memory: &Memory,
+    parse: fn(&str) -> Redirects,
+) -> Result<(Redirects, Drawn), SourceError> {
+    let mut drawn = memory.drawn();
+    let path = dir.join("_redirects");
+    let rules = match read(&path, &mut drawn, memory)? {
+        // What is not text is no rule.
+        Some(text) => parse(&String::from_utf8_lossy(&text)),
+        None => Redirects::default(),
+    };
+    drawn
+        .grow(rules.size())
+        .map_err(|_| too_large(&path, memory))?;
+    Ok((rules, drawn))
+}
+
 /// The `netlify.toml` nearest to `site` (canonical), at or above it.
 fn config(site: &Path) -> Option<PathBuf> {
     site.ancestors()
@@ -51,7 +72,7 @@ fn config(site: &Path) -> Option<PathBuf> {
 }
 
 /// The file at `path`, if there is one, drawn from `memory` for its text
-/// and what is made of it (Cloudflare's `_redirects` too).
+/// and what is made of it (Cloudflare's and GitLab's `_redirects` too).
 pub(super) fn read(
     path: &Path,
     drawn: &mut Drawn,
@@ -62,16 +83,21 @@ pub(super) fn read(
         _ => return Ok(None),
     };
     let size = usize::try_from(size).unwrap_or(usize::MAX);
-    drawn.grow(size.saturating_mul(4)).map_err(|_| {
-        SourceError::Refused(format!(
-            "the redirect rules of {} take more than --max-memory allows ({} bytes)",
-            quoted(path),
-            memory.named()
-        ))
-    })?;
+    drawn
+        .grow(size.saturating_mul(4))
+        .map_err(|_| too_large(path, memory))?;
     fs::read(path)
         .map(Some)
         .map_err(|e| SourceError::Read(quoted(path), lowercase(&e)))
+}
+
+/// The error of rules at `path` that do not fit `memory`.
+fn too_large(path: &Path, memory: &Memory) -> SourceError {
+    SourceError::Refused(format!(
+        "the redirect rules of {} take more than --max-memory allows ({} bytes)",
+        quoted(path),
+        memory.named()
+    ))
 }
 
 /// `text`, the TOML document at `path`.
@@ -187,7 +213,9 @@ status = 404
 "#;
 
     fn answer(rules: &Redirects, path: &str, query: Option<&str>) -> Option<(String, u16, bool)> {
-        rules.answer(path, query).map(|a| (a.to, a.status, a.force))
+        rules
+            .answer(path, query, path)
+            .map(|a| (a.to, a.status, a.force))
     }
 
     #[test]

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::check::{LinkTally, SiteCheck};
 use super::file::{Attempt, Buffers, FileOutcome, FileRun, page};
 use super::{Entry, Met, Site, Walked};
-use super::{cloudflare, netlify};
+use super::{cloudflare, gitlab, netlify};
 use crate::document::config::Config;
 use crate::document::events::Events;
 use crate::document::links::Link;
@@ -351,7 +351,12 @@ pub(crate) fn run(
             let (tree, drawn) = tree("--check-links")?;
             let (redirects, rules_drawn) = match host {
                 Host::Netlify => netlify::redirects(site.dir(), &memory)?,
-                Host::CloudflarePages => cloudflare::redirects(site.dir(), &memory)?,
+                Host::CloudflarePages => {
+                    netlify::redirects_file(site.dir(), &memory, Redirects::parse_cloudflare)?
+                }
+                Host::GitlabPages => {
+                    netlify::redirects_file(site.dir(), &memory, Redirects::parse_gitlab)?
+                }
                 _ => (Redirects::default(), memory.drawn()),
             };
             let encoding = config.encoding;
@@ -372,6 +377,11 @@ pub(crate) fn run(
     let mut summary = SiteTally::default();
     if site.check_links == Some(Host::CloudflarePages) && cloudflare::SinglePage::of(site.dir()) {
         on.warning(&Document::Run, &SourceWarning::new(&cloudflare::SinglePage));
+        summary.warnings += 1;
+    }
+    if let Some(unread) = checks.as_ref().and_then(|c| c.redirects().unread()) {
+        let unread = gitlab::Unread(unread.clone());
+        on.warning(&Document::Run, &SourceWarning::new(&unread));
         summary.warnings += 1;
     }
     for met in met {
