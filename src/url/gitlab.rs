@@ -17,7 +17,7 @@
 use regex::{Regex, RegexBuilder};
 
 /// The file's size past which GitLab Pages reads none of it.
-pub const MAX_SIZE: usize = 64 * 1024;
+const MAX_SIZE: usize = 64 * 1024;
 
 /// How many of the file's rules are tried (the others are not).
 const MAX_RULES: usize = 1000;
@@ -33,7 +33,7 @@ pub(super) struct Rule {
     to: String,
     /// `TO` has a splat or a placeholder to fill in.
     templated: bool,
-    pub status: u16,
+    status: u16,
 }
 
 impl PartialEq for Rule {
@@ -47,8 +47,8 @@ impl Eq for Rule {}
 /// Why GitLab Pages reads no rule of a `_redirects` file that has some.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unread {
-    /// It is larger than GitLab reads: its size.
-    TooLarge(usize),
+    /// It is larger than GitLab reads: its size, and the most it reads.
+    TooLarge(usize, usize),
     /// Its parser stops at this line (its number, from 1, and its text):
     /// one word, or a third that is no number.
     Line(usize, String),
@@ -58,7 +58,7 @@ pub enum Unread {
 /// order; or why it takes none.
 pub(super) fn parse(text: &str) -> Result<Vec<Rule>, Unread> {
     if text.len() > MAX_SIZE {
-        return Err(Unread::TooLarge(text.len()));
+        return Err(Unread::TooLarge(text.len(), MAX_SIZE));
     }
     let mut rules = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -335,7 +335,7 @@ mod tests {
             assert_eq!(parse(&text), Err(Unread::Line(2, line.to_owned())));
         }
         let large = format!("/old.html /new.html\n#{}\n", "x".repeat(MAX_SIZE));
-        assert_eq!(parse(&large), Err(Unread::TooLarge(large.len())));
+        assert_eq!(parse(&large), Err(Unread::TooLarge(large.len(), MAX_SIZE)));
         // Past the thousandth rule, none is tried, those left out counted.
         let mut text = "/x https://other.example/\n".repeat(MAX_RULES);
         text.push_str("/old.html /new.html\n");

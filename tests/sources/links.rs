@@ -522,6 +522,17 @@ fn gitlab_pages_reads_its_redirects_whole_or_not_at_all() {
         ),
         "{stderr}"
     );
+    // Nor of a file of over 64 KiB.
+    let rules = format!("/old.html  /about.html\n#{}\n", "x".repeat(64 * 1024));
+    fs::write(site.join("_redirects"), &rules).unwrap();
+    let (_, _, stderr) = check(&site, &["--host", "gitlab-pages"]);
+    let size = rules.len();
+    assert!(
+        stderr.contains(&format!(
+            "htmlabs: warning: GitLab Pages reads no rule of _redirects: it is {size} bytes, over the 65536 it reads"
+        )),
+        "{stderr}"
+    );
     // `blog.html` beside a `blog/` with no index: the directory, and no
     // page.
     let (_dir, site) = site_of(&[

@@ -16,9 +16,9 @@ pub(crate) struct Unread(pub GitlabUnread);
 impl fmt::Display for Unread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            GitlabUnread::TooLarge(size) => write!(
+            GitlabUnread::TooLarge(size, most) => write!(
                 f,
-                "GitLab Pages reads no rule of _redirects: it is {size} bytes, over the 65536 it reads"
+                "GitLab Pages reads no rule of _redirects: it is {size} bytes, over the {most} it reads"
             ),
             GitlabUnread::Line(n, line) => write!(
                 f,
