@@ -225,8 +225,11 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
     holds a file, its `index.html` (asked without its slash: a 301 to it),
     or nothing; and on `github-pages`, a path without a trailing slash that
     is no file, its `.html` file before a directory of its name (on
-    `netlify` with the slash too, a 301 to the name without it). Anything
-    else is a 404.
+    `netlify` with the slash too, a 301 to the name without it; on
+    `cloudflare-pages` with the slash where no index answers); on
+    `gitlab-pages`, a directory first, its index or nothing, and any other
+    path not ending in `.html` its `.html` file, slash or not, served at
+    the path as asked. Anything else is a 404.
 
     Every answer forbids scripts (`Content-Security-Policy: script-src
     'none'`): a copy of a real page runs none of its own, written for
