@@ -14,7 +14,7 @@
 //! end. A redirect goes to `TO`'s path (its query and fragment dropped), a
 //! rewrite (200) serves the file there.
 
-use regex::{Regex, RegexBuilder};
+use super::rfc3986::percent_decoded;
 
 /// The file's size past which GitLab Pages reads none of it.
 const MAX_SIZE: usize = 64 * 1024;
@@ -29,7 +29,8 @@ const MAX_SLASHES: usize = 25;
 #[derive(Debug, Clone)]
 pub(super) struct Rule {
     from: String,
-    matcher: Matcher,
+    /// `FROM` as a pattern; `None` when it makes none.
+    pattern: Option<Pattern>,
     to: String,
     /// `TO` has a splat or a placeholder to fill in.
     templated: bool,
@@ -116,53 +117,188 @@ fn escapes_read(path: &str) -> bool {
     })
 }
 
-/// The most a rule's pattern may take, compiled and as it searches: a
-/// pattern of the most segments a rule may have takes about half.
-const PATTERN_LIMIT: usize = 64 * 1024;
-
-/// How `FROM` is matched when it is not the path itself.
+/// How `FROM` is matched when it is not the path itself: as the pattern
+/// gitlab-pages builds of it, `(?i)^` then `/+SEGMENT` for each segment
+/// (`/+(?P<name>[^/]+)` for `:name`, `/*(?P<splat>.*)/*` for `*`), then
+/// `/*$`, in a regex of Go's leftmost-first kind. Its match is found here
+/// without a regex engine (linking one costs every run's start): with one
+/// `*` at most (two capture `splat` twice, and the pattern is no regex),
+/// what comes before it is matched in one way only, and what comes after
+/// it is the path's last segments.
 #[derive(Debug, Clone)]
-enum Matcher {
-    /// Its segments, each a name (lowercase): the path's own, in any case.
-    Literal(Vec<String>),
-    /// Its pattern, with `*` or a `:name`; `None` when it makes none (a
-    /// name given twice).
-    Pattern(Option<Regex>),
+struct Pattern {
+    /// The segments before `*`, or all of them.
+    before: Vec<Segment>,
+    /// The segments after `*`, when there is one.
+    after: Option<Vec<Segment>>,
+}
+
+#[derive(Debug, Clone)]
+enum Segment {
+    /// Its characters, folded: the path's own in any case.
+    Literal(Vec<char>),
+    /// `:name`: one segment, captured.
+    Name(String),
+}
+
+impl Pattern {
+    /// What it holds in memory.
+    fn size(&self) -> usize {
+        let segments = self.before.iter().chain(self.after.iter().flatten());
+        let size = |s: &Segment| match s {
+            Segment::Literal(chars) => 4 * chars.len(),
+            Segment::Name(name) => name.len(),
+        };
+        segments.map(|s| size(s) + 32).sum::<usize>() + 64
+    }
+
+    /// The pattern of `FROM`'s `segments`; `None` when a name is given
+    /// twice (`splat` for `*`).
+    fn new(segments: &[&str]) -> Option<Pattern> {
+        let mut names: Vec<&str> = Vec::new();
+        let mut before = Vec::new();
+        let mut after: Option<Vec<Segment>> = None;
+        for segment in segments {
+            let name = match segment.strip_prefix(':') {
+                _ if *segment == "*" => "splat",
+                Some(name) if is_name(name) => name,
+                _ => {
+                    let literal = Segment::Literal(segment.chars().map(fold).collect());
+                    after.as_mut().unwrap_or(&mut before).push(literal);
+                    continue;
+                }
+            };
+            if names.contains(&name) {
+                return None;
+            }
+            names.push(name);
+            match *segment == "*" {
+                true => after = Some(Vec::new()),
+                false => after
+                    .as_mut()
+                    .unwrap_or(&mut before)
+                    .push(Segment::Name(name.to_owned())),
+            }
+        }
+        Some(Pattern { before, after })
+    }
+
+    /// What its names capture in `path`, when the pattern matches it.
+    fn captures<'p>(&self, path: &'p str) -> Option<Vec<(&str, &'p str)>> {
+        let mut captures = Vec::new();
+        // Before `*`: each `/+` takes every slash (a segment follows it),
+        // and each `:name` its whole segment (a slash, the end or `*`'s
+        // `/*(.*)`, which takes what it would leave, follows it).
+        let mut at = 0;
+        for segment in &self.before {
+            let start = past_slashes(path, at);
+            if start == at {
+                return None;
+            }
+            at = match segment {
+                Segment::Literal(chars) => literal_end(path, start, chars)?,
+                Segment::Name(name) => {
+                    let end = segment_end(path, start);
+                    if end == start {
+                        return None;
+                    }
+                    captures.push((name.as_str(), &path[start..end]));
+                    end
+                }
+            };
+        }
+        let Some(after) = &self.after else {
+            // `/*$`.
+            return past_slashes(path, at).eq(&path.len()).then_some(captures);
+        };
+        // After `*`: its segments are the path's last ones, each after
+        // one slash or more (the pattern's `/*/+` before the first).
+        let mut ends = path.len();
+        let mut first = path.len();
+        for segment in after.iter().rev() {
+            let end = before_slashes(path, ends);
+            let start = path[..end].rfind('/').map_or(0, |i| i + 1);
+            if start <= at || start == end {
+                return None;
+            }
+            match segment {
+                Segment::Literal(chars) if literal_end(path, start, chars) != Some(end) => {
+                    return None;
+                }
+                Segment::Literal(_) => {}
+                Segment::Name(name) => captures.push((name.as_str(), &path[start..end])),
+            }
+            ends = start;
+            first = start;
+        }
+        // Where `*`'s `.*` may end, at most, the rest matching: the slash
+        // before the last segments (all of them when there are none), and
+        // no line's end (`.` takes none); from as few of the slashes
+        // before it as the rest allows (the regex's first choice).
+        let (least, most) = match after.is_empty() {
+            true => (before_slashes(path, path.len()), path.len()),
+            false => (before_slashes(path, first), first - 1),
+        };
+        let from = past_slashes(path, at);
+        let line_end = path[from..].find('\n').map_or(path.len(), |i| from + i);
+        let end = most.min(line_end);
+        let splat = match end >= least.max(from) {
+            true => &path[from..end],
+            false if most.min(from.saturating_sub(1)) >= least.max(at) && from > at => "",
+            false => return None,
+        };
+        captures.push(("splat", splat));
+        Some(captures)
+    }
+}
+
+/// Where the run of slashes from `at` in `path` ends.
+fn past_slashes(path: &str, at: usize) -> usize {
+    at + path[at..].bytes().take_while(|&b| b == b'/').count()
+}
+
+/// Where the run of slashes that ends at `end` in `path` starts.
+fn before_slashes(path: &str, end: usize) -> usize {
+    end - path[..end].bytes().rev().take_while(|&b| b == b'/').count()
+}
+
+/// Where the segment from `at` in `path` ends: the next slash, or the end.
+fn segment_end(path: &str, at: usize) -> usize {
+    path[at..].find('/').map_or(path.len(), |i| at + i)
+}
+
+/// Where `chars` (folded) end in `path` from `at`, when they are there in
+/// any case.
+fn literal_end(path: &str, at: usize, chars: &[char]) -> Option<usize> {
+    let mut given = path[at..].char_indices();
+    for &c in chars {
+        let (_, g) = given.next()?;
+        if fold(g) != c {
+            return None;
+        }
+    }
+    Some(given.next().map_or(path.len(), |(i, _)| at + i))
+}
+
+/// A character as any of its cases: the lowercase of its uppercase (`ſ`,
+/// `S` and `s` are one), a case of more than one character left as it is.
+fn fold(c: char) -> char {
+    fn one(mut cases: impl Iterator<Item = char>, or: char) -> char {
+        match (cases.next(), cases.next()) {
+            (Some(one), None) => one,
+            _ => or,
+        }
+    }
+    let lower = one(c.to_lowercase(), c);
+    one(one(lower.to_uppercase(), lower).to_lowercase(), lower)
 }
 
 impl Rule {
     fn new(from: &str, to: &str, status: u16) -> Rule {
         let segments: Vec<&str> = from.split('/').filter(|s| !s.is_empty()).collect();
-        let special = |s: &&str| *s == "*" || s.strip_prefix(':').is_some_and(is_name);
-        let matcher = match segments.iter().any(special) {
-            false => Matcher::Literal(segments.iter().map(|s| folded(s)).collect()),
-            true => {
-                // As gitlab-pages builds it: each segment after any number
-                // of slashes, any slashes at the end, in any case.
-                let mut pattern = String::from("(?i)^");
-                for segment in &segments {
-                    match segment.strip_prefix(':') {
-                        _ if *segment == "*" => pattern.push_str("/*(?P<splat>.*)/*"),
-                        Some(name) if is_name(name) => {
-                            pattern.push_str(&format!("/+(?P<{name}>[^/]+)"));
-                        }
-                        _ => {
-                            pattern.push_str("/+");
-                            pattern.push_str(&regex::escape(segment));
-                        }
-                    }
-                }
-                pattern.push_str("/*$");
-                let built = RegexBuilder::new(&pattern)
-                    .size_limit(PATTERN_LIMIT)
-                    .dfa_size_limit(PATTERN_LIMIT)
-                    .build();
-                Matcher::Pattern(built.ok())
-            }
-        };
         Rule {
             from: from.to_owned(),
-            matcher,
+            pattern: Pattern::new(&segments),
             templated: to.contains('*') || placeholder(to).is_some(),
             to: to.to_owned(),
             status,
@@ -171,10 +307,7 @@ impl Rule {
 
     /// What it holds in memory, at most.
     fn size(&self) -> usize {
-        let pattern = match self.matcher {
-            Matcher::Literal(_) => 0,
-            Matcher::Pattern(_) => 2 * PATTERN_LIMIT,
-        };
+        let pattern = self.pattern.as_ref().map_or(0, Pattern::size);
         2 * (self.from.len() + self.to.len()) + 128 + pattern
     }
 
@@ -184,24 +317,15 @@ impl Rule {
         if !self.templated && with_slash(&self.from) == with_slash(path) {
             return Some(self.to.clone());
         }
-        let captures = match &self.matcher {
-            Matcher::Literal(segments) => {
-                let given = path.split('/').filter(|s| !s.is_empty()).map(folded);
-                if !given.eq(segments.iter().cloned()) {
-                    return None;
-                }
-                None
-            }
-            Matcher::Pattern(pattern) => Some(pattern.as_ref()?.captures(path)?),
-        };
+        let captures = self.pattern.as_ref()?.captures(path)?;
         // `:name` becomes the part of the path its segment matched (none:
         // nothing), then runs of slashes one.
         let mut to = String::new();
         let mut rest = self.to.as_str();
         while let Some((at, name)) = placeholder(rest) {
             to.push_str(&rest[..at]);
-            let value = captures.as_ref().and_then(|c| c.name(name));
-            to.push_str(&escaped(value.map_or("", |m| m.as_str())));
+            let value = captures.iter().find(|(n, _)| *n == name);
+            to.push_str(&escaped(value.map_or("", |(_, value)| value)));
             rest = &rest[at + 1 + name.len()..];
         }
         to.push_str(rest);
@@ -218,11 +342,6 @@ impl Rule {
 /// What `rules` hold in memory, at most.
 pub(super) fn size(rules: &[Rule]) -> usize {
     rules.iter().map(Rule::size).sum()
-}
-
-/// A name as a pattern in any case matches it: each character's lowercase.
-fn folded(name: &str) -> String {
-    name.chars().flat_map(char::to_lowercase).collect()
 }
 
 /// Where the first `:name` of `text` is, and its name (ASCII letters).
@@ -256,12 +375,15 @@ fn escaped(decoded: &str) -> String {
     out
 }
 
-/// What the first rule that matches `path` (decoded, from its `/`)
-/// answers: where it leads (a path, its query and fragment dropped), and
-/// its status.
+/// What the first rule that matches `path` (the URL's whole path, as
+/// written) answers: where it leads (a path, its query and fragment
+/// dropped), and its status. GitLab Pages matches the path decoded (Go's
+/// `URL.Path`).
 pub(super) fn answer(rules: &[Rule], path: &str) -> Option<(String, u16)> {
+    let decoded = percent_decoded(path);
+    let path = String::from_utf8_lossy(&decoded);
     rules.iter().find_map(|rule| {
-        let to = rule.matches(path)?;
+        let to = rule.matches(&path)?;
         let to = to.split(['?', '#']).next().unwrap_or_default().to_owned();
         Some((to, rule.status))
     })
@@ -309,8 +431,10 @@ mod tests {
             some("/archive/2024-05.html", 200)
         );
         assert_eq!(answer(&file, "/news/2024"), None);
-        // A splat anywhere, escaped back into the path.
-        assert_eq!(answer(&file, "/a/x y/z/end"), some("/b/x%20y/z", 301));
+        // A splat anywhere, escaped back into the path; the path matched
+        // decoded.
+        assert_eq!(answer(&file, "/a/x%20y/z/end"), some("/b/x%20y/z", 301));
+        assert_eq!(answer(&file, "/old%2Ehtml"), some("/new.html", 301));
         // A redirect's query and fragment are dropped.
         assert_eq!(answer(&file, "/moved"), some("/new", 301));
         // `!`, a status GitLab does not take, a condition, another host,
@@ -340,5 +464,62 @@ mod tests {
         let mut text = "/x https://other.example/\n".repeat(MAX_RULES);
         text.push_str("/old.html /new.html\n");
         assert_eq!(parse(&text), Ok(Vec::new()));
+    }
+
+    /// The pattern gitlab-pages builds of `segments`, as a regex.
+    fn regex(segments: &[&str]) -> Option<regex::Regex> {
+        let mut pattern = String::from("(?i)^");
+        for segment in segments {
+            match segment.strip_prefix(':') {
+                _ if *segment == "*" => pattern.push_str("/*(?P<splat>.*)/*"),
+                Some(name) if is_name(name) => {
+                    pattern.push_str(&format!("/+(?P<{name}>[^/]+)"));
+                }
+                _ => pattern.push_str(&format!("/+{}", regex::escape(segment))),
+            }
+        }
+        pattern.push_str("/*$");
+        regex::Regex::new(&pattern).ok()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        #[test]
+        fn patterns_match_as_a_regex_matches_them(
+            segments in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", "b", "B", "\u{17f}", "K", "*", "*", ":x", ":y", ":splat", "\u{e9}",
+                ]),
+                0..5,
+            ),
+            path in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "/", "/", "//", "a", "A", "b", "S", "k", "\n", "\u{c9}", "x",
+                ]),
+                0..9,
+            ),
+        ) {
+            let path: String = path.concat();
+            let ours = Pattern::new(&segments).and_then(|p| {
+                let mut captures: Vec<(String, String)> = p
+                    .captures(&path)?
+                    .into_iter()
+                    .map(|(n, v)| (n.to_owned(), v.to_owned()))
+                    .collect();
+                captures.sort();
+                Some(captures)
+            });
+            let theirs = regex(&segments).and_then(|regex| {
+                let found = regex.captures(&path)?;
+                let mut captures: Vec<(String, String)> = regex
+                    .capture_names()
+                    .flatten()
+                    .filter_map(|name| Some((name.to_owned(), found.name(name)?.as_str().to_owned())))
+                    .collect();
+                captures.sort();
+                Some(captures)
+            });
+            proptest::prop_assert_eq!(ours, theirs, "{:?} on {:?}", segments, path);
+        }
     }
 }

@@ -247,21 +247,16 @@ impl LocalTree {
             }
             let file = self.serves(path, host);
             let answer = match host {
-                Host::Netlify | Host::CloudflarePages | Host::GitlabPages => {
-                    // GitLab Pages matches the URL's whole path, decoded:
-                    // a project's site's own prefix too (`/project/old`).
-                    let decoded = match host {
-                        Host::GitlabPages => {
-                            let start = authority_start(asked.as_bytes())
-                                .and_then(|a| asked[a..at].find('/').map(|i| a + i))
-                                .unwrap_or(at);
-                            unescaped(&format!("{}{path}", &asked[start..at]))
-                                .map(|p| String::from_utf8_lossy(&p).into_owned())
-                                .unwrap_or_default()
-                        }
-                        _ => String::new(),
-                    };
-                    redirects.answer(&format!("/{path}"), query, &decoded)
+                // GitLab Pages matches the URL's whole path: a project's
+                // site's own prefix too (`/project/old`).
+                Host::GitlabPages => {
+                    let start = authority_start(asked.as_bytes())
+                        .and_then(|a| asked[a..at].find('/').map(|i| a + i))
+                        .unwrap_or(at);
+                    redirects.answer(&format!("{}{path}", &asked[start..at]), query)
+                }
+                Host::Netlify | Host::CloudflarePages => {
+                    redirects.answer(&format!("/{path}"), query)
                 }
                 _ => None,
             };

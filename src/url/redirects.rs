@@ -144,11 +144,10 @@ impl Redirects {
     }
 
     /// What the first rule that matches `path` (the URL's path, from its
-    /// `/`, as written) and `query` (after its `?`, if any) answers;
-    /// under GitLab Pages's rules, `decoded` is the path they match.
-    pub fn answer(&self, path: &str, query: Option<&str>, decoded: &str) -> Option<Answer> {
+    /// `/`, as written) and `query` (after its `?`, if any) answers.
+    pub fn answer(&self, path: &str, query: Option<&str>) -> Option<Answer> {
         if !self.gitlab.is_empty() {
-            let (to, status) = gitlab::answer(&self.gitlab, decoded)?;
+            let (to, status) = gitlab::answer(&self.gitlab, path)?;
             return Some(Answer {
                 to,
                 status,
@@ -294,7 +293,7 @@ mod tests {
 
     fn answer(path: &str, query: Option<&str>) -> Option<(String, u16, bool)> {
         Redirects::parse(FILE)
-            .answer(path, query, path)
+            .answer(path, query)
             .map(|a| (a.to, a.status, a.force))
     }
 
@@ -332,11 +331,7 @@ mod tests {
     #[test]
     fn cloudflare_takes_its_own_lines() {
         let rules = Redirects::parse_cloudflare(FILE);
-        let answer = |path: &str| {
-            rules
-                .answer(path, None, path)
-                .map(|a| (a.to, a.status, a.force))
-        };
+        let answer = |path: &str| rules.answer(path, None).map(|a| (a.to, a.status, a.force));
         let some = |to: &str, status| Some((to.to_owned(), status, true));
         assert_eq!(answer("/old.html"), some("/new.html", 302));
         assert_eq!(answer("/blog/a.html"), some("/posts/a.html", 302));
