@@ -15,10 +15,10 @@ answer is written to LOG, when one is named.
 
 `http_server.py --site DIR --host plain|github-pages|netlify|cloudflare-pages|gitlab-pages`
 serves DIR as that host does, by the rules `--check-links --host` checks
-links against (src/url/host.rs; HostHandler; Netlify's and Cloudflare's
-redirects as their documentation states them, NetlifyRules; GitLab's as
-gitlab-pages's source reads them, GitlabRules), for
-tests/judges/link_check.rs.
+links against (src/url/host.rs; HostHandler; Netlify's redirects as its
+documentation states them, NetlifyRules; Cloudflare's as workers-sdk's
+pages-shared reads them, CloudflareRules; GitLab's as gitlab-pages's
+source reads them, GitlabRules), for tests/judges/link_check.rs.
 """
 
 import gzip
@@ -311,8 +311,10 @@ class HostHandler(http.server.BaseHTTPRequestHandler):
             # forced (every rule of Cloudflare's), over any.
             # Read at each request: the test writes the site after the
             # server has started (its files name the server's port).
-            rules = NetlifyRules(self.server.root, cloudflare=self.server.host != "netlify")
-            answer = rules.answer(target, query)
+            if self.server.host == "netlify":
+                answer = NetlifyRules(self.server.root).answer(target, query)
+            else:
+                answer = CloudflareRules(self.server.root).answer(target)
             if answer is not None and (answer[2] or served is None):
                 return self.redirected(here + self.path, *answer)
         if self.server.host == "gitlab-pages" and served is None and path is not None:
@@ -374,25 +376,15 @@ class NetlifyRules:
     as it is written (escaped, case counts), a trailing slash aside;
     `:name` is one segment (or a query's value), a last `*` the rest of
     the path (`:splat`). Rules for some visitors (conditions) or another
-    domain are not taken; the status is 301 when not given.
+    domain are not taken; the status is 301 when not given."""
 
-    With `cloudflare`, Cloudflare Pages's, as its documentation states
-    them: `_redirects` alone, a line `FROM TO [STATUS]` (302 when not
-    given; 200, 301, 302, 303, 307 or 308, else the line is left out),
-    every rule taken over a file."""
-
-    def __init__(self, root, cloudflare=False):
+    def __init__(self, root):
         self.rules = []
         redirects = os.path.join(root, b"_redirects")
         if os.path.isfile(redirects):
             with open(redirects, "rb") as f:
                 for line in f.read().decode("utf-8", "replace").splitlines():
-                    if cloudflare:
-                        self.cloudflare_line(line)
-                    else:
-                        self.line(line)
-        if cloudflare:
-            return
+                    self.line(line)
         site = os.path.realpath(root)
         for directory in [site] + list(parents(site)):
             config = os.path.join(directory, b"netlify.toml")
@@ -430,16 +422,6 @@ class NetlifyRules:
         if i == len(words):
             self.add(words[0], query, to, status, force)
 
-    def cloudflare_line(self, line):
-        words = line.split()
-        if not words or words[0].startswith("#") or len(words) not in (2, 3):
-            return
-        status = int(words[2]) if len(words) == 3 and words[2].isdigit() else 302
-        if len(words) == 3 and not words[2].isdigit():
-            return
-        if status in (200, 301, 302, 303, 307, 308):
-            self.add(words[0], [], words[1], status, True)
-
     def add(self, source, query, to, status, force):
         if source.startswith("/"):
             segments = [s for s in source.strip("/").split("/") if s]
@@ -475,6 +457,87 @@ class NetlifyRules:
             for name in sorted(bound, key=len, reverse=True):
                 to = to.replace(":" + name, bound[name])
             return to, status, force
+        return None
+
+
+class CloudflareRules:
+    """The redirect rules Cloudflare Pages follows for the site in `root`,
+    as workers-sdk's pages-shared reads `_redirects` (parseRedirects,
+    createMetadataObject) and its asset server matches them
+    (generateRulesMatcher): lines of 2 or 3 words and at most 2000
+    characters, 302 when not given, 200/301/302/303/307/308; `FROM` a
+    path, read as a URL's path is; a rule with neither `*` nor `:name`,
+    above any with one, is static (2000 at most, each the path exactly);
+    the others are dynamic (100 at most: the 101st ends the file), each a
+    regex of the path, `*` `(?P<splat>.*)` and `:name` `(?P<name>[^/]+)`,
+    put in as Cloudflare puts them in (a regex that does not compile is
+    no rule); a second rule for a `FROM` is left out. Static rules answer
+    first; `TO`'s `:name`s are filled in, in the groups' order. Every rule
+    is taken over a file."""
+
+    NAME = r":([A-Za-z]\w*)"
+
+    def __init__(self, root):
+        self.static, self.dynamic = {}, []
+        redirects = os.path.join(root, b"_redirects")
+        if not os.path.isfile(redirects):
+            return
+        with open(redirects, "rb") as f:
+            lines = f.read().decode("utf-8", "replace").split("\n")
+        seen, statics, dynamics, static_allowed = set(), 0, 0, True
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith("#") or len(line.encode("utf-16-le")) // 2 > 2000:
+                continue
+            words = line.split()
+            if len(words) not in (2, 3) or not words[0].startswith("/"):
+                continue
+            source = self.pathname(words[0])
+            if static_allowed and "*" not in source and not re.search(self.NAME, source):
+                statics += 1
+                if statics > 2000:
+                    continue
+            else:
+                static_allowed = False
+                dynamics += 1
+                if dynamics > 100:
+                    break
+            status = words[2] if len(words) == 3 else "302"
+            if not status.isdigit() or int(status) not in (200, 301, 302, 303, 307, 308):
+                continue
+            if source in seen:
+                continue
+            seen.add(source)
+            if static_allowed:
+                self.static[source] = (words[1], int(status))
+                continue
+            pattern = "(?P<splat>.*)".join(re.escape(part) for part in source.split("*"))
+            for name in re.findall(self.NAME, source):
+                pattern = pattern.replace(":" + name, "(?P<%s>[^/]+)" % name)
+            try:
+                self.dynamic.append((re.compile("^" + pattern + "$"), words[1], int(status)))
+            except re.error:
+                pass
+
+    @staticmethod
+    def pathname(source):
+        """`source` as a URL's path: its query and fragment dropped, its dot
+        segments removed, what a path cannot hold escaped."""
+        path = re.split(r"[?#]", source)[0]
+        path = urllib.parse.urlsplit(urllib.parse.urljoin("http://h/", path)).path
+        return urllib.parse.quote(path, safe="/%!$&'()*+,;=:@[]^|~")
+
+    def answer(self, path):
+        """(to, status, True) of the rule that answers `path` (as asked),
+        or None."""
+        if path in self.static:
+            return self.static[path] + (True,)
+        for regex, to, status in self.dynamic:
+            found = regex.match(path)
+            if found:
+                for name, value in found.groupdict().items():
+                    to = to.replace(":" + name, value)
+                return to, status, True
         return None
 
 

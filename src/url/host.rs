@@ -35,7 +35,7 @@ pub enum Host {
     /// names no directory with an index reaches the `.html` file of its
     /// name (`/about/` redirects to `/about`); and every rule of the
     /// site's `_redirects` file that matches, whether a file answers or
-    /// not.
+    /// not, as Cloudflare's own code reads the file.
     CloudflarePages,
     /// GitLab Pages: a directory first, served by its index alone (without
     /// the slash, after a redirect to it), even where a page of its name

@@ -2,6 +2,7 @@
 //! RFC 3986's as the opt-in second standard, and the §3 layers that decide
 //! a document's base.
 
+mod cloudflare;
 mod gitlab;
 mod host;
 mod layers;

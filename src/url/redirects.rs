@@ -16,7 +16,7 @@
 //! [`parse_cloudflare`](Redirects::parse_cloudflare); so does GitLab Pages
 //! (`--host gitlab-pages`): [`parse_gitlab`](Redirects::parse_gitlab).
 
-use super::gitlab;
+use super::{cloudflare, gitlab};
 
 /// The rules of a `_redirects` file, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,6 +27,9 @@ pub struct Redirects {
     gitlab: Vec<gitlab::Rule>,
     /// Why GitLab Pages reads none of the file, when it reads none.
     unread: Option<gitlab::Unread>,
+    /// Cloudflare Pages's rules, which match their own way (`rules` is
+    /// then empty).
+    cloudflare: Vec<cloudflare::Rule>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,29 +93,11 @@ impl Redirects {
     }
 
     /// The rules of `text`, a `_redirects` file as Cloudflare Pages reads
-    /// it: a line is `FROM TO [STATUS]`, `STATUS` 302 when not given, 200
-    /// (a rewrite) or a redirect's (301, 302, 303, 307, 308); any other
-    /// line (a status of another kind, a `!`, a condition) is left out, as
-    /// Cloudflare leaves it. Every rule is taken over a file at `FROM`.
+    /// it (the module [`cloudflare`]'s text says how): every rule is taken
+    /// over a file at `FROM`.
     pub fn parse_cloudflare(text: &str) -> Redirects {
-        let rule = |line: &str| {
-            let line = line.trim();
-            if line.starts_with('#') {
-                return None;
-            }
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let (from, to, status) = match words[..] {
-                [from, to] => (from, to, 302),
-                [from, to, status] => (from, to, status.parse().ok()?),
-                _ => return None,
-            };
-            if !matches!(status, 200 | 301 | 302 | 303 | 307 | 308) {
-                return None;
-            }
-            Rule::of(from, &[], to, status, true)
-        };
         Redirects {
-            rules: text.lines().filter_map(rule).collect(),
+            cloudflare: cloudflare::parse(text),
             ..Redirects::default()
         }
     }
@@ -129,13 +114,13 @@ impl Redirects {
     /// What the rules hold in memory beside the file's text, at most
     /// (GitLab's patterns).
     pub fn size(&self) -> usize {
-        gitlab::size(&self.gitlab)
+        gitlab::size(&self.gitlab) + cloudflare::size(&self.cloudflare)
     }
 
     /// How many rules there are.
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.rules.len() + self.gitlab.len()
+        self.rules.len() + self.gitlab.len() + self.cloudflare.len()
     }
 
     #[cfg(test)]
@@ -152,6 +137,14 @@ impl Redirects {
                 to,
                 status,
                 force: false,
+            });
+        }
+        if !self.cloudflare.is_empty() {
+            let (to, status) = cloudflare::answer(&self.cloudflare, path)?;
+            return Some(Answer {
+                to,
+                status,
+                force: true,
             });
         }
         let segments = segments(path);
@@ -323,22 +316,5 @@ mod tests {
         // Only some visitors' rules, and another domain's, are not taken.
         assert_eq!(answer("/fr/page", None), None);
         assert_eq!(Redirects::parse(FILE).rules.len(), 6);
-    }
-
-    /// Cloudflare's reading: 302 when not given, every rule over a file,
-    /// and the lines of Netlify's own (a `!`, a query's or a visitor's
-    /// condition, a 404) left out.
-    #[test]
-    fn cloudflare_takes_its_own_lines() {
-        let rules = Redirects::parse_cloudflare(FILE);
-        let answer = |path: &str| rules.answer(path, None).map(|a| (a.to, a.status, a.force));
-        let some = |to: &str, status| Some((to.to_owned(), status, true));
-        assert_eq!(answer("/old.html"), some("/new.html", 302));
-        assert_eq!(answer("/blog/a.html"), some("/posts/a.html", 302));
-        assert_eq!(answer("/news/2024/05"), some("/archive/2024-05.html", 200));
-        for path in ["/shop", "/gone", "/fr/page", "/store"] {
-            assert_eq!(answer(path), None, "{path}");
-        }
-        assert_eq!(rules.rules.len(), 3);
     }
 }

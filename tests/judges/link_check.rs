@@ -138,6 +138,7 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
 <a href="/shop?id=step">a query's placeholder</a> <a href="/shop?id=none">to nothing</a> <a href="/shop">without its query</a> <a href="/loop-a">a loop</a> <a href="/fr/x">a rule for some visitors</a>
 <a href="/news/2024/first">placeholders</a> <a href="/toml-moved/page.html">netlify.toml's rule</a> <a href="/toml-rewrite">netlify.toml's rewrite</a> <a href="/toml-fr">netlify.toml's rule for some visitors</a>
 <a href="about/#team">a page's name with a slash, at a part</a> <a href="docs/guide/step/">another</a>
+<a href="/cf/x/end">a splat inside a path</a> <a href="/cf-slash/">a rule's path with a slash</a> <a href="/cf-step.htm">a placeholder inside a segment</a>
 </body></html>
 "##,
     ),
@@ -147,7 +148,8 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
         "# moved\n/old-path/*  /docs/:splat  301\n/rewritten/*  /about.html  200\n\
          /gone-rule  /about.html  404\n/forced.html  /nowhere.html  301!\n/shadowed.html  /nowhere.html\n\
          /shop  id=:id  /docs/guide/:id.html  302\n/loop-a  /loop-b\n/loop-b  /loop-a\n\
-         /fr/*  /about.html  200  Language=fr\n/news/:year/:slug  /new/:slug.html?y=:year\n",
+         /fr/*  /about.html  200  Language=fr\n/news/:year/:slug  /new/:slug.html?y=:year\n\
+         /cf/*/end  /about.html  301\n/cf-slash  /about.html  301\n/cf-:id.htm  /docs/guide/:id.html  301\n",
     ),
     ("forced.html", "<!doctype html><title>Forced away</title>"),
     (
@@ -690,6 +692,12 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
         status("/rewritten/x#nowhere")[1..],
         ["fragment-not-found"; 2]
     );
+    // Cloudflare's patterns, as its code reads them: `*` and `:name`
+    // anywhere in a path (Netlify's a whole last segment, a whole
+    // segment), and the path whole, its trailing slash counting.
+    assert_eq!(status("/cf/x/end"), ["not-found", "not-found", "found"]);
+    assert_eq!(status("/cf-slash/"), ["not-found", "found", "not-found"]);
+    assert_eq!(status("/cf-step.htm"), ["not-found", "not-found", "found"]);
     // GitLab Pages: a directory before the page of its name, `/about/`
     // its page, and the rules it reads (no `!`, no 404, no condition) over
     // no file, in any case; a redirect's query dropped.
@@ -716,6 +724,9 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
         ("blog/", "not-found"),
         ("both#in-both-html", "fragment-not-found"),
         ("both/#in-both-index", "found"),
+        ("/cf/x/end", "found"),
+        ("/cf-slash/", "found"),
+        ("/cf-step.htm", "not-found"),
     ] {
         assert_eq!(on_gitlab(value), expected, "gitlab-pages: {value}");
     }

@@ -1,0 +1,420 @@
+//! Cloudflare Pages's reading of a site's `_redirects` file (`--check-links
+//! --host cloudflare-pages`), as its own code reads it (workers-sdk's
+//! `pages-shared`: `parseRedirects`, `createMetadataObject` and the asset
+//! server's `generateRulesMatcher`), which its documentation only sketches.
+//!
+//! A line is `FROM TO [STATUS]`, `STATUS` 302 when not given, and 200,
+//! 301, 302, 303, 307 or 308; a line of another shape, of another status,
+//! of over 2,000 characters, or whose `FROM` is no path of the site, is
+//! left out, as is a second rule for the same `FROM`. `FROM` is read as a
+//! URL's path (its query and fragment dropped, its dot segments removed,
+//! what a path cannot hold escaped). A rule is *static* while neither it
+//! nor any rule above it has a `*` or a `:name` (a letter, then letters,
+//! digits or `_`): 2,000 of them are read, each matching its path exactly;
+//! the others are *dynamic*: 100 are read, and the 101st ends the reading
+//! of the file. A dynamic `FROM` is a pattern of the whole path, `*`
+//! anywhere any run of characters (`:splat`), `:name` anywhere a run of
+//! one character or more but `/`, matched as a regex of JavaScript's
+//! matches it (the first way, each part taking as much as it can), in
+//! case, the trailing slash counting; one of two `*`, or of a name given
+//! twice, makes no regex, and is no rule. Static rules answer first (they
+//! are above every dynamic one), then the first dynamic rule that
+//! matches; `TO`'s `:name`s are filled in, in their order in `FROM`.
+
+use super::rfc3986::remove_dot_segments;
+
+/// The longest line read, in UTF-16 units (JavaScript's `length`).
+const MAX_LINE: usize = 2000;
+/// How many static rules are read.
+const MAX_STATIC: usize = 2000;
+/// How many dynamic rules are read: the next ends the reading.
+const MAX_DYNAMIC: usize = 100;
+
+/// A rule Cloudflare Pages takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Rule {
+    /// `FROM`, read as a path.
+    from: String,
+    /// `FROM`'s pattern, for a dynamic rule.
+    pattern: Option<Vec<Token>>,
+    to: String,
+    status: u16,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Literal(String),
+    /// `:name`: `[^/]+`.
+    Name(String),
+    /// `*`: `.*`, captured as `splat`.
+    Splat,
+}
+
+/// The rules Cloudflare Pages takes from `text`, a `_redirects` file, in
+/// the order it tries them.
+pub(super) fn parse(text: &str) -> Vec<Rule> {
+    let mut rules: Vec<Rule> = Vec::new();
+    let (mut statics, mut dynamics) = (0, 0);
+    let mut static_allowed = true;
+    for line in text.split('\n') {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') || line.encode_utf16().count() > MAX_LINE {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (from, to, status) = match words[..] {
+            [from, to] => (from, to, "302"),
+            [from, to, status] => (from, to, status),
+            _ => continue,
+        };
+        let Some(from) = path(from) else {
+            continue;
+        };
+        if static_allowed && !from.contains('*') && first_name(&from).is_none() {
+            statics += 1;
+            if statics > MAX_STATIC {
+                continue;
+            }
+        } else {
+            static_allowed = false;
+            dynamics += 1;
+            if dynamics > MAX_DYNAMIC {
+                break;
+            }
+        }
+        let status = match status.parse::<u16>() {
+            Ok(status @ (200 | 301 | 302 | 303 | 307 | 308)) => status,
+            _ => continue,
+        };
+        if rules.iter().any(|rule| rule.from == from) {
+            continue;
+        }
+        let pattern = match static_allowed {
+            true => None,
+            // A pattern that makes no regex is no rule.
+            false => match pattern(&from) {
+                Some(pattern) => Some(pattern),
+                None => continue,
+            },
+        };
+        rules.push(Rule {
+            from,
+            pattern,
+            to: to.to_owned(),
+            status,
+        });
+    }
+    rules
+}
+
+/// `FROM` as Cloudflare reads it, when it is a path of the site: its
+/// path, its query and fragment dropped, dot segments removed, and what a
+/// URL's path cannot hold escaped (as a browser escapes the path it asks
+/// for).
+fn path(from: &str) -> Option<String> {
+    if !from.starts_with('/') {
+        return None;
+    }
+    let path = from.split(['?', '#']).next().unwrap_or_default();
+    let mut escaped = String::with_capacity(path.len());
+    for &b in remove_dot_segments(path).as_bytes() {
+        match b {
+            0..=0x20 | b'"' | b'<' | b'>' | b'`' | b'{' | b'}' | 0x7f.. => {
+                escaped.push_str(&format!("%{b:02X}"));
+            }
+            _ => escaped.push(char::from(b)),
+        }
+    }
+    Some(escaped)
+}
+
+/// Where the first `:name` of `text` is, and its name.
+fn first_name(text: &str) -> Option<(usize, &str)> {
+    text.match_indices(':').find_map(|(at, _)| {
+        let rest = &text[at + 1..];
+        rest.bytes().next().filter(u8::is_ascii_alphabetic)?;
+        let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+        let len = 1 + rest.bytes().skip(1).take_while(word).count();
+        Some((at, &rest[..len]))
+    })
+}
+
+/// The pattern of a dynamic `FROM`; `None` when Cloudflare makes no regex
+/// of it: a second `*`, or a group named twice. Each `:name` is put in,
+/// as Cloudflare puts it in, for every text `:name` in the pattern, in
+/// their order: a name that begins a later one takes that one's place
+/// too, and is then given twice.
+fn pattern(from: &str) -> Option<Vec<Token>> {
+    let mut tokens = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = from;
+    loop {
+        let splat = rest.find('*');
+        let name = first_name(rest);
+        let next = match (splat, name) {
+            (Some(s), Some((n, _))) => s.min(n),
+            (Some(s), None) => s,
+            (None, Some((n, _))) => n,
+            (None, None) => break,
+        };
+        if next > 0 {
+            tokens.push(Token::Literal(rest[..next].to_owned()));
+        }
+        if splat == Some(next) {
+            names.push("splat".to_owned());
+            tokens.push(Token::Splat);
+            rest = &rest[next + 1..];
+        } else if let Some((_, name)) = name {
+            // The name of an earlier placeholder that begins this one is
+            // what Cloudflare reads here.
+            let taken = names
+                .iter()
+                .filter(|earlier| *earlier != "splat" && name.starts_with(earlier.as_str()))
+                .min_by_key(|earlier| earlier.len())
+                .cloned()
+                .unwrap_or_else(|| name.to_owned());
+            names.push(taken.clone());
+            rest = &rest[next + 1 + taken.len()..];
+            tokens.push(Token::Name(taken));
+        }
+    }
+    if !rest.is_empty() {
+        tokens.push(Token::Literal(rest.to_owned()));
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    sorted.dedup();
+    (sorted.len() == names.len()).then_some(tokens)
+}
+
+impl Rule {
+    /// What it holds in memory, at most.
+    fn size(&self) -> usize {
+        let pattern = self.pattern.as_ref().map_or(0, |p| p.len() * 48);
+        2 * (self.from.len() + self.to.len()) + 96 + pattern
+    }
+}
+
+/// What `rules` hold in memory, at most.
+pub(super) fn size(rules: &[Rule]) -> usize {
+    rules.iter().map(Rule::size).sum()
+}
+
+/// What a dynamic rule's `tokens` capture in `path`, when they match it
+/// whole, found as a backtracking regex finds them (each part as long as
+/// the rest allows, the first first), and no position tried twice for a
+/// part that failed there.
+fn captures<'p>(tokens: &[Token], path: &'p str) -> Option<Vec<(&'p str, usize)>> {
+    let positions = path.len() + 1;
+    let mut failed = vec![0u64; (tokens.len() * positions).div_ceil(64)];
+    let mut found = Vec::new();
+    walk(tokens, path, 0, 0, &mut failed, &mut found).then_some(found)
+}
+
+/// Whether `tokens[at..]` match `path[from..]` to its end; what each
+/// token of a name or `*` took pushed on `found` (its text, its token).
+fn walk<'p>(
+    tokens: &[Token],
+    path: &'p str,
+    at: usize,
+    from: usize,
+    failed: &mut [u64],
+    found: &mut Vec<(&'p str, usize)>,
+) -> bool {
+    let Some(token) = tokens.get(at) else {
+        return from == path.len();
+    };
+    let bit = at * (path.len() + 1) + from;
+    if failed[bit / 64] & (1 << (bit % 64)) != 0 {
+        return false;
+    }
+    let rest = &path[from..];
+    let matched = match token {
+        Token::Literal(literal) => {
+            rest.starts_with(literal.as_str())
+                && walk(tokens, path, at + 1, from + literal.len(), failed, found)
+        }
+        Token::Name(_) | Token::Splat => {
+            let most = match token {
+                Token::Splat => rest.len(),
+                _ => rest.find('/').unwrap_or(rest.len()),
+            };
+            // The longest first, by characters; `*` may take none.
+            let ends = rest[..most].char_indices().rev();
+            let none = matches!(token, Token::Splat).then_some(0);
+            let mut ends = ends.map(|(i, c)| i + c.len_utf8()).chain(none);
+            ends.any(|end| {
+                found.push((&rest[..end], at));
+                let ok = walk(tokens, path, at + 1, from + end, failed, found);
+                if !ok {
+                    found.pop();
+                }
+                ok
+            })
+        }
+    };
+    if !matched {
+        failed[bit / 64] |= 1 << (bit % 64);
+    }
+    matched
+}
+
+/// What the rule that answers `path` (the URL's path, as a browser asks
+/// for it) answers: where it leads, and its status.
+pub(super) fn answer(rules: &[Rule], path: &str) -> Option<(String, u16)> {
+    if let Some(rule) = rules
+        .iter()
+        .find(|rule| rule.pattern.is_none() && rule.from == path)
+    {
+        return Some((rule.to.clone(), rule.status));
+    }
+    rules.iter().find_map(|rule| {
+        let tokens = rule.pattern.as_ref()?;
+        let found = captures(tokens, path)?;
+        // Each group's value put in for every `:name` of `TO`, in the
+        // groups' order.
+        let mut to = rule.to.clone();
+        for (value, at) in found {
+            let name = match &tokens[at] {
+                Token::Name(name) => name.as_str(),
+                _ => "splat",
+            };
+            to = to.replace(&format!(":{name}"), value);
+        }
+        Some((to, rule.status))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::url::redirects::FILE;
+
+    fn answer(text: &str, path: &str) -> Option<(String, u16)> {
+        super::answer(&parse(text), path)
+    }
+
+    fn some(to: &str, status: u16) -> Option<(String, u16)> {
+        Some((to.to_owned(), status))
+    }
+
+    #[test]
+    fn cloudflare_takes_its_own_lines() {
+        assert_eq!(answer(FILE, "/old.html"), some("/new.html", 302));
+        assert_eq!(answer(FILE, "/blog/a/b.html"), some("/posts/a/b.html", 302));
+        assert_eq!(
+            answer(FILE, "/news/2024/05"),
+            some("/archive/2024-05.html", 200)
+        );
+        // A `!`, a query's or a visitor's condition, a 404, another host.
+        for path in ["/shop", "/gone", "/fr/page", "/store"] {
+            assert_eq!(answer(FILE, path), None, "{path}");
+        }
+        assert_eq!(parse(FILE).len(), 3);
+    }
+
+    #[test]
+    fn the_path_matches_whole_and_in_case() {
+        // The trailing slash counts, in a static rule and in a pattern.
+        assert_eq!(answer(FILE, "/old.html/"), None);
+        assert_eq!(answer(FILE, "/news/2024/05/"), None);
+        assert_eq!(answer(FILE, "/Old.html"), None);
+        // `/blog/*` is `/blog/` and more: not `/blog`.
+        assert_eq!(answer(FILE, "/blog"), None);
+        assert_eq!(answer(FILE, "/blog/"), some("/posts/", 302));
+    }
+
+    #[test]
+    fn a_splat_and_names_anywhere() {
+        let text = "/a/*/end /b/:splat 301\n/p-:id.html /q/:id 301\n/:x-:y /z/:x/:y 308\n";
+        assert_eq!(answer(text, "/a/x/y/end"), some("/b/x/y", 301));
+        assert_eq!(answer(text, "/a//end"), some("/b/", 301));
+        assert_eq!(answer(text, "/p-7.html"), some("/q/7", 301));
+        // Each as long as the rest allows, the first first.
+        assert_eq!(answer(text, "/a-b-c"), some("/z/a-b/c", 308));
+        assert_eq!(answer(text, "/a-b/c"), None);
+    }
+
+    #[test]
+    fn rules_cloudflare_makes_no_regex_of_are_none() {
+        // Two splats, a name twice, a name that begins a later one.
+        let text = "/a/*/* /b 301\n/c/:x/:x /d 301\n/e/:x/:xy /f 301\n/g/:xy/:x /h/:xy/:x 301\n";
+        assert_eq!(answer(text, "/a/1/2"), None);
+        assert_eq!(answer(text, "/c/1/2"), None);
+        assert_eq!(answer(text, "/e/1/2"), None);
+        assert_eq!(answer(text, "/g/1/2"), some("/h/1/2", 301));
+    }
+
+    #[test]
+    fn static_rules_come_first_and_each_kind_has_its_count() {
+        // A static rule below a dynamic one is dynamic: it answers in its
+        // turn.
+        let text = "/x/* /first 301\n/x/y /second 301\n";
+        assert_eq!(answer(text, "/x/y"), some("/first", 301));
+        // The second rule for a path is left out; its `FROM` is read as a
+        // path.
+        let text = "/a/./b?q=1 /one 301\n/a/b /two 301\n";
+        assert_eq!(answer(text, "/a/b"), some("/one", 301));
+        let text = "/caf\u{e9} /c 301\n";
+        assert_eq!(answer(text, "/caf%C3%A9"), some("/c", 301));
+        // The 101st dynamic rule ends the reading; the 2,001st static rule
+        // is left out, the others read on.
+        let mut text: String = (0..MAX_DYNAMIC)
+            .map(|i| format!("/d{i}/* /x 301\n"))
+            .collect();
+        text.push_str("/last/* /y 301\n/after /z 301\n");
+        assert_eq!(answer(&text, "/d99/1"), some("/x", 301));
+        assert_eq!(answer(&text, "/last/1"), None);
+        assert_eq!(answer(&text, "/after"), None);
+        let mut text: String = (0..MAX_STATIC).map(|i| format!("/s{i} /x 301\n")).collect();
+        text.push_str("/over /y 301\n/p/* /z 301\n");
+        assert_eq!(answer(&text, "/over"), None);
+        assert_eq!(answer(&text, "/p/1"), some("/z", 301));
+        // A line over 2,000 characters is left out.
+        let long = format!("/{} /w 301\n/long/* /v 301\n", "l".repeat(MAX_LINE));
+        assert_eq!(parse(&long).len(), 1);
+    }
+
+    /// The regex Cloudflare makes of a pattern, in Rust's kind.
+    fn regex(tokens: &[Token]) -> regex::Regex {
+        let mut pattern = String::from("^");
+        for token in tokens {
+            match token {
+                Token::Literal(literal) => pattern.push_str(&regex::escape(literal)),
+                Token::Name(name) => pattern.push_str(&format!("(?P<{name}>[^/]+)")),
+                Token::Splat => pattern.push_str("(?P<splat>.*)"),
+            }
+        }
+        pattern.push('$');
+        regex::Regex::new(&pattern).expect("a pattern of names given once")
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        #[test]
+        fn patterns_match_as_a_regex_matches_them(
+            from in proptest::collection::vec(
+                proptest::sample::select(vec!["/", "/", "a", "-", "*", ":x", ":y", "\u{e9}", "."]),
+                1..7,
+            ),
+            path in proptest::collection::vec(
+                proptest::sample::select(vec!["/", "/", "a", "b", "-", "-", "\u{e9}", "."]),
+                0..9,
+            ),
+        ) {
+            let from = format!("/{}", from.concat());
+            let path = path.concat();
+            let Some(tokens) = pattern(&from) else {
+                return Ok(());
+            };
+            let ours = captures(&tokens, &path).map(|found| {
+                found.iter().map(|(value, _)| value.to_string()).collect::<Vec<_>>()
+            });
+            let regex = regex(&tokens);
+            let theirs = regex.captures(&path).map(|c| {
+                c.iter().skip(1).flatten().map(|m| m.as_str().to_owned()).collect::<Vec<_>>()
+            });
+            proptest::prop_assert_eq!(ours, theirs, "{:?} on {:?}", from, path);
+        }
+    }
+}
