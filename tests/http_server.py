@@ -525,7 +525,7 @@ class CloudflareRules:
         segments removed, what a path cannot hold escaped."""
         path = re.split(r"[?#]", source)[0]
         path = urllib.parse.urlsplit(urllib.parse.urljoin("http://h/", path)).path
-        return urllib.parse.quote(path, safe="/%!$&'()*+,;=:@[]^|~")
+        return urllib.parse.quote(path, safe="/%!$&'()*+,;=:@[]^|~\\")
 
     def answer(self, path):
         """(to, status, True) of the rule that answers `path` (as asked),

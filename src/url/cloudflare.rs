@@ -21,6 +21,8 @@
 //! are above every dynamic one), then the first dynamic rule that
 //! matches; `TO`'s `:name`s are filled in, in their order in `FROM`.
 
+use std::collections::HashMap;
+
 use super::rfc3986::remove_dot_segments;
 
 /// The longest line read, in UTF-16 units (JavaScript's `length`).
@@ -30,13 +32,20 @@ const MAX_STATIC: usize = 2000;
 /// How many dynamic rules are read: the next ends the reading.
 const MAX_DYNAMIC: usize = 100;
 
-/// A rule Cloudflare Pages takes.
+/// The rules Cloudflare Pages takes from a site's `_redirects` file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Rules {
+    /// The static rules, by their path (a site moved from another host
+    /// may have thousands, and every link of a check asks them).
+    exact: HashMap<String, (String, u16)>,
+    /// The dynamic rules, in order.
+    dynamic: Vec<Rule>,
+}
+
+/// A dynamic rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Rule {
-    /// `FROM`, read as a path.
-    from: String,
-    /// `FROM`'s pattern, for a dynamic rule.
-    pattern: Option<Vec<Token>>,
+struct Rule {
+    pattern: Vec<Token>,
     to: String,
     status: u16,
 }
@@ -50,10 +59,10 @@ enum Token {
     Splat,
 }
 
-/// The rules Cloudflare Pages takes from `text`, a `_redirects` file, in
-/// the order it tries them.
-pub(super) fn parse(text: &str) -> Vec<Rule> {
-    let mut rules: Vec<Rule> = Vec::new();
+/// The rules Cloudflare Pages takes from `text`, a `_redirects` file.
+pub(super) fn parse(text: &str) -> Rules {
+    let mut rules = Rules::default();
+    let mut seen = std::collections::HashSet::new();
     let (mut statics, mut dynamics) = (0, 0);
     let mut static_allowed = true;
     for line in text.split('\n') {
@@ -86,23 +95,20 @@ pub(super) fn parse(text: &str) -> Vec<Rule> {
             Ok(status @ (200 | 301 | 302 | 303 | 307 | 308)) => status,
             _ => continue,
         };
-        if rules.iter().any(|rule| rule.from == from) {
+        if !seen.insert(from.clone()) {
             continue;
         }
-        let pattern = match static_allowed {
-            true => None,
+        let to = to.to_owned();
+        if static_allowed {
+            rules.exact.insert(from, (to, status));
+        } else if let Some(pattern) = pattern(&from) {
             // A pattern that makes no regex is no rule.
-            false => match pattern(&from) {
-                Some(pattern) => Some(pattern),
-                None => continue,
-            },
-        };
-        rules.push(Rule {
-            from,
-            pattern,
-            to: to.to_owned(),
-            status,
-        });
+            rules.dynamic.push(Rule {
+                pattern,
+                to,
+                status,
+            });
+        }
     }
     rules
 }
@@ -187,17 +193,53 @@ fn pattern(from: &str) -> Option<Vec<Token>> {
     (sorted.len() == names.len()).then_some(tokens)
 }
 
-impl Rule {
-    /// What it holds in memory, at most.
-    fn size(&self) -> usize {
-        let pattern = self.pattern.as_ref().map_or(0, |p| p.len() * 48);
-        2 * (self.from.len() + self.to.len()) + 96 + pattern
+impl Rules {
+    /// What they hold in memory, at most.
+    pub(super) fn size(&self) -> usize {
+        let exact: usize = self
+            .exact
+            .iter()
+            .map(|(from, (to, _))| 2 * (from.len() + to.len()) + 96)
+            .sum();
+        let dynamic: usize = self
+            .dynamic
+            .iter()
+            .map(|rule| 2 * rule.to.len() + 64 + rule.pattern.len() * 48)
+            .sum();
+        exact + dynamic
     }
-}
 
-/// What `rules` hold in memory, at most.
-pub(super) fn size(rules: &[Rule]) -> usize {
-    rules.iter().map(Rule::size).sum()
+    pub(super) fn is_empty(&self) -> bool {
+        self.exact.is_empty() && self.dynamic.is_empty()
+    }
+
+    /// How many there are.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.exact.len() + self.dynamic.len()
+    }
+
+    /// What the rule that answers `path` (the URL's path, as a browser
+    /// asks for it) answers: where it leads, and its status.
+    pub(super) fn answer(&self, path: &str) -> Option<(String, u16)> {
+        if let Some(answer) = self.exact.get(path) {
+            return Some(answer.clone());
+        }
+        self.dynamic.iter().find_map(|rule| {
+            let found = captures(&rule.pattern, path)?;
+            // Each group's value put in for every `:name` of `TO`, in the
+            // groups' order.
+            let mut to = rule.to.clone();
+            for (value, at) in found {
+                let name = match &rule.pattern[at] {
+                    Token::Name(name) => name.as_str(),
+                    _ => "splat",
+                };
+                to = to.replace(&format!(":{name}"), value);
+            }
+            Some((to, rule.status))
+        })
+    }
 }
 
 /// What a dynamic rule's `tokens` capture in `path`, when they match it
@@ -259,39 +301,13 @@ fn walk<'p>(
     matched
 }
 
-/// What the rule that answers `path` (the URL's path, as a browser asks
-/// for it) answers: where it leads, and its status.
-pub(super) fn answer(rules: &[Rule], path: &str) -> Option<(String, u16)> {
-    if let Some(rule) = rules
-        .iter()
-        .find(|rule| rule.pattern.is_none() && rule.from == path)
-    {
-        return Some((rule.to.clone(), rule.status));
-    }
-    rules.iter().find_map(|rule| {
-        let tokens = rule.pattern.as_ref()?;
-        let found = captures(tokens, path)?;
-        // Each group's value put in for every `:name` of `TO`, in the
-        // groups' order.
-        let mut to = rule.to.clone();
-        for (value, at) in found {
-            let name = match &tokens[at] {
-                Token::Name(name) => name.as_str(),
-                _ => "splat",
-            };
-            to = to.replace(&format!(":{name}"), value);
-        }
-        Some((to, rule.status))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::url::redirects::FILE;
 
     fn answer(text: &str, path: &str) -> Option<(String, u16)> {
-        super::answer(&parse(text), path)
+        parse(text).answer(path)
     }
 
     fn some(to: &str, status: u16) -> Option<(String, u16)> {

@@ -29,7 +29,7 @@ pub struct Redirects {
     unread: Option<gitlab::Unread>,
     /// Cloudflare Pages's rules, which match their own way (`rules` is
     /// then empty).
-    cloudflare: Vec<cloudflare::Rule>,
+    cloudflare: cloudflare::Rules,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +114,7 @@ impl Redirects {
     /// What the rules hold in memory beside the file's text, at most
     /// (GitLab's patterns).
     pub fn size(&self) -> usize {
-        gitlab::size(&self.gitlab) + cloudflare::size(&self.cloudflare)
+        gitlab::size(&self.gitlab) + self.cloudflare.size()
     }
 
     /// How many rules there are.
@@ -140,7 +140,7 @@ impl Redirects {
             });
         }
         if !self.cloudflare.is_empty() {
-            let (to, status) = cloudflare::answer(&self.cloudflare, path)?;
+            let (to, status) = self.cloudflare.answer(path)?;
             return Some(Answer {
                 to,
                 status,
