@@ -485,6 +485,44 @@ fn cloudflare_pages_follows_every_rule_it_reads() {
     assert!(stderr.contains("; 1 warning; "), "{stderr}");
 }
 
+/// Cloudflare Pages matches its rules as its code does (not as Netlify's
+/// documentation says): `*` and `:name` anywhere in a path, and the path
+/// whole, its trailing slash counting.
+#[test]
+fn cloudflare_pages_matches_its_patterns_as_its_code_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    for (path, bytes) in [
+        (
+            "_redirects",
+            "/cf/*/end  /about.html  301\n/cf-slash  /about.html  301\n\
+             /cf-:id.htm  /docs/guide/:id.html  301\n",
+        ),
+        ("about.html", "about"),
+        ("docs/guide/step.html", "step"),
+        ("404.html", "not found"),
+        (
+            "index.html",
+            "<a href=/cf/x/end>1</a> <a href=/cf-slash/>2</a> <a href=/cf-slash>3</a>\n\
+             <a href=/cf-step.htm>4</a>",
+        ),
+    ] {
+        let path = site.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+    let counts = |found, broken| {
+        format!("4 links to the site's files checked: {found} found, {broken} broken;")
+    };
+    broken_on(&site, "cloudflare-pages", &["/cf-slash/"], &counts(3, 1));
+    broken_on(
+        &site,
+        "netlify",
+        &["/cf/x/end", "/cf-step.htm"],
+        &counts(2, 2),
+    );
+}
+
 /// GitLab Pages reads the file its own way: a rule over no file alone
 /// (`/about.html` and `/forced.html` are their files), of a path of the
 /// site to another (`/away`, to another site, is left out, and broken),
