@@ -209,10 +209,6 @@ impl Rules {
         exact + dynamic
     }
 
-    pub(super) fn is_empty(&self) -> bool {
-        self.exact.is_empty() && self.dynamic.is_empty()
-    }
-
     /// How many there are.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {

@@ -18,18 +18,27 @@
 
 use super::{cloudflare, gitlab};
 
-/// The rules of a `_redirects` file, in order.
+/// The rules of a `_redirects` file, in order, as one host reads them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Redirects {
-    rules: Vec<Rule>,
-    /// GitLab Pages's rules, which match their own way (`rules` is then
-    /// empty).
-    gitlab: Vec<gitlab::Rule>,
-    /// Why GitLab Pages reads none of the file, when it reads none.
-    unread: Option<gitlab::Unread>,
-    /// Cloudflare Pages's rules, which match their own way (`rules` is
-    /// then empty).
-    cloudflare: cloudflare::Rules,
+    reading: Reading,
+}
+
+/// Whose reading of the file the rules are: each matches its own way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Reading {
+    /// Netlify's, and the `[[redirects]]` of a `netlify.toml` after them.
+    Netlify(Vec<Rule>),
+    /// GitLab Pages's; or why it reads none of the file.
+    Gitlab(Result<Vec<gitlab::Rule>, gitlab::Unread>),
+    /// Cloudflare Pages's.
+    Cloudflare(cloudflare::Rules),
+}
+
+impl Default for Reading {
+    fn default() -> Self {
+        Reading::Netlify(Vec::new())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,10 +73,8 @@ impl Redirects {
     /// The rules of `text` (a `_redirects` file); lines that are no rule
     /// this reads are left out.
     pub fn parse(text: &str) -> Redirects {
-        let rules = text.lines().filter_map(rule).collect();
         Redirects {
-            rules,
-            ..Redirects::default()
+            reading: Reading::Netlify(text.lines().filter_map(rule).collect()),
         }
     }
 
@@ -75,21 +82,17 @@ impl Redirects {
     /// (the module [`gitlab`]'s text says how): a rule is taken over
     /// no file, and answers the path decoded.
     pub fn parse_gitlab(text: &str) -> Redirects {
-        match gitlab::parse(text) {
-            Ok(gitlab) => Redirects {
-                gitlab,
-                ..Redirects::default()
-            },
-            Err(unread) => Redirects {
-                unread: Some(unread),
-                ..Redirects::default()
-            },
+        Redirects {
+            reading: Reading::Gitlab(gitlab::parse(text)),
         }
     }
 
     /// Why GitLab Pages reads no rule of the file, when it reads none.
     pub fn unread(&self) -> Option<&gitlab::Unread> {
-        self.unread.as_ref()
+        match &self.reading {
+            Reading::Gitlab(Err(unread)) => Some(unread),
+            _ => None,
+        }
     }
 
     /// The rules of `text`, a `_redirects` file as Cloudflare Pages reads
@@ -97,8 +100,7 @@ impl Redirects {
     /// over a file at `FROM`.
     pub fn parse_cloudflare(text: &str) -> Redirects {
         Redirects {
-            cloudflare: cloudflare::parse(text),
-            ..Redirects::default()
+            reading: Reading::Cloudflare(cloudflare::parse(text)),
         }
     }
 
@@ -106,21 +108,31 @@ impl Redirects {
     /// `[[redirects]]` table of `netlify.toml`, whose rules come after the
     /// `_redirects` file's): `query` the conditions on the URL's query
     /// (`:name` binds a placeholder), `force` the table's `force`. A rule
-    /// for another domain is not taken.
+    /// for another domain is not taken. Netlify's reading alone has them.
     pub fn add(&mut self, from: &str, query: &[(&str, &str)], to: &str, status: u16, force: bool) {
-        self.rules.extend(Rule::of(from, query, to, status, force));
+        if let Reading::Netlify(rules) = &mut self.reading {
+            rules.extend(Rule::of(from, query, to, status, force));
+        }
     }
 
     /// What the rules hold in memory beside the file's text, at most
-    /// (GitLab's patterns).
+    /// (GitLab's and Cloudflare's rules, made of it).
     pub fn size(&self) -> usize {
-        gitlab::size(&self.gitlab) + self.cloudflare.size()
+        match &self.reading {
+            Reading::Netlify(_) | Reading::Gitlab(Err(_)) => 0,
+            Reading::Gitlab(Ok(rules)) => gitlab::size(rules),
+            Reading::Cloudflare(rules) => rules.size(),
+        }
     }
 
     /// How many rules there are.
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.rules.len() + self.gitlab.len() + self.cloudflare.len()
+        match &self.reading {
+            Reading::Netlify(rules) => rules.len(),
+            Reading::Gitlab(rules) => rules.as_ref().map_or(0, Vec::len),
+            Reading::Cloudflare(rules) => rules.len(),
+        }
     }
 
     #[cfg(test)]
@@ -131,32 +143,28 @@ impl Redirects {
     /// What the first rule that matches `path` (the URL's path, from its
     /// `/`, as written) and `query` (after its `?`, if any) answers.
     pub fn answer(&self, path: &str, query: Option<&str>) -> Option<Answer> {
-        if !self.gitlab.is_empty() {
-            let (to, status) = gitlab::answer(&self.gitlab, path)?;
-            return Some(Answer {
-                to,
-                status,
-                force: false,
-            });
-        }
-        if !self.cloudflare.is_empty() {
-            let (to, status) = self.cloudflare.answer(path)?;
-            return Some(Answer {
-                to,
-                status,
-                force: true,
-            });
-        }
-        let segments = segments(path);
-        let pairs: Vec<(&str, &str)> = query
-            .unwrap_or_default()
-            .split('&')
-            .filter(|pair| !pair.is_empty())
-            .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
-            .collect();
-        self.rules
-            .iter()
-            .find_map(|rule| rule.answer(&segments, &pairs))
+        let (to, status, force) = match &self.reading {
+            Reading::Netlify(rules) => {
+                let segments = segments(path);
+                let pairs: Vec<(&str, &str)> = query
+                    .unwrap_or_default()
+                    .split('&')
+                    .filter(|pair| !pair.is_empty())
+                    .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+                    .collect();
+                return rules.iter().find_map(|rule| rule.answer(&segments, &pairs));
+            }
+            // GitLab takes a rule over no file; Cloudflare over any.
+            Reading::Gitlab(rules) => {
+                let (to, status) = gitlab::answer(rules.as_ref().ok()?, path)?;
+                (to, status, false)
+            }
+            Reading::Cloudflare(rules) => {
+                let (to, status) = rules.answer(path)?;
+                (to, status, true)
+            }
+        };
+        Some(Answer { to, status, force })
     }
 }
 
@@ -315,6 +323,6 @@ mod tests {
         assert_eq!(answer("/Old.html", None), None, "case counts");
         // Only some visitors' rules, and another domain's, are not taken.
         assert_eq!(answer("/fr/page", None), None);
-        assert_eq!(Redirects::parse(FILE).rules.len(), 6);
+        assert_eq!(Redirects::parse(FILE).len(), 6);
     }
 }
