@@ -146,51 +146,48 @@ fn first_name(text: &str) -> Option<(usize, &str)> {
 }
 
 /// The pattern of a dynamic `FROM`; `None` when Cloudflare makes no regex
-/// of it: a second `*`, or a group named twice. Each `:name` is put in,
-/// as Cloudflare puts it in, for every text `:name` in the pattern, in
-/// their order: a name that begins a later one takes that one's place
-/// too, and is then given twice.
+/// of it: a group named twice. `*` is the group `splat` (so a second `*`,
+/// or a `:splat`, names it twice); each `:name` is put in, as Cloudflare
+/// puts it in, for every text `:name` of the pattern, in their order, so
+/// that a name that begins a later one takes that one's place too and is
+/// named twice.
 fn pattern(from: &str) -> Option<Vec<Token>> {
     let mut tokens = Vec::new();
-    let mut names: Vec<String> = Vec::new();
+    // Each group so far: `None` for `*`, the name of a `:name`.
+    let mut groups: Vec<Option<&str>> = Vec::new();
     let mut rest = from;
     loop {
         let splat = rest.find('*');
         let name = first_name(rest);
-        let next = match (splat, name) {
-            (Some(s), Some((n, _))) => s.min(n),
-            (Some(s), None) => s,
-            (None, Some((n, _))) => n,
+        let (at, group) = match (splat, name) {
+            (Some(s), Some((n, _))) if s < n => (s, None),
+            (Some(s), None) => (s, None),
+            (_, Some((n, name))) => (n, Some(name)),
             (None, None) => break,
         };
-        if next > 0 {
-            tokens.push(Token::Literal(rest[..next].to_owned()));
+        let named_twice = |earlier: &Option<&str>| match (group, *earlier) {
+            (None, earlier) => earlier.is_none_or(|e| e == "splat"),
+            (Some(name), None) => name == "splat",
+            (Some(name), Some(earlier)) => name.starts_with(earlier),
+        };
+        if groups.iter().any(named_twice) {
+            return None;
         }
-        if splat == Some(next) {
-            names.push("splat".to_owned());
-            tokens.push(Token::Splat);
-            rest = &rest[next + 1..];
-        } else if let Some((_, name)) = name {
-            // The name of an earlier placeholder that begins this one is
-            // what Cloudflare reads here.
-            let taken = names
-                .iter()
-                .filter(|earlier| *earlier != "splat" && name.starts_with(earlier.as_str()))
-                .min_by_key(|earlier| earlier.len())
-                .cloned()
-                .unwrap_or_else(|| name.to_owned());
-            names.push(taken.clone());
-            rest = &rest[next + 1 + taken.len()..];
-            tokens.push(Token::Name(taken));
+        groups.push(group);
+        let (token, len) = match group {
+            None => (Token::Splat, 1),
+            Some(name) => (Token::Name(name.to_owned()), 1 + name.len()),
+        };
+        if at > 0 {
+            tokens.push(Token::Literal(rest[..at].to_owned()));
         }
+        tokens.push(token);
+        rest = &rest[at + len..];
     }
     if !rest.is_empty() {
         tokens.push(Token::Literal(rest.to_owned()));
     }
-    let mut sorted = names.clone();
-    sorted.sort();
-    sorted.dedup();
-    (sorted.len() == names.len()).then_some(tokens)
+    Some(tokens)
 }
 
 impl Rules {
@@ -355,6 +352,12 @@ mod tests {
         assert_eq!(answer(text, "/c/1/2"), None);
         assert_eq!(answer(text, "/e/1/2"), None);
         assert_eq!(answer(text, "/g/1/2"), some("/h/1/2", 301));
+        // `*` names `splat`; a `:splat` beginning a later name names it
+        // twice too.
+        let text = "/i/:splat/* /j 301\n/k/:splat/:splatx /l 301\n/m/:splatx/* /n 301\n";
+        assert_eq!(answer(text, "/i/1/2"), None);
+        assert_eq!(answer(text, "/k/1/2"), None);
+        assert_eq!(answer(text, "/m/1/2"), some("/n", 301));
     }
 
     #[test]
