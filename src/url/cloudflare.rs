@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 
-use super::rfc3986::remove_dot_segments;
+use super::rfc3986::{percent_encoded_path, remove_dot_segments};
 
 /// The longest line read, in UTF-16 units (JavaScript's `length`).
 const MAX_LINE: usize = 2000;
@@ -114,24 +114,14 @@ pub(super) fn parse(text: &str) -> Rules {
 }
 
 /// `FROM` as Cloudflare reads it, when it is a path of the site: its
-/// path, its query and fragment dropped, dot segments removed, and what a
-/// URL's path cannot hold escaped (as a browser escapes the path it asks
-/// for).
+/// path, its query and fragment dropped, dot segments removed, and escaped
+/// as a browser escapes the path it asks for.
 fn path(from: &str) -> Option<String> {
     if !from.starts_with('/') {
         return None;
     }
     let path = from.split(['?', '#']).next().unwrap_or_default();
-    let mut escaped = String::with_capacity(path.len());
-    for &b in remove_dot_segments(path).as_bytes() {
-        match b {
-            0..=0x20 | b'"' | b'<' | b'>' | b'`' | b'{' | b'}' | 0x7f.. => {
-                escaped.push_str(&format!("%{b:02X}"));
-            }
-            _ => escaped.push(char::from(b)),
-        }
-    }
-    Some(escaped)
+    Some(percent_encoded_path(&remove_dot_segments(path)).into_owned())
 }
 
 /// Where the first `:name` of `text` is, and its name.

@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 use super::host::{Host, Served};
 use super::map::{folded, starts_with};
 use super::redirects::Redirects;
-use super::rfc3986::{percent_decoded, remove_dot_segments};
+use super::rfc3986::{percent_decoded, percent_encoded_path, remove_dot_segments};
 use super::saved;
 use super::standard::Standard;
 
@@ -255,8 +255,10 @@ impl LocalTree {
                         .unwrap_or(at);
                     redirects.answer(&format!("{}{path}", &asked[start..at]), query)
                 }
+                // Netlify and Cloudflare Pages match the path as the
+                // browser sends it: `/café` is `/caf%C3%A9`.
                 Host::Netlify | Host::CloudflarePages => {
-                    redirects.answer(&format!("/{path}"), query)
+                    redirects.answer(&percent_encoded_path(&format!("/{path}")), query)
                 }
                 _ => None,
             };

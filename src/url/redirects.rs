@@ -10,8 +10,9 @@
 //! file is served). Rules with conditions on the visitor (a country, a
 //! language, a role, a cookie) answer only some visitors, and are not
 //! taken; nor are rules for another domain (`https://old.example/*`).
-//! Paths match as they are written (escaped, case counts), a trailing
-//! slash aside, as Netlify matches them. Cloudflare Pages reads the same
+//! Paths match as a browser sends them (escaped: `/café` is
+//! `/caf%C3%A9`; case counts), a trailing slash aside, as Netlify matches
+//! them. Cloudflare Pages reads the same
 //! file (`--host cloudflare-pages`) its own way:
 //! [`parse_cloudflare`](Redirects::parse_cloudflare); so does GitLab Pages
 //! (`--host gitlab-pages`): [`parse_gitlab`](Redirects::parse_gitlab).

@@ -266,6 +266,26 @@ fn unambiguous_path(has_authority: bool, path: Cow<'_, str>) -> Cow<'_, str> {
     Cow::Owned(format!("/.{path}"))
 }
 
+/// `path` as a browser sends it: each byte the URL Standard's path
+/// percent-encode set holds (controls, space, `"`, `<`, `>`, `` ` ``, `{`,
+/// `}`, and every byte past ASCII) as `%` and two hex digits (§2.1), the
+/// others (`%` among them) as they are. Hosts match their redirect rules
+/// against it, as they get it.
+pub(crate) fn percent_encoded_path(path: &str) -> Cow<'_, str> {
+    let escaped = |b: u8| matches!(b, 0..=0x20 | b'"' | b'<' | b'>' | b'`' | b'{' | b'}' | 0x7f..);
+    if !path.bytes().any(escaped) {
+        return Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len() + 8);
+    for b in path.bytes() {
+        match escaped(b) {
+            true => out.push_str(&format!("%{b:02X}")),
+            false => out.push(char::from(b)),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `text` with each `%` and two hex digits the byte they name (§2.1); a
 /// `%` without them stays.
 pub(crate) fn percent_decoded(text: &str) -> Vec<u8> {

@@ -139,6 +139,7 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
 <a href="/news/2024/first">placeholders</a> <a href="/toml-moved/page.html">netlify.toml's rule</a> <a href="/toml-rewrite">netlify.toml's rewrite</a> <a href="/toml-fr">netlify.toml's rule for some visitors</a>
 <a href="about/#team">a page's name with a slash, at a part</a> <a href="docs/guide/step/">another</a>
 <a href="/cf/x/end">a splat inside a path</a> <a href="/cf-slash/">a rule's path with a slash</a> <a href="/cf-step.htm">a placeholder inside a segment</a>
+<a href="/café-moved">a rule's escaped path, written as it reads</a>
 </body></html>
 "##,
     ),
@@ -149,7 +150,7 @@ h1 { background: url("img/caf%C3%A9.png") } h2 { background: url(img/missing.png
          /gone-rule  /about.html  404\n/forced.html  /nowhere.html  301!\n/shadowed.html  /nowhere.html\n\
          /shop  id=:id  /docs/guide/:id.html  302\n/loop-a  /loop-b\n/loop-b  /loop-a\n\
          /fr/*  /about.html  200  Language=fr\n/news/:year/:slug  /new/:slug.html?y=:year\n\
-         /cf/*/end  /about.html  301\n/cf-slash  /about.html  301\n/cf-:id.htm  /docs/guide/:id.html  301\n",
+         /cf/*/end  /about.html  301\n/cf-slash  /about.html  301\n/cf-:id.htm  /docs/guide/:id.html  301\n/caf%C3%A9-moved  /about.html  301\n",
     ),
     ("forced.html", "<!doctype html><title>Forced away</title>"),
     (
@@ -698,6 +699,9 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
     assert_eq!(status("/cf/x/end"), ["not-found", "not-found", "found"]);
     assert_eq!(status("/cf-slash/"), ["not-found", "found", "not-found"]);
     assert_eq!(status("/cf-step.htm"), ["not-found", "not-found", "found"]);
+    // The path as the browser sends it, escaped, matches a rule written
+    // escaped (GitLab matches it decoded, below).
+    assert_eq!(status("/café-moved"), ["not-found", "found", "found"]);
     // GitLab Pages: a directory before the page of its name, `/about/`
     // its page, and the rules it reads (no `!`, no 404, no condition) over
     // no file, in any case; a redirect's query dropped.
@@ -727,6 +731,7 @@ fn chromium_agrees_with_the_link_checker_on_each_host() {
         ("/cf/x/end", "found"),
         ("/cf-slash/", "found"),
         ("/cf-step.htm", "not-found"),
+        ("/café-moved", "not-found"),
     ] {
         assert_eq!(on_gitlab(value), expected, "gitlab-pages: {value}");
     }

@@ -487,7 +487,8 @@ fn cloudflare_pages_follows_every_rule_it_reads() {
 
 /// Cloudflare Pages matches its rules as its code does (not as Netlify's
 /// documentation says): `*` and `:name` anywhere in a path, and the path
-/// whole, its trailing slash counting.
+/// whole, its trailing slash counting; both hosts, the path as a browser
+/// sends it.
 #[test]
 fn cloudflare_pages_matches_its_patterns_as_its_code_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -496,15 +497,16 @@ fn cloudflare_pages_matches_its_patterns_as_its_code_does() {
         (
             "_redirects",
             "/cf/*/end  /about.html  301\n/cf-slash  /about.html  301\n\
-             /cf-:id.htm  /docs/guide/:id.html  301\n",
+             /cf-:id.htm  /docs/guide/:id.html  301\n/caf%C3%A9  /about.html  301\n",
         ),
         ("about.html", "about"),
         ("docs/guide/step.html", "step"),
         ("404.html", "not found"),
         (
             "index.html",
-            "<a href=/cf/x/end>1</a> <a href=/cf-slash/>2</a> <a href=/cf-slash>3</a>\n\
-             <a href=/cf-step.htm>4</a>",
+            "<meta charset=utf-8><a href=/cf/x/end>1</a> <a href=/cf-slash/>2</a>\n\
+             <a href=/cf-slash>3</a> <a href=/cf-step.htm>4</a>\n\
+             <a href=/caf\u{e9}>5</a> <a href=/caf%C3%A9>6</a>",
         ),
     ] {
         let path = site.join(path);
@@ -512,14 +514,16 @@ fn cloudflare_pages_matches_its_patterns_as_its_code_does() {
         fs::write(path, bytes).unwrap();
     }
     let counts = |found, broken| {
-        format!("4 links to the site's files checked: {found} found, {broken} broken;")
+        format!("6 links to the site's files checked: {found} found, {broken} broken;")
     };
-    broken_on(&site, "cloudflare-pages", &["/cf-slash/"], &counts(3, 1));
+    // Both match a rule's path as the browser sends it: `/café` is
+    // `/caf%C3%A9`.
+    broken_on(&site, "cloudflare-pages", &["/cf-slash/"], &counts(5, 1));
     broken_on(
         &site,
         "netlify",
         &["/cf/x/end", "/cf-step.htm"],
-        &counts(2, 2),
+        &counts(4, 2),
     );
 }
 
