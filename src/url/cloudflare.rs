@@ -19,7 +19,9 @@
 //! case, the trailing slash counting; one of two `*`, or of a name given
 //! twice, makes no regex, and is no rule. Static rules answer first (they
 //! are above every dynamic one), then the first dynamic rule that
-//! matches; `TO`'s `:name`s are filled in, in their order in `FROM`.
+//! matches; `TO`'s `:name`s are filled in, in their order in `FROM`. A
+//! path past 32 KB, or a `TO` that grows past it, is answered with 414
+//! ([`MAX_URI`]), as Cloudflare answers such a URI.
 
 use std::collections::HashMap;
 
@@ -31,6 +33,13 @@ const MAX_LINE: usize = 2000;
 const MAX_STATIC: usize = 2000;
 /// How many dynamic rules are read: the next ends the reading.
 const MAX_DYNAMIC: usize = 100;
+/// The longest URI Cloudflare reads: past it, it answers 414 (URI Too
+/// Long) and reads no rule (its documentation: "if the URI length exceeds
+/// 32KB"). So a path past it, or a rule's `TO` that would grow past it,
+/// reaches nothing, and no match is worked out on more.
+pub(super) const MAX_URI: usize = 32 * 1024;
+/// Cloudflare's answer past [`MAX_URI`].
+pub(super) const URI_TOO_LONG: u16 = 414;
 
 /// The rules Cloudflare Pages takes from a site's `_redirects` file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -205,83 +214,173 @@ impl Rules {
     /// What the rule that answers `path` (the URL's path, as a browser
     /// asks for it) answers: where it leads, and its status.
     pub(super) fn answer(&self, path: &str) -> Option<(String, u16)> {
+        // Past its limit, Cloudflare reads no rule: 414.
+        if path.len() > MAX_URI {
+            return Some((String::new(), URI_TOO_LONG));
+        }
         if let Some(answer) = self.exact.get(path) {
             return Some(answer.clone());
         }
         self.dynamic.iter().find_map(|rule| {
             let found = captures(&rule.pattern, path)?;
             // Each group's value put in for every `:name` of `TO`, in the
-            // groups' order.
+            // groups' order (a value put in is searched by the next name).
             let mut to = rule.to.clone();
             for (value, at) in found {
                 let name = match &rule.pattern[at] {
                     Token::Name(name) => name.as_str(),
                     _ => "splat",
                 };
-                to = to.replace(&format!(":{name}"), value);
+                let name = format!(":{name}");
+                // A `TO` that grows past what Cloudflare reads leads to its
+                // 414: not made, as it could grow with each name (a value
+                // that holds the next name many times).
+                let times = to.matches(&name).count();
+                if to.len() - times * name.len() + times * value.len() > MAX_URI {
+                    return Some((String::new(), URI_TOO_LONG));
+                }
+                to = to.replace(&name, value);
             }
             Some((to, rule.status))
         })
     }
+
+    /// What matching a path takes at most beside it, for one link at a
+    /// time: the rows of the dynamic rule with the most groups, for a path
+    /// of [`MAX_URI`], and its `TO` as it is made (two at a time).
+    pub(super) fn matching_room(&self) -> usize {
+        let groups = |rule: &Rule| {
+            rule.pattern
+                .iter()
+                .filter(|t| !matches!(t, Token::Literal(_)))
+                .count()
+        };
+        self.dynamic
+            .iter()
+            .map(|rule| (groups(rule) + 2) * Places::bytes(MAX_URI) + 2 * MAX_URI)
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// What a dynamic rule's `tokens` capture in `path`, when they match it
-/// whole, found as a backtracking regex finds them (each part as long as
-/// the rest allows, the first first), and no position tried twice for a
-/// part that failed there.
+/// whole: what a backtracking regex finds (each part as long as the rest
+/// allows, the first first), found without backtracking. Where each part
+/// may end is worked out first, from the last part back: `reach[t]` holds
+/// the places in `path` from which the parts from `t` on match the rest of
+/// it. Each part then takes, from the first on, the furthest end from
+/// which the rest match: the choice a backtracking engine comes to first.
+/// So the work is the parts times the path's length (times a literal's,
+/// for a literal), whatever the path: a backtracking engine's on
+/// `/:a-:b-:c` and a long path of `-`s is that length cubed, and its memory
+/// past the path's length was a bit for each part at each place, held
+/// undrawn. The rows kept here, one for each group (what it chooses its
+/// end by), are at most [`Rules::matching_room`] for a path of
+/// [`MAX_URI`].
 fn captures<'p>(tokens: &[Token], path: &'p str) -> Option<Vec<(&'p str, usize)>> {
-    let positions = path.len() + 1;
-    let mut failed = vec![0u64; (tokens.len() * positions).div_ceil(64)];
+    // Most rules are told from a path by how it begins or ends.
+    fn literal(token: Option<&Token>) -> &str {
+        match token {
+            Some(Token::Literal(literal)) => literal,
+            _ => "",
+        }
+    }
+    if !path.starts_with(literal(tokens.first())) || !path.ends_with(literal(tokens.last())) {
+        return None;
+    }
+    let n = path.len();
+    let bytes = path.as_bytes();
+    // Past the last part: the path's end alone.
+    let mut next = Places::new(n);
+    next.set(n);
+    // For each group, the places its end may be chosen from.
+    let mut after: Vec<Option<Places>> = vec![None; tokens.len()];
+    for (t, token) in tokens.iter().enumerate().rev() {
+        let mut row = Places::new(n);
+        match token {
+            Token::Literal(literal) => {
+                let len = literal.len();
+                for p in 0..=n.saturating_sub(len) {
+                    if next.get(p + len) && bytes[p..].starts_with(literal.as_bytes()) {
+                        row.set(p);
+                    }
+                }
+            }
+            // `.*`: any end from here on.
+            Token::Splat => {
+                let mut any = false;
+                for p in (0..=n).rev() {
+                    any |= next.get(p);
+                    if any && path.is_char_boundary(p) {
+                        row.set(p);
+                    }
+                }
+            }
+            // `[^/]+`: an end past this character, up to the next `/`.
+            Token::Name(_) => {
+                let mut any = false;
+                for p in (0..n).rev() {
+                    if bytes[p] == b'/' {
+                        any = false;
+                        continue;
+                    }
+                    any |= next.get(p + 1);
+                    if any && path.is_char_boundary(p) {
+                        row.set(p);
+                    }
+                }
+            }
+        }
+        if !matches!(token, Token::Literal(_)) {
+            after[t] = Some(next);
+        }
+        next = row;
+    }
+    if !next.get(0) {
+        return None;
+    }
     let mut found = Vec::new();
-    walk(tokens, path, 0, 0, &mut failed, &mut found).then_some(found)
+    let mut p = 0;
+    for (t, token) in tokens.iter().enumerate() {
+        let (least, most) = match token {
+            Token::Literal(literal) => {
+                p += literal.len();
+                continue;
+            }
+            Token::Splat => (p, n),
+            Token::Name(_) => (p + 1, path[p..].find('/').map_or(n, |i| p + i)),
+        };
+        let rest = after[t].as_ref().expect("kept for each group");
+        let end = (least..=most)
+            .rev()
+            .find(|&e| rest.get(e))
+            .expect("the rows say the rest matches from some end");
+        found.push((&path[p..end], t));
+        p = end;
+    }
+    Some(found)
 }
 
-/// Whether `tokens[at..]` match `path[from..]` to its end; what each
-/// token of a name or `*` took pushed on `found` (its text, its token).
-fn walk<'p>(
-    tokens: &[Token],
-    path: &'p str,
-    at: usize,
-    from: usize,
-    failed: &mut [u64],
-    found: &mut Vec<(&'p str, usize)>,
-) -> bool {
-    let Some(token) = tokens.get(at) else {
-        return from == path.len();
-    };
-    let bit = at * (path.len() + 1) + from;
-    if failed[bit / 64] & (1 << (bit % 64)) != 0 {
-        return false;
+/// Places in a path (`0..=len`), as bits.
+#[derive(Clone)]
+struct Places(Vec<u64>);
+
+impl Places {
+    fn new(len: usize) -> Self {
+        Places(vec![0; (len + 1).div_ceil(64)])
     }
-    let rest = &path[from..];
-    let matched = match token {
-        Token::Literal(literal) => {
-            rest.starts_with(literal.as_str())
-                && walk(tokens, path, at + 1, from + literal.len(), failed, found)
-        }
-        Token::Name(_) | Token::Splat => {
-            let most = match token {
-                Token::Splat => rest.len(),
-                _ => rest.find('/').unwrap_or(rest.len()),
-            };
-            // The longest first, by characters; `*` may take none.
-            let ends = rest[..most].char_indices().rev();
-            let none = matches!(token, Token::Splat).then_some(0);
-            let mut ends = ends.map(|(i, c)| i + c.len_utf8()).chain(none);
-            ends.any(|end| {
-                found.push((&rest[..end], at));
-                let ok = walk(tokens, path, at + 1, from + end, failed, found);
-                if !ok {
-                    found.pop();
-                }
-                ok
-            })
-        }
-    };
-    if !matched {
-        failed[bit / 64] |= 1 << (bit % 64);
+
+    fn bytes(len: usize) -> usize {
+        (len + 1).div_ceil(64) * 8
     }
-    matched
+
+    fn set(&mut self, at: usize) {
+        self.0[at / 64] |= 1 << (at % 64);
+    }
+
+    fn get(&self, at: usize) -> bool {
+        self.0[at / 64] & (1 << (at % 64)) != 0
+    }
 }
 
 #[cfg(test)]
@@ -378,6 +477,54 @@ mod tests {
         // A line over 2,000 characters is left out.
         let long = format!("/{} /w 301\n/long/* /v 301\n", "l".repeat(MAX_LINE));
         assert_eq!(parse(&long).len(), 1);
+    }
+
+    #[test]
+    fn past_the_longest_uri_cloudflare_answers_414() {
+        let text = "/a/* /b/:splat 301\n/c/:x /d/:x:x:x:x 301\n/e/:x /f/:y/:x 301\n";
+        let at_most = format!("/a/{}", "x".repeat(MAX_URI - 3));
+        assert_eq!(
+            answer(text, &at_most),
+            some(&format!("/b/{}", "x".repeat(MAX_URI - 3)), 301)
+        );
+        let past = format!("/a/{}", "x".repeat(MAX_URI - 2));
+        assert_eq!(answer(text, &past), some("", URI_TOO_LONG));
+        // A `TO` that would grow past it, by a value put in for each name
+        // (the value itself searched by the next name).
+        let value = "x".repeat(MAX_URI / 4);
+        assert_eq!(answer(text, &format!("/c/{value}")), some("", URI_TOO_LONG));
+        assert_eq!(
+            answer(text, &format!("/c/{}", &value[1..])).map(|(to, _)| to.len()),
+            Some(3 + 4 * (MAX_URI / 4 - 1))
+        );
+        let names = ":y".repeat(MAX_URI / 8);
+        assert_eq!(answer(text, "/e/:y"), some("/f/:y/:y", 301));
+        assert_eq!(
+            answer(text, &format!("/e/{names}")).map(|(to, _)| to.len()),
+            Some(4 + 2 + 2 * MAX_URI / 8)
+        );
+    }
+
+    /// A pattern whose groups a backtracking engine tries at every place,
+    /// on a long path that it matches only at its end, and on one that it
+    /// does not match: answered as the regex answers, the work the groups
+    /// times the path's length (a backtracking engine's is its cube: on
+    /// this path, some 10^12 steps).
+    #[test]
+    fn long_paths_are_matched_in_one_pass_for_each_group() {
+        let text = "/:a-:b-:c/end /to/:a/:b/:c 301\n/*-:d /to2/:d 302\n";
+        let middle = "x-".repeat(MAX_URI / 2 - 4);
+        let path = format!("/{middle}x/end");
+        let (to, status) = answer(text, &path).expect("it matches");
+        let tokens = pattern("/:a-:b-:c/end").unwrap();
+        let regex = regex(&tokens);
+        let c = regex.captures(&path).unwrap();
+        assert_eq!(to, format!("/to/{}/{}/{}", &c["a"], &c["b"], &c["c"]));
+        assert_eq!(status, 301);
+        // `/end` missing: no match by the first; the second's splat takes
+        // all but the last `-x`.
+        let path = format!("/{middle}x");
+        assert_eq!(answer(text, &path), some("/to2/x", 302));
     }
 
     /// The regex Cloudflare makes of a pattern, in Rust's kind.

@@ -126,6 +126,16 @@ impl Redirects {
         }
     }
 
+    /// What matching one path against the rules takes at most, beside
+    /// the path (Cloudflare's patterns: [`cloudflare`]'s rows): drawn for
+    /// each worker that may match at once.
+    pub fn matching_room(&self) -> usize {
+        match &self.reading {
+            Reading::Cloudflare(rules) => rules.matching_room(),
+            Reading::Netlify(_) | Reading::Gitlab(_) => 0,
+        }
+    }
+
     /// How many rules there are.
     #[cfg(test)]
     pub fn len(&self) -> usize {

@@ -527,6 +527,46 @@ fn cloudflare_pages_matches_its_patterns_as_its_code_does() {
     );
 }
 
+/// Past 32 KB, Cloudflare answers a URI with 414 before any rule: a link
+/// that long is broken there, where a rule for it would lead on (and
+/// Netlify follows it). A rule whose `TO` grows past it with the values
+/// put in (`:x` four times) leads to the same 414.
+#[test]
+fn cloudflare_pages_answers_a_uri_past_its_limit_with_414() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    let long = "x".repeat(32 * 1024);
+    let quarter = "y".repeat(32 * 1024 / 4);
+    for (path, bytes) in [
+        (
+            "_redirects",
+            "/long/*  /about.html  301\n/grow/:x  /about.html?:x:x:x:x  301\n".to_owned(),
+        ),
+        ("about.html", "about".to_owned()),
+        ("404.html", "not found".to_owned()),
+        (
+            "index.html",
+            format!(
+                "<a href=/long/short>1</a> <a href=/long/{long}>2</a>\n\
+                 <a href=/grow/x>3</a> <a href=/grow/{quarter}>4</a>"
+            ),
+        ),
+    ] {
+        let path = site.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+    let counts = |found, broken| {
+        format!("4 links to the site's files checked: {found} found, {broken} broken;")
+    };
+    let broken = [format!("/long/{long}"), format!("/grow/{quarter}")];
+    let broken: Vec<&str> = broken.iter().map(String::as_str).collect();
+    broken_on(&site, "cloudflare-pages", &broken, &counts(2, 2));
+    let (code, _, stderr) = check(&site, &["--host", "netlify"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(&counts(4, 0)), "{stderr}");
+}
+
 /// GitLab Pages reads the file its own way: a rule over no file alone
 /// (`/about.html` and `/forced.html` are their files), of a path of the
 /// site to another (`/away`, to another site, is left out, and broken),

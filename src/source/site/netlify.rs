@@ -45,11 +45,13 @@ pub(crate) fn redirects(dir: &Path, memory: &Memory) -> Result<(Redirects, Drawn
 
 /// The rules of the `_redirects` file alone in `dir` (no other file holds
 /// them), as `parse` reads it (Cloudflare Pages's way, GitLab Pages's),
-/// and what they hold of `memory`.
+/// and what they hold of `memory` with what matching a link takes on each
+/// of `workers`.
 pub(crate) fn redirects_file(
     dir: &Path,
     memory: &Memory,
     parse: fn(&str) -> Redirects,
+    workers: usize,
 ) -> Result<(Redirects, Drawn), SourceError> {
     let mut drawn = memory.drawn();
     let path = dir.join("_redirects");
@@ -58,8 +60,10 @@ pub(crate) fn redirects_file(
         Some(text) => parse(&String::from_utf8_lossy(&text)),
         None => Redirects::default(),
     };
+    // What its rules hold, and what matching a link takes on each worker.
+    let room = rules.matching_room().saturating_mul(workers);
     drawn
-        .grow(rules.size())
+        .grow(rules.size().saturating_add(room))
         .map_err(|_| too_large(&path, memory))?;
     Ok((rules, drawn))
 }
@@ -271,6 +275,38 @@ status = 404
                 .len(),
             3
         );
+    }
+
+    /// Cloudflare's rules are drawn with what matching a link against
+    /// their patterns takes, on each worker: a site whose rules fit, with
+    /// room for one worker's matching and not two, is checked at `--jobs
+    /// 1` and refused at `--jobs 2`.
+    #[test]
+    fn cloudflare_rules_are_drawn_with_the_room_each_worker_matches_in() {
+        let root = tempfile::tempdir().unwrap();
+        fs::write(root.path().join("_redirects"), "/a/:x/:y/* /b/:x 301\n").unwrap();
+        let rules = Redirects::parse_cloudflare("/a/:x/:y/* /b/:x 301\n");
+        let room = rules.matching_room();
+        // Three groups and two rows beside, for the longest URI, and its
+        // `TO` as it is made.
+        assert_eq!(room, 5 * (32 * 1024 / 64 + 1) * 8 + 2 * 32 * 1024);
+        // A quarter of the run's memory is for what is drawn.
+        let memory = Memory::new(4 * (room * 3 / 2 + (4 << 10)));
+        let parse = Redirects::parse_cloudflare;
+        let (read, drawn) = redirects_file(root.path(), &memory, parse, 1).unwrap();
+        assert_eq!(read.len(), 1);
+        assert!(drawn.bytes() > room, "{}", drawn.bytes());
+        drop(drawn);
+        let error = redirects_file(root.path(), &memory, parse, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("take more than --max-memory allows"),
+            "{error}"
+        );
+        // GitLab's need none.
+        let parse = Redirects::parse_gitlab;
+        redirects_file(root.path(), &memory, parse, 64).unwrap();
     }
 
     #[test]

@@ -351,12 +351,18 @@ pub(crate) fn run(
             let (tree, drawn) = tree("--check-links")?;
             let (redirects, rules_drawn) = match host {
                 Host::Netlify => netlify::redirects(site.dir(), &memory)?,
-                Host::CloudflarePages => {
-                    netlify::redirects_file(site.dir(), &memory, Redirects::parse_cloudflare)?
-                }
-                Host::GitlabPages => {
-                    netlify::redirects_file(site.dir(), &memory, Redirects::parse_gitlab)?
-                }
+                Host::CloudflarePages => netlify::redirects_file(
+                    site.dir(),
+                    &memory,
+                    Redirects::parse_cloudflare,
+                    site.jobs,
+                )?,
+                Host::GitlabPages => netlify::redirects_file(
+                    site.dir(),
+                    &memory,
+                    Redirects::parse_gitlab,
+                    site.jobs,
+                )?,
                 _ => (Redirects::default(), memory.drawn()),
             };
             let encoding = config.encoding;
