@@ -26,6 +26,7 @@
 use std::collections::HashMap;
 
 use super::rfc3986::{percent_encoded_path, remove_dot_segments};
+use super::target::put_in;
 
 /// The longest line read, in UTF-16 units (JavaScript's `length`).
 const MAX_LINE: usize = 2000;
@@ -231,15 +232,12 @@ impl Rules {
                     Token::Name(name) => name.as_str(),
                     _ => "splat",
                 };
-                let name = format!(":{name}");
                 // A `TO` that grows past what Cloudflare reads leads to its
-                // 414: not made, as it could grow with each name (a value
-                // that holds the next name many times).
-                let times = to.matches(&name).count();
-                if to.len() - times * name.len() + times * value.len() > MAX_URI {
-                    return Some((String::new(), URI_TOO_LONG));
+                // 414: not made.
+                match put_in(&to, &format!(":{name}"), value, MAX_URI) {
+                    Some(put) => to = put,
+                    None => return Some((String::new(), URI_TOO_LONG)),
                 }
-                to = to.replace(&name, value);
             }
             Some((to, rule.status))
         })

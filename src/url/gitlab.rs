@@ -15,6 +15,7 @@
 //! rewrite (200) serves the file there.
 
 use super::rfc3986::percent_decoded;
+use super::target::{MAX_TARGET, UNREACHABLE};
 
 /// The file's size past which GitLab Pages reads none of it.
 const MAX_SIZE: usize = 64 * 1024;
@@ -312,20 +313,27 @@ impl Rule {
     }
 
     /// `TO`, filled in, when the rule matches `path` (decoded, from its
-    /// `/`).
-    fn matches(&self, path: &str) -> Option<String> {
+    /// `/`); `Some(None)` when it would grow past [`MAX_TARGET`] as it is
+    /// filled in (before its runs of slashes are made one).
+    fn matches(&self, path: &str) -> Option<Option<String>> {
         if !self.templated && with_slash(&self.from) == with_slash(path) {
-            return Some(self.to.clone());
+            return Some(Some(self.to.clone()));
         }
         let captures = self.pattern.as_ref()?.captures(path)?;
         // `:name` becomes the part of the path its segment matched (none:
         // nothing), then runs of slashes one.
+        // One that would grow past the longest target reaches nothing: not
+        // made.
         let mut to = String::new();
         let mut rest = self.to.as_str();
         while let Some((at, name)) = placeholder(rest) {
             to.push_str(&rest[..at]);
             let value = captures.iter().find(|(n, _)| *n == name);
-            to.push_str(&escaped(value.map_or("", |(_, value)| value)));
+            let value = escaped(value.map_or("", |(_, value)| value));
+            if to.len() + value.len() > MAX_TARGET {
+                return Some(None);
+            }
+            to.push_str(&value);
             rest = &rest[at + 1 + name.len()..];
         }
         to.push_str(rest);
@@ -335,7 +343,7 @@ impl Rule {
                 single.push(c);
             }
         }
-        Some(single)
+        Some(Some(single))
     }
 }
 
@@ -383,7 +391,9 @@ pub(super) fn answer(rules: &[Rule], path: &str) -> Option<(String, u16)> {
     let decoded = percent_decoded(path);
     let path = String::from_utf8_lossy(&decoded);
     rules.iter().find_map(|rule| {
-        let to = rule.matches(&path)?;
+        let Some(to) = rule.matches(&path)? else {
+            return Some((String::new(), UNREACHABLE));
+        };
         let to = to.split(['?', '#']).next().unwrap_or_default().to_owned();
         Some((to, rule.status))
     })

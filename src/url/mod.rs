@@ -13,6 +13,7 @@ pub mod rfc1808;
 pub mod rfc3986;
 pub(crate) mod saved;
 mod standard;
+mod target;
 
 pub use gitlab::Unread as GitlabUnread;
 pub use host::{Host, Served};

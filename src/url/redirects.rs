@@ -17,6 +17,7 @@
 //! [`parse_cloudflare`](Redirects::parse_cloudflare); so does GitLab Pages
 //! (`--host gitlab-pages`): [`parse_gitlab`](Redirects::parse_gitlab).
 
+use super::target::{MAX_TARGET, UNREACHABLE, put_in};
 use super::{cloudflare, gitlab};
 
 /// The rules of a `_redirects` file, in order, as one host reads them.
@@ -270,12 +271,24 @@ impl Rule {
                 Segment::Placeholder(name) => bound.push((name, given)),
             }
         }
+        let unreachable = Answer {
+            to: String::new(),
+            status: UNREACHABLE,
+            force: self.force,
+        };
         let splat = path[fixed..].join("/");
-        let mut to = self.to.replace(":splat", &splat);
-        // The longest names first: `:id` is no part of `:idx`.
+        let Some(mut to) = put_in(&self.to, ":splat", &splat, MAX_TARGET) else {
+            return Some(unreachable);
+        };
+        // The longest names first: `:id` is no part of `:idx`. A value put
+        // in is searched by the next name, so the target may grow with
+        // each.
         bound.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
         for (name, value) in bound {
-            to = to.replace(&format!(":{name}"), value);
+            match put_in(&to, &format!(":{name}"), value, MAX_TARGET) {
+                Some(put) => to = put,
+                None => return Some(unreachable),
+            }
         }
         Some(Answer {
             to,
@@ -307,6 +320,35 @@ mod tests {
         Redirects::parse(FILE)
             .answer(path, query)
             .map(|a| (a.to, a.status, a.force))
+    }
+
+    /// A `TO` that its splat and placeholders would grow past the longest
+    /// target reaches nothing: Netlify's and GitLab's readings answer so,
+    /// and make no such target (a value put in is searched by the next
+    /// name, so it may grow with each).
+    #[test]
+    fn a_target_past_the_longest_reaches_nothing() {
+        let text = "/big/*  /x/:splat:splat:splat:splat:splat  301\n\
+                    /two/:a/:b  /y/:a:a:a:a/:b  302\n";
+        let netlify = Redirects::parse(text);
+        let gitlab = Redirects::parse_gitlab(text);
+        let fits = "z".repeat((MAX_TARGET - 3) / 5);
+        let past = "z".repeat((MAX_TARGET - 3) / 5 + 1);
+        for rules in [&netlify, &gitlab] {
+            let to = |path: &str| rules.answer(path, None).map(|a| (a.to.len(), a.status));
+            assert_eq!(to(&format!("/big/{fits}")), Some((3 + 5 * fits.len(), 301)));
+            assert_eq!(to(&format!("/big/{past}")), Some((0, UNREACHABLE)));
+        }
+        // Netlify's: `:a`'s value holds `:b` four times over, and each is
+        // put in.
+        let held = ":b".repeat(4);
+        let value = "w".repeat(MAX_TARGET / 16);
+        let answer = netlify
+            .answer(&format!("/two/{held}/{value}"), None)
+            .unwrap();
+        assert_eq!(answer.status, UNREACHABLE);
+        let answer = netlify.answer(&format!("/two/{held}/v"), None).unwrap();
+        assert_eq!(answer.to, format!("/y/{}/v", "v".repeat(16)));
     }
 
     #[test]
