@@ -264,10 +264,11 @@ impl Rules {
 /// What a dynamic rule's `tokens` capture in `path`, when they match it
 /// whole: what a backtracking regex finds (each part as long as the rest
 /// allows, the first first), found without backtracking. Where each part
-/// may end is worked out first, from the last part back: `reach[t]` holds
-/// the places in `path` from which the parts from `t` on match the rest of
-/// it. Each part then takes, from the first on, the furthest end from
-/// which the rest match: the choice a backtracking engine comes to first.
+/// may start is worked out first, from the last part back: a row of the
+/// places in `path` from which the parts from it on match the rest of it
+/// (`row`, made from the next part's, `next`). Each group then takes, from
+/// the first on, the furthest end from which the rest match (the row kept
+/// for it, `after`): the choice a backtracking engine comes to first.
 /// So the work is the parts times the path's length (times a literal's,
 /// for a literal), whatever the path: a backtracking engine's on
 /// `/:a-:b-:c` and a long path of `-`s is that length cubed, and its memory
