@@ -20,8 +20,9 @@
 //! twice, makes no regex, and is no rule. Static rules answer first (they
 //! are above every dynamic one), then the first dynamic rule that
 //! matches; `TO`'s `:name`s are filled in, in their order in `FROM`. A
-//! path past 32 KB, or a `TO` that grows past it, is answered with 414
-//! ([`MAX_URI`]), as Cloudflare answers such a URI.
+//! path and query past 32 KB as the browser sends them, or a `TO` that
+//! grows past it, is answered with 414 ([`MAX_URI`]), as Cloudflare answers
+//! such a URI.
 
 use std::collections::HashMap;
 
@@ -213,10 +214,12 @@ impl Rules {
     }
 
     /// What the rule that answers `path` (the URL's path, as a browser
-    /// asks for it) answers: where it leads, and its status.
-    pub(super) fn answer(&self, path: &str) -> Option<(String, u16)> {
-        // Past its limit, Cloudflare reads no rule: 414.
-        if path.len() > MAX_URI {
+    /// asks for it) answers, `query` the URL's query: where it leads, and
+    /// its status.
+    pub(super) fn answer(&self, path: &str, query: Option<&str>) -> Option<(String, u16)> {
+        // Past its limit, the URI as the browser sends it, Cloudflare
+        // reads no rule: 414.
+        if path.len() + query.map_or(0, |q| 1 + sent_length(q)) > MAX_URI {
             return Some((String::new(), URI_TOO_LONG));
         }
         if let Some(answer) = self.exact.get(path) {
@@ -259,6 +262,16 @@ impl Rules {
             .max()
             .unwrap_or(0)
     }
+}
+
+/// The length of `query` as a browser sends it in an `http:` or `https:`
+/// URL: what the URL Standard's special-query percent-encode set holds
+/// escaped (controls, space, `"`, `#`, `<`, `>`, `'`, and each byte past
+/// ASCII), three bytes for one.
+fn sent_length(query: &str) -> usize {
+    let escaped =
+        |b: &u8| !(0x21..0x7f).contains(b) || matches!(b, b'"' | b'#' | b'<' | b'>' | b'\'');
+    query.len() + 2 * query.bytes().filter(escaped).count()
 }
 
 /// What a dynamic rule's `tokens` capture in `path`, when they match it
@@ -388,7 +401,7 @@ mod tests {
     use crate::url::redirects::FILE;
 
     fn answer(text: &str, path: &str) -> Option<(String, u16)> {
-        parse(text).answer(path)
+        parse(text).answer(path, None)
     }
 
     fn some(to: &str, status: u16) -> Option<(String, u16)> {
@@ -488,6 +501,12 @@ mod tests {
         );
         let past = format!("/a/{}", "x".repeat(MAX_URI - 2));
         assert_eq!(answer(text, &past), some("", URI_TOO_LONG));
+        // The query counts, as it is sent: a space is `%20`.
+        let rules = parse(text);
+        let query = "q".repeat(MAX_URI - 5);
+        assert_eq!(rules.answer("/a/b", Some(&query)), some("/b/b", 301));
+        let spaced = format!("{} ", &query[1..]);
+        assert_eq!(rules.answer("/a/b", Some(&spaced)), some("", URI_TOO_LONG));
         // A `TO` that would grow past it, by a value put in for each name
         // (the value itself searched by the next name).
         let value = "x".repeat(MAX_URI / 4);

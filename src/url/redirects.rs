@@ -172,7 +172,7 @@ impl Redirects {
                 (to, status, false)
             }
             Reading::Cloudflare(rules) => {
-                let (to, status) = rules.answer(path)?;
+                let (to, status) = rules.answer(path, query)?;
                 (to, status, true)
             }
         };
