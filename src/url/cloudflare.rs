@@ -311,8 +311,9 @@ fn captures<'p>(tokens: &[Token], path: &'p str) -> Option<Vec<(&'p str, usize)>
         let mut row = Places::new(n);
         match token {
             Token::Literal(literal) => {
+                // None where it would run past the path's end.
                 let len = literal.len();
-                for p in 0..=n.saturating_sub(len) {
+                for p in (0..=n).take_while(|p| p + len <= n) {
                     if next.get(p + len) && bytes[p..].starts_with(literal.as_bytes()) {
                         row.set(p);
                     }
@@ -523,6 +524,16 @@ mod tests {
         );
     }
 
+    /// A literal longer than the path, between groups, matches nowhere
+    /// (and is looked for nowhere past the path's end).
+    #[test]
+    fn a_literal_longer_than_the_path_matches_nowhere() {
+        let long = "l".repeat(200);
+        let text = format!("/:a/{long}/:b /c 301\n/*x /d 301\n");
+        assert_eq!(answer(&text, "/x/yx"), some("/d", 301));
+        assert_eq!(answer(&text, &format!("/x/{long}/y")), some("/c", 301));
+    }
+
     /// A pattern whose groups a backtracking engine tries at every place,
     /// on a long path that it matches only at its end, and on one that it
     /// does not match: answered as the regex answers, the work the groups
@@ -545,6 +556,9 @@ mod tests {
         assert_eq!(answer(text, &path), some("/to2/x", 302));
     }
 
+    const LONG_LITERAL: &str =
+        "-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-";
+
     /// The regex Cloudflare makes of a pattern, in Rust's kind.
     fn regex(tokens: &[Token]) -> regex::Regex {
         let mut pattern = String::from("^");
@@ -564,7 +578,10 @@ mod tests {
         #[test]
         fn patterns_match_as_a_regex_matches_them(
             from in proptest::collection::vec(
-                proptest::sample::select(vec!["/", "/", "a", "-", "*", ":x", ":y", "\u{e9}", "."]),
+                // A literal longer than a word of places: past any path.
+                proptest::sample::select(vec![
+                    "/", "/", "a", "-", "*", ":x", ":y", "\u{e9}", ".", LONG_LITERAL,
+                ]),
                 1..7,
             ),
             path in proptest::collection::vec(
