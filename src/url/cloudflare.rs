@@ -26,7 +26,7 @@
 
 use std::collections::HashMap;
 
-use super::rfc3986::{percent_encoded_path, remove_dot_segments};
+use super::rfc3986::{percent_encoded_path, percent_encoded_query_len, remove_dot_segments};
 use super::target::put_in;
 
 /// The longest line read, in UTF-16 units (JavaScript's `length`).
@@ -219,7 +219,7 @@ impl Rules {
     pub(super) fn answer(&self, path: &str, query: Option<&str>) -> Option<(String, u16)> {
         // Past its limit, the URI as the browser sends it, Cloudflare
         // reads no rule: 414.
-        if path.len() + query.map_or(0, |q| 1 + sent_length(q)) > MAX_URI {
+        if path.len() + query.map_or(0, |q| 1 + percent_encoded_query_len(q)) > MAX_URI {
             return Some((String::new(), URI_TOO_LONG));
         }
         if let Some(answer) = self.exact.get(path) {
@@ -262,16 +262,6 @@ impl Rules {
             .max()
             .unwrap_or(0)
     }
-}
-
-/// The length of `query` as a browser sends it in an `http:` or `https:`
-/// URL: what the URL Standard's special-query percent-encode set holds
-/// escaped (controls, space, `"`, `#`, `<`, `>`, `'`, and each byte past
-/// ASCII), three bytes for one.
-fn sent_length(query: &str) -> usize {
-    let escaped =
-        |b: &u8| !(0x21..0x7f).contains(b) || matches!(b, b'"' | b'#' | b'<' | b'>' | b'\'');
-    query.len() + 2 * query.bytes().filter(escaped).count()
 }
 
 /// What a dynamic rule's `tokens` capture in `path`, when they match it

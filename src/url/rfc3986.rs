@@ -286,6 +286,16 @@ pub(crate) fn percent_encoded_path(path: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The length of `query` as a browser sends it in an `http:` or `https:`
+/// URL, beside [`percent_encoded_path`]: each byte the URL Standard's
+/// special-query percent-encode set holds (controls, space, `"`, `#`, `<`,
+/// `>`, `'`, and every byte past ASCII) three bytes for one.
+pub(crate) fn percent_encoded_query_len(query: &str) -> usize {
+    let escaped =
+        |b: &u8| !(0x21..0x7f).contains(b) || matches!(b, b'"' | b'#' | b'<' | b'>' | b'\'');
+    query.len() + 2 * query.bytes().filter(escaped).count()
+}
+
 /// `text` with each `%` and two hex digits the byte they name (§2.1); a
 /// `%` without them stays.
 pub(crate) fn percent_decoded(text: &str) -> Vec<u8> {
