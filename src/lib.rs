@@ -113,7 +113,7 @@ pub mod internal {
         };
     }
     pub use crate::run::{run_heard, run_planned};
-    pub use crate::source::http::{body_codings, entity};
+    pub use crate::source::http::{body_codings, body_decided, entity};
     pub use crate::source::summary::Tally;
     pub use crate::source::{listener, listing, names, output, page, plan, site, typing, warc};
     pub use crate::url::Served;

@@ -273,6 +273,18 @@ impl<W: Write> Rewriter<W> {
         Rewriter { engine, ..self }
     }
 
+    /// Reads a page as one a browser reads as XML (served as
+    /// `application/xhtml+xml`, an `.xhtml` file): the `href` of each
+    /// `<?xml-stylesheet?>` outside its root element is a link too, where
+    /// HTML reads a comment. Nothing for a stylesheet or an XML document.
+    pub fn served_as_xml(self) -> Self {
+        let engine = match self.engine {
+            Engine::Html(r) => Engine::Html(Box::new(r.served_as_xml())),
+            engine => engine,
+        };
+        Rewriter { engine, ..self }
+    }
+
     /// Writes nothing: the document is read for its links alone (a listing,
     /// a link check). A page copies none of its bytes to the output; a
     /// stylesheet or an XML document writes as it would, to an output that

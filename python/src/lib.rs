@@ -21,14 +21,13 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 use serde_json::Value;
 
-use htmlabs::http;
-use htmlabs::internal::entity;
 use htmlabs::internal::listener::{Document, Listener, SourceWarning};
 use htmlabs::internal::listing::link_fields;
 use htmlabs::internal::request;
 use htmlabs::internal::run_heard;
 use htmlabs::internal::typing::{Clue, FIRST_BYTES, decide};
 use htmlabs::internal::warc::ArchiveTally;
+use htmlabs::internal::{body_decided, entity};
 use htmlabs::run::{ConfigError, Input, Job, Output, Request};
 use htmlabs::{Config, Layers, Rewriter, SourceError, Type};
 
@@ -198,11 +197,12 @@ struct Produced {
     warnings: Vec<String>,
 }
 
-/// Rewrites one document of type `kind` held whole, with the interpreter
-/// released: other Python threads run meanwhile.
+/// Rewrites one document of type `kind` held whole (`xml`: a page served
+/// as XML), with the interpreter released: other Python threads run
+/// meanwhile.
 fn rewrite_released(
     py: Python<'_>,
-    kind: Type,
+    (kind, xml): (Type, bool),
     config: Config,
     layers: Layers,
     html: &PyBackedBytes,
@@ -212,6 +212,9 @@ fn rewrite_released(
     let done = py.detach(move || {
         let output = Vec::with_capacity(html.len() + html.len() / 8);
         let mut rewriter = Rewriter::new(kind, config, layers, output).with_links();
+        if xml {
+            rewriter = rewriter.served_as_xml();
+        }
         let events = rewriter.events();
         let ended = rewriter.write(html).and_then(|()| rewriter.end());
         let mut warnings = warnings;
@@ -361,11 +364,11 @@ fn rewrite(
     // With headers, the body's type is `--http`'s: `type=`, else its
     // `Content-Type`, else its first bytes; a type no engine rewrites
     // leaves it as it is. Without, the first bytes decide.
-    let kind = match &clue_media {
-        None => decide(given, Clue::Alone, first, config.encoding).kind,
-        Some(media) => http::body_type(given, &config, media.as_ref(), first),
+    let decided = match &clue_media {
+        None => decide(given, Clue::Alone, first, config.encoding),
+        Some(media) => body_decided(given, &config, media.as_ref(), first),
     };
-    let Some(kind) = kind else {
+    let Some(kind) = decided.kind else {
         return Ok(Rewritten {
             html: PyBytes::new(py, &html).unbind(),
             base: None,
@@ -378,7 +381,8 @@ fn rewrite(
             kind: None,
         });
     };
-    let done = rewrite_released(py, kind, config, layers, &html, warnings)?;
+    let read = (kind, decided.served_as_xml());
+    let done = rewrite_released(py, read, config, layers, &html, warnings)?;
     let base = &done.report.base;
     Ok(Rewritten {
         html: PyBytes::new(py, &done.html).unbind(),

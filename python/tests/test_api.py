@@ -85,6 +85,22 @@ def test_the_keywords_change_something():
     assert (plain.encoding, htmlabs.rewrite(PAGE, URL, encoding="latin1").encoding) == ("UTF-8", "windows-1252")
 
 
+def test_a_page_served_as_xml_has_its_stylesheets_read_as_http_reads_them(cli):
+    # Served as application/xhtml+xml, a browser reads the page as XML and
+    # loads the <?xml-stylesheet?> before its root; as text/html it is a
+    # comment, and so it is without headers (the first bytes decide).
+    body = b'<?xml-stylesheet href="s.css"?><html xmlns="http://www.w3.org/1999/xhtml"><a href="x.html">x</a></html>'
+    sheet = b'href="https://example.com/docs/s.css"'
+    for content_type, read in (("application/xhtml+xml", True), ("text/html", False)):
+        r = htmlabs.rewrite(body, URL, headers={"Content-Type": content_type})
+        response = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n".encode() + body
+        status, out, _ = run_cli(cli, ["--http", "--strip-headers", "-r", URL], response)
+        assert status == 0 and r.html == out, content_type
+        assert (sheet in r.html) == read, r.html
+        assert [link["original"] for link in r.links] == ["s.css"] * read + ["x.html"]
+    assert sheet not in htmlabs.rewrite(body, URL).html
+
+
 def test_headers_are_the_encapsulating_entity_as_http_reads_them(cli):
     body = b'<meta charset="utf-8"><a href="x.html">\xe9</a>'
     for headers in (

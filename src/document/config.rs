@@ -94,6 +94,11 @@ pub(crate) struct Nesting {
     /// which read the document for its links and write nothing, so no
     /// byte of it is copied out.
     pub discard: bool,
+    /// Whether the page is served as XML (an `.xhtml` file): a browser
+    /// then reads it as XML, and loads the `href` of each
+    /// `<?xml-stylesheet?>` outside its root element, which HTML reads as
+    /// a comment.
+    pub xml: bool,
 }
 
 impl Nesting {
@@ -104,5 +109,6 @@ impl Nesting {
         record_splices: false,
         anchors: false,
         discard: false,
+        xml: false,
     };
 }

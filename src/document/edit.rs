@@ -17,7 +17,7 @@ use super::report::{Counts, Warning, Warnings};
 use super::resolution::{Nested, Resolution};
 use super::value::{self, Decoded, Edit, Quote};
 use crate::document::memory::{Budget, OverBudget};
-use crate::syntax::{Syntax, css, is_html_whitespace, refresh, srcset, tokens};
+use crate::syntax::{Syntax, css, is_html_whitespace, refresh, srcset, tokens, xml_stylesheet};
 use crate::url::{BaseUrl, rfc1808};
 
 /// Whether a value was rewritten (its new bytes written), or left as it
@@ -463,6 +463,45 @@ impl<'a> Resolver<'a> {
             text: Cow::Borrowed(""),
         };
         value::apply_into(decoded, &[edit], quote, out, self.budget)?;
+        Ok(true)
+    }
+
+    /// The new bytes of an `<?xml-stylesheet?>` onto `out` (`raw`: the
+    /// instruction whole, at `offset`), its `href` resolved as a URL value
+    /// of the instruction's own (`#id` stays: a stylesheet in the document
+    /// itself). Left as it is when XML would not read it: a browser loads
+    /// nothing for it. Its new value is escaped for XML and for HTML, which
+    /// reads the instruction as a comment that a `>` would end.
+    pub fn stylesheet_pi(&mut self, raw: &[u8], offset: usize, out: &mut Vec<u8>) -> Edited {
+        let Some(href) = xml_stylesheet::href(raw) else {
+            return Ok(false);
+        };
+        let quote = match href.quote {
+            b'\'' => Quote::Single,
+            _ => Quote::Double,
+        };
+        let element = Element {
+            svg: true,
+            codebase: None,
+            empty: Empty::Nothing,
+        };
+        let value = &raw[href.value.clone()];
+        let mut new = Vec::new();
+        let at = offset + href.value.start;
+        if !self.attribute(Kind::Url, element, value, quote, at, &mut new)? {
+            return Ok(false);
+        }
+        // At most each new byte escaped (`&gt;`), beside what stays.
+        self.budget.take(raw.len() + 4 * new.len())?;
+        out.extend_from_slice(&raw[..href.value.start]);
+        for &b in &new {
+            match b {
+                b'<' => out.extend_from_slice(b"&lt;"),
+                b'>' => out.extend_from_slice(b"&gt;"),
+                b => out.push(b),
+            }
+        }
+        out.extend_from_slice(&raw[href.value.end..]);
         Ok(true)
     }
 

@@ -20,6 +20,7 @@ use super::lookahead::{Hold, Probe};
 use super::record::{self, Shared, Window, record};
 use super::settings::memory_settings;
 use super::splice::{Sink, Splicer};
+use super::stylesheets;
 use super::tag_names::TagNames;
 use crate::document::buffers::CHUNK;
 use crate::document::config::{Config, Nesting};
@@ -152,7 +153,7 @@ impl<W: Write> Document<W> {
             Some(_) => &*anchors::EVERY,
             None => config.table.element_selector(),
         };
-        let settings = Settings::new()
+        let mut settings = Settings::new()
             .append_element_content_handler((
                 Cow::Borrowed(selector),
                 ElementContentHandlers::default().element(on_element),
@@ -165,6 +166,9 @@ impl<W: Write> Document<W> {
                 bail_out!(move |_, _| bailing.set(true))
             })
             .with_strict(false);
+        if nesting.xml && nesting.depth == 0 {
+            settings = stylesheets::handled(settings, &shared);
+        }
         let sniffer = chosen.is_none().then(|| {
             let window = encoding::DETECTION.min(config.lookahead());
             Sniffer::new(
@@ -560,6 +564,7 @@ impl<W: Write> Document<W> {
         if base.layer == Layer::Empty {
             warnings.push(Warning::NoBase);
         }
+        let embedded = matches!(base.layer, Layer::Embedded { .. });
         let resolution = Resolution::new(
             base,
             bytes_encoding,
@@ -569,7 +574,21 @@ impl<W: Write> Document<W> {
             Rc::clone(&self.allowance),
         )
         .with_document(self.layers.own());
-        self.splicer.borrow_mut().resolve_with(resolution);
+        // A page served as XML: the `<?xml-stylesheet?>`s before its root
+        // resolve against the layers under its `<base href>`, which a
+        // browser has not read when it loads them.
+        let prolog = (self.nesting.xml && embedded).then(|| {
+            Resolution::new(
+                layers.outer(),
+                bytes_encoding,
+                &self.config,
+                self.nesting.depth,
+                self.nest,
+                Rc::clone(&self.allowance),
+            )
+            .with_document(self.layers.own())
+        });
+        self.splicer.borrow_mut().resolve_with(resolution, prolog);
         {
             let mut s = self.shared.borrow_mut();
             for warning in warnings {

@@ -5,7 +5,8 @@
 //!
 //! The way through, top to bottom: [`rewriter`] (the entry points, UTF-16 or
 //! bytes) → [`document`] (hold, [`lookahead`], [`encoding`] sniffing, then
-//! lol_html) → [`record`] (the element handler) and [`splice`] (the sink,
+//! lol_html) → [`record`] (the element handler; [`stylesheets`], a page's
+//! `<?xml-stylesheet?>`s when it is served as XML) and [`splice`] (the sink,
 //! with `follow` placing values in lines and columns) →
 //! `document::edit` (one value, by its kind, within its budget) →
 //! `document::value` (its bytes) and the syntaxes.
@@ -19,6 +20,7 @@ pub mod record;
 pub mod rewriter;
 pub mod settings;
 pub mod splice;
+pub(crate) mod stylesheets;
 pub mod tag_names;
 pub mod utf16;
 pub mod xhtml;

@@ -44,6 +44,11 @@ pub enum Role {
     Style,
     /// The text of a `<noscript>` element.
     Noscript,
+    /// A comment of a page served as XML outside the root element, whole,
+    /// which may be an `<?xml-stylesheet?>` (HTML reads an instruction as
+    /// a comment): before the root (`prolog`), where no `<base href>` has
+    /// been read yet, or after it.
+    Stylesheet { prolog: bool },
 }
 
 impl Role {
@@ -51,7 +56,7 @@ impl Role {
     pub fn kind(&self) -> Kind {
         match self {
             Role::Attr { kind, .. } => *kind,
-            Role::BaseHref | Role::OtherBase => Kind::Url,
+            Role::BaseHref | Role::OtherBase | Role::Stylesheet { .. } => Kind::Url,
             Role::Style => Kind::Css,
             Role::Noscript => Kind::Html,
         }
@@ -64,11 +69,13 @@ impl Role {
         static HREF: Cow<'static, str> = Cow::Borrowed("href");
         static STYLE: Cow<'static, str> = Cow::Borrowed("style");
         static NOSCRIPT: Cow<'static, str> = Cow::Borrowed("noscript");
+        static STYLESHEET: Cow<'static, str> = Cow::Borrowed("?xml-stylesheet");
         match self {
             Role::Attr { .. } => (&NO_NAME, &NO_NAME),
             Role::BaseHref | Role::OtherBase => (&BASE, &HREF),
             Role::Style => (&STYLE, &NO_NAME),
             Role::Noscript => (&NOSCRIPT, &NO_NAME),
+            Role::Stylesheet { .. } => (&STYLESHEET, &HREF),
         }
     }
 }

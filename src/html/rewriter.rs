@@ -119,6 +119,16 @@ impl<W: Write> Rewriter<W> {
         self
     }
 
+    /// Reads the page as served as XML (an `.xhtml` file): the `href` of
+    /// each `<?xml-stylesheet?>` outside its root element is a link too
+    /// (given before the first write).
+    pub(crate) fn served_as_xml(mut self) -> Self {
+        if let Mode::Start(start) = &mut self.mode {
+            start.nesting.xml = true;
+        }
+        self
+    }
+
     /// Writes nothing: the page is read for its links alone (a listing, a
     /// link check), so none of its bytes is copied to the output (given
     /// before the first write).
@@ -341,6 +351,7 @@ pub(crate) fn nest(
         record_splices: embedded,
         anchors: false,
         discard: false,
+        xml: false,
     };
     // A `srcdoc`'s output is not needed (its replacements are), a
     // `<noscript>`'s is.

@@ -21,6 +21,7 @@ use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::document::report::Warning;
 use crate::document::resolution::{Resolution, Splices};
 use crate::document::value::{self, Decoded, Quote};
+use crate::syntax::xml_stylesheet;
 use crate::url::Layer;
 
 /// lol_html's output sink, shared with the document's rewriter.
@@ -74,6 +75,9 @@ pub struct Splicer<W: Write> {
     stopped: bool,
     /// What ranges are resolved with, once the base is decided.
     resolution: Option<Resolution>,
+    /// What an `<?xml-stylesheet?>` before the root element resolves with,
+    /// when it differs (a page served as XML, with a `<base href>`).
+    prolog: Option<Resolution>,
     /// The table whose rows name each attribute's element and attribute.
     table: Table,
     shared: Rc<RefCell<Shared>>,
@@ -111,6 +115,7 @@ impl<W: Write> Splicer<W> {
             counted: 0,
             stopped: false,
             resolution: None,
+            prolog: None,
             table,
             shared,
             bailing,
@@ -118,8 +123,9 @@ impl<W: Write> Splicer<W> {
     }
 
     /// The base is decided: the ranges are resolved with `resolution` from
-    /// now on (none goes out before).
-    pub fn resolve_with(&mut self, resolution: Resolution) {
+    /// now on (none goes out before), the `<?xml-stylesheet?>`s before the
+    /// root element with `prolog`, when given.
+    pub fn resolve_with(&mut self, resolution: Resolution, prolog: Option<Resolution>) {
         if self.shared.borrow().listener.is_some() {
             let room = match self.held.take(follow::BLOCK) {
                 Ok(()) => follow::BLOCK,
@@ -129,6 +135,7 @@ impl<W: Write> Splicer<W> {
             self.follow = Some(Follow::new(lines, room));
         }
         self.resolution = Some(resolution);
+        self.prolog = prolog;
     }
 
     /// Where lol_html's output has got to.
@@ -385,15 +392,26 @@ impl<W: Write> Splicer<W> {
             .resolution
             .as_ref()
             .expect("ranges are written once the base is known");
+        let cx = match (&span.role, &self.prolog) {
+            (Role::Stylesheet { prolog: true }, Some(prolog)) => prolog,
+            _ => cx,
+        };
         // A value given up counts as none of its URLs.
         let counted = *counts;
         let rewritten = if cx.base.is_empty() {
             // Without a base nothing is resolved, nor parsed: the link
-            // report has the value whole.
-            counts.seen += 1;
-            counts.no_base += 1;
-            match listener {
-                Some(listener) => {
+            // report has the value whole (an instruction's `href`'s; a
+            // comment that is none holds no value).
+            let value = match span.role {
+                Role::Stylesheet { .. } => xml_stylesheet::href(raw).map(|h| &raw[h.value]),
+                _ => Some(raw),
+            };
+            if value.is_some() {
+                counts.seen += 1;
+                counts.no_base += 1;
+            }
+            match (value, listener.as_mut()) {
+                (Some(raw), Some(listener)) => {
                     let (text, _) = cx.encoding.decode_without_bom_handling(raw);
                     let at = value::trimmed(&text);
                     let link = Link {
@@ -416,7 +434,7 @@ impl<W: Write> Splicer<W> {
                         false
                     })
                 }
-                None => Ok(false),
+                _ => Ok(false),
             }
         } else {
             if let Some(listener) = listener.as_mut() {
@@ -440,13 +458,22 @@ impl<W: Write> Splicer<W> {
             // Decoded once, when a link stands in its decoded text.
             let decoded = OnceCell::new();
             let decoded_at = |at| {
-                decoded
+                // An instruction's link stands in its `href`'s value.
+                let (value, offset) = match span.role {
+                    Role::Stylesheet { .. } => {
+                        let value = xml_stylesheet::href(raw)?.value;
+                        (&raw[value.clone()], value.start)
+                    }
+                    _ => (raw, 0),
+                };
+                let at = decoded
                     .get_or_init(|| match span.role {
-                        Role::Style => Decoded::text_only(raw, encoding),
-                        _ => Decoded::new(raw, encoding),
+                        Role::Style => Decoded::text_only(value, encoding),
+                        _ => Decoded::new(value, encoding),
                     })
                     .as_ref()?
-                    .raw_offset(at)
+                    .raw_offset(at)?;
+                Some(offset + at)
             };
             let names = match &span.names {
                 Some(names) => names.of(&self.table),
@@ -502,5 +529,6 @@ fn resolve(
         Role::BaseHref => resolver.base_href(raw, quote, start, out),
         Role::Style => resolver.style_text(raw, start, out),
         Role::Noscript => resolver.noscript(raw, start, out),
+        Role::Stylesheet { .. } => resolver.stylesheet_pi(raw, start, out),
     }
 }

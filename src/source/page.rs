@@ -205,6 +205,9 @@ pub(crate) fn run(
                 if listening {
                     rewriter = rewriter.with_links();
                 }
+                if typed.served_as_xml() {
+                    rewriter = rewriter.served_as_xml();
+                }
                 let events = rewriter.events();
                 let page = ResponseWarning::Document;
                 let read = rewriter.read_from(Telling::new(&mut reader, &events, page, &mut told));

@@ -114,6 +114,32 @@ pub struct Decided {
     pub by: By,
 }
 
+impl Decided {
+    /// Whether the document is a page that a browser reads as XML: served
+    /// as `application/xhtml+xml`, or an `.xhtml` file (the type every
+    /// server gives it). Not when `--type` or its first bytes decided.
+    ///
+    /// ```
+    /// use htmlabs::internal::typing::{Clue, decide};
+    ///
+    /// let page = b"<html xmlns='http://www.w3.org/1999/xhtml'>";
+    /// assert!(decide(None, Clue::MediaType(Some("application/xhtml+xml")), page, None).served_as_xml());
+    /// assert!(decide(None, Clue::Named("XHTML"), page, None).served_as_xml());
+    /// assert!(!decide(None, Clue::MediaType(Some("text/html")), page, None).served_as_xml());
+    /// assert!(!decide(None, Clue::Alone, page, None).served_as_xml());
+    /// ```
+    pub fn served_as_xml(&self) -> bool {
+        self.kind == Some(Type::Html)
+            && match &self.by {
+                By::MediaType(essence) => {
+                    essence.trim().eq_ignore_ascii_case("application/xhtml+xml")
+                }
+                By::Extension(extension) => extension.eq_ignore_ascii_case("xhtml"),
+                By::Given | By::FirstBytes => false,
+            }
+    }
+}
+
 /// Decides the type of a document the source knows by `clue` (and the
 /// user's `--type`, `given`), whose first bytes ([`read_first`], decoded
 /// of any content coding) are `first`, in `encoding` if the source knows

@@ -1,6 +1,6 @@
 //! The syntaxes that hold URLs inside one value: CSS (`url()`,
-//! `image-set()`, `@import`), `srcset`, a meta refresh's `content`, and
-//! whitespace-separated lists. Each finds its URLs in a text and escapes a
+//! `image-set()`, `@import`), `srcset`, a meta refresh's `content`,
+//! whitespace-separated lists, and an `<?xml-stylesheet?>`'s `href`. Each finds its URLs in a text and escapes a
 //! new URL for where it stands; they know URLs, not documents.
 
 use std::borrow::Cow;
@@ -9,6 +9,7 @@ use std::ops::Range;
 pub mod css;
 pub mod refresh;
 pub mod srcset;
+pub mod xml_stylesheet;
 
 /// How a URL is escaped for the syntax around it, before HTML's escaping.
 #[derive(Debug, Clone, Copy)]

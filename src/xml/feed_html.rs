@@ -65,6 +65,7 @@ pub fn rewrite(
         record_splices: true,
         anchors: false,
         discard: false,
+        xml: false,
     };
     let mut rewriter = Rewriter::nested(Arc::new(config), layers, nesting, Vec::new())
         .with_allowance(Rc::clone(allowance));

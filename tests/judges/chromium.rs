@@ -893,6 +893,128 @@ fn a_moved_stylesheet_fetches_what_the_original_did_in_chromium() {
     );
 }
 
+/// An XHTML page with `<?xml-stylesheet?>`s before its root (one with a
+/// reference in its `href`, one from a directory above), inside it and
+/// after it, under a `<base href>`.
+const XHTML_PAGE: &str = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+<?xml-stylesheet href=\"a.css\" type=\"text/css\"?>\n\
+<!-- a comment -->\n\
+<?xml-stylesheet type=\"text/css\" href='../up/q.css?a=1&amp;b=2'?>\n\
+<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><base href=\"/based/\"/><title>t</title></head>\n\
+<body><p>text</p>\n<?xml-stylesheet href=\"inside.css\"?>\n</body></html>\n\
+<?xml-stylesheet href=\"after.css\" type=\"text/css\"?>\n";
+
+/// A page served as XML (an `.xhtml` file) loads the stylesheets of its
+/// `<?xml-stylesheet?>`s outside its root element, each against the base
+/// in force where it stands. The page on origin A, and its copy that
+/// `--site` made (`--site-url` A) moved to origin B: from B, the copy
+/// fetches from A each stylesheet the original fetched there. Served as
+/// HTML (`.html`: origin C), the same instructions are comments: the copy
+/// keeps them as they were, and a browser fetches none.
+#[test]
+fn a_page_served_as_xml_loads_the_stylesheets_its_copy_names_in_chromium() {
+    let Some(chromium) = browser() else {
+        return;
+    };
+    const TARGET: &str = "/docs/page.xhtml";
+    const HTML_TARGET: &str = "/docs/page.html";
+    let copies = |base: &BTreeMap<String, String>| {
+        let dir = tempfile::tempdir().unwrap();
+        let (site, out) = (dir.path().join("site"), dir.path().join("out"));
+        std::fs::create_dir_all(site.join("docs")).unwrap();
+        std::fs::write(site.join("docs/page.xhtml"), XHTML_PAGE).unwrap();
+        std::fs::write(site.join("docs/page.html"), XHTML_PAGE).unwrap();
+        let run = Command::new(BIN)
+            .args(["--site-url", &format!("{}/", base["A"]), "-q", "--site"])
+            .arg(&site)
+            .arg("--out-dir")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let read = |name: &str| std::fs::read(out.join(name)).unwrap();
+        (read("docs/page.xhtml"), read("docs/page.html"))
+    };
+    let files = |base: &BTreeMap<String, String>| {
+        let (xhtml, html) = copies(base);
+        // The HTML copy is the page as it was, but for its `<base href>`.
+        let html_text = String::from_utf8(html.clone()).unwrap();
+        assert_eq!(
+            html_text.replace(&format!("\"{}/based/\"", base["A"]), "\"/based/\""),
+            XHTML_PAGE
+        );
+        let mut files = vec![
+            (
+                "A",
+                TARGET.to_owned(),
+                XHTML_PAGE.into(),
+                "application/xhtml+xml",
+            ),
+            ("B", TARGET.to_owned(), xhtml, "application/xhtml+xml"),
+            ("C", HTML_TARGET.to_owned(), html, "text/html"),
+        ];
+        for sheet in [
+            "/docs/a.css",
+            "/up/q.css?a=1&b=2",
+            "/based/after.css",
+            "/docs/inside.css",
+            "/based/inside.css",
+        ] {
+            files.push((
+                "A",
+                sheet.to_owned(),
+                b"p { color: red }".to_vec(),
+                "text/css",
+            ));
+        }
+        files
+    };
+    let results = serve_and_load(
+        &chromium,
+        &["A", "B", "C"],
+        files,
+        &[
+            ("original", "A", TARGET),
+            ("copy", "B", TARGET),
+            ("served as HTML", "C", HTML_TARGET),
+        ],
+    );
+    // What each load fetched, but the icon a browser asks of every origin.
+    let set = |key: &str| -> BTreeSet<(String, String)> {
+        results[key]
+            .iter()
+            .filter(|(_, target)| target != "/favicon.ico")
+            .cloned()
+            .collect()
+    };
+    let sheets: BTreeSet<(String, String)> =
+        ["/docs/a.css", "/up/q.css?a=1&b=2", "/based/after.css"]
+            .iter()
+            .map(|t| ("A".to_owned(), t.to_string()))
+            .collect();
+    let with_page = |origin: &str, target: &str| {
+        let mut all = sheets.clone();
+        all.insert((origin.to_owned(), target.to_owned()));
+        all
+    };
+    // The comparison is of something: the original fetches those three,
+    // none inside its root.
+    assert_eq!(set("original"), with_page("A", TARGET));
+    assert_eq!(set("copy"), with_page("B", TARGET));
+    assert_eq!(
+        set("served as HTML"),
+        BTreeSet::from([("C".to_owned(), HTML_TARGET.to_owned())])
+    );
+    println!(
+        "a page served as XML: its copy fetches the {} stylesheets the original fetched",
+        sheets.len()
+    );
+}
+
 /// The site of [`a_relative_mirror_opens_from_the_disk_as_the_site_did_in_chromium`]:
 /// (path, bytes), its pages and what they link to.
 const MIRROR: &[(&str, &str)] = &[

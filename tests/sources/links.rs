@@ -985,6 +985,42 @@ fn the_stylesheet_an_xml_document_is_shown_with_is_checked() {
     );
 }
 
+/// A page served as XML (an `.xhtml` file) is read by a browser as XML,
+/// which loads each `<?xml-stylesheet?>` outside its root element: before
+/// it against the page's URL, after it under its `<base href>`; one inside
+/// loads nothing. An `.html` file, served as HTML, has comments there.
+#[test]
+fn the_stylesheets_of_a_page_served_as_xml_are_checked() {
+    let page = "<?xml version=\"1.0\"?>\n\
+        <?xml-stylesheet href=\"here.css\"?>\n\
+        <?xml-stylesheet type=\"text/css\" href=\"gone.css\"?>\n\
+        <html xmlns=\"http://www.w3.org/1999/xhtml\"><head><base href=\"/based/\"/></head><body>\n\
+        <?xml-stylesheet href=\"inside.css\"?>\n\
+        </body></html>\n\
+        <?xml-stylesheet href=\"here.css\"?>\n";
+    let (_dir, site) = site_of(&[
+        ("docs/here.css", "p{}"),
+        ("docs/page.xhtml", page),
+        ("docs/page.html", page),
+    ]);
+    let (code, lines, stderr) = check(&site, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            r#"DIR/docs/page.xhtml:3:40: <?xml-stylesheet href> "gone.css" -> "https://example.com/docs/gone.css": not found"#.to_owned(),
+            r#"DIR/docs/page.xhtml:7:24: <?xml-stylesheet href> "here.css" -> "https://example.com/based/here.css": not found"#.to_owned(),
+        ]),
+        "{stderr}"
+    );
+    // The `.xhtml`'s three instructions (a `<base href>` is no link to
+    // check).
+    assert_eq!(
+        link_counts(&stderr),
+        "htmlabs: 3 documents (2 HTML, 1 CSS, 0 XML): 3 links to the site's files checked: 1 found, 2 broken; 0 to other sites not checked",
+    );
+}
+
 #[test]
 fn files_left_out_by_exclude_are_there_all_the_same() {
     let dir = tempfile::tempdir().unwrap();

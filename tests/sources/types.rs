@@ -1172,3 +1172,124 @@ fn utf_16_without_a_byte_order_mark_is_read_by_appendix_f_or_by_the_encoding_giv
         utf16le(&bare.replace("<loc>a/", "<loc>http://h/d/a/"))
     );
 }
+
+/// A page a browser reads as XML, as each source knows it (an `.xhtml`
+/// file; `application/xhtml+xml`, in a response or an archive's record):
+/// its `<?xml-stylesheet?>` outside the root element is a link. Served as
+/// HTML (an `.html` file, `text/html`, a page alone on standard input),
+/// the same instruction is a comment, and stays.
+#[test]
+fn a_page_served_as_xml_has_its_stylesheets_read_by_every_source() {
+    const URL: &str = "https://example.com/d/p";
+    let page = |sheet: &str, link: &str| {
+        format!(
+            "<?xml-stylesheet href=\"{sheet}\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><a href=\"{link}\">a</a></body></html>\n"
+        )
+    };
+    let input = page("s.css", "a.html");
+    let as_xml = page(
+        "https://example.com/d/s.css",
+        "https://example.com/d/a.html",
+    );
+    let as_html = page("s.css", "https://example.com/d/a.html");
+    // One document: by its file's name; alone on standard input, by its
+    // first bytes, as HTML.
+    let dir = tempfile::tempdir().unwrap();
+    for (name, expected) in [
+        ("p.xhtml", &as_xml),
+        ("P.XHTML", &as_xml),
+        ("p.html", &as_html),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, &input).unwrap();
+        let out = htmlabs().args(["-r", URL]).arg(&file).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), expected.as_str(), "{name}");
+    }
+    let out = htmlabs()
+        .args(["-r", URL])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), as_html, "standard input");
+    // A response, held whole (its `Content-Length` written anew) and
+    // streamed (its headers stripped).
+    for (content_type, expected) in [
+        ("application/xhtml+xml", &as_xml),
+        ("Application/XHTML+XML; charset=utf-8", &as_xml),
+        ("text/html", &as_html),
+    ] {
+        let out = htmlabs()
+            .args(["--http", "-r", URL])
+            .write_stdin(response(content_type, input.as_bytes()))
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{content_type}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(
+            text(&body_of(&out.stdout)),
+            expected.as_str(),
+            "{content_type}"
+        );
+        let out = htmlabs()
+            .args(["--http", "--strip-headers", "-r", URL])
+            .write_stdin(response(content_type, input.as_bytes()))
+            .output()
+            .unwrap();
+        assert_eq!(
+            text(&out.stdout),
+            expected.as_str(),
+            "{content_type}, streamed"
+        );
+    }
+    // An archive's response and resource records: the link report hears
+    // the instruction's link of those served as XML alone.
+    let records = [
+        record(
+            1,
+            "response",
+            "https://example.com/x/p.xhtml",
+            "application/http; msgtype=response",
+            &response("application/xhtml+xml", input.as_bytes()),
+        ),
+        record(
+            2,
+            "response",
+            "https://example.com/h/p.html",
+            "application/http; msgtype=response",
+            &response("text/html", input.as_bytes()),
+        ),
+        record(
+            3,
+            "resource",
+            "https://example.com/r/p.xhtml",
+            "application/xhtml+xml",
+            input.as_bytes(),
+        ),
+    ];
+    let warc = dir.path().join("pages.warc");
+    std::fs::write(&warc, records.concat()).unwrap();
+    let out = htmlabs()
+        .arg("--warc")
+        .arg(&warc)
+        .arg("--links")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let sheets: Vec<String> = text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|link| link["element"] == "?xml-stylesheet")
+        .map(|link| link["absolute"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        sheets,
+        ["https://example.com/x/s.css", "https://example.com/r/s.css"],
+        "{}",
+        text(&out.stdout)
+    );
+}

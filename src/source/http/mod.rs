@@ -22,7 +22,9 @@ mod response;
 pub(crate) use head::{Edit, Head, HeadReader, starts_like_response};
 pub use head::{HeadError, Version};
 pub use report::{Block, Body, ResponseReport, ResponseWarning};
-pub use response::{Error, Options, Response, body_type, rewrite_response, rewrite_response_bytes};
+pub use response::{
+    Error, Options, Response, body_decided, body_type, rewrite_response, rewrite_response_bytes,
+};
 
 /// The codings a saved response's body comes out in with its headers
 /// (`--http` writes a body back in the codings it came in), when its

@@ -326,6 +326,10 @@ fn rewrite_page(
     if checking {
         rewriter = rewriter.with_anchors().discarding();
     }
+    // Every host serves an `.xhtml` file as `application/xhtml+xml`.
+    if entry.xhtml {
+        rewriter = rewriter.served_as_xml();
+    }
     *events = rewriter.events();
     let told = rewriter.events();
     let mut warnings = 0;

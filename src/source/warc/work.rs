@@ -562,7 +562,8 @@ fn resource(
     if sniffed.take(first.len()).is_err() {
         return Ok(None);
     }
-    let Some(kind) = decide(None, Clue::MediaType(Some(essence)), &first, sniffing).kind else {
+    let decided = decide(None, Clue::MediaType(Some(essence)), &first, sniffing);
+    let Some(kind) = decided.kind else {
         return Ok(None);
     };
     done.kind = Some(kind);
@@ -581,6 +582,9 @@ fn resource(
     }
     if !work.write {
         rewriter = rewriter.discarding();
+    }
+    if decided.served_as_xml() {
+        rewriter = rewriter.served_as_xml();
     }
     let events = rewriter.events();
     let result = rewriter

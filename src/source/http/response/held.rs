@@ -281,8 +281,14 @@ fn decoded(
             .iter()
             .all(|l| matches!(l.decision, LayerDecision::AsDecoded(_)));
         let shift = as_it_came.then(|| body_start(heads));
-        let mut rewriter =
-            document_rewriter(kind, config, entity.layers.clone(), writer, told, shift);
+        let mut rewriter = document_rewriter(
+            (kind, decided.served_as_xml()),
+            config,
+            entity.layers.clone(),
+            writer,
+            told,
+            shift,
+        );
         if discard {
             rewriter = rewriter.discarding();
         }

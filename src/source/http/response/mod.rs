@@ -32,7 +32,7 @@ use crate::source::http::report::ResponseWarning;
 use crate::url::Layers;
 
 pub use held::rewrite_response_bytes;
-pub use shared::{Error, Options, body_type};
+pub use shared::{Error, Options, body_decided, body_type};
 pub use stream::rewrite_response;
 
 use shared::Shared;

@@ -78,9 +78,10 @@ pub(super) fn allowance(told: &Shared, config: &Config) -> Rc<Allowance> {
 /// The document's rewriter, for its type, writing to `writer`: its warnings told and its
 /// links heard as the run's are. `shift` is where the body starts in the
 /// input (its byte, and the lines before it), when the document's bytes
-/// are the body's: its links are then placed in the input.
+/// are the body's: its links are then placed in the input. `xml`: the
+/// body is a page served as XML ([`Decided::served_as_xml`]).
 pub(super) fn document_rewriter<W: Write>(
-    kind: Type,
+    (kind, xml): (Type, bool),
     config: &Arc<Config>,
     layers: Layers,
     writer: W,
@@ -102,8 +103,12 @@ pub(super) fn document_rewriter<W: Write>(
             }) as Hear
         })
     };
-    Rewriter::inside(kind, Arc::clone(config), layers, writer, tell, hear)
-        .with_allowance(allowance(told, config))
+    let rewriter = Rewriter::inside(kind, Arc::clone(config), layers, writer, tell, hear)
+        .with_allowance(allowance(told, config));
+    match xml {
+        true => rewriter.served_as_xml(),
+        false => rewriter,
+    }
 }
 
 /// Where the body after `heads` starts: its byte, and the lines before it.
@@ -253,9 +258,20 @@ pub fn body_type(
     media: Option<&MediaType>,
     first: &[u8],
 ) -> Option<Type> {
+    body_decided(given, config, media, first).kind
+}
+
+/// [`body_type`], with what decided it (a page served as XML is read as
+/// one: [`Decided::served_as_xml`]).
+pub fn body_decided(
+    given: Option<Type>,
+    config: &Config,
+    media: Option<&MediaType>,
+    first: &[u8],
+) -> Decided {
     let essence = media.map(|m| m.essence.as_str());
     let encoding = sniffing_encoding(config, media);
-    decide(given, Clue::MediaType(essence), first, encoding).kind
+    decide(given, Clue::MediaType(essence), first, encoding)
 }
 
 /// The encoding the body's first bytes are read in to tell its type where

@@ -220,8 +220,9 @@ impl<W: Write> Response<W> {
             Way::Hold => unreachable!("held above"),
             Way::Stream(kind) => {
                 let shift = Some(body_start(&known.heads));
+                let xml = decided.as_ref().is_some_and(Decided::served_as_xml);
                 State::Stream(Box::new(document_rewriter(
-                    kind,
+                    (kind, xml),
                     &self.config,
                     known.entity.layers.clone(),
                     output,
