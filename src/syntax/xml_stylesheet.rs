@@ -2,8 +2,10 @@
 //! from its bytes whole (the W3C's "Associating Style Sheets with XML
 //! documents"): its pseudo-attributes have the syntax of a start tag's
 //! attributes, and its `href` is a URL. A browser that reads the document
-//! as XML loads it; an instruction whose pseudo-attributes do not read so
-//! loads nothing.
+//! as XML loads it, as Chromium does: a stylesheet of CSS (`type` absent,
+//! empty or `text/css`) or of XSLT (`text/xsl` and the XML types), not an
+//! alternate one without a title; any other instruction, or one whose
+//! pseudo-attributes do not read as attributes, loads nothing.
 
 use std::ops::Range;
 
@@ -18,10 +20,27 @@ pub struct Href {
     pub quote: u8,
 }
 
+/// The types of stylesheet Chromium loads, as written (no parameter, in
+/// this case): CSS, and XSLT under each type it takes for it. Checked one
+/// by one in Debian's Chromium 14x; `TEXT/CSS`, `text/css ` and
+/// `text/plain` load nothing.
+const LOADED_TYPES: [&[u8]; 8] = [
+    b"",
+    b"text/css",
+    b"text/xsl",
+    b"text/xml",
+    b"application/xml",
+    b"application/xhtml+xml",
+    b"application/rss+xml",
+    b"application/atom+xml",
+];
+
 /// The `href` of `pi`, the bytes of one processing instruction from its
-/// `<?` to its `?>`, when it is an `xml-stylesheet` whose pseudo-attributes
-/// read as attributes do (no duplicate, each quoted) and whose `href`
-/// value XML reads ([`reads_as_xml`]); else `None`. Bytes of any
+/// `<?` to its `?>`, when it is an `xml-stylesheet` a browser loads: its
+/// pseudo-attributes read as attributes do (no duplicate, each quoted),
+/// its `href` value as XML reads it ([`reads_as_xml`]), its `type` one a
+/// browser loads ([`LOADED_TYPES`]), and it is no alternate stylesheet
+/// (`alternate="yes"`) without a `title`; else `None`. Bytes of any
 /// ASCII-compatible encoding.
 pub fn href(pi: &[u8]) -> Option<Href> {
     let mut reader = Reader::from_reader(pi);
@@ -33,19 +52,31 @@ pub fn href(pi: &[u8]) -> Option<Href> {
     if instruction.target() != b"xml-stylesheet" || reader.buffer_position() != pi.len() as u64 {
         return None;
     }
-    let mut href = None;
+    let (mut href, mut loaded, mut alternate, mut titled) = (None, true, false, false);
     for attribute in instruction.attributes() {
         let attribute = attribute.ok()?;
-        if attribute.key.as_ref() != b"href" {
-            continue;
-        }
         // The value as written: a slice of `pi`, past its opening quote.
-        let start = (attribute.value.as_ptr() as usize).checked_sub(pi.as_ptr() as usize)?;
-        let value = start..start + attribute.value.len();
-        let quote = *pi.get(start.checked_sub(1)?)?;
-        href = Some(Href { value, quote });
+        let value = &attribute.value;
+        let unescaped = || quick_xml::escape::unescape(std::str::from_utf8(value).ok()?).ok();
+        match attribute.key.as_ref() {
+            b"href" => {
+                let start = (value.as_ptr() as usize).checked_sub(pi.as_ptr() as usize)?;
+                let quote = *pi.get(start.checked_sub(1)?)?;
+                href = Some(Href {
+                    value: start..start + value.len(),
+                    quote,
+                });
+            }
+            b"type" => {
+                loaded = unescaped().is_some_and(|t| LOADED_TYPES.contains(&t.as_bytes()));
+            }
+            b"alternate" => alternate = unescaped().is_some_and(|a| a == "yes"),
+            b"title" => titled = unescaped().is_some_and(|t| !t.is_empty()),
+            _ => {}
+        }
     }
-    href.filter(|h| reads_as_xml(&pi[h.value.clone()]))
+    let loaded = loaded && (titled || !alternate);
+    href.filter(|h| loaded && reads_as_xml(&pi[h.value.clone()]))
 }
 
 /// Whether XML reads `value`, an attribute value as written: no `<`, and
@@ -133,6 +164,41 @@ mod tests {
             (r#"<?xml-stylesheet href="&#0;.css"?>"#, None),
             (r#"<?xml-stylesheet href="&#x;.css"?>"#, None),
             (r#"<?xml-stylesheet href="&#x85;.css"?>"#, None),
+            // What Chromium loads, by type and by alternate: a stylesheet
+            // of CSS or XSLT, not an alternate one without a title.
+            (r#"<?xml-stylesheet href="a.css" type=""?>"#, Some("a.css")),
+            (
+                r#"<?xml-stylesheet href="a.xsl" type="application/rss+xml"?>"#,
+                Some("a.xsl"),
+            ),
+            (
+                r#"<?xml-stylesheet href="a.xsl" type="text&#x2F;xsl"?>"#,
+                Some("a.xsl"),
+            ),
+            (r#"<?xml-stylesheet href="a.css" type="text/plain"?>"#, None),
+            (r#"<?xml-stylesheet href="a.css" type="TEXT/CSS"?>"#, None),
+            (
+                r#"<?xml-stylesheet href="a.css" type="text/css; charset=utf-8"?>"#,
+                None,
+            ),
+            (r#"<?xml-stylesheet href="a.css" type="text/css "?>"#, None),
+            (r#"<?xml-stylesheet href="a.css" alternate="yes"?>"#, None),
+            (
+                r#"<?xml-stylesheet href="a.css" alternate="yes" title=""?>"#,
+                None,
+            ),
+            (
+                r#"<?xml-stylesheet href="a.css" alternate="yes" title="print"?>"#,
+                Some("a.css"),
+            ),
+            (
+                r#"<?xml-stylesheet href="a.css" alternate="YES"?>"#,
+                Some("a.css"),
+            ),
+            (
+                r#"<?xml-stylesheet href="a.css" alternate="no" media="print"?>"#,
+                Some("a.css"),
+            ),
         ];
         for (pi, expected) in cases {
             let found = href(pi.as_bytes());

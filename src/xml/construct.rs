@@ -19,6 +19,7 @@ use super::namespaces::{Namespaces, declared_prefix};
 use super::text::{Piece, Text, Unreadable};
 use super::vocabulary::{Name, Ns};
 use crate::shown::shown;
+use crate::syntax::xml_stylesheet;
 
 /// What reading a construct needs of its document: its namespaces in
 /// scope (a start tag's declarations are pushed), its entities, how much
@@ -59,8 +60,9 @@ pub enum Item {
     DocType(Range<usize>),
     /// An `<?xml-stylesheet?>` processing instruction: the value of its
     /// `href` pseudo-attribute (at offsets of the input, between the
-    /// quote), when its pseudo-attributes read as start tag attributes do
-    /// (the Recommendation's syntax; else no reader loads it).
+    /// quote), when a browser loads it ([`xml_stylesheet::href`]: its
+    /// pseudo-attributes read as start tag attributes do, and it is a
+    /// stylesheet of a type loaded, not an alternate one without a title).
     Stylesheet {
         href: Option<(Range<usize>, u8)>,
     },
@@ -155,16 +157,13 @@ fn item(event: Event<'_>, bytes: &[u8], at: usize, cx: Context<'_>) -> Result<It
             Item::DocType(start..start + doctype.len())
         }
         Event::PI(pi) if pi.target() == b"xml-stylesheet" => {
-            let mut href = None;
-            for attribute in pi.attributes() {
-                let Ok(attribute) = attribute else {
-                    return Ok(Item::Stylesheet { href: None });
-                };
-                if attribute.key.as_ref() == b"href" {
-                    href = Some(quoted_value(&attribute.value, bytes, at));
-                }
+            // The instruction whole, `<?` to `?>`, read as the page engine
+            // reads one: an `href` a browser loads, or none.
+            let end = offset(pi) - at + pi.len() + "?>".len();
+            let href = bytes.get(..end).and_then(xml_stylesheet::href);
+            Item::Stylesheet {
+                href: href.map(|h| (at + h.value.start..at + h.value.end, h.quote)),
             }
-            Item::Stylesheet { href }
         }
         Event::Eof => {
             return Err(Unparsed::Incomplete(

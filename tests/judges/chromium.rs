@@ -894,12 +894,14 @@ fn a_moved_stylesheet_fetches_what_the_original_did_in_chromium() {
 }
 
 /// An XHTML page with `<?xml-stylesheet?>`s before its root (one with a
-/// reference in its `href`, one from a directory above), inside it and
+/// reference in its `href`, one from a directory above; one of a type and
+/// an alternate one without a title, which load nothing), inside it and
 /// after it, under a `<base href>`.
 const XHTML_PAGE: &str = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
 <?xml-stylesheet href=\"a.css\" type=\"text/css\"?>\n\
 <!-- a comment -->\n\
 <?xml-stylesheet type=\"text/css\" href='../up/q.css?a=1&amp;b=2'?>\n\
+<?xml-stylesheet type=\"text/plain\" href=\"plain.css\"?><?xml-stylesheet href=\"alt.css\" alternate=\"yes\"?>\n\
 <html xmlns=\"http://www.w3.org/1999/xhtml\"><head><base href=\"/based/\"/><title>t</title></head>\n\
 <body><p>text</p>\n<?xml-stylesheet href=\"inside.css\"?>\n</body></html>\n\
 <?xml-stylesheet href=\"after.css\" type=\"text/css\"?>\n";
@@ -963,6 +965,8 @@ fn a_page_served_as_xml_loads_the_stylesheets_its_copy_names_in_chromium() {
             "/based/after.css",
             "/docs/inside.css",
             "/based/inside.css",
+            "/docs/plain.css",
+            "/docs/alt.css",
         ] {
             files.push((
                 "A",

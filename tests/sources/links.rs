@@ -953,7 +953,8 @@ fn a_podcasts_cover_and_media_are_checked() {
 
 /// The stylesheet a browser shows a feed, a sitemap or an SVG file with
 /// (`<?xml-stylesheet?>`) is checked: the document's own, against its
-/// URL (not its `xml:base`); one inside an element loads nothing.
+/// URL (not its `xml:base`); one inside an element, one of a type no
+/// browser loads, and an alternate one without a title load nothing.
 #[test]
 fn the_stylesheet_an_xml_document_is_shown_with_is_checked() {
     let (_dir, site) = site_of(&[
@@ -962,6 +963,7 @@ fn the_stylesheet_an_xml_document_is_shown_with_is_checked() {
             "blog/feed.xml",
             "<?xml-stylesheet type=\"text/xsl\" href=\"/feed.xsl\"?>\n\
              <?xml-stylesheet type=\"text/css\" href=\"feed.css\"?>\n\
+             <?xml-stylesheet type=\"text/plain\" href=\"plain.css\"?><?xml-stylesheet href=\"alt.css\" alternate=\"yes\"?>\n\
              <feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"/\"><?xml-stylesheet href=\"inside.xsl\"?></feed>\n",
         ),
         (
