@@ -22,7 +22,7 @@ pub struct Href {
 
 /// The types of stylesheet Chromium loads, as written (no parameter, in
 /// this case): CSS, and XSLT under each type it takes for it. Checked one
-/// by one in Debian's Chromium 14x; `TEXT/CSS`, `text/css ` and
+/// by one in Debian's Chromium 156; `TEXT/CSS`, `text/css ` and
 /// `text/plain` load nothing.
 const LOADED_TYPES: [&[u8]; 8] = [
     b"",
