@@ -17,7 +17,8 @@ use super::report::{Counts, Warning, Warnings};
 use super::resolution::{Nested, Resolution};
 use super::value::{self, Decoded, Edit, Quote};
 use crate::document::memory::{Budget, OverBudget};
-use crate::syntax::{Syntax, css, is_html_whitespace, refresh, srcset, tokens, xml_stylesheet};
+use crate::syntax::xml_stylesheet::Href;
+use crate::syntax::{Syntax, css, is_html_whitespace, refresh, srcset, tokens};
 use crate::url::{BaseUrl, rfc1808};
 
 /// Whether a value was rewritten (its new bytes written), or left as it
@@ -467,15 +468,19 @@ impl<'a> Resolver<'a> {
     }
 
     /// The new bytes of an `<?xml-stylesheet?>` onto `out` (`raw`: the
-    /// instruction whole, at `offset`), its `href` resolved as a URL value
-    /// of the instruction's own (`#id` stays: a stylesheet in the document
-    /// itself). Left as it is when XML would not read it: a browser loads
-    /// nothing for it. Its new value is escaped for XML and for HTML, which
-    /// reads the instruction as a comment that a `>` would end.
-    pub fn stylesheet_pi(&mut self, raw: &[u8], offset: usize, out: &mut Vec<u8>) -> Edited {
-        let Some(href) = xml_stylesheet::href(raw) else {
-            return Ok(false);
-        };
+    /// instruction whole, at `offset`; `href`: where
+    /// [`xml_stylesheet::href`](crate::syntax::xml_stylesheet::href)
+    /// found its value), the value resolved as a URL value of the
+    /// instruction's own (`#id` stays: a stylesheet in the document
+    /// itself). Its new value is escaped for XML and for HTML, which reads
+    /// the instruction as a comment that a `>` would end.
+    pub fn stylesheet_pi(
+        &mut self,
+        raw: &[u8],
+        href: &Href,
+        offset: usize,
+        out: &mut Vec<u8>,
+    ) -> Edited {
         let quote = match href.quote {
             b'\'' => Quote::Single,
             _ => Quote::Double,

@@ -564,22 +564,9 @@ impl<W: Write> Document<W> {
         if base.layer == Layer::Empty {
             warnings.push(Warning::NoBase);
         }
-        let embedded = matches!(base.layer, Layer::Embedded { .. });
-        let resolution = Resolution::new(
-            base,
-            bytes_encoding,
-            &self.config,
-            self.nesting.depth,
-            self.nest,
-            Rc::clone(&self.allowance),
-        )
-        .with_document(self.layers.own());
-        // A page served as XML: the `<?xml-stylesheet?>`s before its root
-        // resolve against the layers under its `<base href>`, which a
-        // browser has not read when it loads them.
-        let prolog = (self.nesting.xml && embedded).then(|| {
+        let resolution_with = |base| {
             Resolution::new(
-                layers.outer(),
+                base,
                 bytes_encoding,
                 &self.config,
                 self.nesting.depth,
@@ -587,7 +574,13 @@ impl<W: Write> Document<W> {
                 Rc::clone(&self.allowance),
             )
             .with_document(self.layers.own())
-        });
+        };
+        // A page served as XML: the `<?xml-stylesheet?>`s before its root
+        // resolve against the layers under its `<base href>`, which a
+        // browser has not read when it loads them.
+        let embedded = matches!(base.layer, Layer::Embedded { .. });
+        let prolog = (self.nesting.xml && embedded).then(|| resolution_with(layers.outer()));
+        let resolution = resolution_with(base);
         self.splicer.borrow_mut().resolve_with(resolution, prolog);
         {
             let mut s = self.shared.borrow_mut();

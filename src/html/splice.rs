@@ -21,7 +21,7 @@ use crate::document::memory::{Allowance, Budget, OverBudget};
 use crate::document::report::Warning;
 use crate::document::resolution::{Resolution, Splices};
 use crate::document::value::{self, Decoded, Quote};
-use crate::syntax::xml_stylesheet;
+use crate::syntax::xml_stylesheet::{self, Href};
 use crate::url::Layer;
 
 /// lol_html's output sink, shared with the document's rewriter.
@@ -396,23 +396,29 @@ impl<W: Write> Splicer<W> {
             (Role::Stylesheet { prolog: true }, Some(prolog)) => prolog,
             _ => cx,
         };
+        // An instruction is read once, here: a comment that is none holds
+        // no value, and stays as it is.
+        let instruction = match span.role {
+            Role::Stylesheet { .. } => match xml_stylesheet::href(raw) {
+                Some(href) => Some(href),
+                None => return Ok(false),
+            },
+            _ => None,
+        };
+        // Its links stand in its `href`'s value.
+        let (value, value_at) = instruction
+            .as_ref()
+            .map_or((raw, 0), |h| (&raw[h.value.clone()], h.value.start));
         // A value given up counts as none of its URLs.
         let counted = *counts;
         let rewritten = if cx.base.is_empty() {
             // Without a base nothing is resolved, nor parsed: the link
-            // report has the value whole (an instruction's `href`'s; a
-            // comment that is none holds no value).
-            let value = match span.role {
-                Role::Stylesheet { .. } => xml_stylesheet::href(raw).map(|h| &raw[h.value]),
-                _ => Some(raw),
-            };
-            if value.is_some() {
-                counts.seen += 1;
-                counts.no_base += 1;
-            }
-            match (value, listener.as_mut()) {
-                (Some(raw), Some(listener)) => {
-                    let (text, _) = cx.encoding.decode_without_bom_handling(raw);
+            // report has the value whole.
+            counts.seen += 1;
+            counts.no_base += 1;
+            match listener {
+                Some(listener) => {
+                    let (text, _) = cx.encoding.decode_without_bom_handling(value);
                     let at = value::trimmed(&text);
                     let link = Link {
                         position: Position::default(),
@@ -434,14 +440,15 @@ impl<W: Write> Splicer<W> {
                         false
                     })
                 }
-                _ => Ok(false),
+                None => Ok(false),
             }
         } else {
             if let Some(listener) = listener.as_mut() {
                 listener.sift(!matches!(span.role, Role::BaseHref | Role::OtherBase));
             }
             let mut resolver = Resolver::new(cx, counts, warnings, listener.as_mut(), budget);
-            resolve(&mut resolver, cx, &span.role, quote, raw, start, out)
+            let role = (&span.role, instruction.as_ref());
+            resolve(&mut resolver, cx, role, quote, raw, start, out)
         };
         if rewritten.is_err() {
             *counts = counted;
@@ -458,14 +465,6 @@ impl<W: Write> Splicer<W> {
             // Decoded once, when a link stands in its decoded text.
             let decoded = OnceCell::new();
             let decoded_at = |at| {
-                // An instruction's link stands in its `href`'s value.
-                let (value, offset) = match span.role {
-                    Role::Stylesheet { .. } => {
-                        let value = xml_stylesheet::href(raw)?.value;
-                        (&raw[value.clone()], value.start)
-                    }
-                    _ => (raw, 0),
-                };
                 let at = decoded
                     .get_or_init(|| match span.role {
                         Role::Style => Decoded::text_only(value, encoding),
@@ -473,7 +472,7 @@ impl<W: Write> Splicer<W> {
                     })
                     .as_ref()?
                     .raw_offset(at)?;
-                Some(offset + at)
+                Some(value_at + at)
             };
             let names = match &span.names {
                 Some(names) => names.of(&self.table),
@@ -498,12 +497,12 @@ fn kept(buffer: Vec<u8>) -> Vec<u8> {
 const KEPT: usize = 1 << 20;
 
 /// Writes the new bytes for a range of `role` into `out`, or says to leave
-/// it as it is.
+/// it as it is; an instruction's, by its `href` read already.
 #[inline(always)]
 fn resolve(
     resolver: &mut Resolver<'_>,
     cx: &Resolution,
-    role: &Role,
+    (role, instruction): (&Role, Option<&Href>),
     quote: Quote,
     raw: &[u8],
     start: usize,
@@ -529,6 +528,8 @@ fn resolve(
         Role::BaseHref => resolver.base_href(raw, quote, start, out),
         Role::Style => resolver.style_text(raw, start, out),
         Role::Noscript => resolver.noscript(raw, start, out),
-        Role::Stylesheet { .. } => resolver.stylesheet_pi(raw, start, out),
+        Role::Stylesheet { .. } => instruction.map_or(Ok(false), |href| {
+            resolver.stylesheet_pi(raw, href, start, out)
+        }),
     }
 }

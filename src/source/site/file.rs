@@ -296,8 +296,8 @@ fn rewrite_page(
             Cow::Owned(first)
         }
     };
-    let Some(of_type) = decide(None, Clue::Extension(extension), &first, config.encoding).kind
-    else {
+    let decided = decide(None, Clue::Extension(extension), &first, config.encoding);
+    let Some(of_type) = decided.kind else {
         // Any other XML: as it is (into the copy too).
         put(site, written, entry, source, metadata, true, 0)?;
         return Ok((FileOutcome::Left, 0));
@@ -326,8 +326,7 @@ fn rewrite_page(
     if checking {
         rewriter = rewriter.with_anchors().discarding();
     }
-    // Every host serves an `.xhtml` file as `application/xhtml+xml`.
-    if entry.xhtml {
+    if decided.served_as_xml() {
         rewriter = rewriter.served_as_xml();
     }
     *events = rewriter.events();
