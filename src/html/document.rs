@@ -291,7 +291,13 @@ impl<W: Write> Document<W> {
     /// at the lookahead limit or the end of input.
     fn look(&mut self) {
         if let Some(probe) = &mut self.probe {
-            let decision = probe.write(self.hold.last());
+            // Every byte held that it has not read: writes pass it by while
+            // it has no reason to read (a base found, the prescan's verdict
+            // not yet in), and a `<meta>` it then meets must be whole.
+            let mut decision = None;
+            for chunk in self.hold.from(probe.given()) {
+                decision = probe.write(chunk);
+            }
             self.probe_read(decision);
             return;
         }
@@ -302,12 +308,13 @@ impl<W: Write> Document<W> {
         let base = undecided && self.hold.base_at().is_some_and(|at| at < limit);
         if base || self.meta_open() {
             let encoding = AsciiCompatibleEncoding::new(UTF_8).expect("UTF-8 is ASCII-compatible");
-            // The probe's lol_html, while it reads: a quarter of what is
-            // left, as the rewriter's.
+            // The probe's two lol_html passes, while they read: each a
+            // quarter of what is left, as the rewriter's (each may hold a
+            // token of the whole lookahead).
             let probe_limit = self.allowance.left() / 4;
             self.probe_limit
-                .take(probe_limit)
-                .expect("a quarter of what is left");
+                .take(2 * probe_limit)
+                .expect("a half of what is left");
             let mut probe = Probe::new(
                 encoding,
                 limit,

@@ -17,15 +17,27 @@
 //! carry text handlers, because lol_html writes handled text back re-encoded
 //! (invalid bytes would become U+FFFD). Heads are small, so the second pass
 //! costs little.
+//!
+//! A text handler has lol_html's lexer read the whole input, and the lexer
+//! (3.0.3) ends a start tag whose last attribute has `=` and no value
+//! (`<style media=>`) in the data state, where the HTML standard's tree
+//! builder switches it to the element's raw text: what follows
+//! `<style t=>` was read as markup, and a `<base href>` in the style's text
+//! became the page's base (Chromium reads it as text). The tag scanner,
+//! which the rewriter's element handlers run on, switches right. So the
+//! probe's lexer reads the input as the scanner passes it on ([`Relay`]),
+//! each such `=` read as a space: the same attribute, empty, and the same
+//! offsets.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::rc::Rc;
 
 use encoding_rs::Encoding;
 use lol_html::html_content::{Element, TextChunk, TextType};
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, doc_text, element};
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, OutputSink, Settings, doc_text, element};
 
 use super::encoding;
 use super::settings::{HTML_NAMESPACE, memory_settings};
@@ -57,12 +69,108 @@ struct State {
 /// The probe's output goes nowhere: the rewriter writes the document.
 type Discard = fn(&[u8]);
 
+/// Where a start tag's last attribute ends in `=` and no value: from the
+/// end of its name to the tag's `>` (white space, and that `=`).
+type Fixes = Rc<RefCell<VecDeque<Range<usize>>>>;
+
+/// The probe's lexer pass, ended by the probe once the scanner's has ended.
+type Reader = Rc<RefCell<Option<HtmlRewriter<'static, Discard>>>>;
+
+/// The tag scanner's output (the input, a token at a time, once read) on to
+/// the probe's lexer, each `=` of [`Fixes`] written as a space.
+struct Relay {
+    reader: Reader,
+    fixes: Fixes,
+    /// The offset of the next byte.
+    at: usize,
+    /// The reader failed (its memory limit): it reads no more.
+    failed: Rc<Cell<bool>>,
+}
+
+impl OutputSink for Relay {
+    fn handle_chunk(&mut self, chunk: &[u8]) {
+        let start = self.at;
+        self.at += chunk.len();
+        let mut reader = self.reader.borrow_mut();
+        let Some(reader) = reader.as_mut().filter(|_| !self.failed.get()) else {
+            return;
+        };
+        // The handler saw each tag before its bytes come out, so its fix is
+        // known by now.
+        let mut fixes = self.fixes.borrow_mut();
+        let mut from = 0;
+        let mut result = Ok(());
+        while let Some(fix) = fixes.front().filter(|f| f.start < self.at).cloned() {
+            let first = fix.start.max(start);
+            let range = first - start..fix.end.clamp(first, self.at) - start;
+            for i in range.filter(|&i| chunk[i] == b'=') {
+                result = result
+                    .and_then(|()| reader.write(&chunk[from..i]))
+                    .and_then(|()| reader.write(b" "));
+                from = i + 1;
+            }
+            if fix.end > self.at {
+                break;
+            }
+            fixes.pop_front();
+        }
+        result = result.and_then(|()| reader.write(&chunk[from..]));
+        if result.is_err() {
+            self.failed.set(true);
+        }
+    }
+}
+
+/// lol_html's tag scanner over the input, handing it on to `reader` with
+/// each start tag that ends in `=` and no value mended ([`Relay`]); `failed`
+/// is set when the reader fails.
+fn scanner(
+    reader: &Reader,
+    failed: &Rc<Cell<bool>>,
+    encoding: AsciiCompatibleEncoding,
+    max_memory: usize,
+) -> HtmlRewriter<'static, Relay> {
+    let fixes = Fixes::default();
+    let on_tag = {
+        let fixes = Rc::clone(&fixes);
+        move |el: &mut Element| {
+            let attributes = el.attributes();
+            let last = attributes
+                .last()
+                .filter(|a| a.value_source_location().is_none());
+            if let Some(name) = last.and_then(|a| a.name_source_location()) {
+                let tag = el.source_location().bytes();
+                fixes.borrow_mut().push_back(name.bytes().end..tag.end - 1);
+            }
+            Ok(())
+        }
+    };
+    let settings = Settings::new()
+        .append_element_content_handler(element!("*", on_tag))
+        .with_encoding(encoding)
+        .with_memory_settings(memory_settings(max_memory))
+        .with_strict(false);
+    let relay = Relay {
+        reader: Rc::clone(reader),
+        fixes,
+        at: 0,
+        failed: Rc::clone(failed),
+    };
+    HtmlRewriter::new(settings, relay)
+}
+
 pub struct Probe {
-    rewriter: Option<HtmlRewriter<'static, Discard>>,
+    /// The tag scanner's pass, which relays the input to the lexer's.
+    rewriter: Option<HtmlRewriter<'static, Relay>>,
+    reader: Reader,
+    /// The lexer's pass failed.
+    reader_failed: Rc<Cell<bool>>,
     state: Rc<RefCell<State>>,
     limit: usize,
     meta_limit: usize,
     fed: usize,
+    /// Every byte handed to it, read or not (once it is done).
+    given: usize,
 }
 
 impl Probe {
@@ -72,7 +180,8 @@ impl Probe {
     /// split into writes.
     /// `template_bases` is filled in as the probe reads: the offsets of the
     /// `<base>` tags inside a `<template>`, so the rewriter can say why it
-    /// ignores them, whatever the split of writes.
+    /// ignores them, whatever the split of writes. Each of its two passes
+    /// may hold `max_memory` bytes.
     pub fn new(
         encoding: AsciiCompatibleEncoding,
         limit: usize,
@@ -98,19 +207,28 @@ impl Probe {
                 Ok(())
             }
         };
-        let settings = Settings::new()
+        let reader_settings = Settings::new()
             .append_element_content_handler(element!("*", on_element))
             .append_document_content_handler(doc_text!(on_text))
             .with_encoding(encoding)
             .with_memory_settings(memory_settings(max_memory))
             .with_strict(false);
-        let sink: Discard = |_| {};
+        let discard: Discard = |_| {};
+        let reader = Rc::new(RefCell::new(Some(HtmlRewriter::new(
+            reader_settings,
+            discard,
+        ))));
+        let reader_failed = Rc::new(Cell::new(false));
+        let scanner = scanner(&reader, &reader_failed, encoding, max_memory);
         Probe {
-            rewriter: Some(HtmlRewriter::new(settings, sink)),
+            rewriter: Some(scanner),
+            reader,
+            reader_failed,
             state,
             limit,
             meta_limit,
             fed: 0,
+            given: 0,
         }
     }
 
@@ -120,10 +238,17 @@ impl Probe {
         self.state.borrow().meta
     }
 
+    /// How many bytes of the input it was handed: where its next write
+    /// starts.
+    pub fn given(&self) -> usize {
+        self.given
+    }
+
     /// Feeds the next bytes of the input; returns the decision once there is
     /// one. It reads on for a `<meta>` while one may still count, and then
     /// ignores its input.
     pub fn write(&mut self, chunk: &[u8]) -> Option<Decision> {
+        self.given += chunk.len();
         // In small slices, so that the probe stops soon after it is done
         // instead of tokenizing the rest of a large write for nothing (what
         // it finds does not depend on how the input is split).
@@ -134,7 +259,7 @@ impl Probe {
             self.fed += slice.len();
             // A probe that fails (the memory limit) has nothing more to say:
             // the hold ends there, without an embedded base.
-            let failed = rewriter.write(slice).is_err();
+            let failed = rewriter.write(slice).is_err() || self.reader_failed.get();
             let mut state = self.state.borrow_mut();
             if state.decision.is_none() && failed {
                 state.decision = Some(Decision::Stopped);
@@ -146,6 +271,7 @@ impl Probe {
             if failed || (state.decision.is_some() && meta_done) {
                 drop(state);
                 self.rewriter = None;
+                self.reader.take();
             }
         }
         self.state.borrow().decision.clone()
@@ -154,8 +280,12 @@ impl Probe {
     /// The end of input decides whatever is still open.
     pub fn end(&mut self) -> Decision {
         if let Some(rewriter) = self.rewriter.take() {
-            // Text held back at the end is flushed by `end`.
+            // What the scanner held goes on to the reader; text held back
+            // at the end is flushed by the reader's `end`.
             let _ = rewriter.end();
+            if let Some(reader) = self.reader.take().filter(|_| !self.reader_failed.get()) {
+                let _ = reader.end();
+            }
         }
         let mut state = self.state.borrow_mut();
         state.decision.get_or_insert(Decision::End).clone()
@@ -256,8 +386,6 @@ fn on_text(s: &mut State, text: &TextChunk, limit: usize) {
 pub struct Hold {
     chunks: Vec<Vec<u8>>,
     len: usize,
-    /// The length of the newest write, at the end of the last chunk.
-    newest: usize,
     base_at: Option<usize>,
     /// The last bytes held, for a `<base` split across writes.
     tail: Vec<u8>,
@@ -266,7 +394,6 @@ pub struct Hold {
 impl Hold {
     /// Holds `chunk`: kept as it is when owned, else copied.
     pub fn push(&mut self, chunk: Cow<'_, [u8]>) {
-        self.newest = chunk.len();
         if self.base_at.is_none() {
             let mut seam = std::mem::take(&mut self.tail);
             let before = seam.len();
@@ -294,13 +421,6 @@ impl Hold {
         }
     }
 
-    /// The newest write held.
-    pub fn last(&self) -> &[u8] {
-        self.chunks
-            .last()
-            .map_or(&[], |last| &last[last.len() - self.newest..])
-    }
-
     pub fn len(&self) -> usize {
         self.len
     }
@@ -312,6 +432,16 @@ impl Hold {
 
     pub fn chunks(&self) -> impl Iterator<Item = &[u8]> {
         self.chunks.iter().map(Vec::as_slice)
+    }
+
+    /// The bytes held from `offset` on, a chunk at a time.
+    pub fn from(&self, offset: usize) -> impl Iterator<Item = &[u8]> {
+        let mut at = 0;
+        self.chunks.iter().filter_map(move |chunk| {
+            let start = offset.saturating_sub(at).min(chunk.len());
+            at += chunk.len();
+            Some(&chunk[start..]).filter(|rest| !rest.is_empty())
+        })
     }
 
     /// The bytes held at `range` (empty where nothing is held).
@@ -331,7 +461,6 @@ impl Hold {
     /// Lets go of what is held.
     pub fn take(&mut self) -> Vec<Vec<u8>> {
         self.len = 0;
-        self.newest = 0;
         std::mem::take(&mut self.chunks)
     }
 }
@@ -417,16 +546,30 @@ mod tests {
             let byte = [b'a' + (i % 26) as u8];
             hold.push(Cow::Borrowed(&byte));
             written.push(byte[0]);
-            assert_eq!(hold.last(), byte, "the newest write, alone");
+            assert_eq!(
+                hold.from(i).collect::<Vec<_>>().concat(),
+                byte,
+                "the newest write, alone"
+            );
         }
         // A buffer for each 64 KiB, not an allocation for each byte.
         assert_eq!(hold.chunks().count(), 3);
         let given = vec![b'z'; 10];
         let at = given.as_ptr();
         hold.push(Cow::Owned(given));
-        assert_eq!(hold.last().as_ptr(), at, "kept, not copied");
+        let newest: Vec<&[u8]> = hold.from(3 * CHUNK).collect();
+        assert_eq!(newest.len(), 1);
+        assert_eq!(newest[0].as_ptr(), at, "kept, not copied");
         hold.push(Cow::Borrowed(b"tail"));
-        assert_eq!(hold.last(), b"tail");
+        assert_eq!(
+            hold.from(3 * CHUNK + 10).collect::<Vec<_>>().concat(),
+            b"tail"
+        );
+        assert_eq!(
+            hold.from(3 * CHUNK + 12).collect::<Vec<_>>().concat(),
+            b"il",
+            "from within a chunk"
+        );
         written.extend_from_slice(b"zzzzzzzzzztail");
         assert_eq!(hold.chunks().collect::<Vec<_>>().concat(), written);
         assert_eq!(hold.len(), written.len());
@@ -507,6 +650,195 @@ mod tests {
         );
         assert_eq!(decide("<title>a</title>", 1 << 20), Decision::End);
     }
+
+    /// A raw text element whose start tag ends in `=` and no value is raw
+    /// text all the same (the HTML standard's tree builder switches to it
+    /// whatever the tag's last attribute): a `<base href>` in its text is
+    /// none, nor is its text the body's; the real base after it is found,
+    /// however the input is split, and every other tag ends as before.
+    #[test]
+    fn a_base_in_raw_text_after_a_valueless_attribute_is_text() {
+        let cases = [
+            ("<style t=><base href=s></style><base href=b>", Some("b")),
+            (
+                "<title lang= >T<base href=s></title><base href=b>",
+                Some("b"),
+            ),
+            (
+                "<script a=b c=\n>'<base href=s>'</script><base href=b>",
+                Some("b"),
+            ),
+            (
+                "<noframes ==><base href=s></noframes><base href=b>",
+                Some("b"),
+            ),
+            ("<STYLE T=\t\t>x</STYLE><p><base href=b>", None),
+            // The `=` is a name's, or a value's own: nothing to mend.
+            ("<style =><base href=s></style><base href=b>", Some("b")),
+            (
+                "<style t=\"=\"><base href=s></style><base href=b>",
+                Some("b"),
+            ),
+            ("<base href=\"a=>b\">", Some("a=>b")),
+            ("<base href==>", Some("=")),
+            ("<base href=>", None),
+        ];
+        for (html, base) in cases {
+            for size in 1..=html.len() {
+                let mut probe = probe(1 << 20, 0);
+                let mut decision = None;
+                for chunk in html.as_bytes().chunks(size) {
+                    decision = decision.or(probe.write(chunk));
+                }
+                let decision = decision.unwrap_or_else(|| probe.end());
+                assert_eq!(
+                    base_href(decision).as_deref(),
+                    base,
+                    "{html:?} in writes of {size}"
+                );
+            }
+        }
+    }
+
+    /// Why the probe relays: lol_html's lexer, which a text handler makes
+    /// read everything, reads the text of `<style t=>` as markup where its
+    /// tag scanner does not. When this fails, lol_html reads it right, and
+    /// the [`Relay`] can go.
+    #[test]
+    fn lol_html_s_lexer_still_reads_raw_text_after_a_valueless_attribute_as_markup() {
+        let elements = |text: bool| {
+            let found = Rc::new(RefCell::new(Vec::new()));
+            let on_element = {
+                let found = Rc::clone(&found);
+                move |el: &mut Element| {
+                    found.borrow_mut().push(el.tag_name());
+                    Ok(())
+                }
+            };
+            let mut settings =
+                Settings::new().append_element_content_handler(element!("*", on_element));
+            if text {
+                settings = settings.append_document_content_handler(doc_text!(|_| Ok(())));
+            }
+            let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+            rewriter.write(b"<style t=><d></style>").unwrap();
+            rewriter.end().unwrap();
+            found.take()
+        };
+        assert_eq!(elements(false), ["style"]);
+        assert_eq!(elements(true), ["style", "d"]);
+    }
+
+    /// The elements lol_html finds in `html` (name and start tag), by its
+    /// tag scanner alone (an element handler), or by its lexer, which a text
+    /// handler makes read everything, through the [`Relay`].
+    fn elements(html: &[u8], relayed: bool, writes: usize) -> Vec<(String, Range<usize>)> {
+        let found = Rc::new(RefCell::new(Vec::new()));
+        let on_element = {
+            let found = Rc::clone(&found);
+            move |el: &mut Element| {
+                let tag = (el.tag_name(), el.source_location().bytes());
+                found.borrow_mut().push(tag);
+                Ok(())
+            }
+        };
+        let settings = Settings::new()
+            .append_element_content_handler(element!("*", on_element))
+            .with_strict(false);
+        let discard: Discard = |_| {};
+        if !relayed {
+            let mut rewriter = HtmlRewriter::new(settings, discard);
+            for chunk in html.chunks(writes) {
+                rewriter.write(chunk).unwrap();
+            }
+            rewriter.end().unwrap();
+            return found.take();
+        }
+        let settings = settings.append_document_content_handler(doc_text!(|_| Ok(())));
+        let reader = Rc::new(RefCell::new(Some(HtmlRewriter::new(settings, discard))));
+        let failed = Rc::default();
+        let utf8 = encoding_rs::UTF_8.try_into().unwrap();
+        let mut scanner = scanner(&reader, &failed, utf8, 1 << 20);
+        for chunk in html.chunks(writes) {
+            scanner.write(chunk).unwrap();
+        }
+        scanner.end().unwrap();
+        reader.take().unwrap().end().unwrap();
+        assert!(!failed.get());
+        found.take()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Through the relay, lol_html's lexer finds the elements its tag
+        /// scanner finds (the rewriter's), in tag soup of raw text
+        /// elements, foreign content, comments and valueless attributes,
+        /// however the input is split.
+        #[test]
+        fn the_relayed_lexer_finds_the_elements_the_scanner_finds(
+            pieces in proptest::collection::vec(proptest::sample::select(SOUP.to_vec()), 1..16),
+            writes in 1usize..12,
+        ) {
+            let html = pieces.concat();
+            let scanned = elements(html.as_bytes(), false, usize::MAX);
+            proptest::prop_assert_eq!(&elements(html.as_bytes(), true, writes), &scanned);
+        }
+    }
+
+    /// Pieces of tag soup: start tags of raw text, RCDATA, foreign and other
+    /// elements, with attributes valueless or not, end tags, comments.
+    const SOUP: &[&str] = &[
+        "<style t=>",
+        "<STYLE t= >",
+        "<script a=b c=\n>",
+        "<title ==>",
+        "<textarea t=>",
+        "<xmp t=>",
+        "<iframe t=>",
+        "<noembed t=>",
+        "<noframes t=>",
+        "<noscript t=>",
+        "<plaintext t=>",
+        "<template t=>",
+        "<svg t=>",
+        "<math t=>",
+        "<desc t=>",
+        "<foreignObject t=>",
+        "<table t=>",
+        "<select t=>",
+        "<a t=>",
+        "<p t=/>",
+        "<p t>",
+        "<base href=q>",
+        "<meta charset=x>",
+        "<a =>",
+        "<b t=\"=\">",
+        "</style>",
+        "</script>",
+        "</title>",
+        "</textarea>",
+        "</svg>",
+        "</template>",
+        "</p>",
+        "<!--",
+        "-->",
+        "<!-- c -->",
+        "<![CDATA[",
+        "]]>",
+        "<?x?>",
+        "<!x>",
+        "</",
+        "<",
+        ">",
+        "=",
+        "\"",
+        "'",
+        "text",
+        " ",
+        "\n",
+        "&amp;",
+    ];
 
     #[test]
     fn base_without_href_and_base_in_template_do_not_count() {
