@@ -129,6 +129,9 @@ pub struct Case {
     pub small_memory: bool,
     /// Picks the sizes of the writes of the chunked run.
     pub chunks: u8,
+    /// The page is served as XML (`application/xhtml+xml`): its
+    /// `<?xml-stylesheet?>`s outside the root element are links.
+    pub xml: bool,
 }
 
 pub const SMALL_LOOKAHEAD: usize = 64;
@@ -141,6 +144,8 @@ pub const SMALL_MEMORY: usize = 2048;
 pub struct Setup {
     pub config: Arc<Config>,
     pub layers: Layers,
+    /// The page is served as XML.
+    pub xml: bool,
 }
 
 const RFC3986: u8 = 1;
@@ -150,6 +155,7 @@ const SOCIAL: u8 = 8;
 const BASE: u8 = 16;
 const SMALL_LOOKAHEAD_FLAG: u8 = 32;
 const SMALL_MEMORY_FLAG: u8 = 64;
+const XML: u8 = 128;
 
 impl Case {
     /// A fuzz input for the rewriter: a byte of flags, a byte of chunking,
@@ -193,6 +199,7 @@ impl Case {
             small_lookahead: flags & SMALL_LOOKAHEAD_FLAG != 0,
             small_memory: flags & SMALL_MEMORY_FLAG != 0,
             chunks: byte(1),
+            xml: flags & XML != 0,
         }
     }
 
@@ -209,7 +216,8 @@ impl Case {
                 | flag(self.social, SOCIAL)
                 | flag(self.base.is_some(), BASE)
                 | flag(self.small_lookahead, SMALL_LOOKAHEAD_FLAG)
-                | flag(self.small_memory, SMALL_MEMORY_FLAG),
+                | flag(self.small_memory, SMALL_MEMORY_FLAG)
+                | flag(self.xml, XML),
             self.chunks,
             base.len() as u8,
         ];
@@ -239,6 +247,7 @@ impl Case {
         Setup {
             config: Arc::new(config),
             layers,
+            xml: self.xml,
         }
     }
 
@@ -276,6 +285,7 @@ impl fmt::Debug for Case {
             .field("small_lookahead", &self.small_lookahead)
             .field("small_memory", &self.small_memory)
             .field("chunks", &self.chunks)
+            .field("xml", &self.xml)
             .finish()
     }
 }
@@ -294,12 +304,7 @@ impl fmt::Debug for Show<'_> {
 /// byte order mark) that is not valid UTF-16. There is no output to check
 /// then; any other error still fails.
 fn refused(setup: &Setup, input: &[u8]) -> bool {
-    let mut rewriter = Rewriter::new(
-        htmlabs::Type::Html,
-        Arc::clone(&setup.config),
-        setup.layers.clone(),
-        Vec::new(),
-    );
+    let mut rewriter = page_rewriter(setup);
     let result = rewriter
         .write(input)
         .and_then(|()| rewriter.end().map(drop));
@@ -316,14 +321,23 @@ fn refused(setup: &Setup, input: &[u8]) -> bool {
     }
 }
 
-/// Runs `input` through the library in writes of the sizes `sizes` gives.
-pub fn run(setup: &Setup, input: &[u8], mut sizes: impl FnMut() -> usize) -> (Vec<u8>, Report) {
-    let mut rewriter = Rewriter::new(
+/// The page rewriter of `setup`, into a `Vec`.
+fn page_rewriter(setup: &Setup) -> Rewriter<Vec<u8>> {
+    let rewriter = Rewriter::new(
         htmlabs::Type::Html,
         Arc::clone(&setup.config),
         setup.layers.clone(),
         Vec::new(),
     );
+    match setup.xml {
+        true => rewriter.served_as_xml(),
+        false => rewriter,
+    }
+}
+
+/// Runs `input` through the library in writes of the sizes `sizes` gives.
+pub fn run(setup: &Setup, input: &[u8], mut sizes: impl FnMut() -> usize) -> (Vec<u8>, Report) {
+    let mut rewriter = page_rewriter(setup);
     let mut rest = input;
     while !rest.is_empty() {
         let (chunk, tail) = rest.split_at(sizes().clamp(1, rest.len()));
@@ -361,7 +375,7 @@ pub fn check_rewrite(case: &Case) {
             Show(&output)
         );
     }
-    if let Err(e) = check_outside_values(&case.html, &output, &config.config.table) {
+    if let Err(e) = check_outside_served(&case.html, &output, &config.config.table, case.xml) {
         panic!("{e}\n  output: {:?}", Show(&output));
     }
     if report.incomplete() {
@@ -394,8 +408,21 @@ pub fn check_rewrite(case: &Case) {
 /// between their values are the input's. An unquoted value that now needs
 /// quotes may have gained them.
 pub fn check_outside_values(input: &[u8], output: &[u8], table: &Table) -> Result<(), String> {
-    let before = spans::list_with(input, table);
-    let after = spans::list_with(output, table);
+    check_outside_served(input, output, table, false)
+}
+
+/// [`check_outside_values`] of a page served as XML (`xml`) or as HTML:
+/// served as XML, each comment outside the root element is a range that
+/// may change (an `<?xml-stylesheet?>`, which HTML reads as a comment),
+/// and the output must have the same such comments.
+pub fn check_outside_served(
+    input: &[u8],
+    output: &[u8],
+    table: &Table,
+    xml: bool,
+) -> Result<(), String> {
+    let before = spans::list_served(input, table, xml);
+    let after = spans::list_served(output, table, xml);
     let shape = |s: &spans::Span| {
         (
             s.name.clone(),

@@ -237,6 +237,7 @@ fn a_case_reads_back_from_its_bytes() {
         small_lookahead: true,
         small_memory: false,
         chunks: 7,
+        xml: true,
     };
     assert_eq!(Case::from_bytes(&case.to_bytes()), case);
     // Every input is a case; a base without a scheme is given one.
@@ -281,6 +282,43 @@ fn the_checks_catch_what_they_should() {
         ),
     ] {
         let got = properties::check_outside_values(input, output, &table);
+        assert!(
+            got.as_ref().is_err_and(|e| e.contains(expected)),
+            "want {expected:?}, got {got:?}"
+        );
+    }
+}
+
+/// Served as XML, a comment outside the root element may change (it may be
+/// an `<?xml-stylesheet?>`), but not break out of itself, and no other
+/// byte may change; served as HTML, no comment may change.
+#[test]
+fn the_checks_of_a_page_served_as_xml_catch_what_they_should() {
+    let table = htmlabs::internal::Table::default();
+    let input = b"<?xml-stylesheet href=\"a.css\"?><html><!-- in --></html><!-- after -->";
+    let fine: &[u8] =
+        b"<?xml-stylesheet href=\"http://h/a.css\"?><html><!-- in --></html><!-- after -->";
+    assert_eq!(
+        properties::check_outside_served(input, fine, &table, true),
+        Ok(())
+    );
+    let as_html = properties::check_outside_served(input, fine, &table, false);
+    assert!(as_html.is_err(), "served as HTML: {as_html:?}");
+    for (output, expected) in [
+        (
+            &b"<?xml-stylesheet href=\"http://h/a>.css\"?><html><!-- in --></html><!-- after -->"[..],
+            "before <!-- #instruction>, changed",
+        ),
+        (
+            b"<?xml-stylesheet href=\"a.css\"?><html><!-- IN --></html><!-- after -->",
+            "became b\"<html><!-- IN --></html>\"",
+        ),
+        (
+            b"<?xml-stylesheet href=\"a.css\"?><html></html><!-- in --><!-- after -->",
+            "the URL attributes changed",
+        ),
+    ] {
+        let got = properties::check_outside_served(input, output, &table, true);
         assert!(
             got.as_ref().is_err_and(|e| e.contains(expected)),
             "want {expected:?}, got {got:?}"

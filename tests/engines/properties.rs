@@ -281,6 +281,14 @@ fn special() -> impl Strategy<Value = Vec<u8>> {
             format!("<meta http-equiv=refresh content=\"0; url={url}\">").into_bytes()
         }),
         reference().prop_map(|url| format!("<base href=\"{url}\">").into_bytes()),
+        // Links of a page served as XML, outside its root element.
+        (
+            reference(),
+            select(vec!["'", "\""]),
+            select(vec!["", " type=\"text/css\"", " type=text/xsl"])
+        )
+            .prop_map(|(url, q, t)| format!("<?xml-stylesheet{t} href={q}{url}{q}?>").into_bytes()),
+        Just(b"</html>".to_vec()),
         Just(b"<!DOCTYPE html>".to_vec()),
         Just(b"</head>".to_vec()),
         Just(b"</a></div>".to_vec()),
@@ -310,7 +318,7 @@ fn case() -> impl Strategy<Value = Case> {
     (
         html(),
         select(BASES),
-        prop::array::uniform6(any::<bool>()),
+        prop::array::uniform7(any::<bool>()),
         any::<u8>(),
     )
         .prop_map(|(html, base, flags, chunks)| Case {
@@ -323,6 +331,7 @@ fn case() -> impl Strategy<Value = Case> {
             small_lookahead: flags[4],
             small_memory: flags[5] && chunks % 4 == 0,
             chunks,
+            xml: flags[6],
         })
 }
 

@@ -4,8 +4,10 @@
 //! with its value's byte range in the input, every attribute of the default
 //! table (`htmlabs::internal::Table`, read as data; the conditions on other attributes
 //! are evaluated here), and the contents of HTML `<style>` and `<noscript>`
-//! (name [`CONTENT`]). `href`, `src` and `xlink:href` ([`NAMES`]) are the
-//! ones checked value by value.
+//! (name [`CONTENT`]); for a page served as XML, every comment outside the
+//! root element, whole (name [`INSTRUCTION`]: HTML reads an
+//! `<?xml-stylesheet?>` as one). `href`, `src` and `xlink:href` ([`NAMES`])
+//! are the ones checked value by value.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
 use std::cell::RefCell;
@@ -23,6 +25,10 @@ pub const NAMES: &[&str] = &["href", "src", "xlink:href"];
 
 /// The name of a span that is the text of a `<style>` or `<noscript>`.
 pub const CONTENT: &str = "#content";
+
+/// The name of a span that is a comment outside the root element of a page
+/// served as XML (where a browser reads an `<?xml-stylesheet?>`).
+pub const INSTRUCTION: &str = "#instruction";
 
 const HTML: &str = "http://www.w3.org/1999/xhtml";
 
@@ -85,11 +91,31 @@ pub fn list(html: &[u8]) -> Vec<Span> {
 /// [`list`] with the attributes of `table` (`--lazy`, `--social`). A
 /// `<style>` or `<noscript>` that is never closed runs to the end of `html`.
 pub fn list_with(html: &[u8], table: &Table) -> Vec<Span> {
+    list_served(html, table, false)
+}
+
+/// [`list_with`], of a page served as XML (`xml`) or as HTML. Outside the
+/// root element is before its start tag, and after its end tag when it has
+/// one.
+pub fn list_served(html: &[u8], table: &Table, xml: bool) -> Vec<Span> {
     let spans = Rc::new(RefCell::new(Vec::new()));
+    // 0 before the root element, 1 in it, 2 after its end tag.
+    let root = Rc::new(std::cell::Cell::new(0u8));
     let table = table.clone();
     let handler = {
         let spans = Rc::clone(&spans);
+        let root = Rc::clone(&root);
         move |el: &mut Element| {
+            if root.get() == 0 {
+                root.set(1);
+                let root = Rc::clone(&root);
+                if let Some(handlers) = el.end_tag_handlers() {
+                    handlers.push(Box::new(move |_| {
+                        root.set(2);
+                        Ok(())
+                    }));
+                }
+            }
             let tag = el.tag_name();
             let namespace = el.namespace_uri();
             let location = el.source_location().bytes();
@@ -140,9 +166,32 @@ pub fn list_with(html: &[u8], table: &Table) -> Vec<Span> {
             Ok(())
         }
     };
-    let settings = Settings::new()
+    let mut settings = Settings::new()
         .append_element_content_handler(element!("*", handler))
         .with_strict(false);
+    // Only then, as the rewriter: a comment handler has lol_html's lexer
+    // read everything, which reads a raw text element's start tag ending
+    // in `=` and no value (`<style t=>`) otherwise than its tag scanner.
+    if xml {
+        let on_comment = {
+            let spans = Rc::clone(&spans);
+            move |c: &mut lol_html::html_content::Comment| {
+                if root.get() != 1 {
+                    spans.borrow_mut().push(Span {
+                        name: INSTRUCTION.into(),
+                        value: Some(c.source_location().bytes()),
+                        tag: "!--".into(),
+                        namespace: "",
+                        tag_start: c.source_location().bytes().start,
+                        duplicate: false,
+                        empty: Empty::Document,
+                    });
+                }
+                Ok(())
+            }
+        };
+        settings = settings.append_document_content_handler(lol_html::doc_comments!(on_comment));
+    }
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     rewriter.write(html).expect("lol_html lists the page");
     rewriter.end().expect("lol_html lists the page");
