@@ -53,6 +53,12 @@
 //! on it (named in the table): benches/RESULTS.md ran 30 and 100 pages,
 //! and 10,000 with the fast checkers alone.
 //!
+//! For scale, each round also times the page engine alone ([`floor`]):
+//! lol_html reading the tree's pages with one handler on every element, as
+//! htmlabs's page engine has it, reading where each attribute's value is,
+//! and nothing else (no value resolved, no link checked, no output kept),
+//! in one thread: what no check built on this engine can go under.
+//!
 //! `HTMLABS_BENCH_ROUNDS` sets the rounds (default 3), `HTMLABS_SITE_PAGES`
 //! the pages, `HTMLABS_CHECKERS` which checkers run besides htmlabs
 //! (`lychee,hyperlink,html-proofer,linkchecker`, the default), `HTMLABS_BIN` another binary, `HTMLABS_BENCH_DIR` where the
@@ -82,6 +88,9 @@ const SITE_URL: &str = "https://example.com/";
 const MEMORY: &str = "/dev/shm";
 /// Set in the launcher's environment: the file its figures go to.
 const LAUNCHER: &str = "HTMLABS_CHECK_LAUNCHER";
+/// Set in the environment of this bench run again as the engine's floor:
+/// the tree it reads.
+const FLOOR: &str = "HTMLABS_CHECK_FLOOR";
 /// The versions installed when a checker is missing.
 const LYCHEE: &str = "0.24.2";
 const HYPERLINK: &str = "0.3.2";
@@ -318,6 +327,9 @@ fn main() {
     if let Some(figures) = std::env::var_os(LAUNCHER) {
         launcher(figures);
     }
+    if let Some(site) = std::env::var_os(FLOOR) {
+        floor(Path::new(&site));
+    }
     let (work, cleanup) = common::work("check", Some(Path::new(MEMORY)));
     if std::env::var_os("HTMLABS_CHECK_KEEP").is_some() {
         // The tree and each checker's output, to look at.
@@ -400,6 +412,7 @@ fn main() {
     }
     println!();
 
+    let mut floor_runs: Vec<Run> = Vec::new();
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); TOOLS.len()];
     let mut reports: Vec<Vec<Report>> = vec![Vec::new(); TOOLS.len()];
     for round in 0..rounds {
@@ -425,6 +438,7 @@ fn main() {
             }
             runs[i].push(run);
         }
+        floor_runs.push(launch_floor(&places));
         eprintln!("check bench: round {} of {rounds} done", round + 1);
     }
 
@@ -437,6 +451,7 @@ fn main() {
         .collect();
     let scores = truth.settle(scores, &origin);
     print_tables(&installed, &runs, &scores, &truth, rounds);
+    print_floor(&floor_runs, &runs);
 }
 
 // ---------------------------------------------------------------------------
@@ -724,27 +739,8 @@ fn launch(tool: Tool, program: &Path, places: &Places) -> Result<(Run, String), 
     let index = TOOLS.iter().position(|&t| t == tool).expect("a tool");
     let out = places.work.join(format!("out-{index}.txt"));
     let err = places.work.join(format!("err-{index}.txt"));
-    let figures = places.work.join("figures.txt");
-    let inner = command(tool, program, places);
-    let mut outer = Command::new(std::env::current_exe().expect("this bench's path"));
-    outer
-        .env(LAUNCHER, &figures)
-        .arg(inner.get_program())
-        .args(inner.get_args())
-        .current_dir(&places.work)
-        .stdin(Stdio::null())
-        .stdout(fs::File::create(&out).expect("a file for the output"))
-        .stderr(fs::File::create(&err).expect("a file for the errors"));
-    let _ = fs::remove_file(&figures);
-    let _ = Command::new("sync").status();
-    let status = outer
-        .status()
-        .unwrap_or_else(|e| fail(&format!("cannot run the launcher: {e}")));
-    let text = fs::read_to_string(&figures).unwrap_or_default();
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let [code, wall, cpu, peak] = fields[..] else {
-        fail(&format!("the launcher failed ({status}): `{text}`"));
-    };
+    let (code, run) = launched(command(tool, program, places), places, &out, &err);
+    let code = code.as_str();
     let errors = || {
         // An exception's own line (Ruby's, Python's) or a panic's first
         // lines, before its backtrace.
@@ -789,12 +785,100 @@ fn launch(tool: Tool, program: &Path, places: &Places) -> Result<(Run, String), 
             errors()
         ));
     }
+    Ok((run, output))
+}
+
+/// Runs `inner` under the launcher, its standard output and standard error
+/// into `out` and `err`: its exit status (or `signal-N`) and its figures.
+fn launched(inner: Command, places: &Places, out: &Path, err: &Path) -> (String, Run) {
+    let figures = places.work.join("figures.txt");
+    let mut outer = Command::new(std::env::current_exe().expect("this bench's path"));
+    outer
+        .env(LAUNCHER, &figures)
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .envs(
+            inner
+                .get_envs()
+                .filter_map(|(name, value)| Some((name, value?))),
+        )
+        .current_dir(&places.work)
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(out).expect("a file for the output"))
+        .stderr(fs::File::create(err).expect("a file for the errors"));
+    let _ = fs::remove_file(&figures);
+    let _ = Command::new("sync").status();
+    let status = outer
+        .status()
+        .unwrap_or_else(|e| fail(&format!("cannot run the launcher: {e}")));
+    let text = fs::read_to_string(&figures).unwrap_or_default();
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let [code, wall, cpu, peak] = fields[..] else {
+        fail(&format!("the launcher failed ({status}): `{text}`"));
+    };
     let run = Run {
         wall: wall.parse().expect("seconds"),
         cpu: cpu.parse().expect("seconds"),
         peak_kib: peak.parse().expect("KiB"),
     };
-    Ok((run, output))
+    (code.to_owned(), run)
+}
+
+/// The engine's floor ([`floor`]) on the tree, timed under the launcher.
+fn launch_floor(places: &Places) -> Run {
+    let mut inner = Command::new(std::env::current_exe().expect("this bench's path"));
+    inner.env(FLOOR, &places.site);
+    let out = places.work.join("out-floor.txt");
+    let err = places.work.join("err-floor.txt");
+    let (code, run) = launched(inner, places, &out, &err);
+    if code != "0" {
+        let errors = fs::read_to_string(&err).unwrap_or_default();
+        fail(&format!("the engine's floor failed ({code}): {errors}"));
+    }
+    run
+}
+
+/// The page engine alone, for scale: lol_html reads each page of `site`
+/// (`.html`, `.htm`), in 64 KiB writes, with one handler on every element
+/// (`*`, as htmlabs's page engine has it) that reads where each
+/// attribute's value is; nothing is resolved, checked or kept. One
+/// thread. Prints the values' bytes and the output's, and exits.
+fn floor(site: &Path) -> ! {
+    use lol_html::{HtmlRewriter, Settings, element};
+    use std::cell::Cell;
+
+    let mut pending = vec![site.to_path_buf()];
+    let (mut values, mut output) = (0usize, 0usize);
+    while let Some(dir) = pending.pop() {
+        let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            if !path.extension().is_some_and(|e| e == "html" || e == "htm") {
+                continue;
+            }
+            let bytes = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let read = Cell::new(0usize);
+            let settings = Settings::new().append_element_content_handler(element!("*", |el| {
+                for attr in el.attributes() {
+                    let value = attr.value_source_location().map(|l| l.bytes().len());
+                    read.set(read.get() + value.unwrap_or(0));
+                }
+                Ok(())
+            }));
+            let mut rewriter = HtmlRewriter::new(settings, |chunk: &[u8]| output += chunk.len());
+            for chunk in bytes.chunks(64 << 10) {
+                rewriter.write(chunk).expect("lol_html reads the page");
+            }
+            rewriter.end().expect("lol_html reads the page");
+            values += read.get();
+        }
+    }
+    println!("{values} bytes of values, {output} bytes out");
+    std::process::exit(0);
 }
 
 /// The launcher: runs the command in its arguments with this process's
@@ -1585,6 +1669,31 @@ fn print_tables(
             );
         }
     }
+}
+
+/// The engine's floor beside hyperlink and htmlabs, CPU seconds.
+fn print_floor(floor: &[Run], runs: &[Vec<Run>]) {
+    let cpu = |runs: &[Run]| median(runs.iter().map(|r| r.cpu).collect());
+    let wall: Vec<f64> = floor.iter().map(|r| r.wall).collect();
+    let (fast, slow) = spread(wall.iter().copied());
+    print!(
+        "The page engine alone (lol_html, one handler on every element, nothing resolved, \
+         checked or kept; one thread): wall {:.3} s ({fast:.3}–{slow:.3}), CPU {:.3} s, peak RSS {:.1} MiB",
+        median(wall),
+        cpu(floor),
+        median(floor.iter().map(|r| r.peak_kib as f64 / 1024.0).collect()),
+    );
+    for tool in [Tool::Htmlabs1, Tool::Hyperlink] {
+        let i = index(tool);
+        if !runs[i].is_empty() {
+            print!(
+                "; {:.0}% of {}'s CPU",
+                100.0 * cpu(floor) / cpu(&runs[i]),
+                tool.name()
+            );
+        }
+    }
+    println!();
 }
 
 fn short(tool: Tool) -> &'static str {
