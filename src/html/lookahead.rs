@@ -30,7 +30,7 @@
 //! offsets.
 
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::rc::Rc;
@@ -73,7 +73,8 @@ type Discard = fn(&[u8]);
 /// end of its name to the tag's `>` (white space, and that `=`).
 type Fixes = Rc<RefCell<VecDeque<Range<usize>>>>;
 
-/// The probe's lexer pass, ended by the probe once the scanner's has ended.
+/// The probe's lexer pass, ended by the probe once the scanner's has ended;
+/// gone once it failed (its memory limit), or the probe is done.
 type Reader = Rc<RefCell<Option<HtmlRewriter<'static, Discard>>>>;
 
 /// The tag scanner's output (the input, a token at a time, once read) on to
@@ -83,16 +84,14 @@ struct Relay {
     fixes: Fixes,
     /// The offset of the next byte.
     at: usize,
-    /// The reader failed (its memory limit): it reads no more.
-    failed: Rc<Cell<bool>>,
 }
 
 impl OutputSink for Relay {
     fn handle_chunk(&mut self, chunk: &[u8]) {
         let start = self.at;
         self.at += chunk.len();
-        let mut reader = self.reader.borrow_mut();
-        let Some(reader) = reader.as_mut().filter(|_| !self.failed.get()) else {
+        let mut held = self.reader.borrow_mut();
+        let Some(reader) = held.as_mut() else {
             return;
         };
         // The handler saw each tag before its bytes come out, so its fix is
@@ -116,17 +115,15 @@ impl OutputSink for Relay {
         }
         result = result.and_then(|()| reader.write(&chunk[from..]));
         if result.is_err() {
-            self.failed.set(true);
+            *held = None;
         }
     }
 }
 
 /// lol_html's tag scanner over the input, handing it on to `reader` with
-/// each start tag that ends in `=` and no value mended ([`Relay`]); `failed`
-/// is set when the reader fails.
+/// each start tag that ends in `=` and no value mended ([`Relay`]).
 fn scanner(
     reader: &Reader,
-    failed: &Rc<Cell<bool>>,
     encoding: AsciiCompatibleEncoding,
     max_memory: usize,
 ) -> HtmlRewriter<'static, Relay> {
@@ -154,7 +151,6 @@ fn scanner(
         reader: Rc::clone(reader),
         fixes,
         at: 0,
-        failed: Rc::clone(failed),
     };
     HtmlRewriter::new(settings, relay)
 }
@@ -163,13 +159,11 @@ pub struct Probe {
     /// The tag scanner's pass, which relays the input to the lexer's.
     rewriter: Option<HtmlRewriter<'static, Relay>>,
     reader: Reader,
-    /// The lexer's pass failed.
-    reader_failed: Rc<Cell<bool>>,
     state: Rc<RefCell<State>>,
     limit: usize,
     meta_limit: usize,
-    fed: usize,
-    /// Every byte handed to it, read or not (once it is done).
+    /// Every byte handed to it: read while it reads, and ignored once it is
+    /// done.
     given: usize,
 }
 
@@ -218,16 +212,13 @@ impl Probe {
             reader_settings,
             discard,
         ))));
-        let reader_failed = Rc::new(Cell::new(false));
-        let scanner = scanner(&reader, &reader_failed, encoding, max_memory);
+        let scanner = scanner(&reader, encoding, max_memory);
         Probe {
             rewriter: Some(scanner),
             reader,
-            reader_failed,
             state,
             limit,
             meta_limit,
-            fed: 0,
             given: 0,
         }
     }
@@ -248,6 +239,7 @@ impl Probe {
     /// one. It reads on for a `<meta>` while one may still count, and then
     /// ignores its input.
     pub fn write(&mut self, chunk: &[u8]) -> Option<Decision> {
+        let mut fed = self.given;
         self.given += chunk.len();
         // In small slices, so that the probe stops soon after it is done
         // instead of tokenizing the rest of a large write for nothing (what
@@ -256,18 +248,19 @@ impl Probe {
             let Some(rewriter) = self.rewriter.as_mut() else {
                 break;
             };
-            self.fed += slice.len();
+            fed += slice.len();
             // A probe that fails (the memory limit) has nothing more to say:
-            // the hold ends there, without an embedded base.
-            let failed = rewriter.write(slice).is_err() || self.reader_failed.get();
+            // the hold ends there, without an embedded base. Its reader
+            // is gone while it reads only when it failed.
+            let failed = rewriter.write(slice).is_err() || self.reader.borrow().is_none();
             let mut state = self.state.borrow_mut();
             if state.decision.is_none() && failed {
                 state.decision = Some(Decision::Stopped);
             }
-            if state.decision.is_none() && self.fed > self.limit {
+            if state.decision.is_none() && fed > self.limit {
                 state.decision = Some(Decision::Limit);
             }
-            let meta_done = state.meta.is_some() || self.fed > self.meta_limit;
+            let meta_done = state.meta.is_some() || fed > self.meta_limit;
             if failed || (state.decision.is_some() && meta_done) {
                 drop(state);
                 self.rewriter = None;
@@ -283,7 +276,7 @@ impl Probe {
             // What the scanner held goes on to the reader; text held back
             // at the end is flushed by the reader's `end`.
             let _ = rewriter.end();
-            if let Some(reader) = self.reader.take().filter(|_| !self.reader_failed.get()) {
+            if let Some(reader) = self.reader.take() {
                 let _ = reader.end();
             }
         }
@@ -756,15 +749,17 @@ mod tests {
         }
         let settings = settings.append_document_content_handler(doc_text!(|_| Ok(())));
         let reader = Rc::new(RefCell::new(Some(HtmlRewriter::new(settings, discard))));
-        let failed = Rc::default();
         let utf8 = encoding_rs::UTF_8.try_into().unwrap();
-        let mut scanner = scanner(&reader, &failed, utf8, 1 << 20);
+        let mut scanner = scanner(&reader, utf8, 1 << 20);
         for chunk in html.chunks(writes) {
             scanner.write(chunk).unwrap();
         }
         scanner.end().unwrap();
-        reader.take().unwrap().end().unwrap();
-        assert!(!failed.get());
+        reader
+            .take()
+            .expect("the reader did not fail")
+            .end()
+            .unwrap();
         found.take()
     }
 
@@ -839,6 +834,38 @@ mod tests {
         "\n",
         "&amp;",
     ];
+
+    /// A probe that runs out of memory has nothing more to say, whichever
+    /// of its passes ran out: the scanner's on a long tag, the reader's on
+    /// a long tag that it is given in parts (the `=` mended on the way).
+    #[test]
+    fn a_probe_out_of_memory_stops_whichever_pass_ran_out() {
+        let value = "v".repeat(1500);
+        let cases = [
+            (
+                format!("<link href=\"{}\"><base href=b>", value.repeat(3)),
+                "scanner",
+            ),
+            (
+                format!("<style a=\"{value}\" t=><base href=s></style><base href=b>"),
+                "reader",
+            ),
+        ];
+        for (html, pass) in cases {
+            let utf8 = encoding_rs::UTF_8.try_into().unwrap();
+            let mut probe = Probe::new(utf8, 1 << 20, 0, 2560, Rc::default());
+            let decision = probe.write(html.as_bytes()).unwrap_or_else(|| probe.end());
+            assert_eq!(decision, Decision::Stopped, "the {pass} ran out");
+        }
+        // With room, each finds the base.
+        let utf8 = encoding_rs::UTF_8.try_into().unwrap();
+        let mut probe = Probe::new(utf8, 1 << 20, 0, 1 << 20, Rc::default());
+        let html = format!("<style a=\"{value}\" t=><base href=s></style><base href=b>");
+        assert_eq!(
+            base_href(probe.write(html.as_bytes()).unwrap()).as_deref(),
+            Some("b")
+        );
+    }
 
     #[test]
     fn base_without_href_and_base_in_template_do_not_count() {
