@@ -681,6 +681,9 @@ impl<W: Write> Document<W> {
             self.over_limit(to);
             return false;
         }
+        if self.stopped {
+            return true;
+        }
         self.searched = 0;
         let at = self.pos;
         self.handle(item, at, len);
@@ -721,7 +724,14 @@ impl<W: Write> Document<W> {
         ) else {
             return false;
         };
+        // Holding what it read counts before what it found: while it read,
+        // the input held was counted as it came (in small writes), so the
+        // limit stops it here whether the input came whole or not.
+        let reached = lookahead.reached();
         self.lookahead = None;
+        if self.over_limit(reached) {
+            return true;
+        }
         let decision = match found {
             head::Found::Base {
                 offset,

@@ -22,6 +22,9 @@ pub struct Lookahead {
     root: usize,
     /// Where the next construct to read starts.
     at: usize,
+    /// How far it has read: what holding the input for it takes, which
+    /// depends on the bytes alone.
+    reached: usize,
     /// How many elements are open.
     depth: usize,
     in_head: bool,
@@ -53,10 +56,17 @@ impl Lookahead {
         Lookahead {
             root,
             at: root,
+            reached: root,
             depth: 0,
             in_head: false,
             namespaces: Namespaces::default(),
         }
+    }
+
+    /// How far into the input it has read: while it has not decided, all
+    /// that is held; once it has, up to what decided.
+    pub fn reached(&self) -> usize {
+        self.reached
     }
 
     /// Reads on in `held` (whose first byte is the input's `held_at`):
@@ -77,9 +87,11 @@ impl Lookahead {
             }
             let rest = &held[self.at - held_at..];
             let Some(lt) = memchr::memchr(b'<', rest) else {
+                self.reached = held_at + held.len();
                 return end.then_some(Found::End);
             };
             let at = self.at + lt;
+            self.reached = at;
             if at - self.root >= limit {
                 return Some(Found::Limit);
             }
@@ -94,6 +106,9 @@ impl Lookahead {
                 room: limit.saturating_mul(8),
             };
             let (item, len) = parse(&held[at - held_at..], at, cx);
+            // What quick-xml read of it, as the reading that follows counts
+            // a construct (while one is incomplete, it is all that is held).
+            self.reached = at + len;
             let item = match item {
                 Ok(item) => item,
                 Err(Unparsed::Incomplete(_)) if !end => return None,

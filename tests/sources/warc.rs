@@ -21,12 +21,39 @@ fn fixture(name: &str) -> PathBuf {
     common::fixtures().join("warc").join(name)
 }
 
+/// Where a run wrote its output: its folder goes when this does, so that
+/// the tests leave nothing behind.
+struct Written {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Written {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Written {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Written {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
 /// Runs `htmlabs --warc IN -o OUT ARGS`: the exit status, standard error,
 /// and the output.
-fn htmlabs(input: &Path, args: &[&str]) -> (i32, String, Vec<u8>, PathBuf) {
-    let dir = tempfile::tempdir().unwrap().keep();
+fn htmlabs(input: &Path, args: &[&str]) -> (i32, String, Vec<u8>, Written) {
+    let dir = tempfile::tempdir().unwrap();
     let name = input.file_name().unwrap().to_string_lossy().into_owned();
-    let output = dir.join(format!("out-{name}"));
+    let output = dir.path().join(format!("out-{name}"));
     let run = Command::cargo_bin("htmlabs")
         .unwrap()
         .arg("--warc")
@@ -41,7 +68,10 @@ fn htmlabs(input: &Path, args: &[&str]) -> (i32, String, Vec<u8>, PathBuf) {
         run.status.code().unwrap_or(-1),
         String::from_utf8(run.stderr).unwrap(),
         bytes,
-        output,
+        Written {
+            path: output,
+            _dir: dir,
+        },
     )
 }
 
@@ -502,6 +532,8 @@ fn a_misframed_record_is_copied_as_it_is_and_the_records_after_it_are_read() {
         ),
     ];
     let mut pairs = Vec::new();
+    // The outputs, kept until the script has read them.
+    let mut kept = Vec::new();
     for (name, warning, records, left) in cases {
         let input = fixture(name);
         let (status, stderr, _, output) = htmlabs(&input, &[]);
@@ -527,7 +559,8 @@ fn a_misframed_record_is_copied_as_it_is_and_the_records_after_it_are_read() {
         assert_eq!(targets.len(), pages, "{name}");
         assert!(left.iter().all(|page| !targets.contains(page)), "{name}");
         pairs.push(input.clone());
-        pairs.push(output);
+        pairs.push(output.to_path_buf());
+        kept.push(output);
         // In replace mode, each gzip member is the input's or its record's
         // replacement: one that the block before ran on into is held, and
         // replaced, as any other.
@@ -537,7 +570,8 @@ fn a_misframed_record_is_copied_as_it_is_and_the_records_after_it_are_read() {
             let replaced = checked(&python, &input, &output, &["--damaged", "--replace"]);
             assert_eq!(replaced.len(), pages, "{name}");
             pairs.push(input);
-            pairs.push(output);
+            pairs.push(output.to_path_buf());
+            kept.push(output);
         }
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/warc_records.py");
