@@ -15,7 +15,7 @@ use std::process::{Command as StdCommand, Stdio};
 use assert_cmd::Command;
 use htmlabs::internal::Table;
 use htmlabs::{Config, Layers, Rewriter, Standard, Warning};
-use properties::{Case, Show, check_outside_values, check_rewrite, check_xml};
+use properties::{Case, Show, check_outside_values, check_rewrite};
 
 const BIN: &str = env!("CARGO_BIN_EXE_htmlabs");
 const NO_BASE: &str = "htmlabs: warning: no base URL (no `<base href>`, no --retrieved-from): the output is the input, unchanged\n";
