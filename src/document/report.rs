@@ -245,6 +245,13 @@ pub enum Warning {
         offset: usize,
         element: String,
     },
+    /// An XHTML document with an instruction or a CDATA section (`construct`)
+    /// that holds a `>` before its end: HTML ends it at that `>`, XML at its
+    /// own end, and reads what is between otherwise. Left as it is.
+    EndsOtherwise {
+        offset: usize,
+        construct: &'static str,
+    },
     /// An XML document without a base from any layer below it: only what an
     /// absolute `xml:base` holds is rewritten.
     NoXmlBase,
@@ -459,6 +466,10 @@ impl fmt::Display for Warning {
                 f,
                 "the self-closed `<{}/>` at byte {offset} ends there in XHTML, not in HTML, where the rest would be its text: the file is left as it is",
                 shown(element.as_bytes())
+            ),
+            Warning::EndsOtherwise { offset, construct } => write!(
+                f,
+                "the {construct} at byte {offset} holds a `>` before its end: HTML ends it there, XML does not, and would read the rest otherwise: the file is left as it is"
             ),
             Warning::NoXmlBase => f.write_str(
                 "no base URL (no --retrieved-from): only what an absolute `xml:base` holds is rewritten",

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use lol_html::{HtmlRewriter, Settings, element};
+use lol_html::{HtmlRewriter, Settings, doc_comments, element};
 
 use super::settings::memory_settings;
 use crate::document::buffers::CHUNK;
@@ -15,15 +15,39 @@ use crate::document::report::Warning;
 const RAW_TEXT: &str = "script, style, title, textarea, iframe, noscript, noembed, noframes, xmp";
 
 /// `None` when the document `input` gives reads as HTML as it does as
-/// XML, as far as its links go; else the warning naming the first
-/// self-closed raw-text element, after which an HTML parser would see no
-/// more links. Read in 64 KiB pieces.
+/// XML, as far as its links go; else the warning naming the first place
+/// where the readings part: a self-closed raw-text element, after which an
+/// HTML parser would see no more links, or an instruction or a CDATA
+/// section that HTML ends early. Read in 64 KiB pieces.
 pub fn reads_otherwise(mut input: impl Read, max_memory: usize) -> Option<Warning> {
     let mut found: Option<(usize, String)> = None;
+    let mut cut: Option<(usize, &'static str)> = None;
     let settings = Settings::new()
         .append_element_content_handler(element!(RAW_TEXT, |el| {
             if el.is_self_closing() && found.is_none() {
                 found = Some((el.source_location().bytes().start, el.tag_name()));
+            }
+            Ok(())
+        }))
+        // HTML reads `<?…>` and `<![CDATA[…]>` (outside SVG and MathML) as
+        // comments that end at the first `>`; XML reads on to `?>` and
+        // `]]>`. A comment of either whose text does not end as XML's does
+        // was cut short. (A comment handler makes lol_html's lexer read
+        // everything, and it reads the text of `<style t=>` as markup: at
+        // worst a page that is no XML at all is left as it is.)
+        .append_document_content_handler(doc_comments!(|c| {
+            if cut.is_none() {
+                let text = c.text();
+                let construct = match () {
+                    _ if text.starts_with('?') && (text.len() == 1 || !text.ends_with('?')) => {
+                        Some("processing instruction")
+                    }
+                    _ if text.starts_with("[CDATA[") && !text.ends_with("]]") => {
+                        Some("CDATA section")
+                    }
+                    _ => None,
+                };
+                cut = construct.map(|construct| (c.source_location().bytes().start, construct));
             }
             Ok(())
         }))
@@ -47,7 +71,14 @@ pub fn reads_otherwise(mut input: impl Read, max_memory: usize) -> Option<Warnin
             }
         }
     }
-    found.map(|(offset, element)| Warning::ReadsOtherwise { offset, element })
+    let found =
+        found.map(|(offset, element)| (offset, Warning::ReadsOtherwise { offset, element }));
+    let cut = cut.map(|(offset, construct)| (offset, Warning::EndsOtherwise { offset, construct }));
+    // The first place where the readings part.
+    match (found, cut) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a.1 } else { b.1 }),
+        (a, b) => a.or(b).map(|(_, warning)| warning),
+    }
 }
 
 #[cfg(test)]
@@ -74,5 +105,47 @@ mod tests {
                 element: "style".to_owned()
             })
         );
+    }
+
+    /// An instruction or a CDATA section that holds a `>` before its end
+    /// is cut short by HTML: the rest of it would be read as text, or as
+    /// markup. Whole, they read alike.
+    #[test]
+    fn an_instruction_or_a_cdata_section_that_html_ends_early_is_found() {
+        let whole = b"<?xml version=\"1.0\"?><?xml-stylesheet href=\"s.css\"?><html><body><![CDATA[a < c &amp;]]><p>x</p></body></html>";
+        assert_eq!(reads_otherwise(&whole[..], 1 << 20), None);
+        let cases: [(&[u8], usize, &str); 5] = [
+            (
+                b"<?xml version=\"1.0\"?>\n<?xml-stylesheet href=\"s>t.css\"?><html/>",
+                22,
+                "processing instruction",
+            ),
+            (
+                b"<html><?php echo 1 > 0; ?></html>",
+                6,
+                "processing instruction",
+            ),
+            (b"<html><?x></html>", 6, "processing instruction"),
+            (b"<html><![CDATA[a > b]]></html>", 6, "CDATA section"),
+            (
+                b"<html><![CDATA[<a href=x>]]><script src=\"a.js\"/></html>",
+                6,
+                "CDATA section",
+            ),
+        ];
+        for (xhtml, offset, construct) in cases {
+            assert_eq!(
+                reads_otherwise(xhtml, 1 << 20),
+                Some(Warning::EndsOtherwise { offset, construct }),
+                "{}",
+                String::from_utf8_lossy(xhtml)
+            );
+        }
+        // The first place where the readings part is named.
+        let script_first = b"<html><script src=\"a.js\"/><?x a>b?></html>";
+        assert!(matches!(
+            reads_otherwise(&script_first[..], 1 << 20),
+            Some(Warning::ReadsOtherwise { offset: 6, .. })
+        ));
     }
 }

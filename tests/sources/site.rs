@@ -1124,6 +1124,36 @@ fn an_interrupted_run_leaves_every_file_old_or_new() {
     }
 }
 
+/// An instruction with a `>` in it ends there to HTML, at its `?>` to
+/// XML, which a browser given an `.xhtml` file reads: the page engine would
+/// not see the stylesheet's link, and would read the rest of the
+/// instruction as text. The file is left as it is, with a warning, and the
+/// next file is rewritten.
+#[test]
+fn xhtml_with_an_instruction_that_html_ends_early_is_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("public");
+    fs::create_dir_all(&root).unwrap();
+    let xhtml = b"<?xml version=\"1.0\"?>\n<?xml-stylesheet type=\"text/css\" href=\"s>t.css\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><a href=\"x.html\">x</a></body></html>";
+    fs::write(root.join("app.xhtml"), xhtml).unwrap();
+    fs::write(root.join("b.html"), "<a href=\"x.html\">x</a>").unwrap();
+    let out = htmlabs(&["--site", root.to_str().unwrap(), "--site-url", URL]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(fs::read(root.join("app.xhtml")).unwrap(), xhtml);
+    assert_eq!(
+        fs::read_to_string(root.join("b.html")).unwrap(),
+        format!("<a href=\"{URL}x.html\">x</a>")
+    );
+    assert!(
+        stderr.contains(&format!(
+            "htmlabs: warning: {}: the processing instruction at byte 22 holds a `>` before its end: HTML ends it there, XML does not, and would read the rest otherwise: the file is left as it is",
+            root.join("app.xhtml").display()
+        )),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn xhtml_that_an_html_parser_reads_otherwise_is_left_as_it_is() {
     let dir = tempfile::tempdir().unwrap();
