@@ -1152,6 +1152,29 @@ fn xhtml_with_an_instruction_that_html_ends_early_is_left_as_it_is() {
         )),
         "{stderr}"
     );
+    // A check cannot pass it: its links are not read as a browser reads
+    // them. It fails, exit status 2; the other page is checked.
+    let out = htmlabs(&[
+        "--site",
+        root.to_str().unwrap(),
+        "--site-url",
+        URL,
+        "--check-links",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "htmlabs: error: `{}`: not checked: the processing instruction at byte 22 holds a `>`",
+            root.join("app.xhtml").display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 link to the site's files checked: 0 found, 1 broken;")
+            && stderr.contains("1 failed;"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -260,6 +260,13 @@ fn rewrite_page(
         let quarter = allowance.left() / 4;
         limit.take(quarter).expect("a quarter of what is left");
         if let Some(warning) = xhtml::reads_otherwise(reader, quarter) {
+            // A check cannot pass a page whose links it cannot read as a
+            // browser does: it fails, as a page past the memory limit does.
+            if site.check_links.is_some() {
+                let e = SourceError::Refused(format!("{}: not checked: {warning}", quoted(path)));
+                on.failure(&document, &e);
+                return Ok((FileOutcome::Failed, 0));
+            }
             on.warning(&document, &SourceWarning::new(&warning));
             return Ok((put(site, written, entry, source, metadata, true, 0)?, 1));
         }
