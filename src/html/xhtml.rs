@@ -1,6 +1,7 @@
 //! Whether an XHTML document reads as HTML: the site source rewrites
 //! `.xhtml` files with the HTML parser only where it does.
 
+use std::cell::RefCell;
 use std::io::Read;
 
 use lol_html::{HtmlRewriter, Settings, doc_comments, element};
@@ -20,12 +21,17 @@ const RAW_TEXT: &str = "script, style, title, textarea, iframe, noscript, noembe
 /// HTML parser would see no more links, or an instruction or a CDATA
 /// section that HTML ends early. Read in 64 KiB pieces.
 pub fn reads_otherwise(mut input: impl Read, max_memory: usize) -> Option<Warning> {
-    let mut found: Option<(usize, String)> = None;
-    let mut cut: Option<(usize, &'static str)> = None;
+    // The first place where the readings part: lol_html calls the handlers
+    // in the input's order, so the first one set is the first there is.
+    let first: RefCell<Option<Warning>> = RefCell::new(None);
     let settings = Settings::new()
         .append_element_content_handler(element!(RAW_TEXT, |el| {
-            if el.is_self_closing() && found.is_none() {
-                found = Some((el.source_location().bytes().start, el.tag_name()));
+            let mut first = first.borrow_mut();
+            if el.is_self_closing() && first.is_none() {
+                *first = Some(Warning::ReadsOtherwise {
+                    offset: el.source_location().bytes().start,
+                    element: el.tag_name(),
+                });
             }
             Ok(())
         }))
@@ -36,7 +42,8 @@ pub fn reads_otherwise(mut input: impl Read, max_memory: usize) -> Option<Warnin
         // everything, and it reads the text of `<style t=>` as markup: at
         // worst a page that is no XML at all is left as it is.)
         .append_document_content_handler(doc_comments!(|c| {
-            if cut.is_none() {
+            let mut first = first.borrow_mut();
+            if first.is_none() {
                 let text = c.text();
                 let construct = match () {
                     _ if text.starts_with('?') && (text.len() == 1 || !text.ends_with('?')) => {
@@ -47,7 +54,10 @@ pub fn reads_otherwise(mut input: impl Read, max_memory: usize) -> Option<Warnin
                     }
                     _ => None,
                 };
-                cut = construct.map(|construct| (c.source_location().bytes().start, construct));
+                *first = construct.map(|construct| Warning::EndsOtherwise {
+                    offset: c.source_location().bytes().start,
+                    construct,
+                });
             }
             Ok(())
         }))
@@ -71,14 +81,7 @@ pub fn reads_otherwise(mut input: impl Read, max_memory: usize) -> Option<Warnin
             }
         }
     }
-    let found =
-        found.map(|(offset, element)| (offset, Warning::ReadsOtherwise { offset, element }));
-    let cut = cut.map(|(offset, construct)| (offset, Warning::EndsOtherwise { offset, construct }));
-    // The first place where the readings part.
-    match (found, cut) {
-        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a.1 } else { b.1 }),
-        (a, b) => a.or(b).map(|(_, warning)| warning),
-    }
+    first.into_inner()
 }
 
 #[cfg(test)]

@@ -843,6 +843,29 @@ fn the_lookahead_holds_a_sixteenth_of_the_memory_limit_at_most() {
     );
 }
 
+/// `input` of type `kind` rewritten by the library under `max_memory`,
+/// retrieved from `url`, in writes of `size` bytes: the warnings and the
+/// output.
+fn written(
+    kind: htmlabs::Type,
+    max_memory: usize,
+    url: &str,
+    input: &str,
+    size: usize,
+) -> (Vec<Warning>, Vec<u8>) {
+    let mut config = Config::default();
+    config.max_memory = max_memory;
+    let layers = Layers::default()
+        .with_retrieval(Standard::Rfc1808, url, "-r")
+        .unwrap();
+    let mut rewriter = Rewriter::new(kind, config, layers, Vec::new());
+    for chunk in input.as_bytes().chunks(size) {
+        rewriter.write(chunk).unwrap();
+    }
+    let (report, output) = rewriter.end().unwrap();
+    (report.warnings, output)
+}
+
 /// The memory-limit warning names the first byte of the write in which
 /// lol_html gave up (a multiple of 64 KiB with the binary), not where
 /// rewriting stopped: the tag it could not hold, at byte 13 here, and the
@@ -856,21 +879,7 @@ fn bug_the_memory_limit_offset_depends_on_the_writes() {
     );
     let offsets: Vec<Vec<Warning>> = [1000, 4096, 65536]
         .into_iter()
-        .map(|size| {
-            let config = {
-                let mut config = Config::default();
-                config.max_memory = 1_000_000;
-                config
-            };
-            let layers = Layers::default()
-                .with_retrieval(Standard::Rfc1808, "http://h/", "-r")
-                .unwrap();
-            let mut rewriter = Rewriter::new(htmlabs::Type::Html, config, layers, Vec::new());
-            for chunk in input.as_bytes().chunks(size) {
-                rewriter.write(chunk).unwrap();
-            }
-            rewriter.end().unwrap().0.warnings
-        })
+        .map(|size| written(htmlabs::Type::Html, 1_000_000, "http://h/", &input, size).0)
         .collect();
     for warnings in offsets {
         assert_eq!(
@@ -898,19 +907,8 @@ fn the_xml_engine_stops_at_the_memory_limit_where_the_bytes_decide() {
         "{declaration}<html xmlns=\"http://www.w3.org/1999/xhtml\"><head>{}</head><body><a href=\"b\">b</a></body></html>",
         "<meta name=\"m\" content=\"a value to hold\"/>\n".repeat(60)
     );
-    let run = |max_memory: usize, size: usize| {
-        let mut config = Config::default();
-        config.max_memory = max_memory;
-        let layers = Layers::default()
-            .with_retrieval(Standard::Rfc1808, "http://h/d/", "-r")
-            .unwrap();
-        let mut rewriter = Rewriter::new(htmlabs::Type::Xml, config, layers, Vec::new());
-        for chunk in input.as_bytes().chunks(size) {
-            rewriter.write(chunk).unwrap();
-        }
-        let (report, output) = rewriter.end().unwrap();
-        (report.warnings, output)
-    };
+    let run =
+        |max_memory, size| written(htmlabs::Type::Xml, max_memory, "http://h/d/", &input, size);
     for size in [input.len(), 512, 64, 7, 1] {
         let (warnings, output) = run(2048, size);
         assert_eq!(
